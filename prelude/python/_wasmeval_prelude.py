@@ -1,0 +1,277 @@
+"""The guest side of wasmeval's Python runtime.
+
+The C shim runs this file as module ``_wasmeval_prelude`` once, right after
+Py_Initialize and before the memory snapshot every session starts from. The
+host then calls ``control`` (session setup) and ``run_cell`` (one cell).
+Output leaves through ``_wasmeval.emit``; nothing uses the WASI stdio pipes.
+"""
+import ast
+import builtins
+import io
+import json
+import linecache
+import os
+import pprint
+import sys
+import types
+
+import _wasmeval
+
+# emit kinds; keep in step with runtimes/python (emitStdout, ...).
+STDOUT, STDERR, DISPLAY, RESULT, STATUS = 1, 2, 3, 4, 5
+
+_CO_COROUTINE = 0x0080
+_STDIN_MESSAGE = (
+    "stdin is not supported in wasmeval: put the data in the cell's code "
+    "or write it to a file in the session root and read that"
+)
+
+
+class _Output(io.TextIOBase):
+    """sys.stdout / sys.stderr: every write goes straight to the host."""
+
+    def __init__(self, kind, name):
+        self._kind = kind
+        self._name = name
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    @property
+    def errors(self):
+        return "strict"
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        raise io.UnsupportedOperation("fileno: output goes to the wasmeval host")
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {type(s).__name__}")
+        if s:
+            _wasmeval.emit(self._kind, s)
+        return len(s)
+
+    def flush(self):
+        pass
+
+
+class _NoStdin(io.TextIOBase):
+    name = "<stdin>"
+
+    def readable(self):
+        return True
+
+    def read(self, *args):
+        raise OSError(_STDIN_MESSAGE)
+
+    readline = read
+
+    def fileno(self):
+        raise io.UnsupportedOperation(_STDIN_MESSAGE)
+
+
+def _input(prompt=""):
+    raise OSError(_STDIN_MESSAGE)
+
+
+sys.stdout = sys.__stdout__ = _Output(STDOUT, "<stdout>")
+sys.stderr = sys.__stderr__ = _Output(STDERR, "<stderr>")
+sys.stdin = sys.__stdin__ = _NoStdin()
+builtins.input = _input
+
+# Ctrl-C semantics: the host interrupts a cell by tripping SIGINT.
+try:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+except Exception as e:  # pragma: no cover - reported, not fatal
+    sys.stderr.write(f"wasmeval prelude: no SIGINT handler: {e}\n")
+
+# The user's namespace is __main__'s, so pickle and dataclasses find classes.
+_main = types.ModuleType("__main__")
+_main.__dict__["__builtins__"] = builtins
+sys.modules["__main__"] = _main
+_ns = _main.__dict__
+_cell_count = 0
+
+
+# ---- display ----------------------------------------------------------------
+
+def _jsonable(value):
+    if isinstance(value, (dict, list, tuple)):
+        try:
+            return json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError):
+            return None
+    return None
+
+
+def _repr_text(value):
+    if isinstance(value, (dict, list, tuple, set, frozenset)):
+        return pprint.pformat(value, width=79, sort_dicts=False)
+    return repr(value)
+
+
+def _call_repr(value, name):
+    method = getattr(value, name, None)
+    if method is None or isinstance(value, type):
+        return None
+    data = method()
+    if isinstance(data, tuple):  # (data, metadata)
+        data = data[0]
+    return data
+
+
+def _bundle(value, json_for_plain):
+    """The MIME bundle for value, as IPython's display formatter builds it."""
+    bundle = {}
+    mime = _call_repr(value, "_repr_mimebundle_")
+    if isinstance(mime, dict):
+        for k, v in mime.items():
+            bundle[k] = _mime_text(k, v)
+    for name, kind in (
+        ("_repr_png_", "image/png"),
+        ("_repr_jpeg_", "image/jpeg"),
+        ("_repr_svg_", "image/svg+xml"),
+        ("_repr_markdown_", "text/markdown"),
+        ("_repr_html_", "text/html"),
+        ("_repr_json_", "application/json"),
+        ("_repr_latex_", "text/latex"),
+    ):
+        if kind in bundle:
+            continue
+        data = _call_repr(value, name)
+        if data is not None:
+            bundle[kind] = _mime_text(kind, data)
+    if "text/plain" not in bundle:
+        bundle["text/plain"] = value if isinstance(value, str) and json_for_plain else _repr_text(value)
+    if json_for_plain and "application/json" not in bundle:
+        j = _jsonable(value)
+        if j is not None:
+            bundle["application/json"] = j
+    return bundle
+
+
+def _mime_text(kind, data):
+    if isinstance(data, (bytes, bytearray)):
+        import base64
+
+        return base64.b64encode(bytes(data)).decode("ascii")
+    if kind == "application/json" and not isinstance(data, str):
+        return json.dumps(data)
+    return str(data)
+
+
+def display(*objs, **kwargs):
+    """Show objects: rich reprs go to their MIME kind, JSON-able values to
+    jsonOutputs, everything else as text."""
+    raw = kwargs.pop("raw", False)
+    if kwargs:
+        raise TypeError(f"display() got unexpected keyword arguments: {', '.join(kwargs)}")
+    for obj in objs:
+        bundle = obj if raw else _bundle(obj, json_for_plain=True)
+        _wasmeval.emit(DISPLAY, json.dumps(bundle))
+
+
+builtins.display = display
+
+
+# ---- cells ------------------------------------------------------------------
+
+def _suppressed(code):
+    """True when the cell's last line ends with ';' (IPython's rule)."""
+    for line in reversed(code.splitlines()):
+        s = line.split("#", 1)[0].rstrip()
+        if s:
+            return s.endswith(";")
+    return False
+
+
+def _run_async(coro):
+    from _wasmeval_loop import run
+
+    return run(coro)
+
+
+def _exec(code_obj):
+    if code_obj.co_flags & _CO_COROUTINE:
+        return _run_async(eval(code_obj, _ns))
+    return eval(code_obj, _ns)
+
+
+def _strip_frames(tb):
+    """Drop the frames of ours (and asyncio's) from the head of a traceback,
+    so it starts at the cell's code."""
+    while tb is not None and not tb.tb_frame.f_code.co_filename.startswith("<cell-"):
+        tb = tb.tb_next
+    return tb
+
+
+def _report(exc):
+    import traceback
+
+    tb = _strip_frames(exc.__traceback__)
+    lines = traceback.format_exception(type(exc), exc, tb)
+    sys.stderr.write("".join(lines))
+
+
+def run_cell(code):
+    """Runs one cell in the session namespace. Returns 0 when it completed,
+    1 when it raised (the traceback has gone to stderr)."""
+    global _cell_count
+    _cell_count += 1
+    filename = f"<cell-{_cell_count}>"
+    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
+    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    try:
+        tree = ast.parse(code, filename, "exec")
+        last = None
+        if tree.body and isinstance(tree.body[-1], ast.Expr) and not _suppressed(code):
+            last = tree.body.pop()
+        if tree.body:
+            _exec(compile(tree, filename, "exec", flags=flags, dont_inherit=True))
+        if last is not None:
+            value = _exec(compile(ast.Expression(last.value), filename, "eval",
+                                  flags=flags, dont_inherit=True))
+            if value is not None:
+                builtins._ = value
+                _wasmeval.emit(RESULT, json.dumps(_bundle(value, json_for_plain=False)))
+        return 0
+    except BaseException as e:  # noqa: B036 - a cell may raise anything
+        try:
+            _report(e)
+        except BaseException as e2:
+            sys.stderr.write(f"wasmeval: could not format {type(e).__name__}: {e2!r}\n")
+        return 1
+    finally:
+        sys.stdout.flush()
+
+
+# ---- control ----------------------------------------------------------------
+
+def control(message):
+    """Host → guest requests outside cells, as JSON: session setup."""
+    req = json.loads(message)
+    op = req.get("op")
+    if op == "setup":
+        os.environ.clear()
+        os.environ.update(req.get("env") or {})
+        os.chdir(req["cwd"])
+        # The snapshot froze the state of any seeded generator; reseed from
+        # the session's random source.
+        r = sys.modules.get("random")
+        if r is not None:
+            r.seed()
+        return 0
+    raise ValueError(f"unknown control op {op!r}")

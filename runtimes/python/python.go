@@ -1,0 +1,460 @@
+// Package python runs Python cells in CPython 3.11 compiled to WASI, inside
+// wazero. It is implementation detail of the sandbox package.
+//
+// A Runtime compiles python.wasm once, initialises CPython and imports the
+// prelude in a template instance, and keeps a snapshot of its memory. Each
+// Instance (a session's Python state) is a fresh module instance with that
+// snapshot restored: no second interpreter start-up.
+//
+// Guest and host talk through the wasm module "wasmeval" (the import emit)
+// and the shim's exports (wasmeval_run, wasmeval_control, ...); see
+// wasm/python/shim/wasmeval.c.
+package python
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/wasmeval/wasmeval/prelude"
+	"github.com/wasmeval/wasmeval/runtimes"
+	"github.com/wasmeval/wasmeval/wasm"
+	artifact "github.com/wasmeval/wasmeval/wasm/python"
+)
+
+// ErrNotBuilt is returned by New when the binary was built without the
+// CPython artifact.
+var ErrNotBuilt = artifact.ErrNotBuilt
+
+// Guest paths of the read-only files every instance sees.
+const (
+	stdlibPath  = "/usr/local/lib/python311.zip"
+	preludePath = "/usr/local/lib/wasmeval/prelude.zip"
+)
+
+// emit kinds, as in prelude/python/_wasmeval_prelude.py.
+const (
+	emitStdout  = 1
+	emitStderr  = 2
+	emitDisplay = 3
+	emitResult  = 4
+	emitStatus  = 5
+)
+
+// Config configures New.
+type Config struct {
+	// CacheDir holds wazero's compilation cache; empty means none.
+	CacheDir string
+}
+
+// Runtime is the compiled CPython module and its template snapshot.
+type Runtime struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	files    map[string][]byte
+	template *wasm.Snapshot
+	flags    [4]uint32 // addresses the host sets to interrupt a cell
+}
+
+var _ runtimes.Runtime = (*Runtime)(nil)
+
+// New compiles python.wasm, starts CPython once and snapshots it.
+func New(ctx context.Context, cfg Config) (*Runtime, error) {
+	bin, err := artifact.Wasm()
+	if err != nil {
+		return nil, err
+	}
+	stdlib, err := artifact.Stdlib()
+	if err != nil {
+		return nil, err
+	}
+	pre, err := prelude.PythonZip()
+	if err != nil {
+		return nil, fmt.Errorf("python: prelude: %w", err)
+	}
+	rt, compiled, err := wasm.Compile(ctx, wasm.Config{CacheDir: cfg.CacheDir}, bin, func(rt wazero.Runtime) error {
+		if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+			return err
+		}
+		_, err := rt.NewHostModuleBuilder("wasmeval").
+			NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(hostEmit), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32}, nil).
+			Export("emit").
+			Instantiate(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("python: %w", err)
+	}
+	r := &Runtime{
+		rt:       rt,
+		compiled: compiled,
+		files:    map[string][]byte{stdlibPath: stdlib, preludePath: pre},
+	}
+	if err := r.makeTemplate(ctx); err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	return r, nil
+}
+
+// makeTemplate starts CPython in a throwaway instance and snapshots it.
+func (r *Runtime) makeTemplate(ctx context.Context) error {
+	dir, err := os.MkdirTemp("", "wasmeval-template-")
+	if err != nil {
+		return fmt.Errorf("python: %w", err)
+	}
+	defer os.RemoveAll(dir)
+
+	fresh := &Instance{r: r, opts: runtimes.InstanceOptions{Root: dir}}
+	if err := r.instantiate(ctx, fresh); err != nil {
+		return err
+	}
+	freshMem, _ := fresh.mod.Memory().Read(0, fresh.mod.Memory().Size())
+	freshCopy := append([]byte(nil), freshMem...)
+	fresh.close(ctx)
+
+	inst := &Instance{r: r, opts: runtimes.InstanceOptions{Root: dir}}
+	if err := r.instantiate(ctx, inst); err != nil {
+		return err
+	}
+	defer inst.close(ctx)
+	var log strings.Builder
+	inst.sink = &logSink{&log}
+	res, err := inst.mod.ExportedFunction("wasmeval_init").Call(inst.callCtx(ctx))
+	if err != nil {
+		return fmt.Errorf("python: init: %w: %s", err, log.String())
+	}
+	if rc := int32(res[0]); rc != 0 {
+		return fmt.Errorf("python: init failed (%d): %s", rc, log.String())
+	}
+	// The addresses of the interrupt flags, written by the shim into
+	// scratch memory of its own.
+	p, err := inst.alloc(ctx, 16)
+	if err != nil {
+		return err
+	}
+	if _, err := inst.mod.ExportedFunction("wasmeval_interrupt_flags").Call(ctx, uint64(p)); err != nil {
+		return fmt.Errorf("python: interrupt flags: %w", err)
+	}
+	b, _ := inst.mod.Memory().Read(p, 16)
+	for i := range r.flags {
+		r.flags[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	inst.free(ctx, p)
+	r.template, err = wasm.TakeSnapshot(inst.mod.Memory(), freshCopy)
+	return err
+}
+
+// Language implements runtimes.Runtime.
+func (r *Runtime) Language() string { return "py" }
+
+// Close implements runtimes.Runtime.
+func (r *Runtime) Close(ctx context.Context) error { return r.rt.Close(ctx) }
+
+// TemplateStats reports the template snapshot's memory size and how many
+// bytes a new instance has restored, for benchmarks.
+func (r *Runtime) TemplateStats() (size uint32, dirty int) {
+	return r.template.Size(), r.template.DirtyBytes()
+}
+
+// NewInstance implements runtimes.Runtime: a fresh module instance with the
+// template restored, then set up for the session (env, cwd).
+func (r *Runtime) NewInstance(ctx context.Context, opts runtimes.InstanceOptions) (runtimes.Instance, error) {
+	inst := &Instance{r: r, opts: opts}
+	if err := r.start(ctx, inst); err != nil {
+		return nil, err
+	}
+	return inst, nil
+}
+
+// start gives inst a new module instance with the template restored, set
+// up for the session.
+func (r *Runtime) start(ctx context.Context, inst *Instance) error {
+	if err := r.instantiate(ctx, inst); err != nil {
+		return err
+	}
+	if err := r.template.Restore(inst.mod.Memory()); err != nil {
+		inst.close(ctx)
+		return err
+	}
+	opts := inst.opts
+	env := opts.Env
+	if env == nil {
+		env = map[string]string{}
+	}
+	msg, _ := json.Marshal(map[string]any{"op": "setup", "env": env, "cwd": opts.Root})
+	var log strings.Builder
+	inst.sink = &logSink{&log}
+	if rc, err := inst.call(ctx, "wasmeval_control", msg); err != nil || rc != 0 {
+		inst.close(ctx)
+		return fmt.Errorf("python: session setup failed (rc %d, %v): %s", rc, err, log.String())
+	}
+	inst.sink = nil
+	return nil
+}
+
+// instantiate makes a module instance whose filesystem is the session root
+// plus the read-only stdlib and prelude.
+func (r *Runtime) instantiate(ctx context.Context, inst *Instance) error {
+	opts := inst.opts
+	gfs, err := wasm.NewGuestFS(opts.Root, r.files)
+	if err != nil {
+		return fmt.Errorf("python: %w", err)
+	}
+	rnd := opts.Rand
+	if rnd == nil {
+		rnd = crand.Reader
+	}
+	out := stdioWriter{inst}
+	cfg := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions("_initialize").
+		WithFSConfig(wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(gfs, "/")).
+		WithSysNanotime().
+		WithNanosleep(inst.nanosleep).
+		WithRandSource(rnd).
+		WithStdout(out).
+		WithStderr(out)
+	if opts.Now != nil {
+		now := opts.Now
+		cfg = cfg.WithWalltime(func() (int64, int32) {
+			t := now()
+			return t.Unix(), int32(t.Nanosecond())
+		}, 1)
+	} else {
+		cfg = cfg.WithSysWalltime()
+	}
+	mod, err := r.rt.InstantiateModule(inst.callCtx(ctx), r.compiled, cfg)
+	if err != nil {
+		gfs.Close()
+		return fmt.Errorf("python: instantiate: %w", err)
+	}
+	inst.mod, inst.fs = mod, gfs
+	inst.fnRun = mod.ExportedFunction("wasmeval_run")
+	inst.fnAlloc = mod.ExportedFunction("wasmeval_alloc")
+	inst.fnFree = mod.ExportedFunction("wasmeval_free")
+	return nil
+}
+
+// Instance is one session's Python interpreter.
+type Instance struct {
+	r    *Runtime
+	opts runtimes.InstanceOptions
+	fs   *wasm.GuestFS
+	mod  api.Module
+
+	fnRun, fnAlloc, fnFree api.Function
+
+	sink        runtimes.Sink
+	interrupted atomic.Bool
+}
+
+var _ runtimes.Instance = (*Instance)(nil)
+
+type instKey struct{}
+
+func (in *Instance) callCtx(ctx context.Context) context.Context {
+	// Cancellation is ours to handle (soft interrupt); wazero never sees it.
+	return context.WithValue(context.WithoutCancel(ctx), instKey{}, in)
+}
+
+func (in *Instance) alloc(ctx context.Context, n int) (uint32, error) {
+	res, err := in.fnAlloc.Call(in.callCtx(ctx), uint64(n))
+	if err != nil {
+		return 0, fmt.Errorf("python: alloc: %w", err)
+	}
+	if res[0] == 0 {
+		return 0, errors.New("python: alloc: guest out of memory")
+	}
+	return uint32(res[0]), nil
+}
+
+func (in *Instance) free(ctx context.Context, p uint32) {
+	_, _ = in.fnFree.Call(in.callCtx(ctx), uint64(p))
+}
+
+// call passes data to the export fn as (ptr, len) and returns its result.
+func (in *Instance) call(ctx context.Context, fn string, data []byte) (int32, error) {
+	p, err := in.alloc(ctx, len(data))
+	if err != nil {
+		return 0, err
+	}
+	defer in.free(ctx, p)
+	if !in.mod.Memory().Write(p, data) {
+		return 0, fmt.Errorf("python: write %d bytes at %#x out of range", len(data), p)
+	}
+	res, err := in.mod.ExportedFunction(fn).Call(in.callCtx(ctx), uint64(p), uint64(len(data)))
+	if err != nil {
+		return 0, err
+	}
+	return int32(res[0]), nil
+}
+
+// Run implements runtimes.Instance.
+func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (runtimes.Outcome, error) {
+	in.sink = sink
+	in.interrupted.Store(false)
+	defer func() { in.sink = nil }()
+
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+		}
+		// Trip SIGINT until the guest notices; a write can be lost if it
+		// races with memory.grow moving the buffer, so repeat.
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			in.interrupt()
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	rc, err := in.call(ctx, "wasmeval_run", []byte(code))
+	close(done)
+	wg.Wait()
+	interrupted := in.interrupted.Load()
+	if interrupted {
+		in.clearInterrupt()
+	}
+	if err != nil {
+		// A trap (stack exhausted, unreachable): the interpreter's state
+		// cannot be trusted. Start the session's Python afresh.
+		sink.Stderr(fmt.Sprintf("the Python runtime crashed (%v); its state was lost and Python was restarted\n", err))
+		if rerr := in.Reset(ctx); rerr != nil {
+			return runtimes.Outcome{Failed: true}, fmt.Errorf("python: restart after crash: %w", rerr)
+		}
+		return runtimes.Outcome{Failed: true, Interrupted: interrupted}, nil
+	}
+	return runtimes.Outcome{Failed: rc != 0, Interrupted: interrupted && rc != 0}, nil
+}
+
+// interrupt does what CPython's trip_signal(SIGINT) does: the eval loop
+// raises KeyboardInterrupt at its next check.
+func (in *Instance) interrupt() {
+	in.interrupted.Store(true)
+	mem := in.mod.Memory()
+	for _, addr := range in.r.flags {
+		mem.WriteUint32Le(addr, 1)
+	}
+}
+
+// clearInterrupt drops an interrupt the guest did not consume, so it cannot
+// fire in the next cell. The eval-breaker flags may stay set: CPython then
+// finds no tripped signal and clears them itself.
+func (in *Instance) clearInterrupt() {
+	mem := in.mod.Memory()
+	mem.WriteUint32Le(in.r.flags[0], 0)
+	mem.WriteUint32Le(in.r.flags[1], 0)
+}
+
+// nanosleep backs the guest's sleeps; an interrupt ends it early, and the
+// guest then raises KeyboardInterrupt.
+func (in *Instance) nanosleep(ns int64) {
+	deadline := time.Now().Add(time.Duration(ns))
+	for !in.interrupted.Load() {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		time.Sleep(min(left, 10*time.Millisecond))
+	}
+}
+
+// Reset implements runtimes.Instance: a fresh interpreter from the template.
+func (in *Instance) Reset(ctx context.Context) error {
+	in.close(ctx)
+	in.mod, in.fs = nil, nil
+	return in.r.start(ctx, in)
+}
+
+// Close implements runtimes.Instance.
+func (in *Instance) Close(ctx context.Context) error {
+	in.close(ctx)
+	return nil
+}
+
+func (in *Instance) close(ctx context.Context) {
+	if in.mod != nil {
+		in.mod.Close(ctx)
+		in.mod = nil
+	}
+	if in.fs != nil {
+		in.fs.Close()
+		in.fs = nil
+	}
+}
+
+// hostEmit is the import wasmeval.emit(kind, ptr, len).
+func hostEmit(ctx context.Context, m api.Module, stack []uint64) {
+	in, _ := ctx.Value(instKey{}).(*Instance)
+	kind, ptr, n := int32(stack[0]), uint32(stack[1]), uint32(stack[2])
+	b, ok := m.Memory().Read(ptr, n)
+	if !ok || in == nil || in.sink == nil {
+		return
+	}
+	text := string(b)
+	switch kind {
+	case emitStdout:
+		in.sink.Stdout(text)
+	case emitStderr:
+		in.sink.Stderr(text)
+	case emitDisplay, emitResult:
+		var bundle runtimes.Bundle
+		if err := json.Unmarshal(b, &bundle); err != nil {
+			in.sink.Stderr(fmt.Sprintf("wasmeval: bad display bundle from the guest: %v\n", err))
+			return
+		}
+		in.sink.Display(bundle, kind == emitResult)
+	case emitStatus:
+		var ev struct{ Kind, Message string }
+		if err := json.Unmarshal(b, &ev); err == nil {
+			in.sink.Status(ev.Kind, ev.Message)
+		}
+	}
+}
+
+// stdioWriter receives what the guest writes to WASI fds 1 and 2: only
+// CPython's own fatal messages, since sys.stdout goes through emit.
+type stdioWriter struct{ in *Instance }
+
+func (w stdioWriter) Write(p []byte) (int, error) {
+	if w.in.sink != nil {
+		w.in.sink.Stderr(string(p))
+	}
+	return len(p), nil
+}
+
+// logSink collects output during init and setup, for error messages.
+type logSink struct{ b *strings.Builder }
+
+func (s *logSink) Stdout(t string)               { s.b.WriteString(t) }
+func (s *logSink) Stderr(t string)               { s.b.WriteString(t) }
+func (s *logSink) Display(runtimes.Bundle, bool) {}
+func (s *logSink) Status(string, string)         {}
+
+var _ io.Writer = stdioWriter{}

@@ -1,0 +1,86 @@
+// Package runtimes defines the contract every language backend of wasmeval
+// implements (CPython-WASI, goja, ...). It is implementation detail of the
+// sandbox package: import sandbox, not this.
+//
+// A Runtime is compiled or prepared once per Sandbox and makes one Instance
+// per session and language. An Instance keeps the language's state (globals,
+// declarations) from cell to cell. Running a cell streams what the cell
+// produces to a Sink as it happens; the sandbox turns those events into the
+// cell result of DESIGN.md.
+package runtimes
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Runtime is one language backend, shared by all sessions of a Sandbox.
+type Runtime interface {
+	// Language is the request's language tag: "py" or "js".
+	Language() string
+	// NewInstance starts the language's state for one session.
+	NewInstance(ctx context.Context, opts InstanceOptions) (Instance, error)
+	// Close frees what the runtime holds (compiled code, caches).
+	Close(ctx context.Context) error
+}
+
+// InstanceOptions configure one session's instance of a runtime.
+type InstanceOptions struct {
+	// Root is the absolute host path of the session root. It is the guest's
+	// working directory and is visible to the guest at the same path.
+	Root string
+	// Env is the guest's environment: the session's own, never the host's.
+	Env map[string]string
+	// Now is the wall clock the guest sees; nil means time.Now.
+	Now func() time.Time
+	// Rand is the guest's source of randomness; nil means crypto/rand.
+	Rand io.Reader
+	// MemoryLimitBytes caps the guest's memory where the runtime can; zero
+	// means the runtime's default.
+	MemoryLimitBytes int64
+}
+
+// Instance is one session's state in one language. Its methods are not safe
+// for concurrent use: the sandbox runs one cell of a session at a time.
+type Instance interface {
+	// Run runs one cell. Output goes to sink while the cell runs. A failure
+	// of the cell's code is reported in the Outcome, not as an error; an
+	// error means the host could not run the cell. When ctx is done the
+	// runtime interrupts the cell and returns with Outcome.Interrupted set;
+	// the instance stays usable.
+	Run(ctx context.Context, code string, sink Sink) (Outcome, error)
+	// Reset discards the language state and starts afresh (the prelude is
+	// loaded again).
+	Reset(ctx context.Context) error
+	// Close frees the instance.
+	Close(ctx context.Context) error
+}
+
+// Outcome says how a cell ended.
+type Outcome struct {
+	// Failed is true when the cell raised or threw. The error text (a
+	// traceback or an error with its stack) has already gone to the sink's
+	// Stderr.
+	Failed bool
+	// Interrupted is true when the cell was stopped because its context was
+	// done (timeout or cancellation). Failed is true too.
+	Interrupted bool
+}
+
+// Bundle is a display bundle: MIME type to data. Text types hold text,
+// "image/png" holds base64, "application/json" holds JSON text.
+type Bundle map[string]string
+
+// Sink receives what a cell produces, in order. Its methods are called from
+// the goroutine that called Run.
+type Sink interface {
+	// Stdout and Stderr receive output text as it is written.
+	Stdout(text string)
+	Stderr(text string)
+	// Display receives a display() call's bundle, or, with result set, the
+	// rendering of the cell's last expression value.
+	Display(b Bundle, result bool)
+	// Status receives a status event (log, phase, progress).
+	Status(kind, message string)
+}

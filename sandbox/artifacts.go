@@ -1,0 +1,64 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+)
+
+// maxStoredBytes caps the full outputs one session keeps; past it the
+// oldest are dropped.
+const maxStoredBytes = 64 << 20
+
+// ErrOutputNotFound is returned (wrapped) by Session.Output for an id the
+// session does not hold: never made, or dropped to stay under the cap.
+var ErrOutputNotFound = errors.New("sandbox: output not found")
+
+// outputStore keeps the full text of cut outputs, oldest first.
+type outputStore struct {
+	mu    sync.Mutex
+	next  int
+	order []string
+	texts map[string]string
+	size  int
+}
+
+// add stores text and returns its id, dropping the oldest texts to stay
+// under maxStoredBytes.
+func (s *outputStore) add(text string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.texts == nil {
+		s.texts = make(map[string]string)
+	}
+	s.next++
+	id := "out-" + strconv.Itoa(s.next)
+	for s.size+len(text) > maxStoredBytes && len(s.order) > 0 {
+		old := s.order[0]
+		s.order = s.order[1:]
+		s.size -= len(s.texts[old])
+		delete(s.texts, old)
+	}
+	s.order = append(s.order, id)
+	s.texts[id] = text
+	s.size += len(text)
+	return id
+}
+
+// nextID returns the id the next add will use.
+func (s *outputStore) nextID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return "out-" + strconv.Itoa(s.next+1)
+}
+
+func (s *outputStore) get(id string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	text, ok := s.texts[id]
+	if !ok {
+		return "", fmt.Errorf("%w: %s (a session keeps its last %d MiB of cut outputs)", ErrOutputNotFound, quote(id), maxStoredBytes>>20)
+	}
+	return text, nil
+}

@@ -1,0 +1,20 @@
+package sandbox
+
+import (
+	"context"
+
+	"github.com/wasmeval/wasmeval/runtimes"
+	"github.com/wasmeval/wasmeval/runtimes/js"
+	"github.com/wasmeval/wasmeval/runtimes/python"
+)
+
+// newRuntime makes a language's runtime, keyed by the request's language
+// tag. Tests substitute fakes.
+var newRuntime = map[string]func(ctx context.Context, o Options) (runtimes.Runtime, error){
+	"py": func(ctx context.Context, o Options) (runtimes.Runtime, error) {
+		return python.New(ctx, python.Config{CacheDir: o.CacheDir})
+	},
+	"js": func(ctx context.Context, o Options) (runtimes.Runtime, error) {
+		return js.New(), nil
+	},
+}

@@ -1,0 +1,103 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Options configure a Sandbox. The zero value is ready to use.
+type Options struct {
+	// CacheDir holds the compilation cache of the wasm runtimes, so a new
+	// process does not compile python.wasm again. Empty means
+	// os.UserCacheDir()/wasmeval, or no cache when there is no user cache
+	// directory.
+	CacheDir string
+	// Logger receives the sandbox's own diagnostics (runtime start-up,
+	// host failures). Nil means none.
+	Logger *slog.Logger
+}
+
+// SessionOptions configure a Session.
+type SessionOptions struct {
+	// Root is the session root: the guest's working directory, visible to
+	// the guest at the same absolute path and nothing else of the host's
+	// filesystem. It is required and must be an existing directory; a
+	// relative path is made absolute.
+	Root string
+	// Env is the guest's environment. Nil means a short allowlist copied
+	// from the host (PATH, LANG, LC_ALL, LC_CTYPE, TZ, where set) plus HOME
+	// and PWD set to Root; never anything else, so no keys or tokens. A
+	// non-nil map is used exactly as given (an empty one means an empty
+	// environment).
+	Env map[string]string
+	// Now is the clock the guest sees; nil means time.Now. With Rand, it
+	// makes a session replayable.
+	Now func() time.Time
+	// Rand is the guest's source of randomness; nil means crypto/rand.
+	Rand io.Reader
+	// MemoryLimitBytes caps each language's guest memory where the runtime
+	// can; zero means the runtime's default. It must not be negative.
+	MemoryLimitBytes int64
+}
+
+// hostEnvAllowlist are the host variables a session's default environment
+// copies.
+var hostEnvAllowlist = []string{"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ"}
+
+func (o Options) resolved() Options {
+	if o.CacheDir == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			o.CacheDir = filepath.Join(dir, "wasmeval")
+		}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+func (o SessionOptions) resolved() (SessionOptions, error) {
+	if o.Root == "" {
+		return o, errors.New("sandbox: SessionOptions.Root is required: give the session root, an existing directory the guest works in")
+	}
+	root, err := filepath.Abs(o.Root)
+	if err != nil {
+		return o, fmt.Errorf("sandbox: session root %q: %w", o.Root, err)
+	}
+	fi, err := os.Stat(root)
+	if err != nil {
+		return o, fmt.Errorf("sandbox: session root: %w; give an existing directory", err)
+	}
+	if !fi.IsDir() {
+		return o, fmt.Errorf("sandbox: session root %s is not a directory; give an existing directory", root)
+	}
+	o.Root = root
+	if o.MemoryLimitBytes < 0 {
+		return o, fmt.Errorf("sandbox: SessionOptions.MemoryLimitBytes is %d; give a positive number of bytes, or zero for the default", o.MemoryLimitBytes)
+	}
+	if o.Env == nil {
+		o.Env = defaultEnv(root)
+	} else {
+		env := make(map[string]string, len(o.Env))
+		for k, v := range o.Env {
+			env[k] = v
+		}
+		o.Env = env
+	}
+	return o, nil
+}
+
+func defaultEnv(root string) map[string]string {
+	env := map[string]string{"HOME": root, "PWD": root}
+	for _, k := range hostEnvAllowlist {
+		if v, ok := os.LookupEnv(k); ok {
+			env[k] = v
+		}
+	}
+	return env
+}

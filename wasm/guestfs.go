@@ -1,0 +1,1038 @@
+package wasm
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// maxSymlinks bounds symlink expansions in one path lookup, like Linux's MAXSYMLINKS.
+const maxSymlinks = 40
+
+// syntheticDev is the st_dev of the read-only in-memory files and the synthetic directories.
+const syntheticDev = 0x7761736d // "wasm"
+
+// GuestFS is the filesystem a guest sees, mounted once at guest path "/"
+// (wazero's sysfs.FSConfig.WithSysFSMount(fs, "/")). It holds:
+//
+//   - the session root, a host directory shown read-write at the same absolute
+//     path as on the host. Every host access goes through an os.Root opened on it.
+//   - read-only in-memory files at fixed absolute paths (the stdlib zip, ...).
+//   - synthetic read-only directories on the way to those two (/, /usr, /tmp, ...),
+//     whose listings show only the next component toward them.
+//
+// Nothing else exists: /etc/passwd, /proc or the host's home are ENOENT.
+// Because the mount is always "/", the guest's preopen table does not depend on
+// the session, so one CPython memory snapshot serves sessions with different roots.
+//
+// # Paths and symlinks
+//
+// wazero hands the FS paths relative to "/" (cleaned, no leading slash, "." for
+// "/" itself), or a directory's path joined with "/" and a relative name. GuestFS
+// resolves every path itself, in guest space, one component at a time: ".." never
+// goes above "/", and a symlink inside the root is expanded against the guest
+// tree (an absolute target from "/", a relative one from the link's directory).
+// A pre-existing link to /etc/passwd therefore resolves to the guest's
+// /etc/passwd, which does not exist. Only the resolved, symlink-free path is
+// handed to os.Root, which would refuse to leave the root anyway.
+//
+// The guest may create symlinks inside the root when the target is relative and,
+// read lexically from the link's directory, stays inside the root; anything else
+// is EPERM, so the guest cannot plant links that lead host tools out of the root.
+// Hard links need a source inside the root.
+//
+// # Errors
+//
+//   - EROFS: creating, writing, truncating, removing or renaming anything
+//     outside the root, including the in-memory files, the synthetic
+//     directories and the root's own directory entry.
+//   - EPERM: a symlink with an absolute target or one that leaves the root;
+//     a hard link whose source is outside the root.
+//   - EACCES: opening a FIFO, socket or device file found in the root (opening
+//     one could block the host thread).
+//   - ENOENT: anything that is not part of the guest's tree.
+//
+// GuestFS is safe for concurrent use; files it opens are not.
+type GuestFS struct {
+	experimentalsys.UnimplementedFS
+
+	root     *os.Root
+	rootPath string              // guest path of the session root: clean, absolute, never "/"
+	files    map[string][]byte   // read-only in-memory files by guest path
+	dirs     map[string][]string // synthetic directories by guest path: sorted child names
+}
+
+var _ experimentalsys.FS = (*GuestFS)(nil)
+
+// NewGuestFS returns the filesystem for a session whose root is the host
+// directory root, with the read-only in-memory files given by guest path.
+//
+// root must be an absolute path to an existing directory other than "/".
+// Each key of files must be a clean absolute path that is neither inside the
+// root nor on the way to the root or to another file. The byte slices are
+// used, not copied: the caller must not change them afterwards.
+//
+// Close the GuestFS when the session ends.
+func NewGuestFS(root string, files map[string][]byte) (*GuestFS, error) {
+	if !filepath.IsAbs(root) {
+		return nil, fmt.Errorf("wasm: session root %q: not an absolute path", root)
+	}
+	root = filepath.Clean(root)
+	guestRoot := filepath.ToSlash(root)
+	if !strings.HasPrefix(guestRoot, "/") {
+		return nil, fmt.Errorf("wasm: session root %s: must be a path that starts with /", root)
+	}
+	if guestRoot == "/" {
+		return nil, errors.New("wasm: session root /: must be a directory below /, not the whole host filesystem")
+	}
+	info, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("wasm: session root %s: %w", root, unwrapPathError(err))
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("wasm: session root %s: not a directory", root)
+	}
+
+	g := &GuestFS{
+		rootPath: guestRoot,
+		files:    make(map[string][]byte, len(files)),
+		dirs:     map[string][]string{"/": nil},
+	}
+	g.addAncestors(guestRoot)
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names) // deterministic error messages
+	for _, name := range names {
+		if !strings.HasPrefix(name, "/") || path.Clean(name) != name || name == "/" {
+			return nil, fmt.Errorf("wasm: read-only file %q: must be a clean absolute path such as /usr/local/lib/python311.zip", name)
+		}
+		if _, inRoot := g.relPath(name); inRoot {
+			return nil, fmt.Errorf("wasm: read-only file %s: inside the session root %s", name, guestRoot)
+		}
+		g.files[name] = files[name]
+		g.addAncestors(name)
+	}
+	for _, name := range names {
+		if _, ok := g.dirs[name]; ok {
+			return nil, fmt.Errorf("wasm: read-only file %s: the session root or another read-only file lies under it", name)
+		}
+	}
+
+	if g.root, err = os.OpenRoot(root); err != nil {
+		return nil, fmt.Errorf("wasm: session root %s: %w", root, unwrapPathError(err))
+	}
+	return g, nil
+}
+
+// addAncestors records p as a child of its parent, and so on up to "/".
+func (g *GuestFS) addAncestors(p string) {
+	for p != "/" {
+		parent, name := path.Dir(p), path.Base(p)
+		children := g.dirs[parent]
+		if i, found := slices.BinarySearch(children, name); !found {
+			g.dirs[parent] = slices.Insert(children, i, name)
+		}
+		p = parent
+	}
+}
+
+// unwrapPathError drops the *PathError wrapper, whose path the caller already prints.
+func unwrapPathError(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// Close closes the os.Root of the session root. Files already open stay usable.
+func (g *GuestFS) Close() error {
+	return g.root.Close()
+}
+
+// String implements fmt.Stringer.
+func (g *GuestFS) String() string {
+	return "guestfs:" + g.rootPath
+}
+
+// nodeKind says what a guest path names.
+type nodeKind uint8
+
+const (
+	kindNone nodeKind = iota // nothing: the path does not exist
+	kindHost                 // the session root or something in it
+	kindFile                 // a read-only in-memory file
+	kindDir                  // a synthetic read-only directory
+)
+
+// node is a resolved guest path.
+type node struct {
+	kind nodeKind
+	path string      // absolute guest path; symlink-free except possibly the last component
+	rel  string      // path for os.Root when the node is in the root ("." for the root); "" otherwise
+	info fs.FileInfo // kindHost: the Lstat of the node
+}
+
+func (n *node) isDir() bool {
+	return n.kind == kindDir || (n.kind == kindHost && n.info.IsDir())
+}
+
+func (n *node) isSymlink() bool {
+	return n.kind == kindHost && n.info.Mode()&fs.ModeSymlink != 0
+}
+
+// writable reports whether the directory entry of n may be created, removed
+// or replaced: only entries strictly inside the root.
+func (n *node) writable() bool {
+	return n.rel != "" && n.rel != "."
+}
+
+// relPath returns the os.Root path of guest path p, if p is the root or in it.
+func (g *GuestFS) relPath(p string) (string, bool) {
+	if p == g.rootPath {
+		return ".", true
+	}
+	if rest, ok := strings.CutPrefix(p, g.rootPath); ok && rest[0] == '/' {
+		return rest[1:], true
+	}
+	return "", false
+}
+
+// lookup classifies the clean, absolute, symlink-free (but for the last
+// component) guest path p, without following a symlink in its last component.
+func (g *GuestFS) lookup(p string) (node, experimentalsys.Errno) {
+	if rel, ok := g.relPath(p); ok {
+		info, err := g.root.Lstat(rel)
+		if err != nil {
+			if errno := experimentalsys.UnwrapOSError(err); errno != experimentalsys.ENOENT {
+				return node{}, errno
+			}
+			return node{kind: kindNone, path: p, rel: rel}, 0
+		}
+		return node{kind: kindHost, path: p, rel: rel, info: info}, 0
+	}
+	if _, ok := g.files[p]; ok {
+		return node{kind: kindFile, path: p}, 0
+	}
+	if _, ok := g.dirs[p]; ok {
+		return node{kind: kindDir, path: p}, 0
+	}
+	return node{kind: kindNone, path: p}, 0
+}
+
+// resolve walks name from "/" in guest space. Symlinks in directory components
+// are always followed; one in the last component only when followLast is set
+// or name ends in a slash. A missing last component yields a kindNone node
+// whose parent exists (rel says whether that parent is in the root); a
+// missing directory component is ENOENT.
+func (g *GuestFS) resolve(name string, followLast bool) (node, experimentalsys.Errno) {
+	trimmed := strings.TrimRight(name, "/")
+	mustBeDir := trimmed != name && trimmed != ""
+	if mustBeDir {
+		followLast = true // POSIX: "link/" names the link's target
+	}
+
+	cur := node{kind: kindDir, path: "/"}
+	rest := strings.Split(trimmed, "/")
+	links := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			// cur is a symlink-free directory, so its lexical parent is its real one;
+			// "/.." is "/".
+			parent, errno := g.lookup(path.Dir(cur.path))
+			if errno != 0 {
+				return node{}, errno
+			}
+			cur = parent
+			continue
+		}
+
+		next, errno := g.lookup(path.Join(cur.path, c))
+		if errno != 0 {
+			return node{}, errno
+		}
+		last := len(rest) == 0
+		if next.kind == kindNone {
+			if last {
+				return next, 0
+			}
+			return node{}, experimentalsys.ENOENT
+		}
+		if next.isSymlink() && (!last || followLast) {
+			if links++; links > maxSymlinks {
+				return node{}, experimentalsys.ELOOP
+			}
+			target, err := g.root.Readlink(next.rel)
+			if err != nil {
+				return node{}, experimentalsys.UnwrapOSError(err)
+			}
+			target = filepath.ToSlash(target)
+			if target == "" {
+				return node{}, experimentalsys.ENOENT
+			}
+			if strings.HasPrefix(target, "/") {
+				cur = node{kind: kindDir, path: "/"}
+			} // else: relative to the link's directory, which is cur.
+			rest = append(strings.Split(target, "/"), rest...)
+			continue
+		}
+		if !last && !next.isDir() {
+			return node{}, experimentalsys.ENOTDIR
+		}
+		cur = next
+	}
+	if mustBeDir && !cur.isDir() {
+		return node{}, experimentalsys.ENOTDIR
+	}
+	return cur, 0
+}
+
+// OpenFile implements the same method as documented on experimental/sys.FS.
+func (g *GuestFS) OpenFile(name string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+	creat := flag&experimentalsys.O_CREAT != 0
+	excl := creat && flag&experimentalsys.O_EXCL != 0
+	// POSIX: O_CREAT|O_EXCL never follows a symlink in the last component.
+	follow := flag&experimentalsys.O_NOFOLLOW == 0 && !excl
+	n, errno := g.resolve(name, follow)
+	if errno != 0 {
+		return nil, errno
+	}
+	if excl && n.kind != kindNone {
+		return nil, experimentalsys.EEXIST
+	}
+	write := flag&(experimentalsys.O_RDWR|experimentalsys.O_WRONLY) != 0
+	isDirFlag := flag&experimentalsys.O_DIRECTORY != 0
+
+	switch n.kind {
+	case kindNone:
+		switch {
+		case !creat:
+			return nil, experimentalsys.ENOENT
+		case n.rel == "":
+			return nil, experimentalsys.EROFS
+		}
+		return g.openHost(n.rel, flag, perm)
+	case kindFile:
+		switch {
+		case isDirFlag:
+			return nil, experimentalsys.ENOTDIR
+		case write, flag&(experimentalsys.O_TRUNC|experimentalsys.O_APPEND) != 0:
+			return nil, experimentalsys.EROFS
+		}
+		return &memFile{path: n.path, data: g.files[n.path]}, 0
+	case kindDir:
+		if write || flag&experimentalsys.O_TRUNC != 0 {
+			return nil, experimentalsys.EISDIR
+		}
+		return g.openDir(n.path), 0
+	}
+
+	mode := n.info.Mode()
+	switch {
+	case mode&fs.ModeSymlink != 0: // not followed: O_NOFOLLOW
+		return nil, experimentalsys.ELOOP
+	case isDirFlag && !mode.IsDir():
+		return nil, experimentalsys.ENOTDIR
+	case !mode.IsDir() && !mode.IsRegular():
+		return nil, experimentalsys.EACCES
+	}
+	return g.openHost(n.rel, flag, perm)
+}
+
+// openHost opens rel in the root. rel is symlink-free as far as resolve could tell.
+func (g *GuestFS) openHost(rel string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+	f, err := g.root.OpenFile(rel, osFlag(flag), perm.Perm())
+	if err != nil {
+		return nil, experimentalsys.UnwrapOSError(err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, experimentalsys.UnwrapOSError(err)
+	}
+	// Recheck what the open found, in case the tree changed since resolve.
+	switch mode := info.Mode(); {
+	case flag&experimentalsys.O_DIRECTORY != 0 && !mode.IsDir():
+		_ = f.Close()
+		return nil, experimentalsys.ENOTDIR
+	case !mode.IsDir() && !mode.IsRegular():
+		_ = f.Close()
+		return nil, experimentalsys.EACCES
+	}
+	st := sys.NewStat_t(info)
+	return &hostFile{
+		g:     g,
+		rel:   rel,
+		flag:  flag &^ (experimentalsys.O_CREAT | experimentalsys.O_EXCL | experimentalsys.O_TRUNC),
+		file:  f,
+		dev:   st.Dev,
+		ino:   st.Ino,
+		isDir: info.IsDir(),
+	}, 0
+}
+
+// osFlag converts flags for os.Root.OpenFile. O_NOFOLLOW and O_DIRECTORY are
+// handled by resolve and openHost; O_NONBLOCK is not supported on files.
+func osFlag(flag experimentalsys.Oflag) int {
+	var f int
+	switch {
+	case flag&experimentalsys.O_RDWR != 0:
+		f = os.O_RDWR
+	case flag&experimentalsys.O_WRONLY != 0:
+		f = os.O_WRONLY
+	default:
+		f = os.O_RDONLY
+	}
+	if flag&experimentalsys.O_APPEND != 0 {
+		f |= os.O_APPEND
+	}
+	if flag&experimentalsys.O_CREAT != 0 {
+		f |= os.O_CREATE
+	}
+	if flag&experimentalsys.O_EXCL != 0 {
+		f |= os.O_EXCL
+	}
+	if flag&experimentalsys.O_TRUNC != 0 {
+		f |= os.O_TRUNC
+	}
+	if flag&(experimentalsys.O_SYNC|experimentalsys.O_DSYNC) != 0 {
+		f |= os.O_SYNC
+	}
+	return f
+}
+
+// Lstat implements the same method as documented on experimental/sys.FS.
+func (g *GuestFS) Lstat(name string) (sys.Stat_t, experimentalsys.Errno) {
+	return g.stat(name, false)
+}
+
+// Stat implements the same method as documented on experimental/sys.FS.
+func (g *GuestFS) Stat(name string) (sys.Stat_t, experimentalsys.Errno) {
+	return g.stat(name, true)
+}
+
+func (g *GuestFS) stat(name string, follow bool) (sys.Stat_t, experimentalsys.Errno) {
+	n, errno := g.resolve(name, follow)
+	if errno != 0 {
+		return sys.Stat_t{}, errno
+	}
+	switch n.kind {
+	case kindHost:
+		return sys.NewStat_t(n.info), 0
+	case kindFile:
+		return memStat(n.path, g.files[n.path]), 0
+	case kindDir:
+		return dirStat(n.path), 0
+	}
+	return sys.Stat_t{}, experimentalsys.ENOENT
+}
+
+// Mkdir implements the same method as documented on experimental/sys.FS.
+func (g *GuestFS) Mkdir(name string, perm fs.FileMode) experimentalsys.Errno {
+	n, errno := g.resolve(name, false)
+	switch {
+	case errno != 0:
+		return errno
+	case n.kind != kindNone:
+		return experimentalsys.EEXIST
+	case n.rel == "":
+		return experimentalsys.EROFS
+	}
+	return experimentalsys.UnwrapOSError(g.root.Mkdir(n.rel, perm.Perm()))
+}
+
+// Chmod implements the same method as documented on experimental/sys.FS.
+// Only permission bits are applied: never setuid, setgid or sticky.
+func (g *GuestFS) Chmod(name string, perm fs.FileMode) experimentalsys.Errno {
+	n, errno := g.resolve(name, true)
+	switch {
+	case errno != 0:
+		return errno
+	case n.kind == kindNone:
+		return experimentalsys.ENOENT
+	case n.kind != kindHost:
+		return experimentalsys.EROFS
+	}
+	return experimentalsys.UnwrapOSError(g.root.Chmod(n.rel, perm.Perm()))
+}
+
+// Rename implements the same method as documented on experimental/sys.FS.
+// Both paths must be inside the root; otherwise the result is EROFS, as the
+// directory entry outside the root cannot change (there is no EXDEV in WASI
+// preview 1 errnos that wazero maps).
+func (g *GuestFS) Rename(from, to string) experimentalsys.Errno {
+	src, errno := g.resolve(from, false)
+	if errno != 0 {
+		return errno
+	}
+	if src.kind == kindNone {
+		return experimentalsys.ENOENT
+	}
+	dst, errno := g.resolve(to, false)
+	switch {
+	case errno != 0:
+		return errno
+	case !src.writable(), !dst.writable():
+		return experimentalsys.EROFS
+	}
+	return experimentalsys.UnwrapOSError(g.root.Rename(src.rel, dst.rel))
+}
+
+// Rmdir implements the same method as documented on experimental/sys.FS.
+func (g *GuestFS) Rmdir(name string) experimentalsys.Errno {
+	n, errno := g.resolve(name, false)
+	switch {
+	case errno != 0:
+		return errno
+	case n.kind == kindNone:
+		return experimentalsys.ENOENT
+	case !n.isDir():
+		return experimentalsys.ENOTDIR
+	case !n.writable():
+		return experimentalsys.EROFS
+	}
+	return experimentalsys.UnwrapOSError(g.root.Remove(n.rel))
+}
+
+// Unlink implements the same method as documented on experimental/sys.FS.
+func (g *GuestFS) Unlink(name string) experimentalsys.Errno {
+	n, errno := g.resolve(name, false)
+	switch {
+	case errno != 0:
+		return errno
+	case n.kind == kindNone:
+		return experimentalsys.ENOENT
+	case n.isDir():
+		return experimentalsys.EISDIR
+	case !n.writable():
+		return experimentalsys.EROFS
+	}
+	return experimentalsys.UnwrapOSError(g.root.Remove(n.rel))
+}
+
+// Link implements the same method as documented on experimental/sys.FS.
+// The source must be inside the root (EPERM otherwise); a symlink source is
+// linked itself, not its target.
+func (g *GuestFS) Link(oldName, newName string) experimentalsys.Errno {
+	src, errno := g.resolve(oldName, false)
+	switch {
+	case errno != 0:
+		return errno
+	case src.kind == kindNone:
+		return experimentalsys.ENOENT
+	case !src.writable(), src.isDir():
+		return experimentalsys.EPERM
+	}
+	dst, errno := g.resolve(newName, false)
+	switch {
+	case errno != 0:
+		return errno
+	case dst.kind != kindNone:
+		return experimentalsys.EEXIST
+	case !dst.writable():
+		return experimentalsys.EROFS
+	}
+	return experimentalsys.UnwrapOSError(g.root.Link(src.rel, dst.rel))
+}
+
+// Symlink implements the same method as documented on experimental/sys.FS.
+// target must be relative and, read from the link's directory, stay inside
+// the root (EPERM otherwise).
+func (g *GuestFS) Symlink(target, linkName string) experimentalsys.Errno {
+	if target == "" {
+		return experimentalsys.ENOENT
+	}
+	if strings.HasPrefix(target, "/") {
+		return experimentalsys.EPERM
+	}
+	dst, errno := g.resolve(linkName, false)
+	switch {
+	case errno != 0:
+		return errno
+	case dst.kind != kindNone:
+		return experimentalsys.EEXIST
+	case !dst.writable():
+		return experimentalsys.EROFS
+	}
+	if _, inRoot := g.relPath(path.Join(path.Dir(dst.path), target)); !inRoot {
+		return experimentalsys.EPERM
+	}
+	return experimentalsys.UnwrapOSError(g.root.Symlink(target, dst.rel))
+}
+
+// Readlink implements the same method as documented on experimental/sys.FS.
+func (g *GuestFS) Readlink(name string) (string, experimentalsys.Errno) {
+	n, errno := g.resolve(name, false)
+	switch {
+	case errno != 0:
+		return "", errno
+	case n.kind == kindNone:
+		return "", experimentalsys.ENOENT
+	case !n.isSymlink():
+		return "", experimentalsys.EINVAL
+	}
+	target, err := g.root.Readlink(n.rel)
+	if err != nil {
+		return "", experimentalsys.UnwrapOSError(err)
+	}
+	return filepath.ToSlash(target), 0
+}
+
+// Utimens implements the same method as documented on experimental/sys.FS.
+func (g *GuestFS) Utimens(name string, atim, mtim int64) experimentalsys.Errno {
+	n, errno := g.resolve(name, true)
+	switch {
+	case errno != 0:
+		return errno
+	case n.kind == kindNone:
+		return experimentalsys.ENOENT
+	case n.kind != kindHost:
+		return experimentalsys.EROFS
+	}
+	return g.chtimes(n.rel, atim, mtim)
+}
+
+func (g *GuestFS) chtimes(rel string, atim, mtim int64) experimentalsys.Errno {
+	if atim == experimentalsys.UTIME_OMIT && mtim == experimentalsys.UTIME_OMIT {
+		return 0
+	}
+	// A zero time.Time leaves that time unchanged.
+	toTime := func(t int64) time.Time {
+		if t == experimentalsys.UTIME_OMIT {
+			return time.Time{}
+		}
+		return time.Unix(0, t)
+	}
+	return experimentalsys.UnwrapOSError(g.root.Chtimes(rel, toTime(atim), toTime(mtim)))
+}
+
+// syntheticIno is the inode of an in-memory file or synthetic directory. It
+// depends on the path only, so it is the same in every session.
+func syntheticIno(p string) sys.Inode {
+	h := fnv.New64a()
+	_, _ = io.WriteString(h, p)
+	if ino := h.Sum64(); ino != 0 {
+		return ino
+	}
+	return 1
+}
+
+// memStat is the stat of an in-memory file. Its times are zero, so that a
+// session's view does not depend on when the process started.
+func memStat(p string, data []byte) sys.Stat_t {
+	return sys.Stat_t{Dev: syntheticDev, Ino: syntheticIno(p), Mode: 0o444, Nlink: 1, Size: int64(len(data))}
+}
+
+func dirStat(p string) sys.Stat_t {
+	return sys.Stat_t{Dev: syntheticDev, Ino: syntheticIno(p), Mode: fs.ModeDir | 0o555, Nlink: 2}
+}
+
+// hostFile is a file or directory opened in the session root.
+type hostFile struct {
+	experimentalsys.UnimplementedFile
+
+	g      *GuestFS
+	rel    string // path in the root when opened, to reopen it (SetAppend) or set its times
+	flag   experimentalsys.Oflag
+	file   *os.File
+	dev    uint64
+	ino    sys.Inode
+	isDir  bool
+	closed bool
+}
+
+// Dev implements the same method as documented on experimental/sys.File.
+func (f *hostFile) Dev() (uint64, experimentalsys.Errno) { return f.dev, 0 }
+
+// Ino implements the same method as documented on experimental/sys.File.
+func (f *hostFile) Ino() (sys.Inode, experimentalsys.Errno) { return f.ino, 0 }
+
+// IsDir implements the same method as documented on experimental/sys.File.
+func (f *hostFile) IsDir() (bool, experimentalsys.Errno) { return f.isDir, 0 }
+
+// IsAppend implements the same method as documented on experimental/sys.File.
+func (f *hostFile) IsAppend() bool { return f.flag&experimentalsys.O_APPEND != 0 }
+
+// SetAppend implements the same method as documented on experimental/sys.File.
+// The OS flag cannot change on an open *os.File, so the file is reopened by
+// its path in the root and must still be the same file.
+func (f *hostFile) SetAppend(enable bool) experimentalsys.Errno {
+	switch {
+	case f.closed:
+		return experimentalsys.EBADF
+	case f.isDir:
+		return experimentalsys.EISDIR
+	case enable == f.IsAppend():
+		return 0
+	}
+	flag := f.flag ^ experimentalsys.O_APPEND
+	offset, err := f.file.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return experimentalsys.UnwrapOSError(err)
+	}
+	nf, err := f.g.root.OpenFile(f.rel, osFlag(flag), 0)
+	if err != nil {
+		return experimentalsys.UnwrapOSError(err)
+	}
+	oldInfo, err1 := f.file.Stat()
+	newInfo, err2 := nf.Stat()
+	if err := errors.Join(err1, err2); err != nil || !os.SameFile(oldInfo, newInfo) {
+		_ = nf.Close()
+		if err != nil {
+			return experimentalsys.UnwrapOSError(err)
+		}
+		return experimentalsys.ENOENT // renamed or replaced since it was opened
+	}
+	if _, err := nf.Seek(offset, io.SeekStart); err != nil {
+		_ = nf.Close()
+		return experimentalsys.UnwrapOSError(err)
+	}
+	_ = f.file.Close()
+	f.file, f.flag = nf, flag
+	return 0
+}
+
+// Stat implements the same method as documented on experimental/sys.File.
+func (f *hostFile) Stat() (sys.Stat_t, experimentalsys.Errno) {
+	if f.closed {
+		return sys.Stat_t{}, experimentalsys.EBADF
+	}
+	info, err := f.file.Stat()
+	if err != nil {
+		return sys.Stat_t{}, experimentalsys.UnwrapOSError(err)
+	}
+	return sys.NewStat_t(info), 0
+}
+
+// Read implements the same method as documented on experimental/sys.File.
+func (f *hostFile) Read(buf []byte) (int, experimentalsys.Errno) {
+	if len(buf) == 0 {
+		return 0, 0
+	}
+	n, err := f.file.Read(buf)
+	return n, experimentalsys.UnwrapOSError(err) // io.EOF is 0
+}
+
+// Pread implements the same method as documented on experimental/sys.File.
+func (f *hostFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
+	if off < 0 {
+		return 0, experimentalsys.EINVAL
+	}
+	if len(buf) == 0 {
+		return 0, 0
+	}
+	n, err := f.file.ReadAt(buf, off)
+	return n, experimentalsys.UnwrapOSError(err)
+}
+
+// Seek implements the same method as documented on experimental/sys.File.
+func (f *hostFile) Seek(offset int64, whence int) (int64, experimentalsys.Errno) {
+	if whence < io.SeekStart || whence > io.SeekEnd {
+		return 0, experimentalsys.EINVAL
+	}
+	n, err := f.file.Seek(offset, whence) // on a directory, Seek(0, SeekStart) rewinds Readdir
+	return n, experimentalsys.UnwrapOSError(err)
+}
+
+// Readdir implements the same method as documented on experimental/sys.File.
+func (f *hostFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
+	if f.closed || !f.isDir {
+		return nil, experimentalsys.EBADF
+	}
+	infos, err := f.file.Readdir(n) // lstats entries with fstatat on the directory's fd
+	if err != nil && err != io.EOF {
+		return nil, experimentalsys.UnwrapOSError(err)
+	}
+	dirents := make([]experimentalsys.Dirent, 0, len(infos))
+	for _, info := range infos {
+		dirents = append(dirents, experimentalsys.Dirent{
+			Name: info.Name(),
+			Ino:  sys.NewStat_t(info).Ino,
+			Type: info.Mode().Type(),
+		})
+	}
+	return dirents, 0
+}
+
+// Write implements the same method as documented on experimental/sys.File.
+func (f *hostFile) Write(buf []byte) (int, experimentalsys.Errno) {
+	if len(buf) == 0 {
+		return 0, 0
+	}
+	n, err := f.file.Write(buf)
+	return n, experimentalsys.UnwrapOSError(err)
+}
+
+// Pwrite implements the same method as documented on experimental/sys.File.
+// Like Linux, a file in append mode appends whatever the offset.
+func (f *hostFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
+	if off < 0 {
+		return 0, experimentalsys.EINVAL
+	}
+	if len(buf) == 0 {
+		return 0, 0
+	}
+	if !f.IsAppend() {
+		n, err := f.file.WriteAt(buf, off)
+		return n, experimentalsys.UnwrapOSError(err)
+	}
+	// os.File refuses WriteAt in append mode; pwrite must not move the offset.
+	pos, err := f.file.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, experimentalsys.UnwrapOSError(err)
+	}
+	n, err := f.file.Write(buf)
+	if _, serr := f.file.Seek(pos, io.SeekStart); err == nil {
+		err = serr
+	}
+	return n, experimentalsys.UnwrapOSError(err)
+}
+
+// Truncate implements the same method as documented on experimental/sys.File.
+func (f *hostFile) Truncate(size int64) experimentalsys.Errno {
+	switch {
+	case f.closed:
+		return experimentalsys.EBADF
+	case f.isDir:
+		return experimentalsys.EISDIR
+	case size < 0:
+		return experimentalsys.EINVAL
+	}
+	return experimentalsys.UnwrapOSError(f.file.Truncate(size))
+}
+
+// Sync implements the same method as documented on experimental/sys.File.
+func (f *hostFile) Sync() experimentalsys.Errno {
+	return experimentalsys.UnwrapOSError(f.file.Sync())
+}
+
+// Datasync implements the same method as documented on experimental/sys.File.
+func (f *hostFile) Datasync() experimentalsys.Errno {
+	return f.Sync()
+}
+
+// Utimens implements the same method as documented on experimental/sys.File.
+// The times are set through the path the file was opened by.
+func (f *hostFile) Utimens(atim, mtim int64) experimentalsys.Errno {
+	if f.closed {
+		return experimentalsys.EBADF
+	}
+	return f.g.chtimes(f.rel, atim, mtim)
+}
+
+// Close implements the same method as documented on experimental/sys.File.
+func (f *hostFile) Close() experimentalsys.Errno {
+	if f.closed {
+		return 0
+	}
+	f.closed = true
+	return experimentalsys.UnwrapOSError(f.file.Close())
+}
+
+// memFile is a read-only in-memory file opened for reading.
+type memFile struct {
+	experimentalsys.UnimplementedFile
+
+	path   string
+	data   []byte
+	pos        int64
+	appendMode bool
+	closed     bool
+}
+
+// Dev implements the same method as documented on experimental/sys.File.
+func (f *memFile) Dev() (uint64, experimentalsys.Errno) { return syntheticDev, 0 }
+
+// Ino implements the same method as documented on experimental/sys.File.
+func (f *memFile) Ino() (sys.Inode, experimentalsys.Errno) { return syntheticIno(f.path), 0 }
+
+// IsAppend implements the same method as documented on experimental/sys.File.
+func (f *memFile) IsAppend() bool { return f.appendMode }
+
+// SetAppend implements the same method as documented on experimental/sys.File.
+// The flag is kept, as fcntl would; writes fail regardless.
+func (f *memFile) SetAppend(enable bool) experimentalsys.Errno {
+	if f.closed {
+		return experimentalsys.EBADF
+	}
+	f.appendMode = enable
+	return 0
+}
+
+// Stat implements the same method as documented on experimental/sys.File.
+func (f *memFile) Stat() (sys.Stat_t, experimentalsys.Errno) {
+	if f.closed {
+		return sys.Stat_t{}, experimentalsys.EBADF
+	}
+	return memStat(f.path, f.data), 0
+}
+
+// Read implements the same method as documented on experimental/sys.File.
+func (f *memFile) Read(buf []byte) (int, experimentalsys.Errno) {
+	n, errno := f.Pread(buf, f.pos)
+	f.pos += int64(n)
+	return n, errno
+}
+
+// Pread implements the same method as documented on experimental/sys.File.
+func (f *memFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
+	switch {
+	case f.closed:
+		return 0, experimentalsys.EBADF
+	case off < 0:
+		return 0, experimentalsys.EINVAL
+	case off >= int64(len(f.data)):
+		return 0, 0
+	}
+	return copy(buf, f.data[off:]), 0
+}
+
+// Seek implements the same method as documented on experimental/sys.File.
+func (f *memFile) Seek(offset int64, whence int) (int64, experimentalsys.Errno) {
+	if f.closed {
+		return 0, experimentalsys.EBADF
+	}
+	var pos int64
+	switch whence {
+	case io.SeekStart:
+		pos = offset
+	case io.SeekCurrent:
+		pos = f.pos + offset
+	case io.SeekEnd:
+		pos = int64(len(f.data)) + offset
+	default:
+		return 0, experimentalsys.EINVAL
+	}
+	if pos < 0 {
+		return 0, experimentalsys.EINVAL
+	}
+	f.pos = pos
+	return pos, 0
+}
+
+// Readdir implements the same method as documented on experimental/sys.File.
+func (f *memFile) Readdir(int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
+	return nil, experimentalsys.EBADF
+}
+
+// Write implements the same method as documented on experimental/sys.File.
+func (f *memFile) Write([]byte) (int, experimentalsys.Errno) { return 0, experimentalsys.EBADF }
+
+// Pwrite implements the same method as documented on experimental/sys.File.
+func (f *memFile) Pwrite([]byte, int64) (int, experimentalsys.Errno) {
+	return 0, experimentalsys.EBADF
+}
+
+// Truncate implements the same method as documented on experimental/sys.File.
+func (f *memFile) Truncate(int64) experimentalsys.Errno { return experimentalsys.EBADF }
+
+// Utimens implements the same method as documented on experimental/sys.File.
+func (f *memFile) Utimens(int64, int64) experimentalsys.Errno { return experimentalsys.EROFS }
+
+// Close implements the same method as documented on experimental/sys.File.
+func (f *memFile) Close() experimentalsys.Errno {
+	f.closed = true
+	return 0
+}
+
+// synthDir is an open synthetic directory. Its entries are fixed when opened.
+type synthDir struct {
+	experimentalsys.DirFile
+
+	path    string
+	entries []experimentalsys.Dirent
+	pos     int
+	closed  bool
+}
+
+func (g *GuestFS) openDir(p string) *synthDir {
+	children := g.dirs[p]
+	entries := make([]experimentalsys.Dirent, 0, len(children))
+	for _, name := range children {
+		child := path.Join(p, name)
+		e := experimentalsys.Dirent{Name: name, Ino: syntheticIno(child)}
+		if _, isFile := g.files[child]; !isFile {
+			e.Type = fs.ModeDir
+		}
+		if child == g.rootPath {
+			e.Ino = 0 // unknown: readers that need it stat the entry
+			if info, err := g.root.Stat("."); err == nil {
+				e.Ino = sys.NewStat_t(info).Ino
+			}
+		}
+		entries = append(entries, e)
+	}
+	return &synthDir{path: p, entries: entries}
+}
+
+// Dev implements the same method as documented on experimental/sys.File.
+func (d *synthDir) Dev() (uint64, experimentalsys.Errno) { return syntheticDev, 0 }
+
+// Ino implements the same method as documented on experimental/sys.File.
+func (d *synthDir) Ino() (sys.Inode, experimentalsys.Errno) { return syntheticIno(d.path), 0 }
+
+// Stat implements the same method as documented on experimental/sys.File.
+func (d *synthDir) Stat() (sys.Stat_t, experimentalsys.Errno) {
+	if d.closed {
+		return sys.Stat_t{}, experimentalsys.EBADF
+	}
+	return dirStat(d.path), 0
+}
+
+// Seek implements the same method as documented on experimental/sys.File.
+// Only a rewind, Seek(0, io.SeekStart), is supported.
+func (d *synthDir) Seek(offset int64, whence int) (int64, experimentalsys.Errno) {
+	switch {
+	case d.closed:
+		return 0, experimentalsys.EBADF
+	case offset != 0 || whence != io.SeekStart:
+		return 0, experimentalsys.EISDIR
+	}
+	d.pos = 0
+	return 0, 0
+}
+
+// Readdir implements the same method as documented on experimental/sys.File.
+func (d *synthDir) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
+	if d.closed {
+		return nil, experimentalsys.EBADF
+	}
+	rest := d.entries[d.pos:]
+	if n > 0 && n < len(rest) {
+		rest = rest[:n]
+	}
+	d.pos += len(rest)
+	return slices.Clone(rest), 0
+}
+
+// Sync implements the same method as documented on experimental/sys.File.
+func (d *synthDir) Sync() experimentalsys.Errno { return 0 }
+
+// Datasync implements the same method as documented on experimental/sys.File.
+func (d *synthDir) Datasync() experimentalsys.Errno { return 0 }
+
+// Utimens implements the same method as documented on experimental/sys.File.
+func (d *synthDir) Utimens(int64, int64) experimentalsys.Errno { return experimentalsys.EROFS }
+
+// Close implements the same method as documented on experimental/sys.File.
+func (d *synthDir) Close() experimentalsys.Errno {
+	d.closed = true
+	return 0
+}
