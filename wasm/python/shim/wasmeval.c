@@ -18,6 +18,7 @@
  * The builtin module _wasmeval exposes emit() to Python; everything else
  * (cell splitting, display, tracebacks) lives in prelude/python.
  */
+#define PY_SSIZE_T_CLEAN
 #define Py_BUILD_CORE 1
 #include <Python.h>
 #include "internal/pycore_interp.h"

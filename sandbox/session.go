@@ -1,0 +1,344 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/wasmeval/wasmeval/runtimes"
+)
+
+// Session is one agent's state: a session root and, per language, an
+// instance whose state persists across cells and requests. Eval runs one
+// request at a time; concurrent calls wait their turn.
+type Session struct {
+	sb   *Sandbox
+	opts SessionOptions
+	sem  chan struct{} // held by the running Eval
+
+	// Guarded by sem.
+	instances map[string]runtimes.Instance
+
+	outputs outputStore
+
+	mu      sync.Mutex
+	closed  bool
+	cancel  context.CancelCauseFunc // the running Eval's, or nil
+	cleaned bool                    // instances closed
+}
+
+// errCellTimeout is the cause of a cell's own deadline.
+var errCellTimeout = errors.New("sandbox: cell timed out")
+
+// Root returns the session root as an absolute path.
+func (s *Session) Root() string { return s.opts.Root }
+
+// Eval runs the request's cells in order and returns their result. Guest
+// failures (an exception, a timeout) are data in the Result: the failing
+// cell has status "error", the cells after it stay "pending", and
+// Details.IsError is set. When ctx is cancelled while a cell runs, that
+// cell ends as "cancelled" and Eval still returns the Result.
+//
+// # Errors
+//
+// An invalid request is a *RequestError. Otherwise an error means the host
+// could not run a cell: a runtime that failed to start (for Python in a
+// binary built without the CPython artifact), an instance that failed, or a
+// session used after Close (ErrClosed). If ctx ends while Eval waits for
+// another Eval of the session, it returns ctx.Err().
+func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
+	if err := req.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := acquire(ctx, s.sem); err != nil {
+		return nil, err
+	}
+	defer s.release()
+
+	evalCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	s.cancel = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+	}()
+
+	cells := req.normalized()
+	results := make([]CellResult, len(cells))
+	sinks := make([]*cellSink, len(cells))
+	bud := newBudget()
+	for i, c := range cells {
+		results[i] = CellResult{
+			Index: i, Title: c.Title, Language: c.Language, Code: c.Code,
+			Status: StatusPending, StatusEvents: []StatusEvent{},
+		}
+	}
+	var truncs []Truncation
+	for i, c := range cells {
+		sink := newCellSink(i, bud)
+		sinks[i] = sink
+		status, dur, err := s.runCell(evalCtx, c, sink)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: cell %d (%s): %w", i, c.Language, err)
+		}
+		r := &results[i]
+		r.Status = status
+		r.DurationMs = dur.Milliseconds()
+		r.ExitCode = intPtr(1)
+		if status == StatusComplete {
+			r.ExitCode = intPtr(0)
+		}
+		if sink.out.needsCut() {
+			id := s.outputs.nextID()
+			shown, tr := sink.out.cut(id)
+			s.outputs.add(sink.out.full())
+			tr.Cell = i
+			truncs = append(truncs, tr)
+			r.Output = shown
+		} else {
+			r.Output = string(sink.out.keep)
+		}
+		r.Markdown = sink.markdownText()
+		r.StatusEvents = append(r.StatusEvents, sink.events...)
+		if status != StatusComplete {
+			break
+		}
+	}
+	return assemble(cells, results, sinks, truncs, bud), nil
+}
+
+// runCell runs one cell. A returned error is a host failure.
+func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStatus, time.Duration, error) {
+	inst, err := s.instance(ctx, c.Language, c.Reset)
+	if err != nil {
+		if ctx.Err() != nil {
+			sink.note(stopNote(ctx))
+			return StatusCancelled, 0, nil
+		}
+		return "", 0, err
+	}
+	timeout := time.Duration(c.TimeoutSeconds) * time.Second
+	cellCtx, cancel := context.WithTimeoutCause(ctx, timeout, errCellTimeout)
+	defer cancel()
+	start := time.Now()
+	out, err := safeRun(cellCtx, inst, c.Code, sink)
+	dur := time.Since(start)
+	if err != nil {
+		if cellCtx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			// A runtime that reports the interruption as an error; the
+			// instance is still usable.
+			out = runtimes.Outcome{Failed: true, Interrupted: true}
+		} else {
+			s.dropInstance(c.Language)
+			s.sb.opts.Logger.Error("cell failed on the host", "language", c.Language, "err", err)
+			return "", dur, err
+		}
+	}
+	switch {
+	case !out.Failed && !out.Interrupted:
+		return StatusComplete, dur, nil
+	case ctx.Err() != nil:
+		sink.note(stopNote(ctx))
+		return StatusCancelled, dur, nil
+	case errors.Is(context.Cause(cellCtx), errCellTimeout):
+		sink.note(fmt.Sprintf("timed out after %d %s", c.TimeoutSeconds, plural(c.TimeoutSeconds, "second")))
+		return StatusError, dur, nil
+	}
+	return StatusError, dur, nil
+}
+
+func stopNote(ctx context.Context) string {
+	if errors.Is(context.Cause(ctx), ErrClosed) {
+		return "cancelled: the session was closed"
+	}
+	return "cancelled"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// acquire takes sem, giving up when ctx ends while it waits.
+func acquire(ctx context.Context, sem chan struct{}) error {
+	select {
+	case sem <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// safeRun keeps a panicking runtime from taking the host down.
+func safeRun(ctx context.Context, inst runtimes.Instance, code string, sink runtimes.Sink) (out runtimes.Outcome, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("runtime panicked: %v", p)
+		}
+	}()
+	return inst.Run(ctx, code, sink)
+}
+
+// instance returns the session's instance of lang, making it on first use.
+// With reset, an existing instance is reset first; a failed reset replaces
+// the instance with a new one, which is what a reset asks for.
+func (s *Session) instance(ctx context.Context, lang string, reset bool) (runtimes.Instance, error) {
+	if inst, ok := s.instances[lang]; ok {
+		if !reset {
+			return inst, nil
+		}
+		err := inst.Reset(ctx)
+		if err == nil {
+			return inst, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		s.sb.opts.Logger.Warn("reset failed; starting a new instance", "language", lang, "err", err)
+		s.dropInstance(lang)
+	}
+	rt, err := s.sb.runtime(ctx, lang)
+	if err != nil {
+		return nil, err
+	}
+	inst, err := rt.NewInstance(ctx, runtimes.InstanceOptions{
+		Root:             s.opts.Root,
+		Env:              s.opts.Env,
+		Now:              s.opts.Now,
+		Rand:             s.opts.Rand,
+		MemoryLimitBytes: s.opts.MemoryLimitBytes,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("starting the %s instance: %w", lang, err)
+	}
+	s.instances[lang] = inst
+	return inst, nil
+}
+
+func (s *Session) dropInstance(lang string) {
+	inst, ok := s.instances[lang]
+	if !ok {
+		return
+	}
+	delete(s.instances, lang)
+	// A fresh context: the cell's may be done, and Close must still run.
+	if err := inst.Close(context.WithoutCancel(context.Background())); err != nil {
+		s.sb.opts.Logger.Warn("closing an instance", "language", lang, "err", err)
+	}
+}
+
+// release ends an Eval's hold on the session; after Close it frees the
+// instances that Close could not wait for.
+func (s *Session) release() {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		s.closeInstances()
+	}
+	<-s.sem
+}
+
+// closeInstances closes all instances; the caller holds sem.
+func (s *Session) closeInstances() error {
+	s.mu.Lock()
+	if s.cleaned {
+		s.mu.Unlock()
+		return nil
+	}
+	s.cleaned = true
+	s.mu.Unlock()
+	var errs []error
+	for lang, inst := range s.instances {
+		if err := inst.Close(context.Background()); err != nil {
+			errs = append(errs, fmt.Errorf("sandbox: closing the %s instance: %w", lang, err))
+		}
+		delete(s.instances, lang)
+	}
+	return errors.Join(errs...)
+}
+
+// Output returns the full text of a cut output, by the id that the cut
+// output's marker line and Meta.Truncated give. Outputs are kept per
+// session, up to a cap; past it the oldest are dropped and Output returns
+// an error wrapping ErrOutputNotFound.
+func (s *Session) Output(id string) (string, error) {
+	return s.outputs.get(id)
+}
+
+// Close cancels a running Eval, waits for it to end and frees the session's
+// instances. If ctx ends first, Close returns ctx.Err() and the instances
+// are freed when the Eval ends. Closing again does nothing.
+func (s *Session) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	if s.cancel != nil {
+		s.cancel(ErrClosed)
+	}
+	s.mu.Unlock()
+	s.sb.forget(s)
+	if err := acquire(ctx, s.sem); err != nil {
+		return fmt.Errorf("sandbox: closing a session: %w", err)
+	}
+	defer func() { <-s.sem }()
+	return s.closeInstances()
+}
+
+// assemble builds the Result from the cells' records and sinks.
+func assemble(cells []Cell, results []CellResult, sinks []*cellSink, truncs []Truncation, bud *budget) *Result {
+	d := Details{
+		Cells:        results,
+		Language:     cells[0].Language,
+		Languages:    []string{},
+		JSONOutputs:  []json.RawMessage{},
+		Images:       []Image{},
+		StatusEvents: []StatusEvent{},
+		Meta:         Meta{Truncated: truncs},
+	}
+	if bud.dropped != (Dropped{}) {
+		dropped := bud.dropped
+		d.Meta.Dropped = &dropped
+	}
+	imagesPerCell := make([]int, len(cells))
+	for i, c := range cells {
+		if !contains(d.Languages, c.Language) {
+			d.Languages = append(d.Languages, c.Language)
+		}
+		if st := results[i].Status; st == StatusError || st == StatusCancelled {
+			d.IsError = true
+		}
+		sink := sinks[i]
+		if sink == nil {
+			continue
+		}
+		imagesPerCell[i] = len(sink.images)
+		d.Images = append(d.Images, sink.images...)
+		d.JSONOutputs = append(d.JSONOutputs, sink.jsons...)
+		d.StatusEvents = append(d.StatusEvents, sink.events...)
+	}
+	return &Result{Content: buildContent(results, imagesPerCell, d.Images), Details: d}
+}
