@@ -161,12 +161,14 @@ func (t *boundedText) cut(id string) (shown string, tr Truncation) {
 	if len(head) > 0 && head[len(head)-1] != '\n' {
 		b.WriteByte('\n')
 	}
+	what := commas(omittedBytes) + " bytes"
+	if omittedLines > 0 {
+		what = fmt.Sprintf("%s %s (%s)", commas(omittedLines), plural(int(min(omittedLines, 2)), "line"), what)
+	}
 	if tr.Capped {
-		fmt.Fprintf(&b, "[... %s lines (%s bytes) cut; output(%q) has the first %s bytes ...]\n",
-			commas(omittedLines), commas(omittedBytes), id, commas(int64(len(t.keep))))
+		fmt.Fprintf(&b, "[... %s cut; output(%q) has the first %s bytes ...]\n", what, id, commas(int64(len(t.keep))))
 	} else {
-		fmt.Fprintf(&b, "[... %s lines (%s bytes) cut; output(%q) has the full text ...]\n",
-			commas(omittedLines), commas(omittedBytes), id)
+		fmt.Fprintf(&b, "[... %s cut; output(%q) has the full text ...]\n", what, id)
 	}
 	b.Write(tail)
 	return b.String(), tr
@@ -202,7 +204,7 @@ func nthIndex(b []byte, c byte, n int) int {
 }
 
 // runeStart moves i back (at most 3 bytes) to the start of a UTF-8 rune.
-func runeStart(b []byte, i int) int {
+func runeStart[T string | []byte](b T, i int) int {
 	for j := 0; j < utf8.UTFMax && i > 0 && i < len(b) && !utf8.RuneStart(b[i]); j++ {
 		i--
 	}
@@ -272,7 +274,7 @@ func (s *cellSink) Status(kind, message string) {
 	}
 	s.budget.events--
 	if len(message) > maxEventBytes {
-		message = message[:runeStart([]byte(message[:maxEventBytes+1]), maxEventBytes)] + "..."
+		message = message[:runeStart(message, maxEventBytes)] + "..."
 	}
 	s.events = append(s.events, StatusEvent{Cell: s.index, Kind: clip(kind, 64), Message: message})
 }

@@ -12,7 +12,11 @@ import (
 // tag. Tests substitute fakes.
 var newRuntime = map[string]func(ctx context.Context, o Options) (runtimes.Runtime, error){
 	"py": func(ctx context.Context, o Options) (runtimes.Runtime, error) {
-		return python.New(ctx, python.Config{CacheDir: o.CacheDir})
+		rt, err := python.New(ctx, python.Config{CacheDir: o.CacheDir})
+		if err != nil {
+			return nil, err // not a typed nil in the interface
+		}
+		return rt, nil
 	},
 	"js": func(ctx context.Context, o Options) (runtimes.Runtime, error) {
 		return js.New(), nil

@@ -295,12 +295,12 @@ func stringField(m map[string]json.RawMessage, path, name, use string) (string, 
 func unknownField(path, name string, known []string) *RequestError {
 	p := path
 	msg := fmt.Sprintf("unknown field %s", quote(name))
-	if best := closest(name, known); best != "" {
-		msg += fmt.Sprintf(`; did you mean %q?`, best)
-	}
 	if len(known) == 1 {
 		msg += fmt.Sprintf("; the only field here is %q", known[0])
 	} else {
+		if best := closest(name, known); best != "" {
+			msg += fmt.Sprintf(` (did you mean %q?)`, best)
+		}
 		msg += "; the fields are " + strings.Join(known, ", ")
 	}
 	return &RequestError{Path: p, Message: msg}

@@ -20,6 +20,16 @@ import (
 // maxSymlinks bounds symlink expansions in one path lookup, like Linux's MAXSYMLINKS.
 const maxSymlinks = 40
 
+// pathMax bounds the length of a path or symlink target, like Linux's PATH_MAX
+// (which counts the terminating NUL). It also bounds the work of one lookup,
+// which costs a few system calls per component inside the root.
+const pathMax = 4096
+
+// seekOffset is int64. The Seek methods below spell it so, because go vet's
+// stdmethods check takes any method named Seek(int64, int) for an io.Seeker
+// and rejects the Errno result that experimental/sys.File requires.
+type seekOffset = int64
+
 // syntheticDev is the st_dev of the read-only in-memory files and the synthetic directories.
 const syntheticDev = 0x7761736d // "wasm"
 
@@ -238,6 +248,9 @@ func (g *GuestFS) lookup(p string) (node, experimentalsys.Errno) {
 // whose parent exists (rel says whether that parent is in the root); a
 // missing directory component is ENOENT.
 func (g *GuestFS) resolve(name string, followLast bool) (node, experimentalsys.Errno) {
+	if len(name) >= pathMax {
+		return node{}, experimentalsys.ENAMETOOLONG
+	}
 	trimmed := strings.TrimRight(name, "/")
 	mustBeDir := trimmed != name && trimmed != ""
 	if mustBeDir {
@@ -284,8 +297,11 @@ func (g *GuestFS) resolve(name string, followLast bool) (node, experimentalsys.E
 				return node{}, experimentalsys.UnwrapOSError(err)
 			}
 			target = filepath.ToSlash(target)
-			if target == "" {
+			switch {
+			case target == "":
 				return node{}, experimentalsys.ENOENT
+			case len(target) >= pathMax:
+				return node{}, experimentalsys.ENAMETOOLONG
 			}
 			if strings.HasPrefix(target, "/") {
 				cur = node{kind: kindDir, path: "/"}
@@ -556,10 +572,12 @@ func (g *GuestFS) Link(oldName, newName string) experimentalsys.Errno {
 // target must be relative and, read from the link's directory, stay inside
 // the root (EPERM otherwise).
 func (g *GuestFS) Symlink(target, linkName string) experimentalsys.Errno {
-	if target == "" {
+	switch {
+	case target == "":
 		return experimentalsys.ENOENT
-	}
-	if strings.HasPrefix(target, "/") {
+	case len(target) >= pathMax:
+		return experimentalsys.ENAMETOOLONG
+	case strings.HasPrefix(target, "/"):
 		return experimentalsys.EPERM
 	}
 	dst, errno := g.resolve(linkName, false)
@@ -743,7 +761,7 @@ func (f *hostFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
 }
 
 // Seek implements the same method as documented on experimental/sys.File.
-func (f *hostFile) Seek(offset int64, whence int) (int64, experimentalsys.Errno) {
+func (f *hostFile) Seek(offset seekOffset, whence int) (int64, experimentalsys.Errno) {
 	if whence < io.SeekStart || whence > io.SeekEnd {
 		return 0, experimentalsys.EINVAL
 	}
@@ -850,8 +868,8 @@ func (f *hostFile) Close() experimentalsys.Errno {
 type memFile struct {
 	experimentalsys.UnimplementedFile
 
-	path   string
-	data   []byte
+	path       string
+	data       []byte
 	pos        int64
 	appendMode bool
 	closed     bool
@@ -905,7 +923,7 @@ func (f *memFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
 }
 
 // Seek implements the same method as documented on experimental/sys.File.
-func (f *memFile) Seek(offset int64, whence int) (int64, experimentalsys.Errno) {
+func (f *memFile) Seek(offset seekOffset, whence int) (int64, experimentalsys.Errno) {
 	if f.closed {
 		return 0, experimentalsys.EBADF
 	}
@@ -998,7 +1016,7 @@ func (d *synthDir) Stat() (sys.Stat_t, experimentalsys.Errno) {
 
 // Seek implements the same method as documented on experimental/sys.File.
 // Only a rewind, Seek(0, io.SeekStart), is supported.
-func (d *synthDir) Seek(offset int64, whence int) (int64, experimentalsys.Errno) {
+func (d *synthDir) Seek(offset seekOffset, whence int) (int64, experimentalsys.Errno) {
 	switch {
 	case d.closed:
 		return 0, experimentalsys.EBADF

@@ -218,12 +218,31 @@ def _strip_frames(tb):
     return tb
 
 
+_OURS = "/usr/local/lib/wasmeval/"
+
+
+def _drop_our_frames(te, seen):
+    """Remove the prelude's frames (input(), display(), ...) from a
+    TracebackException and the exceptions chained to it."""
+    import traceback
+
+    if te is None or id(te) in seen:
+        return
+    seen.add(id(te))
+    te.stack = traceback.StackSummary.from_list(
+        [f for f in te.stack if not f.filename.startswith(_OURS)])
+    _drop_our_frames(te.__cause__, seen)
+    _drop_our_frames(te.__context__, seen)
+    for sub in getattr(te, "exceptions", None) or ():
+        _drop_our_frames(sub, seen)
+
+
 def _report(exc):
     import traceback
 
-    tb = _strip_frames(exc.__traceback__)
-    lines = traceback.format_exception(type(exc), exc, tb)
-    sys.stderr.write("".join(lines))
+    te = traceback.TracebackException(type(exc), exc, _strip_frames(exc.__traceback__))
+    _drop_our_frames(te, set())
+    sys.stderr.write("".join(te.format()))
 
 
 def run_cell(code):

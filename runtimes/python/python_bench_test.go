@@ -1,0 +1,123 @@
+package python_test
+
+import (
+	"context"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/runtimes"
+)
+
+type nopSink struct{}
+
+func (nopSink) Stdout(string)                 {}
+func (nopSink) Stderr(string)                 {}
+func (nopSink) Display(runtimes.Bundle, bool) {}
+func (nopSink) Status(string, string)         {}
+
+// native times code in Debian's python3.11 (setup run once, code n times in
+// one process) and returns the time per run, for the ratios in
+// docs/benchmarks.md. It reports 0 when python3.11 is missing.
+func native(b *testing.B, setup, code string, n int) time.Duration {
+	b.Helper()
+	py, err := exec.LookPath("python3.11")
+	if err != nil {
+		return 0
+	}
+	prog := `import time, sys
+ns = {}
+exec(compile(sys.argv[1], "<setup>", "exec"), ns)
+code = compile(sys.argv[2], "<cell>", "exec")
+n = int(sys.argv[3])
+t = time.perf_counter()
+for _ in range(n):
+    exec(code, ns)
+print((time.perf_counter() - t) / n * 1e9)
+`
+	out, err := exec.Command(py, "-S", "-c", prog, setup, code, strconv.Itoa(n)).Output()
+	if err != nil {
+		b.Fatalf("native python3.11: %v", err)
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(f)
+}
+
+func report(b *testing.B, nativeNS time.Duration) {
+	if nativeNS <= 0 {
+		return
+	}
+	per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(float64(nativeNS.Nanoseconds()), "native-ns/op")
+	b.ReportMetric(per/float64(nativeNS.Nanoseconds()), "x-native")
+}
+
+func benchCell(b *testing.B, setup, code string, nativeN int) {
+	inst, _ := newInstance(b)
+	ctx := context.Background()
+	if setup != "" {
+		if o, err := inst.Run(ctx, setup, nopSink{}); err != nil || o.Failed {
+			b.Fatalf("setup: %v %+v", err, o)
+		}
+	}
+	nat := native(b, setup, code, nativeN)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		o, err := inst.Run(ctx, code, nopSink{})
+		if err != nil || o.Failed {
+			b.Fatalf("%v %+v", err, o)
+		}
+	}
+	report(b, nat)
+}
+
+// BenchmarkTrivialCell: one cell in a warm session (target ≤ 100 µs).
+func BenchmarkTrivialCell(b *testing.B) { benchCell(b, "", "x = 1", 10000) }
+
+// BenchmarkFib27 against native python3.11.
+func BenchmarkFib27(b *testing.B) {
+	benchCell(b, "def fib(n):\n    return n if n < 2 else fib(n-1) + fib(n-2)\n", "fib(27)", 3)
+}
+
+// BenchmarkLoop3M: a 3M-iteration loop against native python3.11.
+func BenchmarkLoop3M(b *testing.B) {
+	benchCell(b, "", "s = 0\nfor i in range(3_000_000):\n    s += i\n", 3)
+}
+
+// BenchmarkNewSession: a session's interpreter from the template snapshot
+// (target ≤ 10 ms); native-ns/op is a python3.11 -S process start.
+func BenchmarkNewSession(b *testing.B) {
+	r := runtimeForTest(b)
+	ctx := context.Background()
+	root := b.TempDir()
+	var nat time.Duration
+	if py, err := exec.LookPath("python3.11"); err == nil {
+		const n = 10
+		t := time.Now()
+		for range n {
+			if err := exec.Command(py, "-S", "-c", "pass").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		nat = time.Since(t) / n
+	}
+	size, dirty := r.TemplateStats()
+	b.ReportMetric(float64(size)/(1<<20), "snapshot-MiB")
+	b.ReportMetric(float64(dirty)/(1<<20), "restored-MiB")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		inst, err := r.NewInstance(ctx, runtimes.InstanceOptions{Root: root})
+		if err != nil {
+			b.Fatal(err)
+		}
+		inst.Close(ctx)
+	}
+	report(b, nat)
+}
