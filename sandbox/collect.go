@@ -111,7 +111,7 @@ func (t *boundedText) cut(id string) (shown string, tr Truncation) {
 		if i := bytes.LastIndexByte(head, '\n'); i >= 0 {
 			head = head[:i+1]
 		} else {
-			head = head[:runeStart(head, len(head))]
+			head = head[:runeStart(t.keep, len(head))]
 		}
 	}
 
@@ -137,7 +137,9 @@ func (t *boundedText) cut(id string) (shown string, tr Truncation) {
 		if i := bytes.IndexByte(src[start:end], '\n'); i >= 0 {
 			start += i + 1
 		} else {
-			start = runeStart(src, start)
+			for start < end && !utf8.RuneStart(src[start]) {
+				start++
+			}
 		}
 	}
 	if off := srcOff + int64(start); off < int64(len(head)) {
@@ -179,7 +181,7 @@ func (t *boundedText) full() string {
 	if !t.capped() {
 		return string(t.keep)
 	}
-	kept := t.keep[:runeStart(t.keep, len(t.keep))]
+	kept := trimPartialRune(t.keep)
 	var b strings.Builder
 	b.Grow(len(kept) + 120)
 	b.Write(kept)
@@ -201,6 +203,19 @@ func nthIndex(b []byte, c byte, n int) int {
 		off += i + 1
 	}
 	return off - 1
+}
+
+// trimPartialRune drops an incomplete UTF-8 sequence from the end of b.
+func trimPartialRune(b []byte) []byte {
+	for j := len(b) - 1; j >= 0 && j >= len(b)-utf8.UTFMax; j-- {
+		if utf8.RuneStart(b[j]) {
+			if !utf8.FullRune(b[j:]) {
+				return b[:j]
+			}
+			break
+		}
+	}
+	return b
 }
 
 // runeStart moves i back (at most 3 bytes) to the start of a UTF-8 rune.

@@ -40,7 +40,7 @@ type fakeRuntime struct {
 	opts      []runtimes.InstanceOptions
 }
 
-func (r *fakeRuntime) Language() string              { return r.lang }
+func (r *fakeRuntime) Language() string                { return r.lang }
 func (r *fakeRuntime) Close(ctx context.Context) error { return nil }
 
 func (r *fakeRuntime) NewInstance(ctx context.Context, opts runtimes.InstanceOptions) (runtimes.Instance, error) {

@@ -64,9 +64,12 @@ const syntheticDev = 0x7761736d // "wasm"
 //
 // # Errors
 //
+// After the usual checks (ENOENT, EEXIST, EISDIR, ENOTDIR, ELOOP):
+//
 //   - EROFS: creating, writing, truncating, removing or renaming anything
 //     outside the root, including the in-memory files, the synthetic
-//     directories and the root's own directory entry.
+//     directories and the root's own directory entry. (A rename across the
+//     boundary would be EXDEV, which wazero's errno set lacks.)
 //   - EPERM: a symlink with an absolute target or one that leaves the root;
 //     a hard link whose source is outside the root.
 //   - EACCES: opening a FIFO, socket or device file found in the root (opening
@@ -491,8 +494,8 @@ func (g *GuestFS) Chmod(name string, perm fs.FileMode) experimentalsys.Errno {
 
 // Rename implements the same method as documented on experimental/sys.FS.
 // Both paths must be inside the root; otherwise the result is EROFS, as the
-// directory entry outside the root cannot change (there is no EXDEV in WASI
-// preview 1 errnos that wazero maps).
+// directory entry outside the root cannot change. Like os.Root.Rename, it does
+// not replace an existing directory (EEXIST), even an empty one.
 func (g *GuestFS) Rename(from, to string) experimentalsys.Errno {
 	src, errno := g.resolve(from, false)
 	if errno != 0 {

@@ -26,9 +26,9 @@ import (
 )
 
 const (
-	zipPath = "/usr/local/lib/python311.zip"
-	zipData = "zipdata"
-	optPath = "/opt/tool/readme.txt"
+	gfsZipPath = "/usr/local/lib/python311.zip"
+	gfsZipData = "zipdata"
+	gfsOptPath = "/opt/tool/readme.txt"
 )
 
 // guestFSFixture is a session root with hostile and friendly content around it:
@@ -42,16 +42,16 @@ type guestFSFixture struct {
 }
 
 // rel turns a guest absolute path into what wazero passes a FS mounted at "/".
-func rel(p string) string {
+func gfsRel(p string) string {
 	return strings.TrimPrefix(p, "/")
 }
 
 // r is the wazero-style path of name inside the session root.
 func (fx *guestFSFixture) r(name string) string {
 	if name == "" {
-		return rel(fx.root)
+		return gfsRel(fx.root)
 	}
-	return rel(fx.root) + "/" + name
+	return gfsRel(fx.root) + "/" + name
 }
 
 func newGuestFSFixture(t *testing.T) *guestFSFixture {
@@ -93,12 +93,12 @@ func newGuestFSFixture(t *testing.T) *guestFSFixture {
 	symlink(filepath.Join(fx.root, "hello.txt"), "good_abs")
 	symlink("sub", "good_dir")
 	symlink("../root/hello.txt", "good_roundtrip")
-	symlink(zipPath, "to_zip")
+	symlink(gfsZipPath, "to_zip")
 	symlink("created.txt", "dangling")
 
 	g, err := wasm.NewGuestFS(fx.root, map[string][]byte{
-		zipPath: []byte(zipData),
-		optPath: []byte("opt"),
+		gfsZipPath: []byte(gfsZipData),
+		gfsOptPath: []byte("opt"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func newGuestFSFixture(t *testing.T) *guestFSFixture {
 	return fx
 }
 
-func readAll(t *testing.T, f experimentalsys.File) string {
+func gfsReadAll(t *testing.T, f experimentalsys.File) string {
 	t.Helper()
 	var buf bytes.Buffer
 	chunk := make([]byte, 3) // small, to exercise repeated reads
@@ -149,13 +149,13 @@ func TestGuestFSOpen(t *testing.T) {
 		{name: "proc self environ", path: "proc/self/environ", wantErrno: experimentalsys.ENOENT},
 		{name: "proc", path: "proc", wantErrno: experimentalsys.ENOENT},
 		{name: "dev null", path: "dev/null", wantErrno: experimentalsys.ENOENT},
-		{name: "host home", path: rel(home) + "/.profile", wantErrno: experimentalsys.ENOENT,
+		{name: "host home", path: gfsRel(home) + "/.profile", wantErrno: experimentalsys.ENOENT,
 			skip: home == "" || strings.HasPrefix(fx.base, home)},
 		{name: "leading dotdot", path: "../../../etc/passwd", wantErrno: experimentalsys.ENOENT},
 		{name: "dotdot chain from root", path: fx.r("../../../../../../../../../etc/passwd"), wantErrno: experimentalsys.ENOENT},
 		{name: "dotdot to sibling", path: fx.r("../outside/secret.txt"), wantErrno: experimentalsys.ENOENT},
-		{name: "sibling absolute", path: rel(fx.outside) + "/secret.txt", wantErrno: experimentalsys.ENOENT},
-		{name: "sibling sharing the root's prefix", path: rel(fx.base) + "/root2/x.txt", wantErrno: experimentalsys.ENOENT},
+		{name: "sibling absolute", path: gfsRel(fx.outside) + "/secret.txt", wantErrno: experimentalsys.ENOENT},
+		{name: "sibling sharing the root's prefix", path: gfsRel(fx.base) + "/root2/x.txt", wantErrno: experimentalsys.ENOENT},
 		{name: "symlink absolute to etc passwd", path: fx.r("evil_abs"), wantErrno: experimentalsys.ENOENT},
 		{name: "symlink relative outside", path: fx.r("evil_rel"), wantErrno: experimentalsys.ENOENT},
 		{name: "symlink deep dotdot", path: fx.r("evil_deep"), wantErrno: experimentalsys.ENOENT},
@@ -172,20 +172,20 @@ func TestGuestFSOpen(t *testing.T) {
 		{name: "missing", path: fx.r("missing.txt"), wantErrno: experimentalsys.ENOENT},
 		{name: "too long", path: fx.r(strings.Repeat("sub/..//", 512) + "hello.txt"), wantErrno: experimentalsys.ENAMETOOLONG},
 		{name: "long but not too long", path: fx.r(strings.Repeat("sub/../", 500) + "hello.txt"), wantData: "hello"},
-		{name: "create next to root", path: rel(fx.base) + "/new.txt", flag: experimentalsys.O_CREAT | experimentalsys.O_RDWR, wantErrno: experimentalsys.EROFS},
+		{name: "create next to root", path: gfsRel(fx.base) + "/new.txt", flag: experimentalsys.O_CREAT | experimentalsys.O_RDWR, wantErrno: experimentalsys.EROFS},
 		{name: "create in missing outside dir", path: "etc/new.txt", flag: experimentalsys.O_CREAT | experimentalsys.O_RDWR, wantErrno: experimentalsys.ENOENT},
 		{name: "create through symlink outside", path: fx.r("evil_dir/new.txt"), flag: experimentalsys.O_CREAT | experimentalsys.O_RDWR, wantErrno: experimentalsys.ENOENT},
 		{name: "write root dir", path: fx.r(""), flag: experimentalsys.O_RDWR, wantErrno: experimentalsys.EISDIR},
 
 		// The read-only file.
-		{name: "zip", path: rel(zipPath), wantData: zipData},
-		{name: "zip write", path: rel(zipPath), flag: experimentalsys.O_WRONLY, wantErrno: experimentalsys.EROFS},
-		{name: "zip read write", path: rel(zipPath), flag: experimentalsys.O_RDWR, wantErrno: experimentalsys.EROFS},
-		{name: "zip truncate", path: rel(zipPath), flag: experimentalsys.O_TRUNC, wantErrno: experimentalsys.EROFS},
-		{name: "zip append", path: rel(zipPath), flag: experimentalsys.O_APPEND, wantErrno: experimentalsys.EROFS},
-		{name: "zip create", path: rel(zipPath), flag: experimentalsys.O_CREAT | experimentalsys.O_RDWR, wantErrno: experimentalsys.EROFS},
-		{name: "zip create exclusive", path: rel(zipPath), flag: experimentalsys.O_CREAT | experimentalsys.O_EXCL | experimentalsys.O_RDWR, wantErrno: experimentalsys.EEXIST},
-		{name: "zip as directory", path: rel(zipPath), flag: experimentalsys.O_DIRECTORY, wantErrno: experimentalsys.ENOTDIR},
+		{name: "zip", path: gfsRel(gfsZipPath), wantData: gfsZipData},
+		{name: "zip write", path: gfsRel(gfsZipPath), flag: experimentalsys.O_WRONLY, wantErrno: experimentalsys.EROFS},
+		{name: "zip read write", path: gfsRel(gfsZipPath), flag: experimentalsys.O_RDWR, wantErrno: experimentalsys.EROFS},
+		{name: "zip truncate", path: gfsRel(gfsZipPath), flag: experimentalsys.O_TRUNC, wantErrno: experimentalsys.EROFS},
+		{name: "zip append", path: gfsRel(gfsZipPath), flag: experimentalsys.O_APPEND, wantErrno: experimentalsys.EROFS},
+		{name: "zip create", path: gfsRel(gfsZipPath), flag: experimentalsys.O_CREAT | experimentalsys.O_RDWR, wantErrno: experimentalsys.EROFS},
+		{name: "zip create exclusive", path: gfsRel(gfsZipPath), flag: experimentalsys.O_CREAT | experimentalsys.O_EXCL | experimentalsys.O_RDWR, wantErrno: experimentalsys.EEXIST},
+		{name: "zip as directory", path: gfsRel(gfsZipPath), flag: experimentalsys.O_DIRECTORY, wantErrno: experimentalsys.ENOTDIR},
 		{name: "synthetic dir write", path: "usr/local", flag: experimentalsys.O_WRONLY, wantErrno: experimentalsys.EISDIR},
 		{name: "create in synthetic dir", path: "usr/local/lib/new.txt", flag: experimentalsys.O_CREAT | experimentalsys.O_WRONLY, wantErrno: experimentalsys.EROFS},
 		{name: "create at slash", path: "new.txt", flag: experimentalsys.O_CREAT | experimentalsys.O_WRONLY, wantErrno: experimentalsys.EROFS},
@@ -200,7 +200,7 @@ func TestGuestFSOpen(t *testing.T) {
 		{name: "symlink relative inside", path: fx.r("good_rel"), wantData: "inner"},
 		{name: "symlink absolute inside", path: fx.r("good_abs"), wantData: "hello"},
 		{name: "symlink through the parent and back", path: fx.r("good_roundtrip"), wantData: "hello"},
-		{name: "symlink to in-memory file", path: fx.r("to_zip"), wantData: zipData},
+		{name: "symlink to in-memory file", path: fx.r("to_zip"), wantData: gfsZipData},
 		{name: "symlinked dir", path: fx.r("good_dir/inner.txt"), wantData: "inner"},
 		{name: "symlink to parent then back", path: fx.r("evil_up/root/hello.txt"), wantData: "hello"},
 	}
@@ -221,7 +221,7 @@ func TestGuestFSOpen(t *testing.T) {
 			}
 			defer f.Close()
 			if tt.wantData != "" {
-				if got := readAll(t, f); got != tt.wantData {
+				if got := gfsReadAll(t, f); got != tt.wantData {
 					t.Errorf("read %q, want %q", got, tt.wantData)
 				}
 			}
@@ -234,68 +234,68 @@ func TestGuestFSOpen(t *testing.T) {
 
 func TestGuestFSMutations(t *testing.T) {
 	fx := newGuestFSFixture(t)
-	zip := rel(zipPath)
+	zip := gfsRel(gfsZipPath)
+	type (
+		gfs   = *wasm.GuestFS
+		errno = experimentalsys.Errno
+	)
 	tests := []struct {
 		name string
-		op   func(g *wasm.GuestFS) experimentalsys.Errno
-		want experimentalsys.Errno
+		op   func(g gfs) errno
+		want errno
 	}{
-		{"mkdir at slash", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Mkdir("etc", 0o755) }, experimentalsys.EROFS},
-		{"mkdir next to root", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Mkdir(rel(fx.base)+"/x", 0o755) }, experimentalsys.EROFS},
-		{"mkdir synthetic", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Mkdir("usr", 0o755) }, experimentalsys.EEXIST},
-		{"mkdir root", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Mkdir(fx.r(""), 0o755) }, experimentalsys.EEXIST},
-		{"mkdir through outside symlink", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Mkdir(fx.r("evil_dir/x"), 0o755) }, experimentalsys.ENOENT},
-		{"mkdir over dangling symlink", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Mkdir(fx.r("evil_abs"), 0o755) }, experimentalsys.EEXIST},
-		{"unlink zip", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Unlink(zip) }, experimentalsys.EROFS},
-		{"unlink synthetic dir", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Unlink("usr") }, experimentalsys.EISDIR},
-		{"unlink root", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Unlink(fx.r("")) }, experimentalsys.EISDIR},
-		{"unlink etc passwd", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Unlink("etc/passwd") }, experimentalsys.ENOENT},
-		{"unlink through outside symlink", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Unlink(fx.r("evil_dir/secret.txt")) }, experimentalsys.ENOENT},
-		{"rmdir synthetic", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Rmdir("usr/local/lib") }, experimentalsys.EROFS},
-		{"rmdir zip", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Rmdir(zip) }, experimentalsys.ENOTDIR},
-		{"rmdir root", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Rmdir(fx.r("")) }, experimentalsys.EROFS},
-		{"rmdir outside via symlink", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Rmdir(fx.r("evil_dir/")) }, experimentalsys.ENOENT},
-		{"rename zip into root", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Rename(zip, fx.r("zip")) }, experimentalsys.EROFS},
-		{"rename out to slash", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Rename(fx.r("hello.txt"), "hello.txt") }, experimentalsys.EROFS},
-		{"rename out next to root", func(g *wasm.GuestFS) experimentalsys.Errno {
-			return g.Rename(fx.r("hello.txt"), rel(fx.base)+"/hello.txt")
-		}, experimentalsys.EROFS},
-		{"rename out to sibling", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Rename(fx.r("hello.txt"), rel(fx.outside)+"/x") }, experimentalsys.ENOENT},
-		{"rename out by dotdot", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Rename(fx.r("hello.txt"), fx.r("../x")) }, experimentalsys.EROFS},
-		{"rename out through symlink", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Rename(fx.r("hello.txt"), fx.r("evil_dir/x")) }, experimentalsys.ENOENT},
-		{"rename over zip", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Rename(fx.r("hello.txt"), zip) }, experimentalsys.EROFS},
-		{"rename root", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Rename(fx.r(""), fx.r("x")) }, experimentalsys.EROFS},
-		{"rename outside file in", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Rename(rel(fx.outside)+"/secret.txt", fx.r("s")) }, experimentalsys.ENOENT},
-		{"chmod zip", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Chmod(zip, 0o777) }, experimentalsys.EROFS},
-		{"chmod etc passwd", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Chmod("etc/passwd", 0o777) }, experimentalsys.ENOENT},
-		{"chmod via outside symlink", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Chmod(fx.r("evil_rel"), 0o777) }, experimentalsys.ENOENT},
-		{"utimens zip", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Utimens(zip, 0, 0) }, experimentalsys.EROFS},
-		{"utimens synthetic", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Utimens("usr", 0, 0) }, experimentalsys.EROFS},
-		{"utimens via outside symlink", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Utimens(fx.r("evil_abs"), 0, 0) }, experimentalsys.ENOENT},
-		{"link outside file", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Link(rel(fx.outside)+"/secret.txt", fx.r("hl")) }, experimentalsys.ENOENT},
-		{"link etc passwd", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Link("etc/passwd", fx.r("hl")) }, experimentalsys.ENOENT},
-		{"link via outside symlink dir", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Link(fx.r("evil_dir/secret.txt"), fx.r("hl")) }, experimentalsys.ENOENT},
-		{"link zip", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Link(zip, fx.r("hl")) }, experimentalsys.EPERM},
-		{"link to slash", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Link(fx.r("hello.txt"), "hl") }, experimentalsys.EROFS},
-		{"link dir", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Link(fx.r("sub"), fx.r("hl")) }, experimentalsys.EPERM},
-		{"link onto existing", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Link(fx.r("hello.txt"), fx.r("good_rel")) }, experimentalsys.EEXIST},
-		{"symlink absolute target", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Symlink("/etc/passwd", fx.r("s")) }, experimentalsys.EPERM},
-		{"symlink absolute target inside", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Symlink(fx.root+"/hello.txt", fx.r("s")) }, experimentalsys.EPERM},
-		{"symlink dotdot out", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Symlink("../outside/secret.txt", fx.r("s")) }, experimentalsys.EPERM},
-		{"symlink deep dotdot", func(g *wasm.GuestFS) experimentalsys.Errno {
-			return g.Symlink("../../../../../../../etc/passwd", fx.r("sub/s"))
-		}, experimentalsys.EPERM},
-		{"symlink to the root's parent", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Symlink("..", fx.r("s")) }, experimentalsys.EPERM},
-		{"symlink at slash", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Symlink("x", "s") }, experimentalsys.EROFS},
-		{"symlink over existing", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Symlink("x", fx.r("hello.txt")) }, experimentalsys.EEXIST},
-		{"symlink empty target", func(g *wasm.GuestFS) experimentalsys.Errno { return g.Symlink("", fx.r("s")) }, experimentalsys.ENOENT},
-		{"readlink zip", func(g *wasm.GuestFS) experimentalsys.Errno { _, e := g.Readlink(zip); return e }, experimentalsys.EINVAL},
-		{"readlink file", func(g *wasm.GuestFS) experimentalsys.Errno { _, e := g.Readlink(fx.r("hello.txt")); return e }, experimentalsys.EINVAL},
-		{"readlink missing", func(g *wasm.GuestFS) experimentalsys.Errno { _, e := g.Readlink("etc/passwd"); return e }, experimentalsys.ENOENT},
-		{"stat etc", func(g *wasm.GuestFS) experimentalsys.Errno { _, e := g.Stat("etc"); return e }, experimentalsys.ENOENT},
-		{"stat via outside symlink", func(g *wasm.GuestFS) experimentalsys.Errno { _, e := g.Stat(fx.r("evil_abs")); return e }, experimentalsys.ENOENT},
-		{"lstat outside symlink itself", func(g *wasm.GuestFS) experimentalsys.Errno { _, e := g.Lstat(fx.r("evil_abs")); return e }, 0},
-		{"stat loop", func(g *wasm.GuestFS) experimentalsys.Errno { _, e := g.Stat(fx.r("loop1")); return e }, experimentalsys.ELOOP},
+		{"mkdir at slash", func(g gfs) errno { return g.Mkdir("etc", 0o755) }, experimentalsys.EROFS},
+		{"mkdir next to root", func(g gfs) errno { return g.Mkdir(gfsRel(fx.base)+"/x", 0o755) }, experimentalsys.EROFS},
+		{"mkdir synthetic", func(g gfs) errno { return g.Mkdir("usr", 0o755) }, experimentalsys.EEXIST},
+		{"mkdir root", func(g gfs) errno { return g.Mkdir(fx.r(""), 0o755) }, experimentalsys.EEXIST},
+		{"mkdir through outside symlink", func(g gfs) errno { return g.Mkdir(fx.r("evil_dir/x"), 0o755) }, experimentalsys.ENOENT},
+		{"mkdir over dangling symlink", func(g gfs) errno { return g.Mkdir(fx.r("evil_abs"), 0o755) }, experimentalsys.EEXIST},
+		{"unlink zip", func(g gfs) errno { return g.Unlink(zip) }, experimentalsys.EROFS},
+		{"unlink synthetic dir", func(g gfs) errno { return g.Unlink("usr") }, experimentalsys.EISDIR},
+		{"unlink root", func(g gfs) errno { return g.Unlink(fx.r("")) }, experimentalsys.EISDIR},
+		{"unlink etc passwd", func(g gfs) errno { return g.Unlink("etc/passwd") }, experimentalsys.ENOENT},
+		{"unlink through outside symlink", func(g gfs) errno { return g.Unlink(fx.r("evil_dir/secret.txt")) }, experimentalsys.ENOENT},
+		{"rmdir synthetic", func(g gfs) errno { return g.Rmdir("usr/local/lib") }, experimentalsys.EROFS},
+		{"rmdir zip", func(g gfs) errno { return g.Rmdir(zip) }, experimentalsys.ENOTDIR},
+		{"rmdir root", func(g gfs) errno { return g.Rmdir(fx.r("")) }, experimentalsys.EROFS},
+		{"rmdir outside via symlink", func(g gfs) errno { return g.Rmdir(fx.r("evil_dir/")) }, experimentalsys.ENOENT},
+		{"rename zip into root", func(g gfs) errno { return g.Rename(zip, fx.r("zip")) }, experimentalsys.EROFS},
+		{"rename out to slash", func(g gfs) errno { return g.Rename(fx.r("hello.txt"), "hello.txt") }, experimentalsys.EROFS},
+		{"rename out next to root", func(g gfs) errno { return g.Rename(fx.r("hello.txt"), gfsRel(fx.base)+"/hello.txt") }, experimentalsys.EROFS},
+		{"rename out to sibling", func(g gfs) errno { return g.Rename(fx.r("hello.txt"), gfsRel(fx.outside)+"/x") }, experimentalsys.ENOENT},
+		{"rename out by dotdot", func(g gfs) errno { return g.Rename(fx.r("hello.txt"), fx.r("../x")) }, experimentalsys.EROFS},
+		{"rename out through symlink", func(g gfs) errno { return g.Rename(fx.r("hello.txt"), fx.r("evil_dir/x")) }, experimentalsys.ENOENT},
+		{"rename over zip", func(g gfs) errno { return g.Rename(fx.r("hello.txt"), zip) }, experimentalsys.EROFS},
+		{"rename root", func(g gfs) errno { return g.Rename(fx.r(""), fx.r("x")) }, experimentalsys.EROFS},
+		{"rename outside file in", func(g gfs) errno { return g.Rename(gfsRel(fx.outside)+"/secret.txt", fx.r("s")) }, experimentalsys.ENOENT},
+		{"chmod zip", func(g gfs) errno { return g.Chmod(zip, 0o777) }, experimentalsys.EROFS},
+		{"chmod etc passwd", func(g gfs) errno { return g.Chmod("etc/passwd", 0o777) }, experimentalsys.ENOENT},
+		{"chmod via outside symlink", func(g gfs) errno { return g.Chmod(fx.r("evil_rel"), 0o777) }, experimentalsys.ENOENT},
+		{"utimens zip", func(g gfs) errno { return g.Utimens(zip, 0, 0) }, experimentalsys.EROFS},
+		{"utimens synthetic", func(g gfs) errno { return g.Utimens("usr", 0, 0) }, experimentalsys.EROFS},
+		{"utimens via outside symlink", func(g gfs) errno { return g.Utimens(fx.r("evil_abs"), 0, 0) }, experimentalsys.ENOENT},
+		{"link outside file", func(g gfs) errno { return g.Link(gfsRel(fx.outside)+"/secret.txt", fx.r("hl")) }, experimentalsys.ENOENT},
+		{"link etc passwd", func(g gfs) errno { return g.Link("etc/passwd", fx.r("hl")) }, experimentalsys.ENOENT},
+		{"link via outside symlink dir", func(g gfs) errno { return g.Link(fx.r("evil_dir/secret.txt"), fx.r("hl")) }, experimentalsys.ENOENT},
+		{"link zip", func(g gfs) errno { return g.Link(zip, fx.r("hl")) }, experimentalsys.EPERM},
+		{"link to slash", func(g gfs) errno { return g.Link(fx.r("hello.txt"), "hl") }, experimentalsys.EROFS},
+		{"link dir", func(g gfs) errno { return g.Link(fx.r("sub"), fx.r("hl")) }, experimentalsys.EPERM},
+		{"link onto existing", func(g gfs) errno { return g.Link(fx.r("hello.txt"), fx.r("good_rel")) }, experimentalsys.EEXIST},
+		{"symlink absolute target", func(g gfs) errno { return g.Symlink("/etc/passwd", fx.r("s")) }, experimentalsys.EPERM},
+		{"symlink absolute target inside", func(g gfs) errno { return g.Symlink(fx.root+"/hello.txt", fx.r("s")) }, experimentalsys.EPERM},
+		{"symlink dotdot out", func(g gfs) errno { return g.Symlink("../outside/secret.txt", fx.r("s")) }, experimentalsys.EPERM},
+		{"symlink deep dotdot", func(g gfs) errno { return g.Symlink("../../../../../../../etc/passwd", fx.r("sub/s")) }, experimentalsys.EPERM},
+		{"symlink to the root's parent", func(g gfs) errno { return g.Symlink("..", fx.r("s")) }, experimentalsys.EPERM},
+		{"symlink at slash", func(g gfs) errno { return g.Symlink("x", "s") }, experimentalsys.EROFS},
+		{"symlink over existing", func(g gfs) errno { return g.Symlink("x", fx.r("hello.txt")) }, experimentalsys.EEXIST},
+		{"symlink empty target", func(g gfs) errno { return g.Symlink("", fx.r("s")) }, experimentalsys.ENOENT},
+		{"readlink zip", func(g gfs) errno { _, e := g.Readlink(zip); return e }, experimentalsys.EINVAL},
+		{"readlink file", func(g gfs) errno { _, e := g.Readlink(fx.r("hello.txt")); return e }, experimentalsys.EINVAL},
+		{"readlink missing", func(g gfs) errno { _, e := g.Readlink("etc/passwd"); return e }, experimentalsys.ENOENT},
+		{"stat etc", func(g gfs) errno { _, e := g.Stat("etc"); return e }, experimentalsys.ENOENT},
+		{"stat via outside symlink", func(g gfs) errno { _, e := g.Stat(fx.r("evil_abs")); return e }, experimentalsys.ENOENT},
+		{"lstat outside symlink itself", func(g gfs) errno { _, e := g.Lstat(fx.r("evil_abs")); return e }, 0},
+		{"stat loop", func(g gfs) errno { _, e := g.Stat(fx.r("loop1")); return e }, experimentalsys.ELOOP},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -379,7 +379,7 @@ func TestGuestFSSymlinkByGuest(t *testing.T) {
 				}
 				f.Seek(0, io.SeekStart)
 			}
-			if got := readAll(t, f); got != tt.want {
+			if got := gfsReadAll(t, f); got != tt.want {
 				t.Errorf("read %q, want %q", got, tt.want)
 			}
 		})
@@ -391,7 +391,7 @@ func TestGuestFSSymlinkByGuest(t *testing.T) {
 
 func TestGuestFSSyntheticDirs(t *testing.T) {
 	fx := newGuestFSFixture(t)
-	first, _, _ := strings.Cut(rel(fx.root), "/")
+	first, _, _ := strings.Cut(gfsRel(fx.root), "/")
 	rootInfo, err := os.Stat(fx.root)
 	if err != nil {
 		t.Fatal(err)
@@ -403,12 +403,12 @@ func TestGuestFSSyntheticDirs(t *testing.T) {
 		path string
 		want []string // names, with "/" after directories
 	}{
-		{"slash", ".", uniqSorted("opt/", first+"/", "usr/")},
-		{"slash with slash", "/", uniqSorted("opt/", first+"/", "usr/")},
+		{"slash", ".", gfsSorted("opt/", first+"/", "usr/")},
+		{"slash with slash", "/", gfsSorted("opt/", first+"/", "usr/")},
 		{"usr", "usr", []string{"local/"}},
 		{"zip dir", "usr/local/lib", []string{"python311.zip"}},
 		{"opt tool", "opt/tool", []string{"readme.txt"}},
-		{"root parent", rel(fx.base), []string{"root/"}},
+		{"root parent", gfsRel(fx.base), []string{"root/"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -427,14 +427,14 @@ func TestGuestFSSyntheticDirs(t *testing.T) {
 			if st2, _ := fx.fs.Stat(tt.path); st2 != st {
 				t.Errorf("FS.Stat = %+v, File.Stat = %+v", st2, st)
 			}
-			got := readdirNames(t, f, 1)
+			got := gfsReaddirNames(t, f, 1)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Readdir = %v, want %v", got, tt.want)
 			}
 			if n, errno := f.Seek(0, io.SeekStart); n != 0 || errno != 0 {
 				t.Fatalf("Seek = %d, %v", n, errno)
 			}
-			if again := readdirNames(t, f, 0); !slices.Equal(again, got) {
+			if again := gfsReaddirNames(t, f, 0); !slices.Equal(again, got) {
 				t.Errorf("Readdir after rewind = %v, want %v", again, got)
 			}
 			if _, errno := f.Read(make([]byte, 1)); errno != experimentalsys.EISDIR {
@@ -444,7 +444,7 @@ func TestGuestFSSyntheticDirs(t *testing.T) {
 	}
 
 	t.Run("root entry inode", func(t *testing.T) {
-		f, errno := fx.fs.OpenFile(rel(fx.base), experimentalsys.O_RDONLY, 0)
+		f, errno := fx.fs.OpenFile(gfsRel(fx.base), experimentalsys.O_RDONLY, 0)
 		if errno != 0 {
 			t.Fatal(errno)
 		}
@@ -455,11 +455,11 @@ func TestGuestFSSyntheticDirs(t *testing.T) {
 		}
 	})
 	t.Run("zip stat", func(t *testing.T) {
-		st, errno := fx.fs.Stat(rel(zipPath))
-		if errno != 0 || st.Mode != 0o444 || st.Size != int64(len(zipData)) || st.Nlink != 1 || st.Ino == 0 {
+		st, errno := fx.fs.Stat(gfsRel(gfsZipPath))
+		if errno != 0 || st.Mode != 0o444 || st.Size != int64(len(gfsZipData)) || st.Nlink != 1 || st.Ino == 0 {
 			t.Errorf("Stat = %+v, %v", st, errno)
 		}
-		f, errno := fx.fs.OpenFile(rel(zipPath), experimentalsys.O_RDONLY, 0)
+		f, errno := fx.fs.OpenFile(gfsRel(gfsZipPath), experimentalsys.O_RDONLY, 0)
 		if errno != 0 {
 			t.Fatal(errno)
 		}
@@ -481,11 +481,11 @@ func TestGuestFSSyntheticDirs(t *testing.T) {
 			t.Errorf("Read at EOF = %d, %v", n, errno)
 		}
 		for name, errno := range map[string]experimentalsys.Errno{
-			"Write":    second(f.Write([]byte("x"))),
-			"Pwrite":   second(f.Pwrite([]byte("x"), 0)),
+			"Write":    gfsErrno(f.Write([]byte("x"))),
+			"Pwrite":   gfsErrno(f.Pwrite([]byte("x"), 0)),
 			"Truncate": f.Truncate(0),
 			"Utimens":  f.Utimens(0, 0),
-			"Readdir":  second(f.Readdir(-1)),
+			"Readdir":  gfsErrno(f.Readdir(-1)),
 		} {
 			if errno == 0 {
 				t.Errorf("%s on the read-only file succeeded", name)
@@ -494,15 +494,15 @@ func TestGuestFSSyntheticDirs(t *testing.T) {
 	})
 }
 
-func second[T any](_ T, errno experimentalsys.Errno) experimentalsys.Errno { return errno }
+func gfsErrno[T any](_ T, errno experimentalsys.Errno) experimentalsys.Errno { return errno }
 
-func uniqSorted(names ...string) []string {
+func gfsSorted(names ...string) []string {
 	slices.Sort(names)
 	return slices.Compact(names)
 }
 
-// readdirNames reads f's entries n at a time (all at once when n <= 0).
-func readdirNames(t *testing.T, f experimentalsys.File, n int) []string {
+// gfsReaddirNames reads f's entries n at a time (all at once when n <= 0).
+func gfsReaddirNames(t *testing.T, f experimentalsys.File, n int) []string {
 	t.Helper()
 	var names []string
 	for {
@@ -553,7 +553,7 @@ func TestGuestFSReadWrite(t *testing.T) {
 	if pos != 0 {
 		t.Fatalf("seek = %d", pos)
 	}
-	if got := readAll(t, f); got != "hello world" {
+	if got := gfsReadAll(t, f); got != "hello world" {
 		t.Errorf("read %q", got)
 	}
 	buf := make([]byte, 5)
@@ -643,7 +643,7 @@ func TestGuestFSReadWrite(t *testing.T) {
 	dir, errno := g.OpenFile(fx.r("d"), experimentalsys.O_RDONLY|experimentalsys.O_DIRECTORY, 0)
 	must("open dir", errno)
 	defer dir.Close()
-	if got := readdirNames(t, dir, 1); !slices.Equal(got, []string{"data.txt", "e/"}) && !slices.Equal(got, []string{"e/", "data.txt"}) {
+	if got := gfsReaddirNames(t, dir, 1); !slices.Equal(got, []string{"data.txt", "e/"}) && !slices.Equal(got, []string{"e/", "data.txt"}) {
 		t.Errorf("readdir d = %v", got)
 	}
 	writeHost := func(name string) {
@@ -655,7 +655,7 @@ func TestGuestFSReadWrite(t *testing.T) {
 	writeHost("d/late.txt")
 	_, errno = dir.Seek(0, io.SeekStart)
 	must("rewind dir", errno)
-	got := readdirNames(t, dir, 0)
+	got := gfsReaddirNames(t, dir, 0)
 	slices.Sort(got)
 	if !slices.Equal(got, []string{"data.txt", "e/", "late.txt"}) {
 		t.Errorf("readdir d after rewind = %v", got)
@@ -750,6 +750,23 @@ func TestGuestFSReadWrite(t *testing.T) {
 	if hostRead("sub/hello2.txt") != "hello" {
 		t.Error("hard link content")
 	}
+
+	// SetAppend reopens the file by its path: a file renamed since it was
+	// opened cannot switch, and keeps working as it was.
+	f, errno = g.OpenFile(fx.r("sub/inner.txt"), experimentalsys.O_WRONLY, 0)
+	must("open", errno)
+	defer f.Close()
+	if err := os.Rename(filepath.Join(fx.root, "sub/inner.txt"), filepath.Join(fx.root, "sub/renamed.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if errno := f.SetAppend(true); errno != experimentalsys.ENOENT || f.IsAppend() {
+		t.Errorf("SetAppend after rename = %v, IsAppend %v", errno, f.IsAppend())
+	}
+	_, errno = f.Write([]byte("I"))
+	must("write after failed SetAppend", errno)
+	if got := hostRead("sub/renamed.txt"); got != "Inner" {
+		t.Errorf("renamed file = %q", got)
+	}
 }
 
 func TestGuestFSUseAfterClose(t *testing.T) {
@@ -762,7 +779,7 @@ func TestGuestFSUseAfterClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Files already open keep working; new lookups in the root fail.
-	if got := readAll(t, f); got != "hello" {
+	if got := gfsReadAll(t, f); got != "hello" {
 		t.Errorf("read %q", got)
 	}
 	f.Close()
@@ -826,43 +843,43 @@ func TestNewGuestFSErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer g.Close()
-		if _, errno := g.Stat(rel(root)); errno != 0 {
+		if _, errno := g.Stat(gfsRel(root)); errno != 0 {
 			t.Errorf("Stat(root) = %v", errno)
 		}
 	})
 }
 
-// recordingFS logs the paths wazero hands the FS, to check the convention
+// gfsRecordingFS logs the paths wazero hands the FS, to check the convention
 // GuestFS relies on.
-type recordingFS struct {
+type gfsRecordingFS struct {
 	*wasm.GuestFS
 	mu    sync.Mutex
 	paths []string
 }
 
-func (r *recordingFS) record(op, p string) {
+func (r *gfsRecordingFS) record(op, p string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.paths = append(r.paths, op+" "+p)
 }
 
-func (r *recordingFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+func (r *gfsRecordingFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
 	r.record("open", p)
 	return r.GuestFS.OpenFile(p, flag, perm)
 }
 
-func (r *recordingFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
+func (r *gfsRecordingFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
 	r.record("stat", p)
 	return r.GuestFS.Stat(p)
 }
 
-func (r *recordingFS) Symlink(target, link string) experimentalsys.Errno {
+func (r *gfsRecordingFS) Symlink(target, link string) experimentalsys.Errno {
 	r.record("symlink", target+" "+link)
 	return r.GuestFS.Symlink(target, link)
 }
 
-// buildFSGuest compiles testdata/fsguest for wasip1.
-func buildFSGuest(t *testing.T) []byte {
+// gfsBuildGuest compiles testdata/fsguest for wasip1.
+func gfsBuildGuest(t *testing.T) []byte {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -885,9 +902,9 @@ func TestGuestFSEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a wasip1 guest")
 	}
-	wasmBytes := buildFSGuest(t)
+	wasmBytes := gfsBuildGuest(t)
 	fx := newGuestFSFixture(t)
-	rec := &recordingFS{GuestFS: fx.fs}
+	rec := &gfsRecordingFS{GuestFS: fx.fs}
 
 	ctx := context.Background()
 	r := wazero.NewRuntime(ctx)
@@ -895,7 +912,7 @@ func TestGuestFSEndToEnd(t *testing.T) {
 	wasi_snapshot_preview1.MustInstantiate(ctx, r)
 	var stdout, stderr bytes.Buffer
 	cfg := wazero.NewModuleConfig().
-		WithArgs("fsguest", fx.root, fx.outside, zipPath).
+		WithArgs("fsguest", fx.root, fx.outside, gfsZipPath).
 		WithEnv("PWD", fx.root).
 		WithStdout(&stdout).
 		WithStderr(&stderr).
@@ -1015,7 +1032,7 @@ func TestGuestFSEndToEnd(t *testing.T) {
 	paths := slices.Clone(rec.paths)
 	rec.mu.Unlock()
 	t.Logf("paths wazero passed: %q", paths)
-	for _, p := range []string{"open .", "open etc/passwd", "open " + rel(fx.root) + "/hello.txt", "stat " + rel(fx.root)} {
+	for _, p := range []string{"open .", "open etc/passwd", "open " + gfsRel(fx.root) + "/hello.txt", "stat " + gfsRel(fx.root)} {
 		if !slices.Contains(paths, p) {
 			t.Errorf("wazero never passed %q", p)
 		}

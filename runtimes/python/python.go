@@ -200,7 +200,7 @@ func (r *Runtime) start(ctx context.Context, inst *Instance) error {
 	msg, _ := json.Marshal(map[string]any{"op": "setup", "env": env, "cwd": opts.Root})
 	var log strings.Builder
 	inst.sink = &logSink{&log}
-	if rc, err := inst.call(ctx, "wasmeval_control", msg); err != nil || rc != 0 {
+	if rc, err := inst.call(ctx, inst.fnControl, msg); err != nil || rc != 0 {
 		inst.close(ctx)
 		return fmt.Errorf("python: session setup failed (rc %d, %v): %s", rc, err, log.String())
 	}
@@ -246,6 +246,7 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance) error {
 	}
 	inst.mod, inst.fs = mod, gfs
 	inst.fnRun = mod.ExportedFunction("wasmeval_run")
+	inst.fnControl = mod.ExportedFunction("wasmeval_control")
 	inst.fnAlloc = mod.ExportedFunction("wasmeval_alloc")
 	inst.fnFree = mod.ExportedFunction("wasmeval_free")
 	return nil
@@ -258,7 +259,9 @@ type Instance struct {
 	fs   *wasm.GuestFS
 	mod  api.Module
 
-	fnRun, fnAlloc, fnFree api.Function
+	// Exported functions, looked up once: each lookup builds a call
+	// engine with its own stack.
+	fnRun, fnControl, fnAlloc, fnFree api.Function
 
 	sink        runtimes.Sink
 	interrupted atomic.Bool
@@ -289,7 +292,7 @@ func (in *Instance) free(ctx context.Context, p uint32) {
 }
 
 // call passes data to the export fn as (ptr, len) and returns its result.
-func (in *Instance) call(ctx context.Context, fn string, data []byte) (int32, error) {
+func (in *Instance) call(ctx context.Context, fn api.Function, data []byte) (int32, error) {
 	p, err := in.alloc(ctx, len(data))
 	if err != nil {
 		return 0, err
@@ -298,7 +301,7 @@ func (in *Instance) call(ctx context.Context, fn string, data []byte) (int32, er
 	if !in.mod.Memory().Write(p, data) {
 		return 0, fmt.Errorf("python: write %d bytes at %#x out of range", len(data), p)
 	}
-	res, err := in.mod.ExportedFunction(fn).Call(in.callCtx(ctx), uint64(p), uint64(len(data)))
+	res, err := fn.Call(in.callCtx(ctx), uint64(p), uint64(len(data)))
 	if err != nil {
 		return 0, err
 	}
@@ -334,7 +337,7 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 			}
 		}
 	}()
-	rc, err := in.call(ctx, "wasmeval_run", []byte(code))
+	rc, err := in.call(ctx, in.fnRun, []byte(code))
 	close(done)
 	wg.Wait()
 	interrupted := in.interrupted.Load()

@@ -1,0 +1,65 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestCutKeepsRunes(t *testing.T) {
+	var bt boundedText
+	line := strings.Repeat("é", 1000) + "\n" // 2001 bytes
+	for range 200 {
+		bt.WriteString(strings.Repeat("日本", 30)) // no newlines: a cut mid-line
+	}
+	for range 50 {
+		bt.WriteString(line)
+	}
+	if !bt.needsCut() {
+		t.Fatal("no cut needed")
+	}
+	shown, tr := bt.cut("out-1")
+	if !utf8.ValidString(shown) {
+		t.Errorf("cut output is not valid UTF-8")
+	}
+	if tr.Bytes != bt.total || tr.OmittedBytes <= 0 {
+		t.Errorf("truncation %+v", tr)
+	}
+	if got := trimPartialRune([]byte("ab\xe6\x97")); string(got) != "ab" {
+		t.Errorf("trimPartialRune = %q", got)
+	}
+	if got := trimPartialRune([]byte("ab日")); string(got) != "ab日" {
+		t.Errorf("trimPartialRune = %q", got)
+	}
+}
+
+// TestBoundedTextMemory checks that collecting output keeps a bounded
+// amount, however much is written.
+func TestBoundedTextMemory(t *testing.T) {
+	var bt boundedText
+	chunk := strings.Repeat("0123456789abcde\n", 4096) // 64 KiB
+	const total = 256 << 20
+	for n := 0; n < total; n += len(chunk) {
+		bt.WriteString(chunk)
+	}
+	if len(bt.keep) != keepCap || cap(bt.keep) > 2*keepCap || len(bt.ring) != ringSize {
+		t.Errorf("kept %d bytes (cap %d) and a ring of %d", len(bt.keep), cap(bt.keep), len(bt.ring))
+	}
+	if bt.total != total || bt.lines() != total/16 {
+		t.Errorf("counted %d bytes, %d lines", bt.total, bt.lines())
+	}
+	shown, tr := bt.cut("out-1")
+	if len(shown) > maxShownBytes || !tr.Capped {
+		t.Errorf("shown %d bytes, capped %v", len(shown), tr.Capped)
+	}
+	if !strings.HasSuffix(shown, "0123456789abcde\n") || !strings.HasPrefix(shown, "0123456789abcde\n") {
+		t.Errorf("head or tail not on line boundaries")
+	}
+	if got := strings.Count(shown, "\n"); got != headLines+tailLines+1 {
+		t.Errorf("shown %d lines, want %d", got, headLines+tailLines+1)
+	}
+	full := bt.full()
+	if len(full) > keepCap+100 || !strings.Contains(full[keepCap-10:], "output capped") {
+		t.Errorf("full output is %d bytes", len(full))
+	}
+}
