@@ -104,3 +104,92 @@ func TestInterrupt(t *testing.T) {
 		t.Fatalf("got %q %+v", r2.out.String(), o)
 	}
 }
+
+func TestCells(t *testing.T) {
+	inst, root := newInstance(t)
+	cases := []struct {
+		name, code string
+		failed     bool
+		out        string // exact combined stdout+stderr, unless contains is set
+		contains   []string
+		result     string // text/plain of the last expression, "" for none
+		display    []runtimes.Bundle
+	}{
+		{name: "print", code: "print('a'); print('b')", out: "a\nb\n"},
+		{name: "state set", code: "counter = 10\ndef bump(n=1):\n    global counter\n    counter += n\n    return counter", out: ""},
+		{name: "state kept", code: "bump(5)", result: "15"},
+		{name: "last expression", code: "x = [1, 2]\nx + [3]", result: "[1, 2, 3]"},
+		{name: "semicolon hides", code: "counter;", out: ""},
+		{name: "semicolon with comment", code: "counter;  # quiet", out: ""},
+		{name: "None shows nothing", code: "None", out: ""},
+		{name: "string repr", code: "'hi'", result: "'hi'"},
+		{name: "underscore", code: "_", result: "'hi'"},
+		{name: "stdout stderr order", code: "import sys\nprint('1')\nprint('2', file=sys.stderr)\nprint('3')", out: "1\n2\n3\n"},
+		{name: "traceback", code: "def f():\n    raise ValueError('bad')\nf()", failed: true,
+			contains: []string{"Traceback (most recent call last):", `File "<cell-`, "in f", "ValueError: bad"}},
+		{name: "state after error", code: "counter", result: "15"},
+		{name: "syntax error", code: "def (", failed: true, contains: []string{"SyntaxError"}},
+		{name: "top-level await", code: "import asyncio\nasync def g():\n    await asyncio.sleep(0.01)\n    return 7\nv = await g()\nv * 6", result: "42"},
+		{name: "await keeps state", code: "v", result: "7"},
+		{name: "sleep", code: "import time\nt0 = time.monotonic()\ntime.sleep(0.05)\ntime.monotonic() - t0 >= 0.05", result: "True"},
+		{name: "input", code: "input('name? ')", failed: true, contains: []string{"stdin is not supported"}},
+		{name: "cwd is root", code: "import os\nos.getcwd()", result: "'" + root + "'"},
+		{name: "display json", code: "display({'k': [1, 2]})", display: []runtimes.Bundle{{"text/plain": "{'k': [1, 2]}", "application/json": `{"k": [1, 2]}`}}},
+		{name: "display markdown", code: "class M:\n    def _repr_markdown_(self): return '# T'\ndisplay(M())",
+			display: []runtimes.Bundle{{"text/markdown": "# T", "text/plain": "<__main__.M object>"}}},
+		{name: "display png", code: "class P:\n    def _repr_png_(self): return b'\\x89PNG'\ndisplay(P())",
+			display: []runtimes.Bundle{{"image/png": "iVBORw==", "text/plain": "<__main__.P object>"}}},
+		{name: "sqlite", code: "import sqlite3\nsqlite3.connect(':memory:').execute('select 1+1').fetchone()[0]", result: "2"},
+		{name: "zlib", code: "import zlib\nzlib.decompress(zlib.compress(b'abc'))", result: "b'abc'"},
+		{name: "recursion", code: "def r(n): return r(n + 1)\nr(0)", failed: true, contains: []string{"RecursionError"}},
+		{name: "alive after recursion", code: "counter + 1", result: "16"},
+		{name: "system exit", code: "import sys\nsys.exit(3)", failed: true, contains: []string{"SystemExit: 3"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, o := run(t, inst, tc.code)
+			out := r.out.String()
+			if o.Failed != tc.failed {
+				t.Fatalf("failed = %v, want %v; output:\n%s", o.Failed, tc.failed, out)
+			}
+			if tc.contains != nil {
+				for _, c := range tc.contains {
+					if !strings.Contains(out, c) {
+						t.Errorf("output lacks %q:\n%s", c, out)
+					}
+				}
+				if strings.Contains(out, "_wasmeval") || strings.Contains(out, "prelude") {
+					t.Errorf("traceback shows frames of ours:\n%s", out)
+				}
+			} else if out != tc.out {
+				t.Errorf("output = %q, want %q", out, tc.out)
+			}
+			got := ""
+			if len(r.result) > 0 {
+				got = r.result[0]["text/plain"]
+			}
+			if got != tc.result {
+				t.Errorf("result = %q, want %q", got, tc.result)
+			}
+			if tc.display != nil {
+				if len(r.display) != len(tc.display) {
+					t.Fatalf("display = %v, want %v", r.display, tc.display)
+				}
+				for i, want := range tc.display {
+					for k, v := range want {
+						g := r.display[i][k]
+						if k == "text/plain" && strings.HasPrefix(v, "<__main__.") {
+							if !strings.HasPrefix(g, strings.TrimSuffix(v, ">")) {
+								t.Errorf("display[%d][%s] = %q, want prefix %q", i, k, g, v)
+							}
+							continue
+						}
+						if g != v {
+							t.Errorf("display[%d][%s] = %q, want %q", i, k, g, v)
+						}
+					}
+				}
+			}
+		})
+	}
+}
