@@ -55,6 +55,11 @@ const (
 	emitStatus  = 5
 )
 
+// DefaultMemoryLimit caps a session's Python memory when
+// InstanceOptions.MemoryLimitBytes is zero. Past it, allocations fail with
+// MemoryError in the guest and the session stays alive.
+const DefaultMemoryLimit = 256 << 20
+
 // Config configures New.
 type Config struct {
 	// CacheDir holds wazero's compilation cache; empty means none.
@@ -239,7 +244,11 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance) error {
 	} else {
 		cfg = cfg.WithSysWalltime()
 	}
-	mod, err := r.rt.InstantiateModule(inst.callCtx(ctx), r.compiled, cfg)
+	limit := uint64(DefaultMemoryLimit)
+	if opts.MemoryLimitBytes > 0 {
+		limit = uint64(opts.MemoryLimitBytes)
+	}
+	mod, err := r.rt.InstantiateModule(wasm.WithMemoryLimit(inst.callCtx(ctx), limit), r.compiled, cfg)
 	if err != nil {
 		gfs.Close()
 		return fmt.Errorf("python: instantiate: %w", err)

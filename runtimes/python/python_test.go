@@ -193,3 +193,25 @@ func TestCells(t *testing.T) {
 		})
 	}
 }
+
+func TestMemoryLimit(t *testing.T) {
+	r := runtimeForTest(t)
+	inst, err := r.NewInstance(context.Background(), runtimes.InstanceOptions{Root: t.TempDir(), MemoryLimitBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close(context.Background())
+	run(t, inst, "keep = 'still here'")
+	rec, o := run(t, inst, "big = bytearray(100 * 1024 * 1024)")
+	if !o.Failed || !strings.Contains(rec.out.String(), "MemoryError") {
+		t.Fatalf("100 MiB under a 64 MiB cap: failed=%v\n%s", o.Failed, rec.out.String())
+	}
+	rec, o = run(t, inst, "chunks = []\nwhile True:\n    chunks.append(bytearray(1 << 20))")
+	if !o.Failed || !strings.Contains(rec.out.String(), "MemoryError") {
+		t.Fatalf("endless allocation: failed=%v\n%s", o.Failed, rec.out.String())
+	}
+	rec, o = run(t, inst, "del chunks\nsmall = bytearray(8 << 20)\nprint(keep, len(small))")
+	if o.Failed || rec.out.String() != "still here 8388608\n" {
+		t.Fatalf("session after MemoryError: %q", rec.out.String())
+	}
+}
