@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/wasmeval/wasmeval/sandbox"
+)
+
+const evalUsage = `Usage: wasmeval eval [--cwd DIR]
+
+Reads requests from stdin, one JSON object a line, runs them in order in ONE
+session (state persists from line to line, per language), and writes one
+compact JSON result a line to stdout, flushed after each. Blank lines are
+skipped; lines may be up to 16 MiB long.
+
+A request:
+  {"cells": [{"language": "py" or "js", "code": "...",
+              "title": "...", "timeout": 30, "reset": false}]}
+  timeout is in whole seconds from 1 to 600 (default 30); reset discards the
+  language's state before the cell; title and both others are optional.
+
+A result is {"content": [...], "details": {...}} as DESIGN.md defines it.
+A line that is not a valid request gets
+  {"error": {"code": "invalid_request", "message": "line N: ..."}}
+and a request the host could not run gets
+  {"error": {"code": "host_error", "message": "line N: ..."}}
+(with the message on stderr too); either way the next line still runs.
+
+Exit status (the highest that applies):
+  0    every request ran and every cell completed
+  1    a cell failed, timed out or was cancelled
+  2    a line was not a valid request, or the command line was wrong
+  3    the host failed: a runtime did not start, stdout could not be written
+  130  interrupted (SIGINT or SIGTERM)
+
+Flags:
+  --cwd DIR   the session root: the guest's working directory, the only
+              part of the host filesystem it sees (default: the current
+              directory)
+`
+
+// maxLineBytes is the longest request line eval reads.
+var maxLineBytes = 16 << 20
+
+// evalSession is what eval needs of a session; tests substitute fakes.
+type evalSession interface {
+	Eval(ctx context.Context, req sandbox.Request) (*sandbox.Result, error)
+	Close(ctx context.Context) error
+}
+
+// openSession starts the sandbox and the one session eval runs in.
+var openSession = func(ctx context.Context, root string, logger *slog.Logger) (evalSession, error) {
+	sb, err := sandbox.New(ctx, sandbox.Options{Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: root})
+	if err != nil {
+		sb.Close(ctx)
+		return nil, err
+	}
+	return &sandboxSession{Session: s, sb: sb}, nil
+}
+
+type sandboxSession struct {
+	*sandbox.Session
+	sb *sandbox.Sandbox
+}
+
+func (s *sandboxSession) Close(ctx context.Context) error {
+	return errors.Join(s.Session.Close(ctx), s.sb.Close(ctx))
+}
+
+// errorLine is the line written for a request that did not run.
+type errorLine struct {
+	Error errorBody `json:"error"`
+}
+
+type errorBody struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	var flagOut bytes.Buffer
+	fs.SetOutput(&flagOut)
+	fs.Usage = func() { fmt.Fprint(&flagOut, evalUsage) }
+	cwd := fs.String("cwd", "", "the session root (default: the current directory)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, evalUsage)
+			return exitOK
+		}
+		stderr.Write(flagOut.Bytes())
+		return exitInvalid
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "wasmeval eval: unexpected argument %q: requests come on stdin\n\n%s", fs.Arg(0), evalUsage)
+		return exitInvalid
+	}
+	root := *cwd
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			fmt.Fprintf(stderr, "wasmeval eval: the current directory: %v; give --cwd\n", err)
+			return exitHost
+		}
+		root = wd
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		fmt.Fprintf(stderr, "wasmeval eval: --cwd %s: not an existing directory\n", root)
+		return exitInvalid
+	}
+	root, _ = filepath.Abs(root)
+
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	sess, err := openSession(ctx, root, logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
+		return exitHost
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := sess.Close(closeCtx); err != nil {
+			fmt.Fprintf(stderr, "wasmeval eval: closing the session: %v\n", err)
+		}
+	}()
+
+	out := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	write := func(v any) error {
+		if err := enc.Encode(v); err != nil {
+			return err
+		}
+		return out.Flush()
+	}
+
+	lines := readLines(stdin, maxLineBytes)
+	defer lines.stop()
+	status := exitOK
+	raise := func(code int) { status = max(status, code) }
+	for n := 1; ; n++ {
+		var ln line
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(stderr, "wasmeval eval: interrupted")
+			return exitInterrupted
+		case ln = <-lines.c:
+		}
+		if ln.err != nil {
+			if errors.Is(ln.err, io.EOF) {
+				return status
+			}
+			fmt.Fprintf(stderr, "wasmeval eval: reading stdin: %v\n", ln.err)
+			return exitHost
+		}
+		var v any
+		switch {
+		case ln.tooLong:
+			raise(exitInvalid)
+			v = errorLine{errorBody{"invalid_request", fmt.Sprintf("line %d: longer than %s; send smaller requests, or put large data in a file in the session root", n, sizeText(maxLineBytes))}}
+		case len(bytes.TrimSpace(ln.text)) == 0:
+			continue
+		default:
+			req, err := sandbox.DecodeRequest(ln.text)
+			if err != nil {
+				raise(exitInvalid)
+				v = errorLine{errorBody{"invalid_request", fmt.Sprintf("line %d: %s", n, detail(err))}}
+				break
+			}
+			res, err := sess.Eval(ctx, req)
+			if err != nil {
+				if ctx.Err() != nil {
+					fmt.Fprintln(stderr, "wasmeval eval: interrupted")
+					return exitInterrupted
+				}
+				raise(exitHost)
+				fmt.Fprintf(stderr, "wasmeval eval: line %d: %v\n", n, err)
+				v = errorLine{errorBody{"host_error", fmt.Sprintf("line %d: %v", n, err)}}
+				break
+			}
+			if res.Details.IsError {
+				raise(exitCellFailed)
+			}
+			v = res
+		}
+		if err := write(v); err != nil {
+			fmt.Fprintf(stderr, "wasmeval eval: writing results: %v\n", err)
+			return exitHost
+		}
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "wasmeval eval: interrupted")
+			return exitInterrupted
+		}
+	}
+}
+
+func sizeText(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func detail(err error) string {
+	var re *sandbox.RequestError
+	if errors.As(err, &re) {
+		return re.Detail()
+	}
+	return err.Error()
+}
+
+// line is one line of stdin, or the error that ended reading.
+type line struct {
+	text    []byte
+	tooLong bool
+	err     error
+}
+
+type lineStream struct {
+	c    chan line
+	done chan struct{}
+}
+
+func (s *lineStream) stop() { close(s.done) }
+
+// readLines reads r in a goroutine, so that a signal can stop eval while it
+// waits for input. Lines longer than max are skipped and reported.
+func readLines(r io.Reader, max int) *lineStream {
+	s := &lineStream{c: make(chan line), done: make(chan struct{})}
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			ln := readLine(br, max)
+			select {
+			case s.c <- ln:
+			case <-s.done:
+				return
+			}
+			if ln.err != nil {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+func readLine(br *bufio.Reader, max int) line {
+	var buf []byte
+	tooLong := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > max+2 { // room for "\r\n"
+				tooLong, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil && !errors.Is(err, io.EOF):
+			return line{err: err}
+		case errors.Is(err, io.EOF) && len(buf) == 0 && !tooLong:
+			return line{err: io.EOF}
+		}
+		buf = bytes.TrimSuffix(buf, []byte("\n"))
+		buf = bytes.TrimSuffix(buf, []byte("\r"))
+		return line{text: buf, tooLong: tooLong}
+	}
+}

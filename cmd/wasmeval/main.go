@@ -1,0 +1,117 @@
+// Command wasmeval runs Python and JavaScript cells for LLM agents in a
+// WebAssembly sandbox.
+//
+//	wasmeval eval [--cwd DIR]    requests on stdin, one JSON object a line; results on stdout
+//	wasmeval version             print the version
+//
+// serve, mcp and replay are planned; see DESIGN.md. Run `wasmeval -h` and
+// `wasmeval <command> -h` for details.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+)
+
+// Exit statuses. When several apply, the highest wins.
+const (
+	exitOK          = 0   // every request ran and every cell completed
+	exitCellFailed  = 1   // a cell failed, timed out or was cancelled
+	exitInvalid     = 2   // an invalid request line, or a wrong command line
+	exitHost        = 3   // the host failed: a runtime did not start, output could not be written
+	exitInterrupted = 130 // stopped by a signal, as shells report SIGINT
+)
+
+const usage = `wasmeval runs Python and JavaScript cells for LLM agents, in persistent
+sessions, inside a WebAssembly sandbox.
+
+Usage:
+  wasmeval <command> [flags]
+
+Commands:
+  eval      run requests from stdin (one JSON object a line) in one session
+  version   print the version
+  serve     serve sessions to agents over the network (not implemented yet)
+  mcp       be an MCP server on stdin and stdout (not implemented yet)
+  replay    re-run a recorded tape and report divergences (not implemented yet)
+
+Run 'wasmeval <command> -h' for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := doMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// doMain runs the command line args (without the program name) and returns
+// the exit status.
+func doMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitInvalid
+	}
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "-h", "-help", "--help", "help":
+		if cmd == "help" && len(rest) > 0 && rest[0] != "help" {
+			return doMain(ctx, []string{rest[0], "-h"}, stdin, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case "eval":
+		return runEval(ctx, rest, stdin, stdout, stderr)
+	case "version", "-version", "--version":
+		return runVersion(rest, stdout, stderr)
+	case "serve", "mcp", "replay":
+		if len(rest) > 0 && isHelp(rest[0]) {
+			fmt.Fprintf(stdout, "Usage: wasmeval %s\n\n%s is not implemented yet; see DESIGN.md for what it will do.\n", cmd, cmd)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "wasmeval %s: not implemented yet\n", cmd)
+		return exitInvalid
+	default:
+		fmt.Fprintf(stderr, "wasmeval: unknown command %q\n\n%s", cmd, usage)
+		return exitInvalid
+	}
+}
+
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+const versionUsage = `Usage: wasmeval version
+
+Prints wasmeval's version, and the Go version it was built with.
+`
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		if isHelp(args[0]) {
+			fmt.Fprint(stdout, versionUsage)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "wasmeval version: unexpected argument %q\n\n%s", args[0], versionUsage)
+		return exitInvalid
+	}
+	fmt.Fprintf(stdout, "wasmeval %s %s\n", version(), runtime.Version())
+	return exitOK
+}
+
+// version is the module version the binary was built from, or "(devel)".
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}

@@ -1,0 +1,114 @@
+// process.js: the safe subset of Node's process object. env is the
+// session's own environment, cwd() the session root, argv is empty, and
+// exit() stops the cell by throwing instead of ending the host process.
+(function (host, internal) {
+  'use strict';
+
+  class ProcessExit extends Error {
+    constructor(code) {
+      super(`process.exit(${code}) called: the sandbox does not exit, the cell stops here`);
+      this.name = 'ProcessExit';
+      this.code = code;
+    }
+  }
+
+  const env = Object.assign({}, host.env);
+  const cwd = host.cwd;
+  const process = {
+    env,
+    argv: [],
+    execArgv: [],
+    argv0: 'wasmeval',
+    title: 'wasmeval',
+    pid: 1,
+    ppid: 0,
+    exitCode: undefined,
+    version: 'v20.0.0',
+    versions: { wasmeval: '1', goja: '1' },
+    release: { name: 'wasmeval' },
+    cwd() {
+      return cwd;
+    },
+    chdir() {
+      throw new Error('process.chdir() is not available in the sandbox');
+    },
+    exit(code) {
+      if (code === undefined) code = process.exitCode === undefined ? 0 : process.exitCode;
+      throw new ProcessExit(Number(code) | 0);
+    },
+    abort() {
+      throw new ProcessExit(134);
+    },
+    nextTick(callback, ...args) {
+      queueMicrotask(() => callback(...args));
+    },
+    hrtime: Object.assign(function hrtime(previous) {
+      const ns = host.monotonicNanos();
+      let s = Math.floor(ns / 1e9);
+      let n = ns % 1e9;
+      if (Array.isArray(previous)) {
+        s -= previous[0];
+        n -= previous[1];
+        if (n < 0) {
+          s--;
+          n += 1e9;
+        }
+      }
+      return [s, n];
+    }, {
+      bigint() {
+        return BigInt(host.monotonicNanos());
+      },
+    }),
+    uptime() {
+      return host.monotonicNanos() / 1e9;
+    },
+    memoryUsage() {
+      return { rss: 0, heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0 };
+    },
+    on() {
+      return process;
+    },
+    once() {
+      return process;
+    },
+    off() {
+      return process;
+    },
+    emitWarning(warning) {
+      console.warn(`Warning: ${warning instanceof Error ? warning.message : warning}`);
+    },
+    stdout: {
+      write(chunk) {
+        host.stdout(String(chunk));
+        return true;
+      },
+      isTTY: false,
+    },
+    stderr: {
+      write(chunk) {
+        host.stderr(String(chunk));
+        return true;
+      },
+      isTTY: false,
+    },
+  };
+
+  internal.exitCode = (value) => (value instanceof ProcessExit ? value.code : undefined);
+
+  Object.defineProperty(globalThis, 'process', {
+    value: process, writable: true, configurable: true, enumerable: false,
+  });
+  const performance = {
+    now() {
+      return host.monotonicNanos() / 1e6;
+    },
+    timeOrigin: Date.now(),
+  };
+  Object.defineProperty(globalThis, 'performance', {
+    value: performance, writable: true, configurable: true, enumerable: false,
+  });
+  Object.defineProperty(globalThis, 'global', {
+    value: globalThis, writable: true, configurable: true, enumerable: false,
+  });
+})

@@ -1,0 +1,663 @@
+package js
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	mathrand "math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/wasmeval/wasmeval/prelude"
+	"github.com/wasmeval/wasmeval/runtimes"
+)
+
+const (
+	// DefaultMemoryLimit is the heap growth a cell may cause when
+	// InstanceOptions.MemoryLimitBytes is zero.
+	DefaultMemoryLimit = 256 << 20
+	// maxCallStackSize is the deepest JavaScript call stack, about Node's.
+	maxCallStackSize = 10000
+	// v8MaxStringLength is V8's limit on string length, which the guards
+	// apply too (or less, under a small memory limit).
+	v8MaxStringLength = 1<<29 - 24
+	// stackTraceLimit is the number of frames shown for a stack overflow or
+	// an interruption, as Node's Error.stackTraceLimit.
+	stackTraceLimit = 10
+	preludeName     = "wasmeval:prelude/"
+)
+
+// preludeFiles are the prelude's files in the order they run.
+var preludeFiles = []string{"inspect.js", "console.js", "timers.js", "process.js", "guards.js", "modules.js"}
+
+var (
+	preludeOnce     sync.Once
+	preludePrograms []*goja.Program
+	preludeErr      error
+)
+
+// compilePrelude compiles the prelude once per process; goja programs can
+// run in any number of VMs.
+func compilePrelude() ([]*goja.Program, error) {
+	preludeOnce.Do(func() {
+		for _, name := range preludeFiles {
+			src, err := prelude.JS.ReadFile("js/" + name)
+			if err != nil {
+				preludeErr = fmt.Errorf("js: prelude: %w", err)
+				return
+			}
+			prg, err := goja.Compile(preludeName+name, string(src), true)
+			if err != nil {
+				preludeErr = fmt.Errorf("js: prelude %s: %w", name, err)
+				return
+			}
+			preludePrograms = append(preludePrograms, prg)
+		}
+	})
+	return preludePrograms, preludeErr
+}
+
+// Runtime is the JavaScript runtime: goja, one VM per session. Its zero
+// value is not usable; call New.
+type Runtime struct{}
+
+var _ runtimes.Runtime = (*Runtime)(nil)
+
+// New returns the JavaScript runtime.
+func New() *Runtime {
+	return &Runtime{}
+}
+
+// Language returns "js".
+func (r *Runtime) Language() string { return "js" }
+
+// Close frees nothing: the compiled prelude is shared by the process.
+func (r *Runtime) Close(ctx context.Context) error { return nil }
+
+// NewInstance starts a session's VM and runs the prelude in it.
+func (r *Runtime) NewInstance(ctx context.Context, opts runtimes.InstanceOptions) (runtimes.Instance, error) {
+	if _, err := compilePrelude(); err != nil {
+		return nil, err
+	}
+	in := &instance{opts: opts, memLimit: opts.MemoryLimitBytes}
+	if in.memLimit <= 0 {
+		in.memLimit = DefaultMemoryLimit
+	}
+	if in.opts.Now == nil {
+		in.opts.Now = time.Now
+	}
+	if in.opts.Rand == nil {
+		in.opts.Rand = rand.Reader
+	}
+	if opts.Root != "" {
+		if !filepath.IsAbs(opts.Root) {
+			return nil, fmt.Errorf("js: session root %q is not an absolute path", opts.Root)
+		}
+		root, err := os.OpenRoot(opts.Root)
+		if err != nil {
+			return nil, fmt.Errorf("js: session root: %w", err)
+		}
+		in.root = root
+		in.rootPath = filepath.Clean(opts.Root)
+	}
+	if err := in.start(); err != nil {
+		in.Close(ctx)
+		return nil, err
+	}
+	return in, nil
+}
+
+// hooks are the prelude's functions that the host calls.
+type hooks struct {
+	inspect        goja.Callable
+	formatUncaught goja.Callable
+	exitCode       goja.Callable
+	helpers        goja.Callable
+	jsonParse      goja.Callable
+}
+
+type instance struct {
+	opts     runtimes.InstanceOptions
+	memLimit int64
+	root     *os.Root
+	rootPath string
+
+	vm      *goja.Runtime
+	hooks   hooks
+	loop    *loop
+	modules map[string]*moduleRecord
+	start0  time.Time // the guest clock at start, for performance.now
+	rand    *mathrand.PCG
+	sink    runtimes.Sink
+	// rejections are promises rejected with no handler yet, in order.
+	rejections []*goja.Promise
+}
+
+type discardSink struct{}
+
+func (discardSink) Stdout(string)                 {}
+func (discardSink) Stderr(string)                 {}
+func (discardSink) Display(runtimes.Bundle, bool) {}
+func (discardSink) Status(kind, message string)   {}
+func (in *instance) now() time.Time               { return in.opts.Now() }
+func (in *instance) monotonicNanos() float64 {
+	return float64(in.opts.Now().Sub(in.start0).Nanoseconds())
+}
+func (in *instance) throwRange(msg string) goja.Value { panic(in.rangeError(msg)) }
+
+func (in *instance) rangeError(msg string) *goja.Object {
+	obj, err := in.vm.New(in.vm.Get("RangeError"), in.vm.ToValue(msg))
+	if err != nil {
+		return in.vm.NewTypeError(msg)
+	}
+	return obj
+}
+
+// random is Math.random: 53 bits from InstanceOptions.Rand, or from a
+// generator seeded from it once the reader fails.
+func (in *instance) random() float64 {
+	if in.rand == nil {
+		var b [8]byte
+		if _, err := io.ReadFull(in.opts.Rand, b[:]); err == nil {
+			return float64(binary.LittleEndian.Uint64(b[:])>>11) / (1 << 53)
+		}
+		in.rand = mathrand.NewPCG(0, 0)
+	}
+	return float64(in.rand.Uint64()>>11) / (1 << 53)
+}
+
+// start makes a fresh VM and runs the prelude in it.
+func (in *instance) start() error {
+	progs, err := compilePrelude()
+	if err != nil {
+		return err
+	}
+	vm := goja.New()
+	vm.SetMaxCallStackSize(maxCallStackSize)
+	vm.SetTimeSource(in.now)
+	vm.SetRandSource(in.random)
+	vm.SetPromiseRejectionTracker(in.trackRejection)
+	in.vm = vm
+	in.loop = newLoop()
+	in.modules = make(map[string]*moduleRecord)
+	in.sink = discardSink{}
+	in.start0 = in.opts.Now()
+	in.rand = nil
+	in.rejections = nil
+
+	host := vm.NewObject()
+	set := func(name string, v any) {
+		if err == nil {
+			err = host.Set(name, v)
+		}
+	}
+	set("stdout", func(call goja.FunctionCall) goja.Value {
+		in.sink.Stdout(call.Argument(0).String())
+		return goja.Undefined()
+	})
+	set("stderr", func(call goja.FunctionCall) goja.Value {
+		in.sink.Stderr(call.Argument(0).String())
+		return goja.Undefined()
+	})
+	set("display", in.display)
+	set("promiseState", in.promiseState)
+	set("setTimer", func(call goja.FunctionCall) goja.Value {
+		cb, ok := goja.AssertFunction(call.Argument(0))
+		if !ok {
+			panic(vm.NewTypeError("setTimer: callback is not a function"))
+		}
+		delay := time.Duration(call.Argument(1).ToFloat() * float64(time.Millisecond))
+		return vm.ToValue(in.loop.add(cb, delay, call.Argument(2).ToBoolean()))
+	})
+	set("clearTimer", func(id int64) { in.loop.remove(id) })
+	set("refTimer", func(id int64, ref bool) { in.loop.setRef(id, ref) })
+	set("hasRefTimer", func(id int64) bool { return in.loop.hasRef(id) })
+	set("refreshTimer", func(id int64) { in.loop.refresh(id) })
+	set("monotonicNanos", in.monotonicNanos)
+	env := vm.NewObject()
+	for k, v := range in.opts.Env {
+		if err == nil {
+			err = env.Set(k, v)
+		}
+	}
+	set("env", env)
+	cwd := in.rootPath
+	if cwd == "" {
+		cwd = "/"
+	}
+	set("cwd", cwd)
+	set("maxStringLength", min(int64(v8MaxStringLength), in.memLimit/2))
+	set("memoryLimitBytes", in.memLimit)
+	internal := vm.NewObject()
+	if err != nil {
+		return fmt.Errorf("js: prelude: %w", err)
+	}
+	for i, prg := range progs {
+		v, err := vm.RunProgram(prg)
+		if err != nil {
+			return fmt.Errorf("js: prelude %s: %w", preludeFiles[i], err)
+		}
+		fn, ok := goja.AssertFunction(v)
+		if !ok {
+			return fmt.Errorf("js: prelude %s is not a function expression", preludeFiles[i])
+		}
+		if _, err := fn(goja.Undefined(), host, internal); err != nil {
+			return fmt.Errorf("js: prelude %s: %w", preludeFiles[i], err)
+		}
+	}
+	fn := func(name string) goja.Callable {
+		f, ok := goja.AssertFunction(internal.Get(name))
+		if !ok && err == nil {
+			err = fmt.Errorf("js: prelude defines no %s", name)
+		}
+		return f
+	}
+	in.hooks = hooks{
+		inspect:        fn("inspect"),
+		formatUncaught: fn("formatUncaught"),
+		exitCode:       fn("exitCode"),
+		helpers:        fn("helpers"),
+	}
+	if err != nil {
+		return err
+	}
+	if err := in.guardJSONParse(); err != nil {
+		return err
+	}
+	// The cells' own require and import helpers, relative to the root.
+	global := vm.GlobalObject()
+	define := func(name string, v goja.Value) {
+		if err == nil {
+			err = global.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		}
+	}
+	define("require", in.requireFunc(cwd))
+	define("__wasmeval", in.helpersFor(cwd, vm.NewObject()))
+	module := vm.NewObject()
+	_ = module.Set("exports", vm.NewObject())
+	define("module", module)
+	define("exports", module.Get("exports"))
+	define("__filename", vm.ToValue(path.Join(cwd, "<cell>")))
+	define("__dirname", vm.ToValue(cwd))
+	define("read", vm.ToValue(in.readFile))
+	define("write", vm.ToValue(in.writeFile(os.O_TRUNC, "write")))
+	define("append", vm.ToValue(in.writeFile(os.O_APPEND, "append")))
+	return err
+}
+
+// guardJSONParse wraps JSON.parse with an estimate of the memory its result
+// needs: the parse runs in native code, where no interrupt can stop it.
+func (in *instance) guardJSONParse() error {
+	jsonObj := in.vm.Get("JSON").(*goja.Object)
+	parse, ok := goja.AssertFunction(jsonObj.Get("parse"))
+	if !ok {
+		return errors.New("js: JSON.parse is not a function")
+	}
+	in.hooks.jsonParse = parse
+	guarded := in.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+		if s, ok := call.Argument(0).Export().(string); ok && int64(len(s)) > in.memLimit/1024 {
+			if need := jsonParseEstimate(s); need > in.memLimit {
+				in.throwRange(fmt.Sprintf("JSON.parse: the %d-byte input would need about %d MiB, more than the memory limit of %d MiB",
+					len(s), need>>20, in.memLimit>>20))
+			}
+		}
+		v, err := parse(call.This, call.Arguments...)
+		if err != nil {
+			in.rethrow(err)
+		}
+		return v
+	}).(*goja.Object)
+	_ = guarded.DefineDataProperty("name", in.vm.ToValue("parse"), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	_ = guarded.DefineDataProperty("length", in.vm.ToValue(2), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return jsonObj.DefineDataProperty("parse", guarded, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// jsonParseEstimate is the heap that goja needs for JSON.parse(s), measured:
+// about 600 bytes for each object or array, 24 for each other value, and the
+// text of its strings.
+func jsonParseEstimate(s string) int64 {
+	var containers, values int64
+	inString := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			containers++
+		case ',', ':':
+			values++
+		}
+	}
+	return containers*600 + values*24 + int64(len(s))
+}
+
+func (in *instance) display(call goja.FunctionCall) goja.Value {
+	obj, ok := call.Argument(0).(*goja.Object)
+	if !ok {
+		return goja.Undefined()
+	}
+	b := runtimes.Bundle{}
+	for _, k := range obj.Keys() {
+		b[k] = obj.Get(k).String()
+	}
+	in.sink.Display(b, false)
+	return goja.Undefined()
+}
+
+// promiseState returns [state, result] for a promise and undefined for
+// anything else.
+func (in *instance) promiseState(v goja.Value) goja.Value {
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		return goja.Undefined()
+	}
+	p, ok := obj.Export().(*goja.Promise)
+	if !ok {
+		return goja.Undefined()
+	}
+	switch p.State() {
+	case goja.PromiseStateFulfilled:
+		return in.vm.NewArray("fulfilled", p.Result())
+	case goja.PromiseStateRejected:
+		return in.vm.NewArray("rejected", p.Result())
+	}
+	return in.vm.NewArray("pending")
+}
+
+func (in *instance) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
+	switch op {
+	case goja.PromiseRejectionReject:
+		in.rejections = append(in.rejections, p)
+	case goja.PromiseRejectionHandle:
+		for i, q := range in.rejections {
+			if q == p {
+				in.rejections = append(in.rejections[:i], in.rejections[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// Reset discards the VM and starts a fresh one with the prelude. Modules
+// are loaded again from their files.
+func (in *instance) Reset(ctx context.Context) error {
+	if in.vm == nil {
+		return errors.New("js: instance closed")
+	}
+	in.loop.clear()
+	return in.start()
+}
+
+// Close frees the VM and the root.
+func (in *instance) Close(ctx context.Context) error {
+	if in.loop != nil {
+		in.loop.clear()
+	}
+	in.vm = nil
+	in.modules = nil
+	if in.root != nil {
+		err := in.root.Close()
+		in.root = nil
+		if err != nil && !errors.Is(err, fs.ErrClosed) {
+			return fmt.Errorf("js: close root: %w", err)
+		}
+	}
+	return nil
+}
+
+// Run runs one cell; see the package documentation.
+func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (runtimes.Outcome, error) {
+	if in.vm == nil {
+		return runtimes.Outcome{}, errors.New("js: instance closed")
+	}
+	if sink == nil {
+		sink = discardSink{}
+	}
+	in.sink = sink
+	defer func() { in.sink = discardSink{} }()
+	start := time.Now()
+	if ctx.Err() != nil {
+		sink.Stderr(interruptMessage(ctx, start) + "\n")
+		return runtimes.Outcome{Failed: true, Interrupted: true}, nil
+	}
+	cell, cerr := compileCell(code)
+	if cerr != nil {
+		sink.Stderr(cerr.render())
+		return runtimes.Outcome{Failed: true}, nil
+	}
+	g := in.startGuard(ctx)
+	defer g.stop()
+	c := &cellRun{in: in, ctx: ctx, guard: g, start: start}
+	out := c.run(cell)
+	// Nothing of a cell outlives it: not its timers (unref()ed ones
+	// included), not a rejection it left unhandled.
+	in.loop.clear()
+	in.rejections = in.rejections[:0]
+	return out, nil
+}
+
+// interruptMessage says why a cell was stopped when its context was done.
+func interruptMessage(ctx context.Context, start time.Time) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		if d, ok := ctx.Deadline(); ok {
+			return fmt.Sprintf("TimeoutError: the cell timed out after %v", d.Sub(start).Round(time.Millisecond))
+		}
+		return "TimeoutError: the cell timed out"
+	}
+	return fmt.Sprintf("Interrupted: the cell was cancelled (%v)", context.Cause(ctx))
+}
+
+// cellRun is one run of a cell.
+type cellRun struct {
+	in    *instance
+	ctx   context.Context
+	guard *guard
+	start time.Time
+	main  *goja.Promise // the async cell's promise
+	shown bool          // the result was displayed (or there is none)
+}
+
+func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
+	in := c.in
+	in.rejections = in.rejections[:0]
+	val, err := in.vm.RunProgram(cell.prg)
+	if err == nil && cell.async {
+		fn, _ := goja.AssertFunction(val)
+		val, err = fn(in.vm.GlobalObject())
+		if err == nil {
+			c.main, _ = val.Export().(*goja.Promise)
+		}
+	}
+	if err != nil {
+		return c.fail(err)
+	}
+	if c.main == nil {
+		if out, done := c.showResult(val); done {
+			return out
+		}
+	}
+	var wait *time.Timer
+	defer func() {
+		if wait != nil {
+			wait.Stop()
+		}
+	}()
+	for {
+		if out, done := c.settle(); done {
+			return out
+		}
+		if in.loop.refs == 0 {
+			if !c.shown {
+				in.sink.Stderr("Error: the cell's top-level await never settles: no timer or other work is left that could settle it\n")
+				return runtimes.Outcome{Failed: true}
+			}
+			return runtimes.Outcome{}
+		}
+		t := in.loop.next()
+		if d := time.Until(t.due); d > 0 {
+			if wait == nil {
+				wait = time.NewTimer(d)
+			} else {
+				wait.Reset(d)
+			}
+			select {
+			case <-c.ctx.Done():
+				in.sink.Stderr(interruptMessage(c.ctx, c.start) + "\n")
+				return runtimes.Outcome{Failed: true, Interrupted: true}
+			case <-wait.C:
+			}
+		}
+		t = in.loop.pop()
+		if _, err := t.callback(goja.Undefined()); err != nil {
+			return c.fail(err)
+		}
+	}
+}
+
+// settle checks, after a turn of the loop, for a settled cell promise and
+// for rejections nobody handled.
+func (c *cellRun) settle() (runtimes.Outcome, bool) {
+	in := c.in
+	if c.main != nil && !c.shown {
+		switch c.main.State() {
+		case goja.PromiseStateFulfilled:
+			v := c.main.Result()
+			if obj, ok := v.(*goja.Object); ok {
+				if keys := obj.Keys(); len(keys) == 1 && keys[0] == resultKey {
+					v = obj.Get(resultKey)
+				}
+			}
+			if out, done := c.showResult(v); done {
+				return out, true
+			}
+		case goja.PromiseStateRejected:
+			return c.uncaught(c.main.Result(), nil), true
+		}
+	}
+	for _, p := range in.rejections {
+		if p != c.main {
+			return c.uncaught(p.Result(), nil), true
+		}
+	}
+	return runtimes.Outcome{}, false
+}
+
+// showResult displays the cell's result, unless it is undefined.
+func (c *cellRun) showResult(v goja.Value) (runtimes.Outcome, bool) {
+	c.shown = true
+	if v == nil || goja.IsUndefined(v) {
+		return runtimes.Outcome{}, false
+	}
+	s, err := c.in.hooks.inspect(goja.Undefined(), v)
+	if err != nil {
+		return c.fail(err), true
+	}
+	c.in.sink.Display(runtimes.Bundle{"text/plain": s.String()}, true)
+	return runtimes.Outcome{}, false
+}
+
+// fail reports an error that ended the cell.
+func (c *cellRun) fail(err error) runtimes.Outcome {
+	in := c.in
+	var ie *goja.InterruptedError
+	var so *goja.StackOverflowError
+	var ex *goja.Exception
+	switch {
+	case errors.As(err, &ie):
+		var ml *memoryLimitError
+		if errors.As(err, &ml) {
+			in.sink.Stderr("Uncaught RangeError: " + ml.Error() + "\n" + formatFrames(ie.Stack()))
+			return runtimes.Outcome{Failed: true}
+		}
+		in.sink.Stderr(interruptMessage(c.ctx, c.start) + "\n" + formatFrames(ie.Stack()))
+		return runtimes.Outcome{Failed: true, Interrupted: true}
+	case errors.As(err, &so):
+		in.sink.Stderr("Uncaught RangeError: Maximum call stack size exceeded\n" + formatFrames(so.Stack()))
+		return runtimes.Outcome{Failed: true}
+	case errors.As(err, &ex):
+		return c.uncaught(ex.Value(), ex.Stack())
+	}
+	in.sink.Stderr("Uncaught " + err.Error() + "\n")
+	return runtimes.Outcome{Failed: true}
+}
+
+// uncaught reports a thrown value or rejection reason. frames are where it
+// was thrown, shown for values that carry no stack of their own.
+func (c *cellRun) uncaught(v goja.Value, frames []goja.StackFrame) runtimes.Outcome {
+	in := c.in
+	if code, err := in.hooks.exitCode(goja.Undefined(), v); err == nil && !goja.IsUndefined(code) {
+		if code.ToInteger() == 0 {
+			return runtimes.Outcome{}
+		}
+		in.sink.Stderr(fmt.Sprintf("process.exit(%d) called\n", code.ToInteger()))
+		return runtimes.Outcome{Failed: true}
+	}
+	s, err := in.hooks.formatUncaught(goja.Undefined(), v)
+	if err != nil {
+		var ie *goja.InterruptedError
+		if errors.As(err, &ie) {
+			return c.fail(err)
+		}
+		in.sink.Stderr("Uncaught " + v.String() + "\n")
+		return runtimes.Outcome{Failed: true}
+	}
+	text := s.String()
+	if !strings.Contains(text, "\n    at ") {
+		text = strings.TrimSuffix(text, "\n") + "\n" + formatFrames(frames)
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	in.sink.Stderr(text)
+	return runtimes.Outcome{Failed: true}
+}
+
+// formatFrames formats stack frames as Node does, without the prelude's and
+// at most stackTraceLimit of them.
+func formatFrames(frames []goja.StackFrame) string {
+	var b strings.Builder
+	n := 0
+	for _, f := range frames {
+		if n == stackTraceLimit {
+			break
+		}
+		src := f.SrcName()
+		if strings.HasPrefix(src, preludeName) {
+			continue
+		}
+		name := f.FuncName()
+		b.WriteString("    at ")
+		if src == "<native>" {
+			fmt.Fprintf(&b, "%s (native)\n", name)
+		} else {
+			p := f.Position()
+			if name != "<anonymous>" && name != "" {
+				fmt.Fprintf(&b, "%s (%s:%d:%d)\n", name, p.Filename, p.Line, p.Column)
+			} else {
+				fmt.Fprintf(&b, "%s:%d:%d\n", p.Filename, p.Line, p.Column)
+			}
+		}
+		n++
+	}
+	return b.String()
+}

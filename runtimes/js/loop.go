@@ -1,0 +1,172 @@
+package js
+
+import (
+	"container/heap"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// The event loop is the session's own and runs on the goroutine of Run:
+// goja is not safe for concurrent use, and nothing but timers can wake the
+// guest (it has no I/O). Promise jobs (microtasks) are goja's: it runs them
+// whenever control returns from JavaScript to Go, that is after the cell's
+// script and after each timer callback.
+//
+// Timers fire in order of due time, then of creation, whatever the real
+// clock does meanwhile, so that a session's output does not depend on the
+// machine's speed.
+
+type timer struct {
+	id       int64
+	due      time.Time
+	seq      uint64
+	delay    time.Duration
+	repeat   bool
+	ref      bool
+	callback goja.Callable
+	index    int // in the heap; -1 when not scheduled
+}
+
+type timerHeap []*timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(i, j int) bool {
+	if !h[i].due.Equal(h[j].due) {
+		return h[i].due.Before(h[j].due)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h timerHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].index = i
+	h[j].index = j
+}
+func (h *timerHeap) Push(x any) {
+	t := x.(*timer)
+	t.index = len(*h)
+	*h = append(*h, t)
+}
+func (h *timerHeap) Pop() any {
+	old := *h
+	t := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	t.index = -1
+	return t
+}
+
+// loop holds a session's timers.
+type loop struct {
+	timers timerHeap
+	byID   map[int64]*timer
+	nextID int64
+	seq    uint64
+	refs   int // scheduled timers that keep the cell alive
+}
+
+func newLoop() *loop {
+	return &loop{byID: make(map[int64]*timer)}
+}
+
+func (l *loop) schedule(t *timer, now time.Time) {
+	l.seq++
+	t.seq = l.seq
+	t.due = now.Add(t.delay)
+	heap.Push(&l.timers, t)
+	if t.ref {
+		l.refs++
+	}
+}
+
+// add schedules callback after delay and returns the timer's id.
+func (l *loop) add(callback goja.Callable, delay time.Duration, repeat bool) int64 {
+	l.nextID++
+	t := &timer{id: l.nextID, delay: delay, repeat: repeat, ref: true, callback: callback, index: -1}
+	l.byID[t.id] = t
+	l.schedule(t, time.Now())
+	return t.id
+}
+
+// remove cancels a timer; unknown ids are ignored, as clearTimeout does.
+func (l *loop) remove(id int64) {
+	t, ok := l.byID[id]
+	if !ok {
+		return
+	}
+	delete(l.byID, id)
+	if t.index >= 0 {
+		heap.Remove(&l.timers, t.index)
+		if t.ref {
+			l.refs--
+		}
+	}
+}
+
+func (l *loop) setRef(id int64, ref bool) {
+	t, ok := l.byID[id]
+	if !ok || t.ref == ref {
+		return
+	}
+	t.ref = ref
+	if t.index >= 0 {
+		if ref {
+			l.refs++
+		} else {
+			l.refs--
+		}
+	}
+}
+
+func (l *loop) hasRef(id int64) bool {
+	t, ok := l.byID[id]
+	return ok && t.ref
+}
+
+// refresh restarts a timer's delay from now.
+func (l *loop) refresh(id int64) {
+	t, ok := l.byID[id]
+	if !ok {
+		return
+	}
+	if t.index >= 0 {
+		heap.Remove(&l.timers, t.index)
+		if t.ref {
+			l.refs--
+		}
+	}
+	l.schedule(t, time.Now())
+}
+
+// next returns the timer that fires first, or nil.
+func (l *loop) next() *timer {
+	if len(l.timers) == 0 {
+		return nil
+	}
+	return l.timers[0]
+}
+
+// pop takes the first timer off the schedule, and puts an interval back
+// before its callback runs (so that the callback may clear it).
+func (l *loop) pop() *timer {
+	t := heap.Pop(&l.timers).(*timer)
+	if t.ref {
+		l.refs--
+	}
+	if t.repeat {
+		l.schedule(t, time.Now())
+	} else {
+		delete(l.byID, t.id)
+	}
+	return t
+}
+
+// clear cancels every timer.
+func (l *loop) clear() {
+	clear(l.byID)
+	for i := range l.timers {
+		l.timers[i] = nil
+	}
+	l.timers = l.timers[:0]
+	l.refs = 0
+}

@@ -1,0 +1,316 @@
+package js
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
+	"github.com/dop251/goja/parser"
+)
+
+// require and import load files inside the session root and nothing else:
+// every path goes through the instance's os.Root, which refuses `..` and
+// symbolic links that lead outside it. Bare specifiers (package or built-in
+// module names) fail: there is no node_modules and no host module.
+//
+// A module is cached with the modification time and size of its file and
+// loaded again when either changes, so that a cell sees the file as it is
+// now.
+
+// moduleExtensions are tried, in order, after the specifier as written.
+var moduleExtensions = []string{".js", ".json", ".mjs", ".cjs"}
+
+const modulePrefix = "(function (exports, require, module, __filename, __dirname, __wasmeval) {"
+
+type moduleRecord struct {
+	module  *goja.Object
+	modTime time.Time
+	size    int64
+}
+
+// rethrow continues, in JavaScript, an error that a call from a native
+// function into JavaScript returned. Only values goja recovers may be
+// panicked with: anything else would take the host down.
+func (in *instance) rethrow(err error) {
+	var ex *goja.Exception
+	var ie *goja.InterruptedError
+	var so *goja.StackOverflowError
+	switch {
+	case errors.As(err, &ie):
+		panic(ie)
+	case errors.As(err, &so):
+		panic(so)
+	case errors.As(err, &ex):
+		panic(ex)
+	}
+	panic(in.vm.NewGoError(err))
+}
+
+// requireError throws a JavaScript Error with Node's code for a module that
+// cannot be found.
+func (in *instance) requireError(code, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	obj, err := in.vm.New(in.vm.Get("Error"), in.vm.ToValue(msg))
+	if err != nil {
+		panic(in.vm.NewGoError(errors.New(msg)))
+	}
+	_ = obj.Set("code", code)
+	panic(obj)
+}
+
+// requireFunc returns the require function of code in dir.
+func (in *instance) requireFunc(dir string) *goja.Object {
+	req := in.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+		return in.require(dir, call.Argument(0))
+	}).(*goja.Object)
+	_ = req.Set("resolve", func(call goja.FunctionCall) goja.Value {
+		abs, _ := in.resolve(dir, call.Argument(0))
+		return in.vm.ToValue(abs)
+	})
+	_ = req.Set("cache", in.vm.NewObject())
+	return req
+}
+
+// helpersFor returns the __wasmeval object of code in dir whose exports
+// object is exports.
+func (in *instance) helpersFor(dir string, exports goja.Value) goja.Value {
+	req := in.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+		return in.require(dir, call.Argument(0))
+	})
+	v, err := in.hooks.helpers(goja.Undefined(), req, exports)
+	if err != nil {
+		in.rethrow(err)
+	}
+	return v
+}
+
+// resolve finds the file a specifier names, relative to dir. It returns the
+// absolute path and the path relative to the root.
+func (in *instance) resolve(dir string, specV goja.Value) (abs, rel string) {
+	if goja.IsUndefined(specV) || goja.IsNull(specV) {
+		in.requireError("ERR_INVALID_ARG_TYPE", `The "id" argument must be of type string. Received %s`, specV)
+	}
+	spec := specV.String()
+	if spec == "" {
+		in.requireError("ERR_INVALID_ARG_VALUE", "The argument 'id' must be a non-empty string. Received ''")
+	}
+	relative := spec == "." || spec == ".." || strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") ||
+		strings.HasPrefix(spec, "/")
+	if !relative {
+		in.requireError("MODULE_NOT_FOUND",
+			"Cannot find module '%s': the sandbox has no packages and no built-in modules; "+
+				"require() and import load only files inside the session root (start the path with ./)", spec)
+	}
+	if in.root == nil {
+		in.requireError("MODULE_NOT_FOUND", "Cannot find module '%s': this session has no root directory", spec)
+	}
+	p := spec
+	if !strings.HasPrefix(p, "/") {
+		p = path.Join(dir, p)
+	}
+	p = path.Clean(p)
+	r, err := filepath.Rel(in.rootPath, filepath.FromSlash(p))
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		in.requireError("MODULE_NOT_FOUND", "Cannot find module '%s': %s is outside the session root %s", spec, p, in.rootPath)
+	}
+	r = filepath.ToSlash(r)
+	candidates := []string{r}
+	for _, ext := range moduleExtensions {
+		candidates = append(candidates, r+ext)
+	}
+	for _, ext := range moduleExtensions {
+		candidates = append(candidates, path.Join(r, "index"+ext))
+	}
+	var firstErr error
+	for _, c := range candidates {
+		st, err := in.root.Stat(c)
+		if err == nil && st.Mode().IsRegular() {
+			return path.Join(in.rootPath, c), c
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr != nil {
+		in.requireError("MODULE_NOT_FOUND", "Cannot find module '%s': %v", spec, firstErr)
+	}
+	in.requireError("MODULE_NOT_FOUND", "Cannot find module '%s' (looked for %s in the session root)", spec, p)
+	return "", ""
+}
+
+// require loads a module and returns its exports.
+func (in *instance) require(dir string, specV goja.Value) goja.Value {
+	abs, rel := in.resolve(dir, specV)
+	st, err := in.root.Stat(rel)
+	if err != nil {
+		in.requireError("MODULE_NOT_FOUND", "Cannot find module '%s': %v", specV, err)
+	}
+	if rec, ok := in.modules[abs]; ok && rec.modTime.Equal(st.ModTime()) && rec.size == st.Size() {
+		return rec.module.Get("exports")
+	}
+	if st.Size() > in.memLimit/4 {
+		in.requireError("ERR_FS_FILE_TOO_LARGE", "Cannot load '%s': the file is %d bytes, too large for the session's memory limit", specV, st.Size())
+	}
+	data, err := in.root.ReadFile(rel)
+	if err != nil {
+		in.requireError("MODULE_NOT_FOUND", "Cannot find module '%s': %v", specV, err)
+	}
+	vm := in.vm
+	module := vm.NewObject()
+	exports := vm.NewObject()
+	_ = module.Set("exports", exports)
+	_ = module.Set("id", abs)
+	_ = module.Set("filename", abs)
+	_ = module.Set("path", path.Dir(abs))
+	_ = module.Set("loaded", false)
+	rec := &moduleRecord{module: module, modTime: st.ModTime(), size: st.Size()}
+	in.modules[abs] = rec
+	ok := false
+	defer func() {
+		if !ok {
+			delete(in.modules, abs)
+		}
+	}()
+
+	if strings.HasSuffix(abs, ".json") {
+		v, err := in.hooks.jsonParse(goja.Undefined(), vm.ToValue(string(data)))
+		if err != nil {
+			var ex *goja.Exception
+			if errors.As(err, &ex) {
+				if obj, isObj := ex.Value().(*goja.Object); isObj {
+					_ = obj.Set("message", abs+": "+obj.Get("message").String())
+				}
+			}
+			in.rethrow(err)
+		}
+		_ = module.Set("exports", v)
+	} else {
+		fn, cerr := compileModule(abs, string(data))
+		if cerr != nil {
+			se, _ := vm.New(vm.Get("SyntaxError"), vm.ToValue(fmt.Sprintf("%s (%s:%d:%d)", cerr.msg, abs, cerr.line, cerr.col)))
+			panic(se)
+		}
+		v, err := vm.RunProgram(fn)
+		if err != nil {
+			in.rethrow(err)
+		}
+		call, _ := goja.AssertFunction(v)
+		dirname := path.Dir(abs)
+		_, err = call(exports, exports, in.requireFunc(dirname), module, vm.ToValue(abs), vm.ToValue(dirname),
+			in.helpersFor(dirname, exports))
+		if err != nil {
+			in.rethrow(err)
+		}
+	}
+	_ = module.Set("loaded", true)
+	ok = true
+	return module.Get("exports")
+}
+
+// compileModule compiles a file as the function that runs it.
+func compileModule(name, text string) (*goja.Program, *codeError) {
+	ms := rewriteModuleSyntax(text, true)
+	src := ms.src
+	opts := []parser.Option{parser.WithDisableSourceMaps}
+	suffix := "\n})"
+	if ms.esm {
+		prog, err := parser.ParseFile(nil, name, modulePrefix+src+suffix, 0, opts...)
+		if err != nil {
+			return nil, parseError(err, name, src, 0)
+		}
+		var getters []string
+		for off, local := range ms.exportDefaultDecl {
+			_ = off
+			getters = append(getters, `"default": () => `+local)
+		}
+		body := prog.Body[0].(*ast.ExpressionStatement).Expression.(*ast.FunctionLiteral).Body.List
+		for _, off := range ms.exportDecls {
+			idx := file.Idx(len(modulePrefix) + off + 1)
+			for _, st := range body {
+				if st.Idx0() != idx {
+					continue
+				}
+				for _, n := range declaredNames(st) {
+					getters = append(getters, strconv.Quote(n)+": () => "+n)
+				}
+			}
+		}
+		for _, p := range ms.exportNames {
+			getters = append(getters, strconv.Quote(p[1])+": () => "+p[0])
+		}
+		suffix = "\n;__wasmeval.exportLocals(__wasmeval.exports, {" + strings.Join(getters, ", ") + "});\n})"
+	}
+	prog, err := parser.ParseFile(nil, name, modulePrefix+src+suffix, 0, opts...)
+	if err != nil {
+		return nil, parseError(err, name, src, 0)
+	}
+	shiftPositions(prog, -len(modulePrefix))
+	prog.File = file.NewFile(name, src+suffix, 1)
+	prg, err := goja.CompileAST(prog, ms.esm)
+	if err != nil {
+		return nil, compileError(err, name, src)
+	}
+	return prg, nil
+}
+
+// declaredNames returns the names a declaration statement binds.
+func declaredNames(st ast.Statement) []string {
+	var names []string
+	var target func(e ast.Expression)
+	target = func(e ast.Expression) {
+		switch t := e.(type) {
+		case *ast.Identifier:
+			names = append(names, t.Name.String())
+		case *ast.Binding:
+			target(t.Target)
+		case *ast.AssignExpression:
+			target(t.Left)
+		case *ast.ArrayPattern:
+			for _, el := range t.Elements {
+				if el != nil {
+					target(el)
+				}
+			}
+			if t.Rest != nil {
+				target(t.Rest)
+			}
+		case *ast.ObjectPattern:
+			for _, p := range t.Properties {
+				switch p := p.(type) {
+				case *ast.PropertyShort:
+					names = append(names, p.Name.Name.String())
+				case *ast.PropertyKeyed:
+					target(p.Value)
+				}
+			}
+			if t.Rest != nil {
+				target(t.Rest)
+			}
+		}
+	}
+	switch s := st.(type) {
+	case *ast.VariableStatement:
+		for _, b := range s.List {
+			target(b.Target)
+		}
+	case *ast.LexicalDeclaration:
+		for _, b := range s.List {
+			target(b.Target)
+		}
+	case *ast.FunctionDeclaration:
+		names = append(names, s.Function.Name.Name.String())
+	case *ast.ClassDeclaration:
+		if s.Class.Name != nil {
+			names = append(names, s.Class.Name.Name.String())
+		}
+	}
+	return names
+}

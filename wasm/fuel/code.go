@@ -1,0 +1,412 @@
+package fuel
+
+import "fmt"
+
+// Immediate shapes of the instructions the decoder knows.
+const (
+	immInvalid = iota
+	immNone    // no immediate
+	immBlock   // block type (s33)
+	immU32     // one u32
+	immU32x2   // two u32
+	immBrTable // vec(u32) u32
+	immMemarg  // memarg
+	immI32     // s32
+	immI64     // s64
+	immF32     // 4 bytes
+	immF64     // 8 bytes
+	immSelectT // vec(valtype)
+	immRefNull // reftype
+	immV128    // 16 bytes
+	immLane    // one byte
+	immMemargLane
+	immPrefix // 0xFC, 0xFD, 0xFE: a u32 sub-opcode follows
+)
+
+// Control behaviour, for the cost model and block nesting.
+const (
+	flagOpen = 1 << iota // block, loop, if: opens a label
+	flagEnd              // end: closes one
+	flagLoop             // loop: a check goes right after its block type
+	flagTerm             // ends the straight-line run (see the package doc)
+	flagFunc             // its first immediate is a function index
+)
+
+type opInfo struct {
+	imm   uint8
+	flags uint8
+}
+
+var (
+	ops   [256]opInfo
+	opsFC [18]opInfo
+	opsFD [256]opInfo
+	opsFE [0x4f]opInfo
+)
+
+func init() {
+	set := func(lo, hi int, imm, flags uint8) {
+		for i := lo; i <= hi; i++ {
+			ops[i] = opInfo{imm, flags}
+		}
+	}
+	set(0x00, 0x00, immNone, flagTerm)                    // unreachable
+	set(0x01, 0x01, immNone, 0)                           // nop
+	set(0x02, 0x02, immBlock, flagOpen)                   // block
+	set(0x03, 0x03, immBlock, flagOpen|flagLoop|flagTerm) // loop
+	set(0x04, 0x04, immBlock, flagOpen|flagTerm)          // if
+	set(0x05, 0x05, immNone, flagTerm)                    // else
+	set(0x0b, 0x0b, immNone, flagEnd)                     // end
+	set(0x0c, 0x0d, immU32, flagTerm)                     // br, br_if
+	set(0x0e, 0x0e, immBrTable, flagTerm)                 // br_table
+	set(0x0f, 0x0f, immNone, flagTerm)                    // return
+	set(0x10, 0x10, immU32, flagFunc)                     // call
+	set(0x11, 0x11, immU32x2, 0)                          // call_indirect
+	set(0x12, 0x12, immU32, flagFunc|flagTerm)            // return_call
+	set(0x13, 0x13, immU32x2, flagTerm)                   // return_call_indirect
+	set(0x1a, 0x1b, immNone, 0)                           // drop, select
+	set(0x1c, 0x1c, immSelectT, 0)                        // select t*
+	set(0x20, 0x26, immU32, 0)                            // local.*, global.*, table.get/set
+	set(0x28, 0x3e, immMemarg, 0)                         // loads, stores
+	set(0x3f, 0x40, immU32, 0)                            // memory.size, memory.grow
+	set(0x41, 0x41, immI32, 0)
+	set(0x42, 0x42, immI64, 0)
+	set(0x43, 0x43, immF32, 0)
+	set(0x44, 0x44, immF64, 0)
+	set(0x45, 0xc4, immNone, 0) // numeric, and 0xC0-0xC4 sign extension
+	set(0xd0, 0xd0, immRefNull, 0)
+	set(0xd1, 0xd1, immNone, 0)       // ref.is_null
+	set(0xd2, 0xd2, immU32, flagFunc) // ref.func
+	set(0xfc, 0xfe, immPrefix, 0)
+
+	// 0xFC: saturating truncation, bulk memory, table operations.
+	for i := 0; i <= 7; i++ {
+		opsFC[i] = opInfo{immNone, 0}
+	}
+	opsFC[8] = opInfo{immU32x2, 0}  // memory.init data mem
+	opsFC[9] = opInfo{immU32, 0}    // data.drop
+	opsFC[10] = opInfo{immU32x2, 0} // memory.copy mem mem
+	opsFC[11] = opInfo{immU32, 0}   // memory.fill mem
+	opsFC[12] = opInfo{immU32x2, 0} // table.init elem table
+	opsFC[13] = opInfo{immU32, 0}   // elem.drop
+	opsFC[14] = opInfo{immU32x2, 0} // table.copy table table
+	opsFC[15] = opInfo{immU32, 0}   // table.grow
+	opsFC[16] = opInfo{immU32, 0}   // table.size
+	opsFC[17] = opInfo{immU32, 0}   // table.fill
+
+	// 0xFD: fixed-width SIMD (relaxed SIMD is not supported).
+	for i := range opsFD {
+		opsFD[i] = opInfo{immNone, 0}
+	}
+	for i := 0x00; i <= 0x0b; i++ {
+		opsFD[i] = opInfo{immMemarg, 0} // v128.load*, v128.store
+	}
+	opsFD[0x0c] = opInfo{immV128, 0} // v128.const
+	opsFD[0x0d] = opInfo{immV128, 0} // i8x16.shuffle
+	for i := 0x15; i <= 0x22; i++ {
+		opsFD[i] = opInfo{immLane, 0} // extract_lane, replace_lane
+	}
+	for i := 0x54; i <= 0x5b; i++ {
+		opsFD[i] = opInfo{immMemargLane, 0} // v128.load*_lane, v128.store*_lane
+	}
+	opsFD[0x5c] = opInfo{immMemarg, 0} // v128.load32_zero
+	opsFD[0x5d] = opInfo{immMemarg, 0} // v128.load64_zero
+	for _, i := range []int{0x9a, 0xa2, 0xa5, 0xa6, 0xaf, 0xb0, 0xb2, 0xb3, 0xb4, 0xbb,
+		0xc2, 0xc5, 0xc6, 0xcf, 0xd0, 0xd2, 0xd3, 0xd4, 0xe2, 0xee} {
+		opsFD[i] = opInfo{} // unassigned
+	}
+
+	// 0xFE: threads (atomics).
+	for i := 0x00; i <= 0x02; i++ {
+		opsFE[i] = opInfo{immMemarg, 0} // notify, wait32, wait64
+	}
+	opsFE[0x03] = opInfo{immU32, 0} // atomic.fence (a reserved 0x00 byte)
+	for i := 0x10; i <= 0x4e; i++ {
+		opsFE[i] = opInfo{immMemarg, 0}
+	}
+}
+
+// instr is one decoded instruction.
+type instr struct {
+	op    byte
+	sub   uint32 // sub-opcode after a 0xFC/0xFD/0xFE prefix
+	flags uint8
+	// For flagFunc: the function index and where its LEB is.
+	fn          uint32
+	fnAt, fnEnd int
+}
+
+// opError reports an opcode the decoder does not know, naming the proposal
+// it belongs to when that is known.
+func opError(op byte, sub uint32, prefixed bool, at int) error {
+	what := ""
+	switch {
+	case prefixed && op == 0xfd:
+		what = " (SIMD: not a fixed-width SIMD opcode)"
+	case prefixed:
+	case op >= 0x06 && op <= 0x0a, op == 0x18, op == 0x19, op == 0x1f:
+		what = " (exception handling is not supported)"
+	case op == 0x14, op == 0x15, op >= 0xd3 && op <= 0xd6, op == 0xfb:
+		what = " (typed function references and GC are not supported)"
+	}
+	if prefixed {
+		return fmt.Errorf("unknown opcode 0x%02x 0x%x%s at offset 0x%x", op, sub, what, at)
+	}
+	return fmt.Errorf("unknown opcode 0x%02x%s at offset 0x%x", op, what, at)
+}
+
+// next decodes the instruction at r.off into in.
+func (r *reader) next(in *instr) error {
+	at := r.pos()
+	op, err := r.byte()
+	if err != nil {
+		return err
+	}
+	info := ops[op]
+	in.op, in.sub, in.flags = op, 0, info.flags
+	if info.imm == immPrefix {
+		sub, err := r.u32()
+		if err != nil {
+			return err
+		}
+		in.sub = sub
+		switch {
+		case op == 0xfc && sub < uint32(len(opsFC)):
+			info = opsFC[sub]
+		case op == 0xfd && sub < uint32(len(opsFD)):
+			info = opsFD[sub]
+		case op == 0xfe && sub < uint32(len(opsFE)):
+			info = opsFE[sub]
+		default:
+			info = opInfo{}
+		}
+		if info.imm == immInvalid {
+			return opError(op, sub, true, at)
+		}
+	}
+	switch info.imm {
+	case immInvalid:
+		return opError(op, 0, false, at)
+	case immNone:
+	case immBlock:
+		return r.blockType()
+	case immU32:
+		if info.flags&flagFunc != 0 {
+			in.fnAt = r.off
+			in.fn, err = r.u32()
+			in.fnEnd = r.off
+			return err
+		}
+		_, err = r.u32()
+	case immU32x2:
+		if _, err = r.u32(); err == nil {
+			_, err = r.u32()
+		}
+	case immBrTable:
+		var n uint32
+		if n, err = r.u32(); err != nil {
+			return err
+		}
+		for i := uint64(0); i <= uint64(n) && err == nil; i++ { // n labels and the default
+			_, err = r.u32()
+		}
+	case immMemarg:
+		err = r.memarg()
+	case immI32:
+		_, err = r.signed(32)
+	case immI64:
+		_, err = r.signed(64)
+	case immF32:
+		_, err = r.bytes(4)
+	case immF64:
+		_, err = r.bytes(8)
+	case immSelectT:
+		var n uint32
+		if n, err = r.u32(); err != nil {
+			return err
+		}
+		for i := uint32(0); i < n && err == nil; i++ {
+			err = r.valType()
+		}
+	case immRefNull:
+		err = r.refType()
+	case immV128:
+		_, err = r.bytes(16)
+	case immLane:
+		_, err = r.byte()
+	case immMemargLane:
+		if err = r.memarg(); err == nil {
+			_, err = r.byte()
+		}
+	}
+	return err
+}
+
+func (r *reader) memarg() error {
+	align, err := r.u32()
+	if err != nil {
+		return err
+	}
+	if align&0x40 != 0 { // multi-memory: a memory index follows
+		if _, err := r.u32(); err != nil {
+			return err
+		}
+	}
+	_, err = r.u64()
+	return err
+}
+
+func (r *reader) blockType() error {
+	at := r.pos()
+	v, err := r.signed(33)
+	if err != nil {
+		return err
+	}
+	switch {
+	case v >= 0: // a type index (multi-value)
+	case v == -0x40: // empty
+	case v >= -5: // i32, i64, f32, f64, v128
+	case v == -0x10, v == -0x11: // funcref, externref
+	default:
+		return fmt.Errorf("unsupported block type 0x%x at offset 0x%x", byte(v)&0x7f, at)
+	}
+	return nil
+}
+
+// valType reads a value type of the WebAssembly 2.0 type system.
+func (r *reader) valType() error {
+	at := r.pos()
+	t, err := r.byte()
+	if err != nil {
+		return err
+	}
+	switch t {
+	case 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
+		return nil
+	}
+	return fmt.Errorf("unsupported value type 0x%02x at offset 0x%x", t, at)
+}
+
+func (r *reader) refType() error {
+	at := r.pos()
+	t, err := r.byte()
+	if err != nil {
+		return err
+	}
+	if t != 0x70 && t != 0x6f {
+		return fmt.Errorf("unsupported reference type 0x%02x at offset 0x%x", t, at)
+	}
+	return nil
+}
+
+// edit is a change to a function body: a check inserted at at (check), or
+// the function index LEB in [at, end) re-encoded as fn.
+type edit struct {
+	at, end int
+	check   bool
+	cost    int64
+	fn      uint32
+}
+
+// bodyEdits decodes one function body (without its size prefix) and
+// returns the edits that instrument it, appended to edits. remap, when not
+// nil, renumbers function indices.
+func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32) ([]edit, error) {
+	// Locals: vec((count, valtype)).
+	n, err := r.u32()
+	if err != nil {
+		return edits, err
+	}
+	for i := uint32(0); i < n; i++ {
+		if _, err := r.u32(); err != nil {
+			return edits, err
+		}
+		if err := r.valType(); err != nil {
+			return edits, err
+		}
+	}
+	edits = append(edits, edit{at: r.off, check: true})
+	run := len(edits) - 1 // the edit whose cost the next instruction adds to; -1 for none
+	depth := 0
+	var in instr
+	for {
+		if r.eof() {
+			return edits, fmt.Errorf("function body has no final end (offset 0x%x)", r.pos())
+		}
+		if err := r.next(&in); err != nil {
+			return edits, err
+		}
+		if run >= 0 {
+			edits[run].cost++
+		}
+		if in.flags&flagFunc != 0 && remap != nil {
+			edits = append(edits, edit{at: in.fnAt, end: in.fnEnd, fn: remap(in.fn)})
+		}
+		if in.flags&flagTerm != 0 {
+			run = -1
+		}
+		switch {
+		case in.flags&flagOpen != 0:
+			depth++
+			if in.flags&flagLoop != 0 {
+				edits = append(edits, edit{at: r.off, check: true})
+				run = len(edits) - 1
+			}
+		case in.flags&flagEnd != 0:
+			if depth == 0 {
+				if !r.eof() {
+					return edits, fmt.Errorf("function body continues after its final end (offset 0x%x)", r.pos())
+				}
+				return edits, nil
+			}
+			depth--
+		}
+	}
+}
+
+// checkCode holds the parts of the injected check around its cost.
+type checkCode struct {
+	pre, post []byte
+}
+
+func newCheckCode(global, hook uint32) checkCode {
+	var c checkCode
+	c.pre = appendU32([]byte{0x23}, global) // global.get $fuel
+	c.pre = append(c.pre, 0x42)             // i64.const <cost>
+	c.post = []byte{0x7d, 0x24}             // i64.sub; global.set $fuel
+	c.post = appendU32(c.post, global)
+	c.post = append(c.post, 0x23) // global.get $fuel
+	c.post = appendU32(c.post, global)
+	c.post = append(c.post, 0x42, 0x00, 0x53, 0x04, 0x40, 0x10) // i64.const 0; i64.lt_s; if; call $hook
+	c.post = appendU32(c.post, hook)
+	c.post = append(c.post, 0x0b) // end
+	return c
+}
+
+// appendBody appends body, with its size prefix, with edits applied.
+func (c *checkCode) appendBody(out, body []byte, edits []edit) []byte {
+	size := len(body)
+	var tmp [10]byte
+	for _, e := range edits {
+		if e.check {
+			size += len(c.pre) + len(appendS64(tmp[:0], e.cost)) + len(c.post)
+		} else {
+			size += sizeU32(e.fn) - (e.end - e.at)
+		}
+	}
+	out = appendU32(out, uint32(size))
+	prev := 0
+	for _, e := range edits {
+		out = append(out, body[prev:e.at]...)
+		if e.check {
+			out = append(out, c.pre...)
+			out = appendS64(out, e.cost)
+			out = append(out, c.post...)
+			prev = e.at
+		} else {
+			out = appendU32(out, e.fn)
+			prev = e.end
+		}
+	}
+	return append(out, body[prev:]...)
+}

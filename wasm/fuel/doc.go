@@ -1,0 +1,68 @@
+// Package fuel instruments a WebAssembly module for fuel metering: every
+// function entry and every loop header subtracts a cost from a mutable i64
+// global and calls a host function when the counter goes below zero. The
+// host function refills the counter, checks deadlines and cancellation, and
+// lets the Go scheduler and garbage collector run: a guest spinning in a
+// loop without any host call would otherwise block Go's stop-the-world.
+// It is implementation detail of wasmeval's runtimes.
+//
+// The pass works on the binary format directly and needs no engine. It
+// decodes every instruction of every function body (so that it finds each
+// loop and never misreads an immediate), inserts the checks, and copies
+// everything else unchanged. It appends one global and one export, so no
+// existing global index moves; function indices move only when
+// Options.AddImport asks the pass to add a missing hook import.
+//
+// # The injected check
+//
+// At the start of each function body, and right after the block type of
+// each loop instruction, the pass inserts:
+//
+//	global.get $fuel
+//	i64.const  <cost>
+//	i64.sub
+//	global.set $fuel
+//	global.get $fuel
+//	i64.const  0
+//	i64.lt_s
+//	if
+//	  call $hook
+//	end
+//
+// (WebAssembly has no global.tee, hence the second global.get.)
+//
+// # Cost model
+//
+// The cost of a check is the number of instructions of the module's
+// original code that are certain to run once the check has run: its
+// straight-line run. A run starts after the check and ends with, and
+// includes, the first instruction that can transfer control somewhere other
+// than the next instruction (unreachable, if, else, br, br_if, br_table,
+// return, return_call, return_call_indirect) or that starts a loop (whose
+// own check takes over). block and end do not end a run: execution falls
+// through them. A call does not end a run either: the callee is charged by
+// its own entry check. Every instruction counts 1, whatever its immediates;
+// the inserted checks themselves count nothing. Instructions that are not
+// in any run (for example those after a br_if) are not charged. So:
+//
+//   - fuel is a lower bound on the original instructions executed (each
+//     charged instruction runs, unless a trap ends the call first);
+//   - between two checks a guest runs at most one function's loop-free
+//     stretch of code, so a counter that reaches zero is noticed quickly;
+//   - the cost of a check is at least 1 (a body or a loop always ends with
+//     an instruction), so every call and every loop iteration consumes fuel;
+//   - the cost is a function of the module's bytes alone: the same guest
+//     call consumes the same fuel on every machine and every run.
+//
+// # The host's side
+//
+// The global starts at Options.InitialFuel (zero by default, so that the
+// first check calls the hook). When the hook runs the global holds a
+// negative value, the overdraft; a host that adds its next slice to the
+// global (rather than overwriting it) keeps exact accounting: fuel consumed
+// = initial + sum of slices - current value. A hook that does not refill is
+// called again at the next check. A hook that wants to stop the guest
+// panics (wazero turns that into an error from the guest call) or closes
+// the module. A hook that calls back into the guest must refill first, or
+// the callee's entry check calls the hook again.
+package fuel

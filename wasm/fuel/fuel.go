@@ -1,0 +1,785 @@
+package fuel
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Defaults for the empty fields of Options.
+const (
+	DefaultHookModule   = "wasmeval"
+	DefaultHookName     = "fuel"
+	DefaultGlobalExport = "wasmeval_fuel"
+)
+
+// ErrNoHook is returned (wrapped) when the module does not import the hook
+// and Options.AddImport is false.
+var ErrNoHook = errors.New("fuel: module does not import the hook")
+
+// Options configures Instrument. The zero value is ready to use.
+type Options struct {
+	// HookModule and HookName name the function import of type () -> ()
+	// that a check calls when the fuel runs out. Empty means
+	// DefaultHookModule and DefaultHookName ("wasmeval" "fuel").
+	HookModule, HookName string
+	// AddImport adds the hook import when the module does not have it. The
+	// new import takes the first function index after the existing function
+	// imports, so the module's own functions are renumbered: calls,
+	// ref.func, exports, the start function, element segments and the
+	// "name" section are rewritten to match. When false, a module without
+	// the import is refused with ErrNoHook.
+	AddImport bool
+	// GlobalExport is the name under which the new mutable i64 fuel global
+	// is exported. Empty means DefaultGlobalExport ("wasmeval_fuel").
+	GlobalExport string
+	// InitialFuel is the value of the fuel global when the module is
+	// instantiated. Zero means the first check calls the hook.
+	InitialFuel int64
+}
+
+// Instrument returns a copy of the WebAssembly module bin with fuel
+// metering: see the package documentation for the injected check and its
+// cost model. bin is not modified.
+//
+// # Notes
+//
+//   - Custom sections are kept, except DWARF (".debug_*"),
+//     "sourceMappingURL" and "external_debug_info": they describe code
+//     offsets that instrumentation moves.
+//   - The module must use only WebAssembly 2.0 features plus threads
+//     (atomics), tail calls and multi-memory. Exception handling, GC,
+//     typed function references and relaxed SIMD are refused.
+//
+// # Errors
+//
+// Instrument fails on a module it cannot decode (the error names the
+// section, the function and the byte offset, for example an unknown
+// opcode), when the hook import is missing (ErrNoHook) or is not a function
+// of type () -> (), and when GlobalExport is already exported. It never
+// returns a module it did not fully understand.
+func Instrument(bin []byte, opts Options) ([]byte, error) {
+	out, _, err := instrument(bin, opts)
+	return out, err
+}
+
+// stats describes one instrumentation, for tests and benchmarks.
+type stats struct {
+	funcs, checks int
+	hook, global  uint32
+}
+
+// Section ids.
+const (
+	secCustom    = 0
+	secType      = 1
+	secImport    = 2
+	secFunction  = 3
+	secTable     = 4
+	secMemory    = 5
+	secGlobal    = 6
+	secExport    = 7
+	secStart     = 8
+	secElement   = 9
+	secCode      = 10
+	secData      = 11
+	secDataCount = 12
+	secTag       = 13
+)
+
+var sectionNames = [...]string{"custom", "type", "import", "function", "table", "memory",
+	"global", "export", "start", "element", "code", "data", "data count", "tag"}
+
+// rank orders the known sections as the binary format requires.
+func rank(id byte) int {
+	switch id {
+	case secTag:
+		return 55 // between memory and global
+	case secDataCount:
+		return 95 // between element and code
+	}
+	return int(id) * 10
+}
+
+type section struct {
+	id         byte
+	start, end int // content, in bin
+	name       string
+}
+
+type module struct {
+	bin      []byte
+	sections []section
+	byID     [14]int // index in sections + 1, 0 when absent
+
+	emptyTypes  []bool // per type index: is it () -> ()
+	funcImports uint32
+	globImports uint32
+	globals     uint32 // defined globals
+	funcs       uint32 // defined functions (function section)
+	hook        int64  // hook function index, -1 when absent
+	hookType    uint32 // the type index of an added hook
+	exports     []string
+}
+
+func (m *module) section(id byte) *section {
+	if i := m.byID[id]; i > 0 {
+		return &m.sections[i-1]
+	}
+	return nil
+}
+
+func (m *module) reader(s *section) *reader {
+	return &reader{b: m.bin[s.start:s.end], base: s.start}
+}
+
+func instrument(bin []byte, opts Options) (out []byte, st stats, err error) {
+	if opts.HookModule == "" {
+		opts.HookModule = DefaultHookModule
+	}
+	if opts.HookName == "" {
+		opts.HookName = DefaultHookName
+	}
+	if opts.GlobalExport == "" {
+		opts.GlobalExport = DefaultGlobalExport
+	}
+	m := &module{bin: bin, hook: -1}
+	if err := m.parseSections(); err != nil {
+		return nil, st, err
+	}
+	if err := m.parseTypes(); err != nil {
+		return nil, st, err
+	}
+	if err := m.parseImports(opts); err != nil {
+		return nil, st, err
+	}
+	if err := m.parseCounts(); err != nil {
+		return nil, st, err
+	}
+	for _, name := range m.exports {
+		if name == opts.GlobalExport {
+			return nil, st, fmt.Errorf("fuel: the module already exports %q: choose another Options.GlobalExport", name)
+		}
+	}
+
+	var remap func(uint32) uint32
+	if m.hook < 0 {
+		if !opts.AddImport {
+			return nil, st, fmt.Errorf("%w %s.%s (declare it, or set Options.AddImport)", ErrNoHook, opts.HookModule, opts.HookName)
+		}
+		m.hook = int64(m.funcImports)
+		m.hookType = uint32(len(m.emptyTypes))
+		for i, empty := range m.emptyTypes {
+			if empty {
+				m.hookType = uint32(i)
+				break
+			}
+		}
+		hook := uint32(m.hook)
+		remap = func(f uint32) uint32 {
+			if f >= hook {
+				return f + 1
+			}
+			return f
+		}
+	}
+	st.hook = uint32(m.hook)
+	st.global = m.globImports + m.globals
+	if uint64(st.global) >= math.MaxUint32 {
+		return nil, st, errors.New("fuel: too many globals")
+	}
+
+	out = make([]byte, 0, len(bin)+len(bin)/4+64)
+	out = append(out, bin[:8]...)
+	// Sections the module lacks but the output needs, in rank order.
+	var missing []byte
+	if m.section(secType) == nil && remap != nil && m.hookType == uint32(len(m.emptyTypes)) {
+		missing = append(missing, secType)
+	}
+	if m.section(secImport) == nil && remap != nil {
+		missing = append(missing, secImport)
+	}
+	if m.section(secGlobal) == nil {
+		missing = append(missing, secGlobal)
+	}
+	if m.section(secExport) == nil {
+		missing = append(missing, secExport)
+	}
+	var content []byte
+	emit := func(id byte, body []byte) {
+		out = append(out, id)
+		out = appendU32(out, uint32(len(body)))
+		out = append(out, body...)
+	}
+	for i := range m.sections {
+		s := &m.sections[i]
+		if s.id != secCustom {
+			for len(missing) > 0 && rank(missing[0]) < rank(s.id) {
+				content, err = m.rewrite(missing[0], nil, content[:0], opts, remap, &st)
+				if err != nil {
+					return nil, st, err
+				}
+				emit(missing[0], content)
+				missing = missing[1:]
+			}
+		}
+		content, err = m.rewrite(s.id, s, content[:0], opts, remap, &st)
+		if err != nil {
+			return nil, st, err
+		}
+		if content == nil {
+			continue // dropped
+		}
+		if s.id == secCustom {
+			out = append(out, secCustom)
+			out = appendU32(out, uint32(sizeU32(uint32(len(s.name)))+len(s.name)+len(content)))
+			out = appendName(out, s.name)
+			out = append(out, content...)
+			continue
+		}
+		emit(s.id, content)
+	}
+	for _, id := range missing {
+		if content, err = m.rewrite(id, nil, content[:0], opts, remap, &st); err != nil {
+			return nil, st, err
+		}
+		emit(id, content)
+	}
+	if uint64(len(out)) > math.MaxUint32 {
+		return nil, st, errors.New("fuel: instrumented module too large")
+	}
+	return out, st, nil
+}
+
+func (m *module) parseSections() error {
+	if len(m.bin) < 8 || !bytes.Equal(m.bin[:4], []byte("\x00asm")) {
+		return errors.New("fuel: not a WebAssembly module (bad magic)")
+	}
+	if !bytes.Equal(m.bin[4:8], []byte{1, 0, 0, 0}) {
+		return fmt.Errorf("fuel: unsupported binary version % x (want a core module, version 1)", m.bin[4:8])
+	}
+	r := &reader{b: m.bin, off: 8}
+	last := 0
+	for !r.eof() {
+		at := r.pos()
+		id, _ := r.byte()
+		size, err := r.u32()
+		if err != nil {
+			return fmt.Errorf("fuel: section header at offset 0x%x: %w", at, err)
+		}
+		start := r.off
+		if _, err := r.bytes(int(size)); err != nil {
+			return fmt.Errorf("fuel: section %d at offset 0x%x: size %d past the end of the module", id, at, size)
+		}
+		s := section{id: id, start: start, end: r.off}
+		if id > secTag {
+			return fmt.Errorf("fuel: unknown section id %d at offset 0x%x", id, at)
+		}
+		if id == secCustom {
+			cr := &reader{b: m.bin[start:r.off], base: start}
+			if s.name, err = cr.name(); err != nil {
+				return fmt.Errorf("fuel: custom section at offset 0x%x: bad name: %w", at, err)
+			}
+			s.start += cr.off
+			if s.name == "linking" || strings.HasPrefix(s.name, "reloc.") {
+				return errors.New("fuel: relocatable object files are not supported: instrument the linked module")
+			}
+		} else {
+			if m.byID[id] != 0 {
+				return fmt.Errorf("fuel: duplicate %s section at offset 0x%x", sectionNames[id], at)
+			}
+			if rank(id) < last {
+				return fmt.Errorf("fuel: %s section out of order at offset 0x%x", sectionNames[id], at)
+			}
+			last = rank(id)
+			m.byID[id] = len(m.sections) + 1
+		}
+		m.sections = append(m.sections, s)
+	}
+	return nil
+}
+
+func (m *module) parseTypes() error {
+	s := m.section(secType)
+	if s == nil {
+		return nil
+	}
+	r := m.reader(s)
+	n, err := r.u32()
+	for i := uint32(0); i < n && err == nil; i++ {
+		at := r.pos()
+		var form byte
+		if form, err = r.byte(); err != nil {
+			break
+		}
+		if form != 0x60 {
+			return fmt.Errorf("fuel: type section: unsupported type form 0x%02x at offset 0x%x (GC types are not supported)", form, at)
+		}
+		empty := true
+		for j := 0; j < 2 && err == nil; j++ { // params, then results
+			var k uint32
+			if k, err = r.u32(); err != nil {
+				break
+			}
+			if k != 0 {
+				empty = false
+			}
+			for ; k > 0 && err == nil; k-- {
+				err = r.valType()
+			}
+		}
+		m.emptyTypes = append(m.emptyTypes, empty)
+	}
+	if err != nil {
+		return fmt.Errorf("fuel: type section: %w", err)
+	}
+	return nil
+}
+
+func (m *module) parseImports(opts Options) error {
+	s := m.section(secImport)
+	if s == nil {
+		return nil
+	}
+	r := m.reader(s)
+	n, err := r.u32()
+	for i := uint32(0); i < n && err == nil; i++ {
+		var mod, name string
+		var kind byte
+		if mod, err = r.name(); err != nil {
+			break
+		}
+		if name, err = r.name(); err != nil {
+			break
+		}
+		at := r.pos()
+		if kind, err = r.byte(); err != nil {
+			break
+		}
+		isHook := mod == opts.HookModule && name == opts.HookName && m.hook < 0
+		if isHook && kind != 0 {
+			return fmt.Errorf("fuel: import %s.%s is not a function: the hook must be a function of type () -> ()", mod, name)
+		}
+		switch kind {
+		case 0: // function
+			var t uint32
+			if t, err = r.u32(); err != nil {
+				break
+			}
+			if isHook {
+				if int(t) >= len(m.emptyTypes) || !m.emptyTypes[t] {
+					return fmt.Errorf("fuel: import %s.%s has type index %d, which is not () -> (): the hook must take and return nothing", mod, name, t)
+				}
+				m.hook = int64(m.funcImports)
+			}
+			m.funcImports++
+		case 1: // table
+			if err = r.refType(); err == nil {
+				err = r.limits()
+			}
+		case 2: // memory
+			err = r.limits()
+		case 3: // global
+			if err = r.valType(); err == nil {
+				_, err = r.byte()
+			}
+			m.globImports++
+		case 4: // tag
+			if _, err = r.byte(); err == nil {
+				_, err = r.u32()
+			}
+		default:
+			err = fmt.Errorf("unknown import kind 0x%02x at offset 0x%x", kind, at)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("fuel: import section: %w", err)
+	}
+	return nil
+}
+
+func (r *reader) limits() error {
+	at := r.pos()
+	flags, err := r.byte()
+	if err != nil {
+		return err
+	}
+	if flags > 7 {
+		return fmt.Errorf("unknown limits flags 0x%02x at offset 0x%x", flags, at)
+	}
+	if _, err := r.u64(); err != nil {
+		return err
+	}
+	if flags&1 != 0 {
+		_, err = r.u64()
+	}
+	return err
+}
+
+// parseCounts reads the function and global counts and the export names.
+func (m *module) parseCounts() error {
+	var err error
+	if s := m.section(secFunction); s != nil {
+		if m.funcs, err = m.reader(s).u32(); err != nil {
+			return fmt.Errorf("fuel: function section: %w", err)
+		}
+	}
+	if s := m.section(secGlobal); s != nil {
+		if m.globals, err = m.reader(s).u32(); err != nil {
+			return fmt.Errorf("fuel: global section: %w", err)
+		}
+	}
+	if s := m.section(secExport); s != nil {
+		r := m.reader(s)
+		n, err := r.u32()
+		for i := uint32(0); i < n && err == nil; i++ {
+			var name string
+			if name, err = r.name(); err != nil {
+				break
+			}
+			if _, err = r.byte(); err != nil {
+				break
+			}
+			_, err = r.u32()
+			m.exports = append(m.exports, name)
+		}
+		if err != nil {
+			return fmt.Errorf("fuel: export section: %w", err)
+		}
+	}
+	return nil
+}
+
+// rewrite appends to out the new content of section id (s is nil for a
+// section the module lacks). It returns nil to drop the section.
+func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap func(uint32) uint32, st *stats) ([]byte, error) {
+	var r *reader
+	if s != nil {
+		r = m.reader(s)
+	}
+	copyRest := func(out []byte) []byte { return append(out, r.b[r.off:]...) }
+	switch id {
+	case secCustom:
+		switch {
+		case strings.HasPrefix(s.name, ".debug_"), s.name == "sourceMappingURL", s.name == "external_debug_info":
+			return nil, nil
+		case s.name == "name" && remap != nil:
+			return m.rewriteNames(r, out, opts, remap), nil
+		}
+		return copyRest(out), nil
+
+	case secType:
+		if remap == nil || m.hookType < uint32(len(m.emptyTypes)) {
+			return copyRest(out), nil
+		}
+		out = appendU32(out, uint32(len(m.emptyTypes))+1)
+		if r != nil {
+			_, _ = r.u32()
+			out = copyRest(out)
+		}
+		return append(out, 0x60, 0x00, 0x00), nil
+
+	case secImport:
+		if remap == nil {
+			return copyRest(out), nil
+		}
+		var n uint32
+		if r != nil {
+			n, _ = r.u32()
+		}
+		out = appendU32(out, n+1)
+		if r != nil {
+			out = copyRest(out)
+		}
+		out = appendName(out, opts.HookModule)
+		out = appendName(out, opts.HookName)
+		out = append(out, 0x00)
+		return appendU32(out, m.hookType), nil
+
+	case secGlobal:
+		out = appendU32(out, m.globals+1)
+		if r != nil {
+			_, _ = r.u32()
+			if remap == nil {
+				out = copyRest(out)
+			} else {
+				for i := uint32(0); i < m.globals; i++ {
+					start := r.off
+					err := r.valType()
+					if err == nil {
+						_, err = r.byte()
+					}
+					if err != nil {
+						return nil, fmt.Errorf("fuel: global section: %w", err)
+					}
+					out = append(out, r.b[start:r.off]...)
+					if out, err = r.rewriteExpr(out, remap); err != nil {
+						return nil, fmt.Errorf("fuel: global section: %w", err)
+					}
+				}
+				out = copyRest(out)
+			}
+		}
+		// (global (mut i64) (i64.const InitialFuel))
+		out = append(out, 0x7e, 0x01, 0x42)
+		out = appendS64(out, opts.InitialFuel)
+		return append(out, 0x0b), nil
+
+	case secExport:
+		out = appendU32(out, uint32(len(m.exports))+1)
+		if r != nil {
+			_, _ = r.u32()
+			if remap == nil {
+				out = copyRest(out)
+			} else {
+				for range m.exports {
+					name, _ := r.name()
+					kind, _ := r.byte()
+					idx, _ := r.u32()
+					if kind == 0 {
+						idx = remap(idx)
+					}
+					out = appendName(out, name)
+					out = append(out, kind)
+					out = appendU32(out, idx)
+				}
+				out = copyRest(out)
+			}
+		}
+		out = appendName(out, opts.GlobalExport)
+		out = append(out, 0x03)
+		return appendU32(out, st.global), nil
+
+	case secStart:
+		if remap == nil {
+			return copyRest(out), nil
+		}
+		f, err := r.u32()
+		if err != nil {
+			return nil, fmt.Errorf("fuel: start section: %w", err)
+		}
+		out = appendU32(out, remap(f))
+		return copyRest(out), nil
+
+	case secElement:
+		if remap == nil {
+			return copyRest(out), nil
+		}
+		out, err := r.rewriteElements(out, remap)
+		if err != nil {
+			return nil, fmt.Errorf("fuel: element section: %w", err)
+		}
+		return out, nil
+
+	case secCode:
+		return m.rewriteCode(r, out, remap, st)
+	}
+	return copyRest(out), nil
+}
+
+func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, st *stats) ([]byte, error) {
+	n, err := r.u32()
+	if err != nil {
+		return nil, fmt.Errorf("fuel: code section: %w", err)
+	}
+	if n != m.funcs {
+		return nil, fmt.Errorf("fuel: code section has %d bodies but the function section declares %d functions", n, m.funcs)
+	}
+	cc := newCheckCode(st.global, st.hook)
+	out = appendU32(out, n)
+	var edits []edit
+	for i := uint32(0); i < n; i++ {
+		size, err := r.u32()
+		if err == nil {
+			_, err = r.bytes(int(size))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("fuel: code section: function %d: %w", m.funcImports+i, err)
+		}
+		body := r.b[r.off-int(size) : r.off]
+		br := &reader{b: body, base: r.base + r.off - int(size)}
+		edits, err = bodyEdits(br, edits[:0], remap)
+		if err != nil {
+			return nil, fmt.Errorf("fuel: code section: function %d: %w", m.funcImports+i, err)
+		}
+		for _, e := range edits {
+			if e.check {
+				st.checks++
+			}
+		}
+		out = cc.appendBody(out, body, edits)
+	}
+	if !r.eof() {
+		return nil, fmt.Errorf("fuel: code section: trailing bytes at offset 0x%x", r.pos())
+	}
+	st.funcs = int(n)
+	return out, nil
+}
+
+// rewriteExpr copies a constant expression, through its end, renumbering
+// function indices.
+func (r *reader) rewriteExpr(out []byte, remap func(uint32) uint32) ([]byte, error) {
+	var in instr
+	depth := 0
+	prev := r.off
+	for {
+		if err := r.next(&in); err != nil {
+			return out, err
+		}
+		if in.flags&flagFunc != 0 {
+			out = append(out, r.b[prev:in.fnAt]...)
+			out = appendU32(out, remap(in.fn))
+			prev = in.fnEnd
+		}
+		switch {
+		case in.flags&flagOpen != 0:
+			depth++
+		case in.flags&flagEnd != 0:
+			if depth == 0 {
+				return append(out, r.b[prev:r.off]...), nil
+			}
+			depth--
+		}
+	}
+}
+
+func (r *reader) rewriteElements(out []byte, remap func(uint32) uint32) ([]byte, error) {
+	n, err := r.u32()
+	if err != nil {
+		return nil, err
+	}
+	out = appendU32(out, n)
+	for i := uint32(0); i < n; i++ {
+		at := r.pos()
+		flags, err := r.u32()
+		if err != nil {
+			return nil, err
+		}
+		if flags > 7 {
+			return nil, fmt.Errorf("unknown segment flags %d at offset 0x%x", flags, at)
+		}
+		out = appendU32(out, flags)
+		if flags&3 == 2 { // explicit table index
+			t, err := r.u32()
+			if err != nil {
+				return nil, err
+			}
+			out = appendU32(out, t)
+		}
+		if flags&1 == 0 { // active: offset expression
+			if out, err = r.rewriteExpr(out, remap); err != nil {
+				return nil, err
+			}
+		}
+		if flags&3 != 0 { // elemkind or reftype
+			b, err := r.byte()
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b)
+		}
+		k, err := r.u32()
+		if err != nil {
+			return nil, err
+		}
+		out = appendU32(out, k)
+		for j := uint32(0); j < k; j++ {
+			if flags&4 != 0 {
+				out, err = r.rewriteExpr(out, remap)
+			} else {
+				var f uint32
+				f, err = r.u32()
+				out = appendU32(out, remap(f))
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	if !r.eof() {
+		return nil, fmt.Errorf("trailing bytes at offset 0x%x", r.pos())
+	}
+	return out, nil
+}
+
+// rewriteNames renumbers the function indices of a "name" section and
+// names the added hook. A name section it cannot parse is dropped: names
+// only decorate stack traces.
+func (m *module) rewriteNames(r *reader, out []byte, opts Options, remap func(uint32) uint32) []byte {
+	start := len(out)
+	hook := uint32(m.hook)
+	hookName := opts.HookModule + "." + opts.HookName
+	for !r.eof() {
+		id, _ := r.byte()
+		size, err := r.u32()
+		if err != nil {
+			return nil
+		}
+		payload, err := r.bytes(int(size))
+		if err != nil {
+			return nil
+		}
+		if id != 1 && id != 2 && id != 3 { // not indexed by function
+			out = append(out, id)
+			out = appendU32(out, size)
+			out = append(out, payload...)
+			continue
+		}
+		sr := &reader{b: payload}
+		n, err := sr.u32()
+		if err != nil {
+			return nil
+		}
+		var sub []byte
+		named := id != 1
+		count := n
+		if !named {
+			count++
+		}
+		sub = appendU32(sub, count)
+		for i := uint32(0); i < n; i++ {
+			f, err := sr.u32()
+			if err != nil {
+				return nil
+			}
+			if !named && f >= hook {
+				sub = appendU32(sub, hook)
+				sub = appendName(sub, hookName)
+				named = true
+			}
+			sub = appendU32(sub, remap(f))
+			from := sr.off
+			if id == 1 {
+				_, err = sr.name()
+			} else { // a name map of locals or labels
+				var k uint32
+				k, err = sr.u32()
+				for ; k > 0 && err == nil; k-- {
+					if _, err = sr.u32(); err == nil {
+						_, err = sr.name()
+					}
+				}
+			}
+			if err != nil {
+				return nil
+			}
+			sub = append(sub, sr.b[from:sr.off]...)
+		}
+		if !named {
+			sub = appendU32(sub, hook)
+			sub = appendName(sub, hookName)
+		}
+		if !sr.eof() {
+			return nil
+		}
+		out = append(out, id)
+		out = appendU32(out, uint32(len(sub)))
+		out = append(out, sub...)
+	}
+	if len(out) == start {
+		return out[:start:start] // keep an empty, non-nil section
+	}
+	return out
+}
