@@ -20,29 +20,38 @@ type outputStore struct {
 	mu    sync.Mutex
 	next  int
 	order []string
-	texts map[string]string
+	texts map[string]storedOutput
 	size  int
 }
 
-// add stores text and returns its id, dropping the oldest texts to stay
-// under maxStoredBytes.
-func (s *outputStore) add(text string) string {
+// storedOutput is a text as the collector kept it, and a note to close it.
+type storedOutput struct {
+	body []byte
+	note string
+}
+
+func (o storedOutput) size() int { return len(o.body) + len(o.note) }
+
+// add stores a text, taking ownership of body, and returns its id. It
+// drops the oldest texts to stay under maxStoredBytes.
+func (s *outputStore) add(body []byte, note string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.texts == nil {
-		s.texts = make(map[string]string)
+		s.texts = make(map[string]storedOutput)
 	}
 	s.next++
 	id := "out-" + strconv.Itoa(s.next)
-	for s.size+len(text) > maxStoredBytes && len(s.order) > 0 {
+	out := storedOutput{body, note}
+	for s.size+out.size() > maxStoredBytes && len(s.order) > 0 {
 		old := s.order[0]
 		s.order = s.order[1:]
-		s.size -= len(s.texts[old])
+		s.size -= s.texts[old].size()
 		delete(s.texts, old)
 	}
 	s.order = append(s.order, id)
-	s.texts[id] = text
-	s.size += len(text)
+	s.texts[id] = out
+	s.size += out.size()
 	return id
 }
 
@@ -56,9 +65,9 @@ func (s *outputStore) nextID() string {
 func (s *outputStore) get(id string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	text, ok := s.texts[id]
+	out, ok := s.texts[id]
 	if !ok {
 		return "", fmt.Errorf("%w: %s (a session keeps its last %d MiB of cut outputs)", ErrOutputNotFound, quote(id), maxStoredBytes>>20)
 	}
-	return text, nil
+	return string(out.body) + out.note, nil
 }

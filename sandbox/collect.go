@@ -41,11 +41,12 @@ const (
 )
 
 // boundedText collects one output stream in bounded memory: the first
-// keepCap bytes, and a ring of the last ringSize bytes for the tail.
+// keepCap bytes, and past them a ring of the last ringSize bytes, from
+// which the tail is cut.
 type boundedText struct {
 	keep     []byte
 	ring     []byte
-	ringN    int64 // bytes ever written to the ring
+	ringN    int64 // bytes written to the ring: those past keepCap
 	total    int64
 	newlines int64
 	last     byte
@@ -59,7 +60,18 @@ func (t *boundedText) WriteString(s string) {
 	t.newlines += int64(strings.Count(s, "\n"))
 	t.last = s[len(s)-1]
 	if room := keepCap - len(t.keep); room > 0 {
-		t.keep = append(t.keep, s[:min(room, len(s))]...)
+		n := min(room, len(s))
+		if cap(t.keep)-len(t.keep) < n {
+			// Double, not append's 1.25x for large slices: less copying.
+			grown := make([]byte, len(t.keep), min(keepCap, max(2*cap(t.keep), len(t.keep)+n, 4096)))
+			copy(grown, t.keep)
+			t.keep = grown
+		}
+		t.keep = append(t.keep, s[:n]...)
+		s = s[n:]
+		if s == "" {
+			return
+		}
 	}
 	if t.ring == nil {
 		t.ring = make([]byte, ringSize)
@@ -76,11 +88,15 @@ func (t *boundedText) WriteString(s string) {
 
 // tail returns the last bytes written, up to ringSize, in order.
 func (t *boundedText) tail() []byte {
-	if t.ringN <= ringSize {
-		return t.ring[:t.ringN]
+	if t.ringN == 0 {
+		return t.keep[max(0, len(t.keep)-ringSize):]
+	}
+	out := make([]byte, 0, ringSize)
+	if t.ringN < ringSize {
+		out = append(out, t.keep[max(0, len(t.keep)-ringSize+int(t.ringN)):]...)
+		return append(out, t.ring[:t.ringN]...)
 	}
 	pos := int(t.ringN % ringSize)
-	out := make([]byte, 0, ringSize)
 	out = append(out, t.ring[pos:]...)
 	return append(out, t.ring[:pos]...)
 }
@@ -176,20 +192,18 @@ func (t *boundedText) cut(id string) (shown string, tr Truncation) {
 	return b.String(), tr
 }
 
-// full returns everything kept, with a closing note when it was capped.
-func (t *boundedText) full() string {
+// full returns everything kept, and a closing note when it was capped. The
+// bytes are the boundedText's own: it must not be written to afterwards.
+func (t *boundedText) full() (kept []byte, note string) {
 	if !t.capped() {
-		return string(t.keep)
+		return t.keep, ""
 	}
-	kept := trimPartialRune(t.keep)
-	var b strings.Builder
-	b.Grow(len(kept) + 120)
-	b.Write(kept)
+	kept = trimPartialRune(t.keep)
 	if len(kept) > 0 && kept[len(kept)-1] != '\n' {
-		b.WriteByte('\n')
+		note = "\n"
 	}
-	fmt.Fprintf(&b, "[... output capped: %s more bytes were not kept ...]\n", commas(t.total-int64(len(kept))))
-	return b.String()
+	note += fmt.Sprintf("[... output capped: %s more bytes were not kept ...]\n", commas(t.total-int64(len(kept))))
+	return kept, note
 }
 
 // nthIndex returns the index of the nth (from 1) occurrence of c, or -1.

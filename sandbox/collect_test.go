@@ -58,8 +58,27 @@ func TestBoundedTextMemory(t *testing.T) {
 	if got := strings.Count(shown, "\n"); got != headLines+tailLines+1 {
 		t.Errorf("shown %d lines, want %d", got, headLines+tailLines+1)
 	}
-	full := bt.full()
-	if len(full) > keepCap+100 || !strings.Contains(full[keepCap-10:], "output capped") {
-		t.Errorf("full output is %d bytes", len(full))
+	body, note := bt.full()
+	if len(body) > keepCap || !strings.Contains(note, "output capped: 260,046,848 more bytes") {
+		t.Errorf("full output is %d bytes, note %q", len(body), note)
+	}
+}
+
+func TestTailAcrossKeepAndRing(t *testing.T) {
+	var bt boundedText
+	bt.WriteString(strings.Repeat("a", keepCap-10))
+	if bt.ring != nil {
+		t.Error("ring made before the kept part is full")
+	}
+	bt.WriteString("0123456789") // fills keep exactly
+	bt.WriteString("bcd")        // into the ring
+	tail := string(bt.tail())
+	if len(tail) != ringSize || !strings.HasSuffix(tail, "a0123456789bcd") {
+		t.Errorf("tail is %d bytes ending %q", len(tail), tail[len(tail)-20:])
+	}
+	var small boundedText
+	small.WriteString("xyz")
+	if string(small.tail()) != "xyz" || small.ring != nil {
+		t.Errorf("small tail %q", small.tail())
 	}
 }

@@ -42,8 +42,61 @@ func ExampleRequestError() {
 }
 
 // A session keeps each language's state from cell to cell and from request
-// to request. (This example needs the CPython artifact: run make.)
+// to request; a failing cell stops the request and is data, not an error.
 func ExampleSession_Eval() {
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	dir, err := os.MkdirTemp("", "session")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: dir})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close(ctx)
+
+	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{
+		{Language: "js", Code: "let n = 6 * 7;\nconsole.log('n is', n);", Title: "compute"},
+		{Language: "js", Code: "n + 1"},
+	}})
+	if err != nil {
+		log.Fatal(err) // the host failed
+	}
+	fmt.Println(res.Content[0].Text)
+	fmt.Println("isError:", res.Details.IsError)
+
+	res, err = s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{
+		{Language: "js", Code: "n.foo.bar"},
+		{Language: "js", Code: "'not run'"},
+	}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range res.Details.Cells {
+		fmt.Println(c.Index, c.Status)
+	}
+	fmt.Println("isError:", res.Details.IsError)
+	// Output:
+	// [1/2] compute
+	// n is 42
+	//
+	// [2/2] js
+	// 43
+	// isError: false
+	// 0 error
+	// 1 pending
+	// isError: true
+}
+
+// Python works the same way. (This example needs the CPython artifact: run
+// make.)
+func ExampleSession_Eval_python() {
 	ctx := context.Background()
 	sb, err := sandbox.New(ctx, sandbox.Options{})
 	if err != nil {

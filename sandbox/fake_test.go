@@ -147,7 +147,7 @@ func (in *fakeInstance) Run(ctx context.Context, code string, sink runtimes.Sink
 }
 
 // fakes installs fake runtimes for py and js and returns them.
-func fakes(t *testing.T) (py, js *fakeRuntime) {
+func fakes(t testing.TB) (py, js *fakeRuntime) {
 	t.Helper()
 	py, js = &fakeRuntime{lang: "py"}, &fakeRuntime{lang: "js"}
 	sandbox.SetRuntimeForTest(t, "py", func(context.Context) (runtimes.Runtime, error) { return py, nil })

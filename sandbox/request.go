@@ -41,8 +41,8 @@ type Cell struct {
 	Language string `json:"language"`
 	// Code is the cell's source; it must not be empty.
 	Code string `json:"code"`
-	// Title names the cell in the result. Empty means the language tag
-	// ("py" or "js").
+	// Title names the cell in the result. Empty (or only white space)
+	// means the language tag, "py" or "js".
 	Title string `json:"title,omitempty"`
 	// TimeoutSeconds bounds the cell's run time, in whole seconds from 1 to
 	// MaxTimeoutSeconds; zero means DefaultTimeoutSeconds. Its JSON name is
@@ -98,6 +98,9 @@ func DecodeRequest(data []byte) (Request, error) {
 	if err := dec.Decode(&raw); err != nil {
 		if errors.Is(err, io.EOF) {
 			return Request{}, reqErr("", "empty request; send one JSON object like %s", exampleRequest)
+		}
+		if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] != '{' && t[0] != '[' {
+			return Request{}, reqErr("", "not JSON: it starts with %s; send one JSON object like %s", quote(string(t)), exampleRequest)
 		}
 		return Request{}, reqErr("", "not valid JSON: %s; send one JSON object like %s", jsonErrText(err), exampleRequest)
 	}
@@ -245,7 +248,7 @@ func (r Request) normalized() []Cell {
 		if c.TimeoutSeconds == 0 {
 			c.TimeoutSeconds = DefaultTimeoutSeconds
 		}
-		if c.Title == "" {
+		if strings.TrimSpace(c.Title) == "" {
 			c.Title = c.Language
 		}
 		cells[i] = c

@@ -65,6 +65,8 @@ func TestDecodeRequestErrors(t *testing.T) {
 	}{
 		{"empty", ``, `empty request; send one JSON object like {"cells":[{"language":"py","code":"print(1)"}]}`},
 		{"bad JSON", `{"cells":[}`, `not valid JSON: invalid character '}' looking for beginning of value (at byte 11); send one JSON object like {"cells":[{"language":"py","code":"print(1)"}]}`},
+		{"not JSON at all", "print(1)\n", `not JSON: it starts with "print(1)\n"; send one JSON object like {"cells":[{"language":"py","code":"print(1)"}]}`},
+		{"long non-JSON", strings.Repeat("é", 30), `not JSON: it starts with "` + strings.Repeat("é", 20) + `..."; send one JSON object like {"cells":[{"language":"py","code":"print(1)"}]}`},
 		{"truncated JSON", `{"cells":[`, `not valid JSON: the JSON ends too early; send one JSON object like {"cells":[{"language":"py","code":"print(1)"}]}`},
 		{"not an object", `[1]`, `an array is not an object; the request must be a JSON object like {"cells":[{"language":"py","code":"print(1)"}]}`},
 		{"trailing data", `{"cells":[{"language":"py","code":"x"}]} {}`, `unexpected data after the request, which ends at byte 40; send exactly one JSON object per request`},

@@ -56,7 +56,7 @@ func New(ctx context.Context, o Options) (*Sandbox, error) {
 func (sb *Sandbox) runtime(ctx context.Context, lang string) (runtimes.Runtime, error) {
 	lr, ok := sb.runtimes[lang]
 	if !ok {
-		return nil, fmt.Errorf("sandbox: no runtime for language %q", lang)
+		return nil, fmt.Errorf("no runtime for language %q", lang)
 	}
 	if err := acquire(ctx, lr.sem); err != nil {
 		return nil, err
@@ -74,11 +74,10 @@ func (sb *Sandbox) runtime(ctx context.Context, lang string) (runtimes.Runtime, 
 	start := time.Now()
 	rt, err := newRuntime[lang](ctx, sb.opts)
 	if err != nil {
-		err = fmt.Errorf("sandbox: %s runtime: %w", lang, err)
+		err = fmt.Errorf("%s runtime: %w", lang, err)
 		if ctx.Err() != nil {
 			return nil, err // try again next time
 		}
-		sb.opts.Logger.Error("runtime failed to start", "language", lang, "err", err)
 	} else {
 		sb.opts.Logger.Info("runtime started", "language", lang, "duration", time.Since(start))
 	}

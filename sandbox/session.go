@@ -47,8 +47,10 @@ func (s *Session) Root() string { return s.opts.Root }
 // An invalid request is a *RequestError. Otherwise an error means the host
 // could not run a cell: a runtime that failed to start (for Python in a
 // binary built without the CPython artifact), an instance that failed, or a
-// session used after Close (ErrClosed). If ctx ends while Eval waits for
-// another Eval of the session, it returns ctx.Err().
+// session used after Close (ErrClosed). The instance that failed is
+// dropped, so the language starts afresh at its next cell. If ctx is done
+// before Eval starts, or ends while Eval waits for another Eval of the
+// session, Eval returns ctx.Err().
 func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -92,7 +94,7 @@ func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 		sinks[i] = sink
 		status, dur, err := s.runCell(evalCtx, c, sink)
 		if err != nil {
-			return nil, fmt.Errorf("sandbox: cell %d (%s): %w", i, c.Language, err)
+			return nil, fmt.Errorf("sandbox: cell %d: %w", i, err)
 		}
 		r := &results[i]
 		r.Status = status
@@ -143,8 +145,7 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 			out = runtimes.Outcome{Failed: true, Interrupted: true}
 		} else {
 			s.dropInstance(c.Language)
-			s.sb.opts.Logger.Error("cell failed on the host", "language", c.Language, "err", err)
-			return "", dur, err
+			return "", dur, fmt.Errorf("%s runtime: %w", c.Language, err)
 		}
 	}
 	switch {
@@ -193,7 +194,7 @@ func acquire(ctx context.Context, sem chan struct{}) error {
 func safeRun(ctx context.Context, inst runtimes.Instance, code string, sink runtimes.Sink) (out runtimes.Outcome, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("runtime panicked: %v", p)
+			err = fmt.Errorf("panicked: %v", p)
 		}
 	}()
 	return inst.Run(ctx, code, sink)

@@ -450,8 +450,8 @@ func TestHostFailures(t *testing.T) {
 		code string
 		want string
 	}{
-		{name: "runtime error", code: "hosterr", want: "fake host failure"},
-		{name: "runtime panic", code: "panic", want: "runtime panicked: fake runtime panic"},
+		{name: "runtime error", code: "hosterr", want: "sandbox: cell 0: py runtime: fake host failure"},
+		{name: "runtime panic", code: "panic", want: "sandbox: cell 0: py runtime: panicked: fake runtime panic"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -490,7 +490,7 @@ func TestRuntimeStartOnce(t *testing.T) {
 	s := newSessionOn(t, nil)
 	for range 2 {
 		_, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{py("out 1")}})
-		if !errors.Is(err, notBuilt) || !strings.Contains(err.Error(), "sandbox: py runtime: python runtime not built") {
+		if !errors.Is(err, notBuilt) || !strings.Contains(err.Error(), "sandbox: cell 0: py runtime: python runtime not built") {
 			t.Fatalf("err = %v", err)
 		}
 	}

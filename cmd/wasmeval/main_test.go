@@ -35,7 +35,7 @@ func (f *fakeSession) Eval(ctx context.Context, req sandbox.Request) (*sandbox.R
 			cr.Status, cr.Output = sandbox.StatusError, "Error: failed\n"
 			res.Details.IsError = true
 		case c.Code == "hosterr":
-			return nil, errors.New("sandbox: py runtime: python runtime not built: run make")
+			return nil, errors.New("sandbox: cell 0: py runtime: python runtime not built: run make")
 		case c.Code == "hang":
 			<-ctx.Done()
 			cr.Status, cr.Output = sandbox.StatusCancelled, "cancelled\n"
@@ -144,7 +144,7 @@ func TestEval(t *testing.T) {
 			wantCode: 2,
 			want: []string{
 				"text: one",
-				`invalid_request: line 2: not valid JSON: invalid character 'o' in literal null (expecting 'u') (at byte 2); send one JSON object like {"cells":[{"language":"py","code":"print(1)"}]}`,
+				`invalid_request: line 2: not JSON: it starts with "not json"; send one JSON object like {"cells":[{"language":"py","code":"print(1)"}]}`,
 				`invalid_request: line 4: cells[0]: unknown field "timout" (did you mean "timeout"?); the fields are language, code, title, timeout, reset`,
 				"text: four",
 			},
@@ -160,7 +160,7 @@ func TestEval(t *testing.T) {
 			stdin:    req("hosterr") + "\n{}\n" + req("ok three") + "\n",
 			wantCode: 3,
 			want: []string{
-				"host_error: line 1: sandbox: py runtime: python runtime not built: run make",
+				"host_error: line 1: sandbox: cell 0: py runtime: python runtime not built: run make",
 				`invalid_request: line 2: cells: missing; give at least one cell, like {"cells":[{"language":"py","code":"print(1)"}]}`,
 				"text: three",
 			},
@@ -190,7 +190,7 @@ func TestEval(t *testing.T) {
 func TestEvalHostErrorOnStderr(t *testing.T) {
 	withFakeSession(t)
 	_, _, stderr := run(t, context.Background(), req("hosterr")+"\n", "eval", "--cwd", t.TempDir())
-	if !strings.Contains(stderr, "wasmeval eval: line 1: sandbox: py runtime: python runtime not built") {
+	if !strings.Contains(stderr, "wasmeval eval: line 1: sandbox: cell 0: py runtime: python runtime not built") {
 		t.Errorf("stderr = %q", stderr)
 	}
 }
