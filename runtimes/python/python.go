@@ -333,9 +333,10 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 			return
 		case <-ctx.Done():
 		}
-		// Trip SIGINT until the guest notices; a write can be lost if it
-		// races with memory.grow moving the buffer, so repeat.
-		t := time.NewTicker(20 * time.Millisecond)
+		// Trip SIGINT; trip it again now and then in case the guest caught
+		// the KeyboardInterrupt and went on, but not so often that a second
+		// one lands while the first one's traceback is being formatted.
+		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {
 			in.interrupt()
