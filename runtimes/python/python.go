@@ -319,6 +319,9 @@ func (in *Instance) call(ctx context.Context, fn api.Function, data []byte) (int
 
 // Run implements runtimes.Instance.
 func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (runtimes.Outcome, error) {
+	if ctx.Err() != nil {
+		return runtimes.Outcome{Failed: true, Interrupted: true}, nil
+	}
 	in.sink = sink
 	in.interrupted.Store(false)
 	defer func() { in.sink = nil }()
