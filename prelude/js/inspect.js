@@ -7,6 +7,7 @@
   'use strict';
 
   const kObjectType = 0;
+  const kArrayType = 1;
   const kArrayExtrasType = 2;
   const kMinLineWidth = 16;
   const customInspectSymbol = Symbol.for('nodejs.util.inspect.custom');
@@ -447,7 +448,8 @@
     }
     let type = 'Function';
     if (protoChainHas(value, GeneratorFunctionPrototype)) type = `Generator${type}`;
-    if (protoChainHas(value, AsyncFunctionPrototype)) type = `Async${type}`;
+    // goja gives async methods Function.prototype: their source tells.
+    if (protoChainHas(value, AsyncFunctionPrototype) || /^async[\s*(]/.test(stringified)) type = `Async${type}`;
     if (AsyncGeneratorFunctionPrototype !== null && protoChainHas(value, AsyncGeneratorFunctionPrototype)) {
       type = `AsyncGenerator${type.replace('Generator', '')}`;
     }
@@ -456,7 +458,7 @@
     if (value.name === '' || typeof value.name !== 'string') base += ' (anonymous)';
     else base += `: ${value.name}`;
     base += ']';
-    if (constructor !== type && constructor !== null) base += ` ${constructor}`;
+    if (constructor !== type && constructor !== null && constructor !== 'Function') base += ` ${constructor}`;
     if (tag !== '' && constructor !== tag) base += ` [${tag}]`;
     return base;
   }
@@ -511,7 +513,9 @@
     const out = [];
     for (let line of lines) {
       if (line.startsWith('\tat ')) {
-        if (line.includes('wasmeval:prelude/')) continue;
+        // The prelude's frames and the host's Go functions are not the
+        // guest's business.
+        if (line.includes('wasmeval:prelude/') || /^\tat github\.com\/wasmeval\/.* \(native\)$/.test(line)) continue;
         line = '    at ' + line.slice(4).replace(/:(\d+):(\d+)\(\d+\)/g, ':$1:$2');
       }
       out.push(line);
@@ -564,7 +568,7 @@
     const output = [];
     for (let i = 0; i < len; i++) {
       if (!hasOwn(value, i)) return formatSpecialArray(ctx, value, recurseTimes, len, output, i);
-      output.push(formatProperty(ctx, value, recurseTimes, i, kArrayExtrasType));
+      output.push(formatProperty(ctx, value, recurseTimes, i, kArrayType));
     }
     if (remaining > 0) output.push(remainingText(remaining));
     return output;
@@ -588,7 +592,7 @@
         index = tmp;
         if (output.length === maxLength) break;
       }
-      output.push(formatProperty(ctx, value, recurseTimes, key, kArrayExtrasType));
+      output.push(formatProperty(ctx, value, recurseTimes, key, kArrayType));
       index++;
     }
     const remaining = value.length - index;
@@ -691,7 +695,7 @@
     } else {
       str = 'undefined';
     }
-    if (type === kArrayExtrasType) return str;
+    if (type === kArrayType) return str;
     if (typeof key === 'symbol') {
       name = `[${Symbol.prototype.toString.call(key)}]`;
     } else if (key === '__proto__') {
@@ -801,7 +805,7 @@
         }
       }
       const indentation = `\n${' '.repeat(ctx.indentationLvl)}`;
-      return `${base ? `${base} ` : ''}${braces[0]}${indentation}  ${output.join(`,${indentation}`)}${indentation}${braces[1]}`;
+      return `${base ? `${base} ` : ''}${braces[0]}${indentation}  ${output.join(`,${indentation}  `)}${indentation}${braces[1]}`;
     }
     if (isBelowBreakLength(ctx, output, 0, base)) {
       return `${braces[0]}${base ? ` ${base}` : ''} ${output.join(', ')} ${braces[1]}`;
@@ -811,13 +815,37 @@
     return `${braces[0]}${ln}${output.join(`,\n${indentation}  `)} ${braces[1]}`;
   }
 
+  // primitiveCtx is all that formatPrimitive reads, for the common case of
+  // a primitive shown with the default options.
+  const primitiveCtx = Object.freeze({
+    compact: defaultOptions.compact,
+    breakLength: defaultOptions.breakLength,
+    maxStringLength: defaultOptions.maxStringLength,
+    indentationLvl: 0,
+  });
+
   function inspect(value, opts) {
-    const ctx = Object.assign({}, defaultOptions, {
+    if (opts === undefined && typeof value !== 'object' && typeof value !== 'function') {
+      return formatPrimitive(value, primitiveCtx);
+    }
+    const ctx = {
+      showHidden: defaultOptions.showHidden,
+      depth: defaultOptions.depth,
+      colors: defaultOptions.colors,
+      customInspect: defaultOptions.customInspect,
+      showProxy: defaultOptions.showProxy,
+      maxArrayLength: defaultOptions.maxArrayLength,
+      maxStringLength: defaultOptions.maxStringLength,
+      breakLength: defaultOptions.breakLength,
+      compact: defaultOptions.compact,
+      sorted: defaultOptions.sorted,
+      getters: defaultOptions.getters,
+      numericSeparator: defaultOptions.numericSeparator,
       seen: [],
       indentationLvl: 0,
       currentDepth: 0,
       circular: undefined,
-    });
+    };
     if (typeof opts === 'object' && opts !== null) {
       for (const key of Object.keys(opts)) {
         if (hasOwn(defaultOptions, key)) ctx[key] = opts[key];

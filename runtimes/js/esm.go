@@ -54,6 +54,7 @@ const (
 	tPunct
 )
 
+// tok is a token of the scanner.
 type tok struct {
 	kind       tokKind
 	start, end int
@@ -63,7 +64,7 @@ type tok struct {
 type lexer struct {
 	src  string
 	pos  int
-	prev tok // last significant tok
+	prev tok // last significant token
 	err  bool
 }
 
@@ -124,7 +125,7 @@ func (l *lexer) regexAllowed() bool {
 	return false
 }
 
-// next returns the next significant tok.
+// next returns the next significant token.
 func (l *lexer) next() tok {
 	l.skipSpace()
 	if l.pos >= len(l.src) {
@@ -158,6 +159,8 @@ func (l *lexer) next() tok {
 		l.pos++
 		t = tok{kind: tPunct}
 	}
+	// An escape at the very end of the text skips past it.
+	l.pos = min(l.pos, len(l.src))
 	t.start, t.end = start, l.pos
 	t.text = l.src[start:l.pos]
 	l.prev = t
@@ -387,9 +390,20 @@ func rewriteModuleSyntax(src string, module bool) moduleSyntax {
 	return ms
 }
 
-// specifierLiteral returns a JSON-quoted copy of a string literal tok.
+// isString reports whether t is a complete string literal (the lexer also
+// returns the start of an unterminated one).
+func isString(t tok) bool {
+	return t.kind == tString && len(t.text) >= 2 && t.text[len(t.text)-1] == t.text[0]
+}
+
+// unquote returns the text of a string literal token without its quotes.
+func unquote(t tok) string {
+	return t.text[1 : len(t.text)-1]
+}
+
+// specifierLiteral returns a JSON-quoted copy of a string literal token.
 func specifierLiteral(t tok) string {
-	s := t.text[1 : len(t.text)-1]
+	s := unquote(t)
 	if !strings.ContainsRune(s, '\\') {
 		return strconv.Quote(s)
 	}
@@ -433,7 +447,7 @@ func skipImportAttributes(l *lexer, end int) int {
 // parseImport parses an import declaration whose keyword starts at start.
 func parseImport(l *lexer, start int) (edit, bool) {
 	t := l.next()
-	if t.kind == tString {
+	if isString(t) {
 		end := skipImportAttributes(l, t.end)
 		return edit{start, end, "__wasmeval.import(" + specifierLiteral(t) + ");"}, true
 	}
@@ -463,7 +477,7 @@ func parseImport(l *lexer, start int) (edit, bool) {
 			if n.text == "}" {
 				break
 			}
-			if n.kind != tIdent && n.kind != tString {
+			if n.kind != tIdent && !isString(n) {
 				return edit{}, false
 			}
 			key := n.text
@@ -495,7 +509,7 @@ func parseImport(l *lexer, start int) (edit, bool) {
 		return edit{}, false
 	}
 	spec := l.next()
-	if spec.kind != tString {
+	if !isString(spec) {
 		return edit{}, false
 	}
 	end := skipImportAttributes(l, spec.end)
@@ -562,12 +576,12 @@ func parseExport(l *lexer, kw tok, module bool, ms *moduleSyntax) ([]edit, bool)
 		n := l.next()
 		if n.text == "as" {
 			m := l.next()
-			if m.kind != tIdent && m.kind != tString {
+			if m.kind != tIdent && !isString(m) {
 				return nil, false
 			}
 			name = m.text
 			if m.kind == tString {
-				name = m.text[1 : len(m.text)-1]
+				name = unquote(m)
 			}
 			n = l.next()
 		}
@@ -575,7 +589,7 @@ func parseExport(l *lexer, kw tok, module bool, ms *moduleSyntax) ([]edit, bool)
 			return nil, false
 		}
 		spec := l.next()
-		if spec.kind != tString {
+		if !isString(spec) {
 			return nil, false
 		}
 		end := skipImportAttributes(l, spec.end)
@@ -595,7 +609,7 @@ func parseExport(l *lexer, kw tok, module bool, ms *moduleSyntax) ([]edit, bool)
 			if n.text == "}" {
 				break
 			}
-			if n.kind != tIdent && n.kind != tString {
+			if n.kind != tIdent && !isString(n) {
 				return nil, false
 			}
 			local := n.text
@@ -603,12 +617,12 @@ func parseExport(l *lexer, kw tok, module bool, ms *moduleSyntax) ([]edit, bool)
 			a := l.next()
 			if a.text == "as" {
 				m := l.next()
-				if m.kind != tIdent && m.kind != tString {
+				if m.kind != tIdent && !isString(m) {
 					return nil, false
 				}
 				exported = m.text
 				if m.kind == tString {
-					exported = m.text[1 : len(m.text)-1]
+					exported = unquote(m)
 				}
 				a = l.next()
 			}
@@ -625,7 +639,7 @@ func parseExport(l *lexer, kw tok, module bool, ms *moduleSyntax) ([]edit, bool)
 		f := l.next()
 		if f.text == "from" {
 			spec := l.next()
-			if spec.kind != tString {
+			if !isString(spec) {
 				return nil, false
 			}
 			end = skipImportAttributes(l, spec.end)

@@ -105,8 +105,9 @@ func (e *codeError) render() string {
 }
 
 // parseError converts a parser error. lineDelta is subtracted from its line
-// (the lines of a wrapper before the code).
-func parseError(err error, name, src string, lineDelta int) *codeError {
+// (the lines of a wrapper before the code), and firstColDelta from its
+// column on the first line of the code (the wrapper's text before it).
+func parseError(err error, name, src string, lineDelta, firstColDelta int) *codeError {
 	ce := &codeError{file: name, src: src, line: 1, col: 1, msg: err.Error()}
 	var list parser.ErrorList
 	var one *parser.Error
@@ -119,6 +120,9 @@ func parseError(err error, name, src string, lineDelta int) *codeError {
 		ce.msg = one.Message
 		ce.line = one.Position.Line - lineDelta
 		ce.col = one.Position.Column
+		if ce.line == 1 {
+			ce.col -= firstColDelta
+		}
 		if n := strings.Count(src, "\n") + 1; ce.line > n {
 			ce.line = n
 			ce.col = len(src) - strings.LastIndexByte(src, '\n')
@@ -151,7 +155,7 @@ func compileCell(code string) (*compiledCell, *codeError) {
 	if !strings.Contains(src, "await") && !strings.Contains(src, "return") {
 		prog, err := parser.ParseFile(nil, cellFile, src, 0, opts...)
 		if err != nil {
-			return nil, parseError(err, cellFile, src, 0)
+			return nil, parseError(err, cellFile, src, 0, 0)
 		}
 		return compileProgram(hoistScript(prog.Body, prog.DeclarationList, prog.File), false, src)
 	}
@@ -161,7 +165,7 @@ func compileCell(code string) (*compiledCell, *codeError) {
 		if prog, err2 := parser.ParseFile(nil, cellFile, src, 0, opts...); err2 == nil {
 			return compileProgram(hoistScript(prog.Body, prog.DeclarationList, prog.File), false, src)
 		}
-		return nil, parseError(err, cellFile, src, 1)
+		return nil, parseError(err, cellFile, src, 1, 0)
 	}
 	arrow := wrapped.Body[0].(*ast.ExpressionStatement).Expression.(*ast.ArrowFunctionLiteral)
 	body := arrow.Body.(*ast.BlockStatement)

@@ -26,8 +26,11 @@ const (
 	// DefaultMemoryLimit is the heap growth a cell may cause when
 	// InstanceOptions.MemoryLimitBytes is zero.
 	DefaultMemoryLimit = 256 << 20
-	// maxCallStackSize is the deepest JavaScript call stack, about Node's.
-	maxCallStackSize = 10000
+	// maxCallStackSize is the deepest JavaScript call stack: half of Node's,
+	// because an overflow through native code (a getter, a callback of
+	// Array.prototype.map) unwinds in time quadratic in the depth, in Go
+	// panics that no interrupt can stop: about 2 s at this depth.
+	maxCallStackSize = 5000
 	// v8MaxStringLength is V8's limit on string length, which the guards
 	// apply too (or less, under a small memory limit).
 	v8MaxStringLength = 1<<29 - 24
@@ -123,6 +126,7 @@ type hooks struct {
 	formatUncaught goja.Callable
 	exitCode       goja.Callable
 	helpers        goja.Callable
+	resetGuards    goja.Callable
 	jsonParse      goja.Callable
 }
 
@@ -143,17 +147,24 @@ type instance struct {
 	rejections []*goja.Promise
 }
 
+// discardSink is the sink outside of Run: the prelude prints nothing.
 type discardSink struct{}
 
 func (discardSink) Stdout(string)                 {}
 func (discardSink) Stderr(string)                 {}
 func (discardSink) Display(runtimes.Bundle, bool) {}
 func (discardSink) Status(kind, message string)   {}
-func (in *instance) now() time.Time               { return in.opts.Now() }
+
+// now is the guest's clock (Date.now, new Date()).
+func (in *instance) now() time.Time { return in.opts.Now() }
+
+// monotonicNanos is the guest clock's time since the session started, for
+// performance.now and process.hrtime: deterministic under a fake clock.
 func (in *instance) monotonicNanos() float64 {
 	return float64(in.opts.Now().Sub(in.start0).Nanoseconds())
 }
-func (in *instance) throwRange(msg string) goja.Value { panic(in.rangeError(msg)) }
+
+func (in *instance) throwRange(msg string) { panic(in.rangeError(msg)) }
 
 func (in *instance) rangeError(msg string) *goja.Object {
 	obj, err := in.vm.New(in.vm.Get("RangeError"), in.vm.ToValue(msg))
@@ -163,8 +174,9 @@ func (in *instance) rangeError(msg string) *goja.Object {
 	return obj
 }
 
-// random is Math.random: 53 bits from InstanceOptions.Rand, or from a
-// generator seeded from it once the reader fails.
+// random is Math.random: 53 bits from InstanceOptions.Rand, then, should
+// the reader fail (a finite seed runs out), from a generator with a fixed
+// seed, so that a session stays deterministic.
 func (in *instance) random() float64 {
 	if in.rand == nil {
 		var b [8]byte
@@ -267,6 +279,7 @@ func (in *instance) start() error {
 		formatUncaught: fn("formatUncaught"),
 		exitCode:       fn("exitCode"),
 		helpers:        fn("helpers"),
+		resetGuards:    fn("resetGuards"),
 	}
 	if err != nil {
 		return err
@@ -305,8 +318,16 @@ func (in *instance) guardJSONParse() error {
 	}
 	in.hooks.jsonParse = parse
 	guarded := in.vm.ToValue(func(call goja.FunctionCall) goja.Value {
-		if s, ok := call.Argument(0).Export().(string); ok && int64(len(s)) > in.memLimit/1024 {
-			if need := jsonParseEstimate(s); need > in.memLimit {
+		// Only a long text is worth the scan (and its conversion to Go).
+		if js, ok := call.Argument(0).(goja.String); ok && int64(js.Length()) > in.memLimit/1024 {
+			s := js.String()
+			need, depth := jsonParseEstimate(s)
+			if depth > maxJSONParseDepth {
+				// goja parses recursively, in Go: a deep nesting would
+				// overflow the goroutine's stack and end the process.
+				in.throwRange("Maximum call stack size exceeded")
+			}
+			if need > in.memLimit {
 				in.throwRange(fmt.Sprintf("JSON.parse: the %d-byte input would need about %d MiB, more than the memory limit of %d MiB",
 					len(s), need>>20, in.memLimit>>20))
 			}
@@ -322,11 +343,16 @@ func (in *instance) guardJSONParse() error {
 	return jsonObj.DefineDataProperty("parse", guarded, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
-// jsonParseEstimate is the heap that goja needs for JSON.parse(s), measured:
-// about 600 bytes for each object or array, 24 for each other value, and the
-// text of its strings.
-func jsonParseEstimate(s string) int64 {
+// maxJSONParseDepth is the deepest nesting JSON.parse accepts in a long
+// text.
+const maxJSONParseDepth = 10000
+
+// jsonParseEstimate returns the heap that goja needs for JSON.parse(s),
+// measured: about 600 bytes for each object or array, 24 for each other
+// value, and the text of its strings; and the deepest nesting in s.
+func jsonParseEstimate(s string) (need int64, depth int) {
 	var containers, values int64
+	nesting := 0
 	inString := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -344,11 +370,15 @@ func jsonParseEstimate(s string) int64 {
 			inString = true
 		case '[', '{':
 			containers++
+			nesting++
+			depth = max(depth, nesting)
+		case ']', '}':
+			nesting--
 		case ',', ':':
 			values++
 		}
 	}
-	return containers*600 + values*24 + int64(len(s))
+	return containers*600 + values*24 + int64(len(s)), depth
 }
 
 func (in *instance) display(call goja.FunctionCall) goja.Value {
@@ -446,13 +476,29 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		return runtimes.Outcome{Failed: true}, nil
 	}
 	g := in.startGuard(ctx)
-	defer g.stop()
 	c := &cellRun{in: in, ctx: ctx, guard: g, start: start}
 	out := c.run(cell)
+	g.stop()
 	// Nothing of a cell outlives it: not its timers (unref()ed ones
 	// included), not a rejection it left unhandled.
 	in.loop.clear()
 	in.rejections = in.rejections[:0]
+	if c.uncatchable {
+		if !in.vmRunsJobs() {
+			if err := resetVM(in.vm); err != nil || !in.vmRunsJobs() {
+				// Last resort: a VM that cannot run promise jobs is of no use.
+				sink.Stderr("The JavaScript session was restarted: the interrupted code left the VM unusable, and its state is lost.\n")
+				if err := in.start(); err != nil {
+					return out, err
+				}
+				return out, nil
+			}
+		}
+		// The interrupt skipped the prelude's finally blocks.
+		if _, err := in.hooks.resetGuards(goja.Undefined()); err != nil {
+			return out, fmt.Errorf("js: reset guards: %w", err)
+		}
+	}
 	return out, nil
 }
 
@@ -460,7 +506,14 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 func interruptMessage(ctx context.Context, start time.Time) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		if d, ok := ctx.Deadline(); ok {
-			return fmt.Sprintf("TimeoutError: the cell timed out after %v", d.Sub(start).Round(time.Millisecond))
+			// The time left when the cell started, about its timeout.
+			left := d.Sub(start)
+			if left >= time.Second {
+				left = left.Round(100 * time.Millisecond)
+			} else {
+				left = left.Round(10 * time.Millisecond)
+			}
+			return fmt.Sprintf("TimeoutError: the cell timed out after %v", left)
 		}
 		return "TimeoutError: the cell timed out"
 	}
@@ -475,6 +528,9 @@ type cellRun struct {
 	start time.Time
 	main  *goja.Promise // the async cell's promise
 	shown bool          // the result was displayed (or there is none)
+	// uncatchable is set when an interrupt or a stack overflow stopped the
+	// cell (see vmfix.go).
+	uncatchable bool
 }
 
 func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
@@ -522,6 +578,7 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 			}
 			select {
 			case <-c.ctx.Done():
+				c.uncatchable = true // the interrupt flag may be set
 				in.sink.Stderr(interruptMessage(c.ctx, c.start) + "\n")
 				return runtimes.Outcome{Failed: true, Interrupted: true}
 			case <-wait.C:
@@ -584,6 +641,7 @@ func (c *cellRun) fail(err error) runtimes.Outcome {
 	var ex *goja.Exception
 	switch {
 	case errors.As(err, &ie):
+		c.uncatchable = true
 		var ml *memoryLimitError
 		if errors.As(err, &ml) {
 			in.sink.Stderr("Uncaught RangeError: " + ml.Error() + "\n" + formatFrames(ie.Stack()))
@@ -592,6 +650,7 @@ func (c *cellRun) fail(err error) runtimes.Outcome {
 		in.sink.Stderr(interruptMessage(c.ctx, c.start) + "\n" + formatFrames(ie.Stack()))
 		return runtimes.Outcome{Failed: true, Interrupted: true}
 	case errors.As(err, &so):
+		c.uncatchable = true
 		in.sink.Stderr("Uncaught RangeError: Maximum call stack size exceeded\n" + formatFrames(so.Stack()))
 		return runtimes.Outcome{Failed: true}
 	case errors.As(err, &ex):
@@ -642,10 +701,10 @@ func formatFrames(frames []goja.StackFrame) string {
 			break
 		}
 		src := f.SrcName()
-		if strings.HasPrefix(src, preludeName) {
+		name := f.FuncName()
+		if strings.HasPrefix(src, preludeName) || (src == "<native>" && strings.HasPrefix(name, "github.com/wasmeval/")) {
 			continue
 		}
-		name := f.FuncName()
 		b.WriteString("    at ")
 		if src == "<native>" {
 			fmt.Fprintf(&b, "%s (native)\n", name)

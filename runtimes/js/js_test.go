@@ -2,6 +2,7 @@ package js_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -217,7 +218,7 @@ func TestErrorStacksPointIntoTheCell(t *testing.T) {
 		{"Promise.reject(new Error('unhandled'))", []string{"Uncaught Error: unhandled", "<cell>:1:16"}},
 		{"setTimeout(() => {\n  throw new Error('in a timer')\n}, 1)", []string{"Uncaught Error: in a timer", "<cell>:2:9"}},
 		{"throw 'a string'", []string{"Uncaught 'a string'\n    at <cell>:1:1"}},
-		{"await null\n  let = 1", []string{"<cell>:2\n  let = 1\n", "SyntaxError: ", "at <cell>:2:"}},
+		{"await null\n  let x = ;", []string{"<cell>:2\n  let x = ;\n          ^\n", "SyntaxError: ", "at <cell>:2:11"}},
 		{"null.x", []string{"TypeError: Cannot read property 'x' of", "at <cell>:1:"}},
 	}
 	s := newSession(t, runtimes.InstanceOptions{})
@@ -242,7 +243,7 @@ func TestEventLoop(t *testing.T) {
 			"sync\nmicro\nthen\nmacro\n", ""},
 		{"const t = setTimeout(() => print('never'), 5); clearTimeout(t)", "", ""},
 		{"setTimeout(() => print('unref never runs'), 50).unref(); 'done'", "", "'done'"},
-		{"setImmediate((a, b) => print(a + b), 1, 2)", "3\n", ""},
+		{"setImmediate((a, b) => print(a + b), 1, 2); void 0", "3\n", ""},
 		{"process.nextTick(() => print('tick'))", "tick\n", ""},
 		{"const p = Promise.reject(new Error('x')); await null; await p.catch(e => 'caught ' + e.message)", "", "'caught x'"},
 	}
@@ -362,4 +363,21 @@ func TestReset(t *testing.T) {
 	if got, _ := s.ok("[typeof gone, typeof also, typeof ''.shout, typeof console.log, typeof setTimeout]"); got != "[ 'undefined', 'undefined', 'undefined', 'function', 'function' ]" {
 		t.Errorf("after Reset: %s", got)
 	}
+}
+
+func Example() {
+	ctx := context.Background()
+	inst, err := js.New().NewInstance(ctx, runtimes.InstanceOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer inst.Close(ctx)
+	rec := &runtimetest.Recorder{}
+	inst.Run(ctx, "const n = await Promise.resolve(20)", rec)
+	inst.Run(ctx, "console.log('n is', n); ({ double: n * 2, list: [1, 'two'] })", rec)
+	fmt.Print(rec.StdoutText())
+	fmt.Println(rec.Results()[0]["text/plain"])
+	// Output:
+	// n is 20
+	// { double: 40, list: [ 1, 'two' ] }
 }

@@ -10,9 +10,11 @@ import (
 )
 
 // goja allocates on the Go heap with no limit of its own. While a cell runs,
-// a watchdog samples the process's heap and interrupts the cell when the heap
-// has grown by more than the session's memory limit since the cell started,
-// counting only live memory (it collects garbage before it decides). The
+// a watchdog samples the process's heap and interrupts the cell when the live
+// heap has grown by more than the session's memory limit since the cell
+// started. Live means as of the last garbage collection; should the heap
+// (garbage included) grow by twice the limit before the runtime collects, the
+// watchdog collects itself (at most every forcedGCInterval) to decide. The
 // measure is process-wide: cells of other sessions that allocate at the same
 // time count too, so a limit is a safety net for the host, not an exact
 // budget.
@@ -21,7 +23,10 @@ import (
 // guards (guards.js, and JSON.parse's estimate): the watchdog cannot stop
 // native code.
 
-const memCheckInterval = 10 * time.Millisecond
+const (
+	memCheckInterval = 10 * time.Millisecond
+	forcedGCInterval = 100 * time.Millisecond
+)
 
 // memoryLimitError is the reason a cell was interrupted for its memory.
 type memoryLimitError struct {
@@ -33,13 +38,18 @@ func (e *memoryLimitError) Error() string {
 		e.grown>>20, e.limit>>20)
 }
 
-func heapBytes() int64 {
-	s := [1]metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+// heapStats returns the bytes of live heap as of the last garbage
+// collection, and of all heap objects now (garbage included).
+func heapStats() (live, total int64) {
+	s := [2]metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s[:])
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		live = int64(s[0].Value.Uint64())
 	}
-	return int64(s[0].Value.Uint64())
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		total = int64(s[1].Value.Uint64())
+	}
+	return live, total
 }
 
 // guard interrupts a cell's VM when its context is done or its memory grows
@@ -49,13 +59,16 @@ type guard struct {
 	mu       sync.Mutex
 	active   bool
 	fired    bool
-	baseline int64
 	stopCtx  func() bool
 	memTimer *time.Timer
+	// baseLive and baseTotal are heapStats when the cell started.
+	baseLive, baseTotal int64
+	lastGC              time.Time
 }
 
 func (in *instance) startGuard(ctx context.Context) *guard {
-	g := &guard{in: in, active: true, baseline: heapBytes()}
+	g := &guard{in: in, active: true}
+	g.baseLive, g.baseTotal = heapStats()
 	g.stopCtx = context.AfterFunc(ctx, func() { g.interrupt(ctx.Err()) })
 	g.mu.Lock()
 	g.memTimer = time.AfterFunc(memCheckInterval, g.checkMemory)
@@ -74,14 +87,17 @@ func (g *guard) interrupt(reason error) {
 }
 
 func (g *guard) checkMemory() {
-	grown := heapBytes() - g.baseline
-	if grown > g.in.memLimit {
-		// Garbage counts until it is collected: decide on live memory.
+	limit := g.in.memLimit
+	live, total := heapStats()
+	if total-g.baseTotal > 2*limit && live-g.baseLive <= limit && time.Since(g.lastGC) > forcedGCInterval {
+		// Much garbage, or much live data the runtime has not seen yet.
 		runtime.GC()
-		if grown = heapBytes() - g.baseline; grown > g.in.memLimit {
-			g.interrupt(&memoryLimitError{limit: g.in.memLimit, grown: grown})
-			return
-		}
+		g.lastGC = time.Now()
+		live, _ = heapStats()
+	}
+	if grown := live - g.baseLive; grown > limit {
+		g.interrupt(&memoryLimitError{limit: limit, grown: grown})
+		return
 	}
 	g.mu.Lock()
 	if g.active {

@@ -137,6 +137,10 @@ func (in *instance) resolve(dir string, specV goja.Value) (abs, rel string) {
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
 			firstErr = err
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				firstErr = pe.Err
+			}
 		}
 	}
 	if firstErr != nil {
@@ -224,7 +228,7 @@ func compileModule(name, text string) (*goja.Program, *codeError) {
 	if ms.esm {
 		prog, err := parser.ParseFile(nil, name, modulePrefix+src+suffix, 0, opts...)
 		if err != nil {
-			return nil, parseError(err, name, src, 0)
+			return nil, parseError(err, name, src, 0, len(modulePrefix))
 		}
 		var getters []string
 		for off, local := range ms.exportDefaultDecl {
@@ -250,7 +254,7 @@ func compileModule(name, text string) (*goja.Program, *codeError) {
 	}
 	prog, err := parser.ParseFile(nil, name, modulePrefix+src+suffix, 0, opts...)
 	if err != nil {
-		return nil, parseError(err, name, src, 0)
+		return nil, parseError(err, name, src, 0, len(modulePrefix))
 	}
 	shiftPositions(prog, -len(modulePrefix))
 	prog.File = file.NewFile(name, src+suffix, 1)

@@ -35,8 +35,8 @@ type Snippets struct {
 	// LastExpression computes 6 * 7 as its last expression: its result is
 	// 42 and it prints nothing.
 	LastExpression string
-	// NoResult is a statement without a value (an assignment): the cell has
-	// no result.
+	// NoResult is a statement without a value (an assignment in Python, a
+	// declaration in JavaScript): the cell has no result.
 	NoResult string
 	// Raise raises or throws an error whose message is "boom".
 	Raise string
@@ -75,7 +75,8 @@ type Snippets struct {
 }
 
 // Run runs the conformance suite against rt, one subtest per behaviour,
-// each with instances of its own.
+// each with instances of its own. It sets a host environment variable (the
+// secret the guest must not see), so t must not be a parallel test.
 func Run(t *testing.T, rt runtimes.Runtime, s Snippets) {
 	t.Helper()
 	if l := rt.Language(); l != "py" && l != "js" {

@@ -2,6 +2,8 @@ package fuel_test
 
 // A tiny WebAssembly binary encoder for hand-built test modules.
 
+import "fmt"
+
 // Value types and a few opcodes used by name.
 const (
 	i32     = 0x7f
@@ -145,3 +147,31 @@ func memarg(align, offset uint32) []byte { return cat(u(align), u(offset)) }
 func fc(sub uint32, imm ...any) []byte { return cat(0xfc, u(sub), cat(imm...)) }
 func fd(sub uint32, imm ...any) []byte { return cat(0xfd, u(sub), cat(imm...)) }
 func fe(sub uint32, imm ...any) []byte { return cat(0xfe, u(sub), cat(imm...)) }
+
+// sectionNames lists the sections of a well-formed module: the id, or
+// the name of a custom section.
+func sectionNames(bin []byte) []string {
+	var names []string
+	readU32 := func(b []byte) (uint32, int) {
+		var v uint32
+		for i := 0; ; i++ {
+			v |= uint32(b[i]&0x7f) << (7 * i)
+			if b[i]&0x80 == 0 {
+				return v, i + 1
+			}
+		}
+	}
+	for b := bin[8:]; len(b) > 0; {
+		id := b[0]
+		size, n := readU32(b[1:])
+		content := b[1+n : 1+n+int(size)]
+		if id == 0 {
+			l, m := readU32(content)
+			names = append(names, string(content[m:m+int(l)]))
+		} else {
+			names = append(names, fmt.Sprint(id))
+		}
+		b = b[1+n+int(size):]
+	}
+	return names
+}

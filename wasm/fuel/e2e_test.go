@@ -3,7 +3,10 @@ package fuel_test
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +17,8 @@ import (
 )
 
 var errStop = errors.New("stop the guest")
+
+const spinChildEnv = "WASMEVAL_FUEL_SPIN_CHILD"
 
 // foreverModule exports forever(): loop br 0 end. Entry 1, then 1 per iteration.
 var foreverModule = module(
@@ -64,9 +69,11 @@ func TestHookEnforcesDeadline(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("forever() returned %v, want a deadline error", err)
 	}
-	// The instance stays usable: a refilled counter lets it run again.
-	if _, err := m.ExportedFunction("forever").Call(context.Background()); err != nil {
-		t.Logf("(expected to run until stopped) %v", err)
+	// The instance stays usable: a second call runs until its own deadline.
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel2()
+	if _, err := m.ExportedFunction("forever").Call(ctx2); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second forever() returned %v, want a deadline error", err)
 	}
 }
 
@@ -74,9 +81,27 @@ func TestHookEnforcesDeadline(t *testing.T) {
 // stop-the-world, so runtime.GC and every goroutine stall. With the hook
 // yielding, GC completes and other goroutines run while the guest spins,
 // even on a single P.
+//
+// Without the hook the whole process stalls, timers included, so the test
+// runs in a child process that the parent kills after a deadline: a
+// regression fails instead of hanging the test run.
 func TestSpinningGuestLetsGoRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spins a guest")
+	if os.Getenv(spinChildEnv) == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSpinningGuestLetsGoRun$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), spinChildEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if ctx.Err() != nil {
+			t.Fatalf("the child stalled while its guest spun (killed after 2 minutes):\n%s", out)
+		}
+		if err != nil {
+			t.Fatalf("child: %v\n%s", err, out)
+		}
+		if !strings.Contains(string(out), "--- PASS: TestSpinningGuestLetsGoRun") {
+			t.Fatalf("child did not run the test:\n%s", out)
+		}
+		return
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 
@@ -95,9 +120,12 @@ func TestSpinningGuestLetsGoRun(t *testing.T) {
 		_, err := m.ExportedFunction("forever").Call(context.Background())
 		done <- err
 	}()
+	finished := false
 	defer func() {
-		stop.Store(true)
-		<-done
+		if !finished {
+			stop.Store(true)
+			<-done
+		}
 	}()
 
 	wait := func(what string, cond func() bool) {
@@ -142,8 +170,9 @@ func TestSpinningGuestLetsGoRun(t *testing.T) {
 	wait("the guest to keep running", func() bool { return mt.calls.Load() > before })
 
 	stop.Store(true)
-	if err := <-done; !errors.Is(err, errStop) {
+	err := <-done
+	finished = true
+	if !errors.Is(err, errStop) {
 		t.Errorf("forever() returned %v, want %v", err, errStop)
 	}
-	done <- nil // for the deferred receive
 }

@@ -207,45 +207,50 @@ func instrument(bin []byte, opts Options) (out []byte, st stats, err error) {
 	if m.section(secExport) == nil {
 		missing = append(missing, secExport)
 	}
-	var content []byte
-	emit := func(id byte, body []byte) {
-		out = append(out, id)
-		out = appendU32(out, uint32(len(body)))
-		out = append(out, body...)
+	// emit appends section id, which rewrite builds in place after a gap of
+	// five bytes for its size; the gap then shrinks to the size's length.
+	emit := func(id byte, s *section) error {
+		out = append(out, id, 0, 0, 0, 0, 0)
+		start := len(out)
+		if s != nil && s.id == secCustom {
+			out = appendName(out, s.name)
+		}
+		var keep bool
+		out, keep, err = m.rewrite(id, s, out, opts, remap, &st)
+		if err != nil {
+			return err
+		}
+		if !keep {
+			out = out[:start-6]
+			return nil
+		}
+		size := len(out) - start
+		if uint64(size) > math.MaxUint32 {
+			return fmt.Errorf("fuel: instrumented %s section too large", sectionNames[id])
+		}
+		n := len(appendU32(out[start-5:start-5], uint32(size))) // in place
+		copy(out[start-5+n:], out[start:])
+		out = out[:len(out)-(5-n)]
+		return nil
 	}
 	for i := range m.sections {
 		s := &m.sections[i]
 		if s.id != secCustom {
 			for len(missing) > 0 && rank(missing[0]) < rank(s.id) {
-				content, err = m.rewrite(missing[0], nil, content[:0], opts, remap, &st)
-				if err != nil {
+				if err := emit(missing[0], nil); err != nil {
 					return nil, st, err
 				}
-				emit(missing[0], content)
 				missing = missing[1:]
 			}
 		}
-		content, err = m.rewrite(s.id, s, content[:0], opts, remap, &st)
-		if err != nil {
+		if err := emit(s.id, s); err != nil {
 			return nil, st, err
 		}
-		if content == nil {
-			continue // dropped
-		}
-		if s.id == secCustom {
-			out = append(out, secCustom)
-			out = appendU32(out, uint32(sizeU32(uint32(len(s.name)))+len(s.name)+len(content)))
-			out = appendName(out, s.name)
-			out = append(out, content...)
-			continue
-		}
-		emit(s.id, content)
 	}
 	for _, id := range missing {
-		if content, err = m.rewrite(id, nil, content[:0], opts, remap, &st); err != nil {
+		if err := emit(id, nil); err != nil {
 			return nil, st, err
 		}
-		emit(id, content)
 	}
 	if uint64(len(out)) > math.MaxUint32 {
 		return nil, st, errors.New("fuel: instrumented module too large")
@@ -332,6 +337,9 @@ func (m *module) parseTypes() error {
 		}
 		m.emptyTypes = append(m.emptyTypes, empty)
 	}
+	if err == nil {
+		err = r.end()
+	}
 	if err != nil {
 		return fmt.Errorf("fuel: type section: %w", err)
 	}
@@ -394,6 +402,9 @@ func (m *module) parseImports(opts Options) error {
 			err = fmt.Errorf("unknown import kind 0x%02x at offset 0x%x", kind, at)
 		}
 	}
+	if err == nil {
+		err = r.end()
+	}
 	if err != nil {
 		return fmt.Errorf("fuel: import section: %w", err)
 	}
@@ -427,7 +438,19 @@ func (m *module) parseCounts() error {
 		}
 	}
 	if s := m.section(secGlobal); s != nil {
-		if m.globals, err = m.reader(s).u32(); err != nil {
+		r := m.reader(s)
+		m.globals, err = r.u32()
+		for i := uint32(0); i < m.globals && err == nil; i++ {
+			if err = r.valType(); err == nil {
+				if _, err = r.byte(); err == nil {
+					err = r.skipExpr()
+				}
+			}
+		}
+		if err == nil {
+			err = r.end()
+		}
+		if err != nil {
 			return fmt.Errorf("fuel: global section: %w", err)
 		}
 	}
@@ -445,6 +468,9 @@ func (m *module) parseCounts() error {
 			_, err = r.u32()
 			m.exports = append(m.exports, name)
 		}
+		if err == nil {
+			err = r.end()
+		}
 		if err != nil {
 			return fmt.Errorf("fuel: export section: %w", err)
 		}
@@ -453,8 +479,8 @@ func (m *module) parseCounts() error {
 }
 
 // rewrite appends to out the new content of section id (s is nil for a
-// section the module lacks). It returns nil to drop the section.
-func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap func(uint32) uint32, st *stats) ([]byte, error) {
+// section the module lacks). keep is false to drop the section.
+func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap func(uint32) uint32, st *stats) (_ []byte, keep bool, err error) {
 	var r *reader
 	if s != nil {
 		r = m.reader(s)
@@ -464,26 +490,26 @@ func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap fu
 	case secCustom:
 		switch {
 		case strings.HasPrefix(s.name, ".debug_"), s.name == "sourceMappingURL", s.name == "external_debug_info":
-			return nil, nil
+			return out, false, nil
 		case s.name == "name" && remap != nil:
-			return m.rewriteNames(r, out, opts, remap), nil
+			return m.rewriteNames(r, out, opts, remap)
 		}
-		return copyRest(out), nil
+		return copyRest(out), true, nil
 
 	case secType:
 		if remap == nil || m.hookType < uint32(len(m.emptyTypes)) {
-			return copyRest(out), nil
+			return copyRest(out), true, nil
 		}
 		out = appendU32(out, uint32(len(m.emptyTypes))+1)
 		if r != nil {
 			_, _ = r.u32()
 			out = copyRest(out)
 		}
-		return append(out, 0x60, 0x00, 0x00), nil
+		return append(out, 0x60, 0x00, 0x00), true, nil
 
 	case secImport:
 		if remap == nil {
-			return copyRest(out), nil
+			return copyRest(out), true, nil
 		}
 		var n uint32
 		if r != nil {
@@ -496,7 +522,7 @@ func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap fu
 		out = appendName(out, opts.HookModule)
 		out = appendName(out, opts.HookName)
 		out = append(out, 0x00)
-		return appendU32(out, m.hookType), nil
+		return appendU32(out, m.hookType), true, nil
 
 	case secGlobal:
 		out = appendU32(out, m.globals+1)
@@ -512,11 +538,11 @@ func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap fu
 						_, err = r.byte()
 					}
 					if err != nil {
-						return nil, fmt.Errorf("fuel: global section: %w", err)
+						return out, false, fmt.Errorf("fuel: global section: %w", err)
 					}
 					out = append(out, r.b[start:r.off]...)
 					if out, err = r.rewriteExpr(out, remap); err != nil {
-						return nil, fmt.Errorf("fuel: global section: %w", err)
+						return out, false, fmt.Errorf("fuel: global section: %w", err)
 					}
 				}
 				out = copyRest(out)
@@ -525,7 +551,7 @@ func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap fu
 		// (global (mut i64) (i64.const InitialFuel))
 		out = append(out, 0x7e, 0x01, 0x42)
 		out = appendS64(out, opts.InitialFuel)
-		return append(out, 0x0b), nil
+		return append(out, 0x0b), true, nil
 
 	case secExport:
 		out = appendU32(out, uint32(len(m.exports))+1)
@@ -534,15 +560,15 @@ func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap fu
 			if remap == nil {
 				out = copyRest(out)
 			} else {
-				for range m.exports {
-					name, _ := r.name()
+				for range m.exports { // parsed once already: no errors
+					from := r.off
+					_ = r.skipName()
 					kind, _ := r.byte()
+					out = append(out, r.b[from:r.off]...)
 					idx, _ := r.u32()
 					if kind == 0 {
 						idx = remap(idx)
 					}
-					out = appendName(out, name)
-					out = append(out, kind)
 					out = appendU32(out, idx)
 				}
 				out = copyRest(out)
@@ -550,33 +576,34 @@ func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap fu
 		}
 		out = appendName(out, opts.GlobalExport)
 		out = append(out, 0x03)
-		return appendU32(out, st.global), nil
+		return appendU32(out, st.global), true, nil
 
 	case secStart:
 		if remap == nil {
-			return copyRest(out), nil
+			return copyRest(out), true, nil
 		}
 		f, err := r.u32()
 		if err != nil {
-			return nil, fmt.Errorf("fuel: start section: %w", err)
+			return out, false, fmt.Errorf("fuel: start section: %w", err)
 		}
 		out = appendU32(out, remap(f))
-		return copyRest(out), nil
+		return copyRest(out), true, nil
 
 	case secElement:
 		if remap == nil {
-			return copyRest(out), nil
+			return copyRest(out), true, nil
 		}
-		out, err := r.rewriteElements(out, remap)
+		out, err = r.rewriteElements(out, remap)
 		if err != nil {
-			return nil, fmt.Errorf("fuel: element section: %w", err)
+			return out, false, fmt.Errorf("fuel: element section: %w", err)
 		}
-		return out, nil
+		return out, true, nil
 
 	case secCode:
-		return m.rewriteCode(r, out, remap, st)
+		out, err = m.rewriteCode(r, out, remap, st)
+		return out, err == nil, err
 	}
-	return copyRest(out), nil
+	return copyRest(out), true, nil
 }
 
 func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, st *stats) ([]byte, error) {
@@ -611,11 +638,31 @@ func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, s
 		}
 		out = cc.appendBody(out, body, edits)
 	}
-	if !r.eof() {
-		return nil, fmt.Errorf("fuel: code section: trailing bytes at offset 0x%x", r.pos())
+	if err := r.end(); err != nil {
+		return nil, fmt.Errorf("fuel: code section: %w", err)
 	}
 	st.funcs = int(n)
 	return out, nil
+}
+
+// skipExpr skips a constant expression, through its end.
+func (r *reader) skipExpr() error {
+	var in instr
+	depth := 0
+	for {
+		if err := r.next(&in); err != nil {
+			return err
+		}
+		switch {
+		case in.flags&flagOpen != 0:
+			depth++
+		case in.flags&flagEnd != 0:
+			if depth == 0 {
+				return nil
+			}
+			depth--
+		}
+	}
 }
 
 // rewriteExpr copies a constant expression, through its end, renumbering
@@ -698,16 +745,13 @@ func (r *reader) rewriteElements(out []byte, remap func(uint32) uint32) ([]byte,
 			}
 		}
 	}
-	if !r.eof() {
-		return nil, fmt.Errorf("trailing bytes at offset 0x%x", r.pos())
-	}
-	return out, nil
+	return out, r.end()
 }
 
 // rewriteNames renumbers the function indices of a "name" section and
 // names the added hook. A name section it cannot parse is dropped: names
 // only decorate stack traces.
-func (m *module) rewriteNames(r *reader, out []byte, opts Options, remap func(uint32) uint32) []byte {
+func (m *module) rewriteNames(r *reader, out []byte, opts Options, remap func(uint32) uint32) ([]byte, bool, error) {
 	start := len(out)
 	hook := uint32(m.hook)
 	hookName := opts.HookModule + "." + opts.HookName
@@ -715,11 +759,11 @@ func (m *module) rewriteNames(r *reader, out []byte, opts Options, remap func(ui
 		id, _ := r.byte()
 		size, err := r.u32()
 		if err != nil {
-			return nil
+			return out[:start], false, nil
 		}
 		payload, err := r.bytes(int(size))
 		if err != nil {
-			return nil
+			return out[:start], false, nil
 		}
 		if id != 1 && id != 2 && id != 3 { // not indexed by function
 			out = append(out, id)
@@ -730,9 +774,9 @@ func (m *module) rewriteNames(r *reader, out []byte, opts Options, remap func(ui
 		sr := &reader{b: payload}
 		n, err := sr.u32()
 		if err != nil {
-			return nil
+			return out[:start], false, nil
 		}
-		var sub []byte
+		sub := make([]byte, 0, len(payload)+len(hookName)+10)
 		named := id != 1
 		count := n
 		if !named {
@@ -742,7 +786,7 @@ func (m *module) rewriteNames(r *reader, out []byte, opts Options, remap func(ui
 		for i := uint32(0); i < n; i++ {
 			f, err := sr.u32()
 			if err != nil {
-				return nil
+				return out[:start], false, nil
 			}
 			if !named && f >= hook {
 				sub = appendU32(sub, hook)
@@ -752,18 +796,18 @@ func (m *module) rewriteNames(r *reader, out []byte, opts Options, remap func(ui
 			sub = appendU32(sub, remap(f))
 			from := sr.off
 			if id == 1 {
-				_, err = sr.name()
+				err = sr.skipName()
 			} else { // a name map of locals or labels
 				var k uint32
 				k, err = sr.u32()
 				for ; k > 0 && err == nil; k-- {
 					if _, err = sr.u32(); err == nil {
-						_, err = sr.name()
+						err = sr.skipName()
 					}
 				}
 			}
 			if err != nil {
-				return nil
+				return out[:start], false, nil
 			}
 			sub = append(sub, sr.b[from:sr.off]...)
 		}
@@ -772,14 +816,11 @@ func (m *module) rewriteNames(r *reader, out []byte, opts Options, remap func(ui
 			sub = appendName(sub, hookName)
 		}
 		if !sr.eof() {
-			return nil
+			return out[:start], false, nil
 		}
 		out = append(out, id)
 		out = appendU32(out, uint32(len(sub)))
 		out = append(out, sub...)
 	}
-	if len(out) == start {
-		return out[:start:start] // keep an empty, non-nil section
-	}
-	return out
+	return out, true, nil
 }

@@ -336,3 +336,24 @@ func TestGlobalAndExport(t *testing.T) {
 		t.Errorf("tank = %d, want MaxInt64-1", got)
 	}
 }
+
+// Custom sections are kept, except those that describe code offsets.
+func TestCustomSections(t *testing.T) {
+	bin := module(
+		custom("first", []byte("x")),
+		commonTypes, hookImport,
+		sec(3, vec(u(0))),
+		sec(10, vec(body(nil, opEnd))),
+		custom("name", cat(0, 2, str("m"))),
+		custom(".debug_info", []byte{1, 2, 3}),
+		custom(".debug_line", []byte{4}),
+		custom("sourceMappingURL", str("x.map")),
+		custom("producers", []byte{0}),
+	)
+	out := mustInstrument(t, bin, fuel.Options{})
+	got := strings.Join(sectionNames(out), " ")
+	// The new global (6) and export (7) sections go in their places.
+	if want := "first 1 2 3 6 7 10 name producers"; got != want {
+		t.Errorf("sections %q, want %q", got, want)
+	}
+}

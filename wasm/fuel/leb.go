@@ -1,6 +1,9 @@
 package fuel
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 var (
 	errEOF      = errors.New("unexpected end of input")
@@ -19,6 +22,14 @@ type reader struct {
 func (r *reader) pos() int { return r.base + r.off }
 
 func (r *reader) eof() bool { return r.off >= len(r.b) }
+
+// end reports bytes left after a section's last item.
+func (r *reader) end() error {
+	if r.off < len(r.b) {
+		return fmt.Errorf("%d trailing bytes at offset 0x%x", len(r.b)-r.off, r.pos())
+	}
+	return nil
+}
 
 func (r *reader) byte() (byte, error) {
 	if r.off >= len(r.b) {
@@ -116,6 +127,15 @@ func (r *reader) name() (string, error) {
 		return "", err
 	}
 	return string(b), nil
+}
+
+// skipName skips a length-prefixed string without allocating it.
+func (r *reader) skipName() error {
+	n, err := r.u32()
+	if err == nil {
+		_, err = r.bytes(int(n))
+	}
+	return err
 }
 
 func appendU32(b []byte, v uint32) []byte {

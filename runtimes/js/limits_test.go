@@ -1,0 +1,107 @@
+package js_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/runtimes"
+)
+
+// The memory tests use a small limit so that they are quick; the host is
+// safe if the process survives them.
+const testMemoryLimit = 64 << 20
+
+func TestMemoryLimits(t *testing.T) {
+	tests := []struct {
+		name, code string
+		want       []string
+	}{
+		{"huge repeat", "'x'.repeat(2**30)", []string{"RangeError: Invalid string length"}},
+		{"huge padEnd", "''.padEnd(2**31)", []string{"RangeError: Invalid string length"}},
+		{"huge join", "new Array(2**32 - 1).join('ab')", []string{"RangeError: Invalid string length"}},
+		{"huge fill", "new Array(1e9).fill(0)", []string{"RangeError: Invalid array length"}},
+		{"huge Array.from", "Array.from({ length: 1e9 })", []string{"RangeError: Invalid array length"}},
+		{"huge ArrayBuffer", "new ArrayBuffer(2**35)", []string{"RangeError: Array buffer allocation failed"}},
+		{"huge typed array", "new Float64Array(2**31)", []string{"RangeError: Array buffer allocation failed"}},
+		{"huge JSON.parse", "JSON.parse('[' + '1,'.repeat(5e6) + '1]')", []string{"RangeError: JSON.parse: the 10000003-byte input"}},
+		{"endless push", "{ const a = []; while (true) a.push({ i: a.length }) }", []string{"RangeError: memory limit exceeded", "at <cell>:1:"}},
+		{"string doubling", "{ let s = 'x'; while (true) s += s }", []string{"memory limit exceeded"}},
+		// Native recursion into deep nestings: Go's stack must not overflow.
+		{"deep String()", "String(nest(1e5, (a) => [a]))", []string{"RangeError: Maximum call stack size exceeded"}},
+		{"deep toLocaleString", "nest(1e5, (a) => [a]).toLocaleString()", []string{"RangeError: Maximum call stack size exceeded"}},
+		{"deep JSON.stringify", "JSON.stringify(nest(1e5, (a) => ({ a })))", []string{"RangeError: Maximum call stack size exceeded"}},
+		{"deep JSON.parse", "JSON.parse('['.repeat(3e5) + ']'.repeat(3e5))", []string{"RangeError: Maximum call stack size exceeded"}},
+		{"endless push in an async cell", "{ await null; const m = new Map(); for (let i = 0; ; i++) m.set(i, [i]) }", []string{"memory limit exceeded"}},
+	}
+	s := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: testMemoryLimit})
+	s.ok("const survivor = 'still here'")
+	s.ok("function nest(n, f) { let a = []; for (let i = 0; i < n; i++) a = f(a); return a }")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			out, rec := s.run(tt.code)
+			if !out.Failed || out.Interrupted {
+				t.Fatalf("outcome = %+v, want Failed only; stderr %q", out, rec.StderrText())
+			}
+			want(t, "stderr", rec.StderrText(), tt.want...)
+			t.Logf("failed after %v: %s", time.Since(start).Round(time.Millisecond), firstLine(rec.StderrText()))
+			runtime.GC()
+			if got, _ := s.ok("survivor"); got != "'still here'" {
+				t.Errorf("after the cell: survivor = %s", got)
+			}
+		})
+	}
+	// What fits still works.
+	if got, _ := s.ok(`[JSON.parse('[' + '1,'.repeat(1e5) + '1]').length, 'ab'.repeat(1e6).length, new Uint8Array(1e6).length,
+  JSON.stringify(nest(500, (a) => ({ a }))).length, String(nest(500, (a) => [a, 1])).length]`); got != "[ 100001, 2000000, 1000000, 3002, 1000 ]" {
+		t.Errorf("small allocations: %s", got)
+	}
+}
+
+func firstLine(s string) string {
+	for i := range len(s) {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func TestStackOverflow(t *testing.T) {
+	s := newSession(t, runtimes.InstanceOptions{})
+	s.ok("let kept = 1")
+	tests := []string{
+		"function f() { f() } f()",
+		"const g = () => g(); g()",
+		"async function h() { await null; h2() } function h2() { h2() } await h()",
+		"const o = {}; Object.defineProperty(o, 'x', { get() { return this.x } }); o.x",
+	}
+	for _, code := range tests {
+		want(t, code, s.fails(code), "Uncaught RangeError: Maximum call stack size exceeded", "at ")
+		if got, _ := s.ok("await null; kept"); got != "1" {
+			t.Fatalf("after %q: kept = %s", code, got)
+		}
+	}
+}
+
+func TestInterruptedAsyncCellLeavesAWorkingVM(t *testing.T) {
+	s := newSession(t, runtimes.InstanceOptions{})
+	for _, code := range []string{
+		"await null; while (true) {}",
+		"(async () => { while (true) {} })()",
+		"async function spin() { for (;;) await null } await spin()",
+		"function* gen() { for (;;) {} } gen().next()",
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		out, _ := s.runCtx(ctx, code)
+		cancel()
+		if !out.Interrupted {
+			t.Fatalf("%q: outcome = %+v, want Interrupted", code, out)
+		}
+		if got, stdout := s.ok("Promise.resolve().then(() => print('job')); await new Promise(r => setTimeout(r, 1)); 'ok'"); got != "'ok'" || stdout != "job\n" {
+			t.Fatalf("after %q: result %q stdout %q", code, got, stdout)
+		}
+	}
+}
