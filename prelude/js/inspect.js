@@ -961,9 +961,6 @@
   // formatUncaught renders a value that escaped the cell, the way Node's
   // REPL reports it: "Uncaught " and the error's stack.
   function formatUncaught(value) {
-    if (value !== null && typeof value === 'object' && isError(value)) {
-      return 'Uncaught ' + inspect(value);
-    }
     return 'Uncaught ' + inspect(value);
   }
 
@@ -971,5 +968,4 @@
   internal.format = format;
   internal.cleanStack = cleanStack;
   internal.formatUncaught = formatUncaught;
-  internal.isError = isError;
 })

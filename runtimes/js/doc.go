@@ -22,14 +22,25 @@
 // when its context is done: then the VM is interrupted, the cell's timers are
 // cancelled, and the session keeps its state.
 //
+// # Guest API
+//
+// Besides ECMAScript: console, print and display (prelude/js/console.js);
+// timers and queueMicrotask; process (a safe subset: env is
+// InstanceOptions.Env, cwd() is the session root, argv is empty, exit()
+// stops the cell by throwing); require, import and import() of files in the
+// session root; and the file helpers read(path), write(path, text) and
+// append(path, text). Date and Math.random use InstanceOptions.Now and Rand.
+//
 // # Sandbox
 //
-// The guest has no host modules, no filesystem API and no network. require
-// and static import load .js, .mjs, .cjs and .json files inside the session
-// root only, through an os.Root. process is a safe subset (env, cwd, argv,
-// exit that throws). Memory is guarded twice: built-ins that would allocate
-// one huge string, array or buffer throw a RangeError first, and a watchdog
-// interrupts a cell whose heap growth passes InstanceOptions.MemoryLimitBytes.
+// The guest has no host modules, no fs module and no network. require and
+// static import load .js, .mjs, .cjs and .json files inside the session root
+// only, through an os.Root, which refuses `..` and symbolic links out of the
+// root (and, as os.Root does, symbolic links with absolute targets). Memory is
+// guarded twice: built-ins that would allocate one huge string, array or
+// buffer, or recurse natively into a very deep structure, throw a RangeError
+// first (prelude/js/guards.js); and a watchdog interrupts a cell whose heap
+// growth passes InstanceOptions.MemoryLimitBytes (memory.go).
 //
 // # Notes
 //
@@ -39,5 +50,10 @@
 //     with "RangeError: Maximum call stack size exceeded", but a try/catch in
 //     the cell does not see it.
 //   - ES modules are rewritten to CommonJS: bindings imported from another file
-//     are copies taken at import time, not live bindings.
+//     are copies taken at import time, not live bindings, and a module cannot
+//     use top-level await.
+//   - goja does not parse `for await`, and has no Buffer, URL, TextEncoder,
+//     structuredClone or atob.
+//   - Error.prototype.stack is goja's text (tab-indented frames with program
+//     counters); the REPL's rendering of errors cleans it to Node's format.
 package js

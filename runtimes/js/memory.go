@@ -12,21 +12,19 @@ import (
 // goja allocates on the Go heap with no limit of its own. While a cell runs,
 // a watchdog samples the process's heap and interrupts the cell when the live
 // heap has grown by more than the session's memory limit since the cell
-// started. Live means as of the last garbage collection; should the heap
-// (garbage included) grow by twice the limit before the runtime collects, the
-// watchdog collects itself (at most every forcedGCInterval) to decide. The
-// measure is process-wide: cells of other sessions that allocate at the same
-// time count too, so a limit is a safety net for the host, not an exact
-// budget.
+// started. Live means as of the last garbage collection; each time the heap
+// (garbage included) grows by twice the limit without the runtime having
+// collected, the watchdog collects itself to decide. The measure is
+// approximate and process-wide: cells of other sessions that allocate at the
+// same time count too, and garbage that was live at the last collection
+// before the cell started counts in the cell's favour, so a limit is a
+// safety net for the host, not an exact budget.
 //
 // Single huge allocations are refused before they happen by the prelude's
 // guards (guards.js, and JSON.parse's estimate): the watchdog cannot stop
 // native code.
 
-const (
-	memCheckInterval = 10 * time.Millisecond
-	forcedGCInterval = 100 * time.Millisecond
-)
+const memCheckInterval = 10 * time.Millisecond
 
 // memoryLimitError is the reason a cell was interrupted for its memory.
 type memoryLimitError struct {
@@ -61,14 +59,14 @@ type guard struct {
 	fired    bool
 	stopCtx  func() bool
 	memTimer *time.Timer
-	// baseLive and baseTotal are heapStats when the cell started.
-	baseLive, baseTotal int64
-	lastGC              time.Time
+	// baseLive is the live heap when the cell started; gcMark is the heap's
+	// size then, or after the watchdog's last collection.
+	baseLive, gcMark int64
 }
 
 func (in *instance) startGuard(ctx context.Context) *guard {
 	g := &guard{in: in, active: true}
-	g.baseLive, g.baseTotal = heapStats()
+	g.baseLive, g.gcMark = heapStats()
 	g.stopCtx = context.AfterFunc(ctx, func() { g.interrupt(ctx.Err()) })
 	g.mu.Lock()
 	g.memTimer = time.AfterFunc(memCheckInterval, g.checkMemory)
@@ -89,11 +87,10 @@ func (g *guard) interrupt(reason error) {
 func (g *guard) checkMemory() {
 	limit := g.in.memLimit
 	live, total := heapStats()
-	if total-g.baseTotal > 2*limit && live-g.baseLive <= limit && time.Since(g.lastGC) > forcedGCInterval {
+	if total-g.gcMark > 2*limit && live-g.baseLive <= limit {
 		// Much garbage, or much live data the runtime has not seen yet.
 		runtime.GC()
-		g.lastGC = time.Now()
-		live, _ = heapStats()
+		live, g.gcMark = heapStats()
 	}
 	if grown := live - g.baseLive; grown > limit {
 		g.interrupt(&memoryLimitError{limit: limit, grown: grown})

@@ -219,7 +219,17 @@ func (in *instance) require(dir string, specV goja.Value) goja.Value {
 	return module.Get("exports")
 }
 
-// compileModule compiles a file as the function that runs it.
+// compileModule compiles a file as the function that runs it, Node's
+// CommonJS wrapper:
+//
+//	(function (exports, require, module, __filename, __dirname, __wasmeval) {<file>
+//	})
+//
+// An ES module (one with import or export declarations, rewritten by
+// rewriteModuleSyntax) is strict, and gets a last statement that defines a
+// getter on exports for each of its exported names. Positions are shifted
+// back by the wrapper's length, so stacks show the file's own lines and
+// columns.
 func compileModule(name, text string) (*goja.Program, *codeError) {
 	ms := rewriteModuleSyntax(text, true)
 	src := ms.src
@@ -231,8 +241,7 @@ func compileModule(name, text string) (*goja.Program, *codeError) {
 			return nil, parseError(err, name, src, 0, len(modulePrefix))
 		}
 		var getters []string
-		for off, local := range ms.exportDefaultDecl {
-			_ = off
+		for _, local := range ms.exportDefaultDecl {
 			getters = append(getters, `"default": () => `+local)
 		}
 		body := prog.Body[0].(*ast.ExpressionStatement).Expression.(*ast.FunctionLiteral).Body.List

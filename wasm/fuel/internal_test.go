@@ -173,7 +173,14 @@ func TestPythonCensus(t *testing.T) {
 	for _, c := range costs {
 		sum += c
 	}
-	t.Logf("%d functions, %d checks (entries and loops)", n, len(costs))
+	cc := newCheckCode(1, 42)
+	var checkBytes int
+	for _, c := range costs {
+		checkBytes += len(cc.pre) + len(appendS64(nil, c)) + len(cc.post)
+	}
+	codeSize := m.section(secCode).end - m.section(secCode).start
+	t.Logf("%d functions, %d checks (entries and loops): %d bytes, %.1f%% of the code section (%d bytes)",
+		n, len(costs), checkBytes, 100*float64(checkBytes)/float64(codeSize), codeSize)
 	t.Logf("check cost: min %d, median %d, p90 %d, max %d, mean %.1f",
 		costs[0], costs[len(costs)/2], costs[len(costs)*9/10], costs[len(costs)-1], float64(sum)/float64(len(costs)))
 	keys := make([]string, 0, len(counts))
