@@ -502,22 +502,11 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	return out, nil
 }
 
-// interruptMessage says why a cell was stopped when its context was done.
+// interruptMessage names the stop in the cell's own output; the sandbox
+// adds why (timed out after N seconds, cancelled), as for Python's
+// KeyboardInterrupt.
 func interruptMessage(ctx context.Context, start time.Time) string {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
-		if d, ok := ctx.Deadline(); ok {
-			// The time left when the cell started, about its timeout.
-			left := d.Sub(start)
-			if left >= time.Second {
-				left = left.Round(100 * time.Millisecond)
-			} else {
-				left = left.Round(10 * time.Millisecond)
-			}
-			return fmt.Sprintf("TimeoutError: the cell timed out after %v", left)
-		}
-		return "TimeoutError: the cell timed out"
-	}
-	return fmt.Sprintf("Interrupted: the cell was cancelled (%v)", context.Cause(ctx))
+	return "Interrupted: the cell was stopped"
 }
 
 // cellRun is one run of a cell.

@@ -270,7 +270,7 @@ func TestTimeoutCancelsTimersAndKeepsState(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the interrupted cell returned after %v", d)
 	}
-	want(t, "stderr", rec.StderrText(), "TimeoutError: the cell timed out after 200ms", "at <cell>:1:")
+	want(t, "stderr", rec.StderrText(), "Interrupted: the cell was stopped", "at <cell>:1:")
 	result, stdout := s.ok("await new Promise(r => setTimeout(r, 20)); [kept, spins > 0]")
 	if result != "[ 'state', true ]" || stdout != "" {
 		t.Errorf("after the timeout: result %q stdout %q, want [ 'state', true ] and no ticks", result, stdout)
@@ -282,7 +282,7 @@ func TestTimeoutCancelsTimersAndKeepsState(t *testing.T) {
 	if !out.Interrupted {
 		t.Errorf("waiting cell: outcome = %+v, want Interrupted", out)
 	}
-	want(t, "stderr", rec.StderrText(), "timed out")
+	want(t, "stderr", rec.StderrText(), "Interrupted")
 	if got, _ := s.ok("kept"); got != "'state'" {
 		t.Errorf("kept = %q", got)
 	}
