@@ -326,10 +326,8 @@ func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32) ([]edit, erro
 		}
 	}
 	edits = append(edits, edit{at: r.off, check: true})
-	entry := len(edits) - 1
-	run := entry // the edit whose cost the next instruction adds to; -1 for none
+	run := len(edits) - 1 // the edit whose cost the next instruction adds to; -1 for none
 	depth := 0
-	leaf := true
 	var in instr
 	for {
 		if r.eof() {
@@ -347,9 +345,6 @@ func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32) ([]edit, erro
 		if in.flags&flagTerm != 0 {
 			run = -1
 		}
-		if in.op == 0x10 || in.op == 0x11 || in.op == 0x12 || in.op == 0x13 || in.flags&flagLoop != 0 {
-			leaf = false
-		}
 		switch {
 		case in.flags&flagOpen != 0:
 			depth++
@@ -361,9 +356,6 @@ func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32) ([]edit, erro
 			if depth == 0 {
 				if !r.eof() {
 					return edits, fmt.Errorf("function body continues after its final end (offset 0x%x)", r.pos())
-				}
-				if leaf && skipLeaves {
-					edits = append(edits[:entry], edits[entry+1:]...)
 				}
 				return edits, nil
 			}
@@ -418,5 +410,3 @@ func (c *checkCode) appendBody(out, body []byte, edits []edit) []byte {
 	}
 	return append(out, body[prev:]...)
 }
-
-var skipLeaves = false

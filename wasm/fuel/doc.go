@@ -65,4 +65,12 @@
 // panics (wazero turns that into an error from the guest call) or closes
 // the module. A hook that calls back into the guest must refill first, or
 // the callee's entry check calls the hook again.
+//
+// # The hook import
+//
+// A module built for metering declares the hook itself (wasmeval's C shim:
+// an import of module "wasmeval", name "fuel"); then no index moves. Note
+// that wasm-ld drops an import that no code calls, so a shim that only
+// declares it must also reference it. For modules that lack it,
+// Options.AddImport adds it and renumbers the module's functions.
 package fuel
