@@ -20,8 +20,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +33,7 @@ import (
 	"github.com/wasmeval/wasmeval/prelude"
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/wasm"
+	"github.com/wasmeval/wasmeval/wasm/fuel"
 	artifact "github.com/wasmeval/wasmeval/wasm/python"
 )
 
@@ -64,7 +65,24 @@ const DefaultMemoryLimit = 256 << 20
 type Config struct {
 	// CacheDir holds wazero's compilation cache; empty means none.
 	CacheDir string
+	// NoFuel runs the module without fuel metering, for benchmarks that
+	// measure its cost. Without fuel a spinning cell cannot be stopped
+	// and blocks Go's garbage collector: never use it with untrusted code.
+	NoFuel bool
 }
+
+// fuelSlice is how much fuel a check may burn between two calls to the
+// host: about a millisecond of CPython on this kind of machine, so
+// deadlines are checked and Go's scheduler and GC get a turn that often.
+const fuelSlice = 10_000_000
+
+// grace is how long a guest has to stop after its KeyboardInterrupt before
+// it is stopped hard; retrip is how often the interrupt is repeated meanwhile
+// (a guest may catch one and go on).
+const (
+	grace  = 2 * time.Second
+	retrip = 250 * time.Millisecond
+)
 
 // Runtime is the compiled CPython module and its template snapshot.
 type Runtime struct {
@@ -91,6 +109,11 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("python: prelude: %w", err)
 	}
+	if !cfg.NoFuel {
+		if bin, err = fuel.Instrument(bin, fuel.Options{}); err != nil {
+			return nil, fmt.Errorf("python: fuel: %w", err)
+		}
+	}
 	rt, compiled, err := wasm.Compile(ctx, wasm.Config{CacheDir: cfg.CacheDir}, bin, func(rt wazero.Runtime) error {
 		if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 			return err
@@ -99,6 +122,9 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			NewFunctionBuilder().
 			WithGoModuleFunction(api.GoModuleFunc(hostEmit), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32}, nil).
 			Export("emit").
+			NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(hostFuel), nil, nil).
+			Export("fuel").
 			Instantiate(ctx)
 		return err
 	})
@@ -258,6 +284,10 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance) error {
 	inst.fnControl = mod.ExportedFunction("wasmeval_control")
 	inst.fnAlloc = mod.ExportedFunction("wasmeval_alloc")
 	inst.fnFree = mod.ExportedFunction("wasmeval_free")
+	if g, ok := mod.ExportedGlobal(fuel.DefaultGlobalExport).(api.MutableGlobal); ok {
+		inst.fuel = g
+		g.Set(uint64(fuelSlice))
+	}
 	return nil
 }
 
@@ -272,9 +302,17 @@ type Instance struct {
 	// engine with its own stack.
 	fnRun, fnControl, fnAlloc, fnFree api.Function
 
+	fuel api.MutableGlobal // nil without fuel metering
+
 	sink        runtimes.Sink
+	runCtx      context.Context // the running cell's context
 	interrupted atomic.Bool
+	trippedAt   time.Time // when the running cell was last interrupted
+	firstTrip   time.Time
 }
+
+// errHardStop ends a guest that did not stop within the grace period.
+var errHardStop = errors.New("python: the cell did not stop after its KeyboardInterrupt")
 
 var _ runtimes.Instance = (*Instance)(nil)
 
@@ -318,55 +356,95 @@ func (in *Instance) call(ctx context.Context, fn api.Function, data []byte) (int
 }
 
 // Run implements runtimes.Instance.
+//
+// Stopping a cell: the fuel hook (and a sleeping guest) notice that ctx is
+// done and trip SIGINT, so the cell gets a KeyboardInterrupt and the session
+// keeps its state. A guest that has not stopped within the grace period
+// (it catches the interrupt and goes on) is stopped hard: the instance is
+// discarded and Python starts afresh, which the cell's output says.
 func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (runtimes.Outcome, error) {
 	if ctx.Err() != nil {
 		return runtimes.Outcome{Failed: true, Interrupted: true}, nil
 	}
-	in.sink = sink
+	in.sink, in.runCtx = sink, ctx
 	in.interrupted.Store(false)
-	defer func() { in.sink = nil }()
+	in.trippedAt, in.firstTrip = time.Time{}, time.Time{}
+	defer func() { in.sink, in.runCtx = nil, nil }()
 
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		select {
-		case <-done:
-			return
-		case <-ctx.Done():
-		}
-		// Trip SIGINT; trip it again now and then in case the guest caught
-		// the KeyboardInterrupt and went on, but not so often that a second
-		// one lands while the first one's traceback is being formatted.
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			in.interrupt()
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	// Without fuel (benchmarks only) a watcher goroutine trips the
+	// interrupt; with fuel the hook does, on the guest's own goroutine.
+	var stopWatch func() bool
+	if in.fuel == nil {
+		stopWatch = context.AfterFunc(ctx, in.interrupt)
+	}
 	rc, err := in.call(ctx, in.fnRun, []byte(code))
-	close(done)
-	wg.Wait()
+	if stopWatch != nil {
+		stopWatch()
+	}
 	interrupted := in.interrupted.Load()
 	if interrupted {
 		in.clearInterrupt()
 	}
 	if err != nil {
-		// A trap (stack exhausted, unreachable): the interpreter's state
-		// cannot be trusted. Start the session's Python afresh.
-		sink.Stderr(fmt.Sprintf("the Python runtime crashed (%v); its state was lost and Python was restarted\n", err))
+		if errors.Is(err, errHardStop) {
+			sink.Stderr(fmt.Sprintf("\nthe cell ignored its KeyboardInterrupt for %v and was stopped; Python was restarted and the session's Python state was lost (files are kept)\n", grace))
+		} else {
+			// A trap (unreachable, out of bounds): the interpreter's state
+			// cannot be trusted.
+			sink.Stderr(fmt.Sprintf("the Python runtime crashed (%v); Python was restarted and the session's Python state was lost (files are kept)\n", err))
+		}
+		in.runCtx = nil // the restart is not part of the stopped cell
 		if rerr := in.Reset(ctx); rerr != nil {
-			return runtimes.Outcome{Failed: true}, fmt.Errorf("python: restart after crash: %w", rerr)
+			return runtimes.Outcome{Failed: true}, fmt.Errorf("python: restart: %w", rerr)
 		}
 		return runtimes.Outcome{Failed: true, Interrupted: interrupted}, nil
 	}
 	return runtimes.Outcome{Failed: rc != 0, Interrupted: interrupted && rc != 0}, nil
+}
+
+// hostFuel is the import wasmeval.fuel, called by the injected fuel checks
+// when a slice of fuel is spent.
+func hostFuel(ctx context.Context, m api.Module, _ []uint64) {
+	g := fuelGlobal(ctx, m)
+	if g == nil {
+		return
+	}
+	g.Set(uint64(int64(g.Get()) + fuelSlice))
+	in, _ := ctx.Value(instKey{}).(*Instance)
+	if in == nil {
+		return
+	}
+	if in.runCtx != nil && in.runCtx.Err() != nil {
+		now := time.Now()
+		switch {
+		case in.firstTrip.IsZero():
+			in.firstTrip = now
+			in.trip(now)
+		case now.Sub(in.firstTrip) > grace:
+			panic(errHardStop)
+		case now.Sub(in.trippedAt) > retrip:
+			in.trip(now)
+		}
+	}
+	// A spinning guest never reaches a Go safe point by itself; this call
+	// is one, and the yield lets the other goroutines run.
+	runtime.Gosched()
+}
+
+// fuelGlobal returns the fuel global of the calling module: the instance's own,
+// or during instantiation (before the instance knows its module) the one
+// looked up on m.
+func fuelGlobal(ctx context.Context, m api.Module) api.MutableGlobal {
+	if in, _ := ctx.Value(instKey{}).(*Instance); in != nil && in.fuel != nil && in.mod == m {
+		return in.fuel
+	}
+	g, _ := m.ExportedGlobal(fuel.DefaultGlobalExport).(api.MutableGlobal)
+	return g
+}
+
+func (in *Instance) trip(now time.Time) {
+	in.trippedAt = now
+	in.interrupt()
 }
 
 // interrupt does what CPython's trip_signal(SIGINT) does: the eval loop
@@ -388,16 +466,26 @@ func (in *Instance) clearInterrupt() {
 	mem.WriteUint32Le(in.r.flags[1], 0)
 }
 
-// nanosleep backs the guest's sleeps; an interrupt ends it early, and the
-// guest then raises KeyboardInterrupt.
+// nanosleep backs the guest's sleeps. When the running cell's context is
+// done it interrupts the guest and returns early; the guest then raises
+// KeyboardInterrupt.
 func (in *Instance) nanosleep(ns int64) {
-	deadline := time.Now().Add(time.Duration(ns))
-	for !in.interrupted.Load() {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return
+	ctx := in.runCtx
+	if ctx == nil {
+		time.Sleep(time.Duration(ns))
+		return
+	}
+	t := time.NewTimer(time.Duration(ns))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		if !in.interrupted.Load() {
+			in.trip(time.Now())
+			if in.firstTrip.IsZero() {
+				in.firstTrip = in.trippedAt
+			}
 		}
-		time.Sleep(min(left, 10*time.Millisecond))
 	}
 }
 

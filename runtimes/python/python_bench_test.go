@@ -2,13 +2,16 @@ package python_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/wasmeval/wasmeval/runtimes"
+	"github.com/wasmeval/wasmeval/runtimes/python"
 )
 
 type nopSink struct{}
@@ -59,6 +62,34 @@ func report(b *testing.B, nativeNS time.Duration) {
 
 func benchCell(b *testing.B, setup, code string, nativeN int) {
 	inst, _ := newInstance(b)
+	benchCellIn(b, inst, setup, code, nativeN)
+}
+
+// benchCellNoFuel runs the cell in the module without fuel metering, to
+// measure what the metering costs.
+func benchCellNoFuel(b *testing.B, setup, code string, nativeN int) {
+	noFuelOnce.Do(func() {
+		dir, _ := os.UserCacheDir()
+		noFuelRT, noFuelErr = python.New(context.Background(), python.Config{CacheDir: dir + "/wasmeval", NoFuel: true})
+	})
+	if noFuelErr != nil {
+		b.Skip(noFuelErr)
+	}
+	inst, err := noFuelRT.NewInstance(context.Background(), runtimes.InstanceOptions{Root: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer inst.Close(context.Background())
+	benchCellIn(b, inst, setup, code, nativeN)
+}
+
+var (
+	noFuelOnce sync.Once
+	noFuelRT   *python.Runtime
+	noFuelErr  error
+)
+
+func benchCellIn(b *testing.B, inst runtimes.Instance, setup, code string, nativeN int) {
 	ctx := context.Background()
 	if setup != "" {
 		if o, err := inst.Run(ctx, setup, nopSink{}); err != nil || o.Failed {
@@ -82,13 +113,25 @@ func BenchmarkTrivialCell(b *testing.B) { benchCell(b, "", "x = 1", 10000) }
 
 // BenchmarkFib27 against native python3.11.
 func BenchmarkFib27(b *testing.B) {
-	benchCell(b, "def fib(n):\n    return n if n < 2 else fib(n-1) + fib(n-2)\n", "fib(27)", 3)
+	benchCell(b, fibDef, "fib(27)", 3)
 }
 
 // BenchmarkLoop3M: a 3M-iteration loop against native python3.11.
 func BenchmarkLoop3M(b *testing.B) {
-	benchCell(b, "", "s = 0\nfor i in range(3_000_000):\n    s += i\n", 3)
+	benchCell(b, "", loop3M, 3)
 }
+
+const (
+	fibDef = "def fib(n):\n    return n if n < 2 else fib(n-1) + fib(n-2)\n"
+	loop3M = "s = 0\nfor i in range(3_000_000):\n    s += i\n"
+)
+
+// BenchmarkFib27NoFuel and BenchmarkLoop3MNoFuel run the same cells in the
+// module without fuel metering: the metering's cost is the ratio of
+// BenchmarkFib27 to this (target ≤ 15%).
+func BenchmarkFib27NoFuel(b *testing.B) { benchCellNoFuel(b, fibDef, "fib(27)", 3) }
+
+func BenchmarkLoop3MNoFuel(b *testing.B) { benchCellNoFuel(b, "", loop3M, 3) }
 
 // BenchmarkNewSession: a session's interpreter from the template snapshot
 // (target ≤ 10 ms); native-ns/op is a python3.11 -S process start.

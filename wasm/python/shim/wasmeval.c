@@ -14,6 +14,7 @@
  *
  * Imports (module "wasmeval", implemented by the host):
  *   emit(kind, ptr, len)              a chunk of output or an event
+ *   fuel()                            the fuel checks' hook (wasm/fuel)
  *
  * The builtin module _wasmeval exposes emit() to Python; everything else
  * (cell splitting, display, tracebacks) lives in prelude/python.
@@ -34,6 +35,11 @@
 
 WASMEVAL_IMPORT("emit")
 void host_emit(int32_t kind, const char *ptr, int32_t len);
+
+/* Called by the fuel checks that wasm/fuel injects when the counter runs
+ * out: the host refills it, checks deadlines, and lets Go's scheduler run. */
+WASMEVAL_IMPORT("fuel")
+void host_fuel(void);
 
 /* Defined in Modules/signalmodule.c by patches/signalmodule-wasmeval.c. */
 void _wasmeval_sigint_flags(int **handler_tripped, int **any_tripped);
@@ -77,6 +83,15 @@ PyInit__wasmeval(void)
 }
 
 /* ---- exports ------------------------------------------------------------ */
+
+/* A caller of host_fuel, so that wasm-ld keeps the import the fuel pass
+ * needs (it drops imports no code calls). The host never calls it. */
+WASMEVAL_EXPORT("wasmeval_fuel_hook")
+void
+wasmeval_fuel_hook(void)
+{
+    host_fuel();
+}
 
 WASMEVAL_EXPORT("wasmeval_alloc")
 void *

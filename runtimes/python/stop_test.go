@@ -1,0 +1,89 @@
+package python_test
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/runtimes"
+)
+
+// TestStopSleeping: a cell blocked in time.sleep is interrupted too.
+func TestStopSleeping(t *testing.T) {
+	inst, _ := newInstance(t)
+	run(t, inst, "kept = 1")
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	var r rec
+	o, err := inst.Run(ctx, "import time\ntime.sleep(3600)", &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Interrupted || !strings.Contains(r.out.String(), "KeyboardInterrupt") {
+		t.Fatalf("sleeping cell: %+v %q", o, r.out.String())
+	}
+	if r2, o := run(t, inst, "kept"); o.Failed || r2.result[0]["text/plain"] != "1" {
+		t.Fatalf("state after interrupt: %q", r2.out.String())
+	}
+}
+
+// TestHardStop: a guest that swallows every KeyboardInterrupt is stopped
+// after the grace period; Python restarts and the next cell runs.
+func TestHardStop(t *testing.T) {
+	inst, _ := newInstance(t)
+	run(t, inst, "lost = 1")
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	var r rec
+	o, err := inst.Run(ctx, "while True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass", &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Failed || !o.Interrupted || !strings.Contains(r.out.String(), "was stopped; Python was restarted") {
+		t.Fatalf("hard stop: %+v %q", o, r.out.String())
+	}
+	r2, o := run(t, inst, "print('alive'); 'lost' in globals()")
+	if o.Failed || r2.out.String() != "alive\n" || r2.result[0]["text/plain"] != "False" {
+		t.Fatalf("after hard stop: %+v %q %v", o, r2.out.String(), r2.result)
+	}
+}
+
+// TestSpinningGuestLetsGoRun: while a cell spins, other goroutines are
+// scheduled and a garbage collection (which stops the world) completes:
+// the fuel hook is a safe point. Without it this test hangs.
+func TestSpinningGuestLetsGoRun(t *testing.T) {
+	inst, _ := newInstance(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cellDone := make(chan runtimes.Outcome, 1)
+	go func() {
+		var r rec
+		o, _ := inst.Run(ctx, "started = True\nwhile True:\n    pass", &r)
+		cellDone <- o
+	}()
+	time.Sleep(100 * time.Millisecond) // let the guest start spinning
+	gcDone := make(chan struct{})
+	ticks := 0
+	go func() {
+		for range 20 {
+			ticks++
+			runtime.Gosched()
+		}
+		runtime.GC()
+		close(gcDone)
+	}()
+	select {
+	case <-gcDone:
+	case o := <-cellDone:
+		t.Fatalf("the cell ended (%+v) before the GC could complete", o)
+	}
+	if ticks != 20 {
+		t.Fatalf("goroutine ran %d of 20 steps", ticks)
+	}
+	cancel()
+	if o := <-cellDone; !o.Interrupted {
+		t.Fatalf("cancelled cell: %+v", o)
+	}
+}
