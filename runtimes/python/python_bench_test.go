@@ -68,19 +68,25 @@ func benchCell(b *testing.B, setup, code string, nativeN int) {
 // benchCellNoFuel runs the cell in the module without fuel metering, to
 // measure what the metering costs.
 func benchCellNoFuel(b *testing.B, setup, code string, nativeN int) {
+	inst := noFuelInstance(b)
+	defer inst.Close(context.Background())
+	benchCellIn(b, inst, setup, code, nativeN)
+}
+
+func noFuelInstance(b *testing.B) runtimes.Instance {
+	runtimeForTest(b) // skips when the artifact is missing
 	noFuelOnce.Do(func() {
 		dir, _ := os.UserCacheDir()
 		noFuelRT, noFuelErr = python.New(context.Background(), python.Config{CacheDir: dir + "/wasmeval", NoFuel: true})
 	})
 	if noFuelErr != nil {
-		b.Skip(noFuelErr)
+		b.Fatal(noFuelErr)
 	}
 	inst, err := noFuelRT.NewInstance(context.Background(), runtimes.InstanceOptions{Root: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer inst.Close(context.Background())
-	benchCellIn(b, inst, setup, code, nativeN)
+	return inst
 }
 
 var (
@@ -163,4 +169,41 @@ func BenchmarkNewSession(b *testing.B) {
 		inst.Close(ctx)
 	}
 	report(b, nat)
+}
+
+// BenchmarkFuelOverhead runs the same cell alternately in the metered and
+// the unmetered module, so that both see the same machine load, and reports
+// the metering's cost as fuel-overhead-% (target ≤ 15%).
+func BenchmarkFuelOverhead(b *testing.B) {
+	for _, bc := range []struct{ name, setup, code string }{
+		{"fib27", fibDef, "fib(27)"},
+		{"loop3M", "", loop3M},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			metered, _ := newInstance(b)
+			plain := noFuelInstance(b)
+			defer plain.Close(context.Background())
+			ctx := context.Background()
+			for _, in := range []runtimes.Instance{metered, plain} {
+				if o, err := in.Run(ctx, bc.setup, nopSink{}); err != nil || o.Failed {
+					b.Fatalf("setup: %v %+v", err, o)
+				}
+			}
+			var tm, tp time.Duration
+			for b.Loop() {
+				for i, in := range []runtimes.Instance{metered, plain} {
+					t0 := time.Now()
+					if o, err := in.Run(ctx, bc.code, nopSink{}); err != nil || o.Failed {
+						b.Fatalf("%v %+v", err, o)
+					}
+					if i == 0 {
+						tm += time.Since(t0)
+					} else {
+						tp += time.Since(t0)
+					}
+				}
+			}
+			b.ReportMetric(100*(float64(tm)/float64(tp)-1), "fuel-overhead-%")
+		})
+	}
 }

@@ -311,7 +311,7 @@ type edit struct {
 // bodyEdits decodes one function body (without its size prefix) and
 // returns the edits that instrument it, appended to edits. remap, when not
 // nil, renumbers function indices.
-func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32) ([]edit, error) {
+func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32, skipLeafEntry bool) ([]edit, error) {
 	// Locals: vec((count, valtype)).
 	n, err := r.u32()
 	if err != nil {
@@ -326,7 +326,9 @@ func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32) ([]edit, erro
 		}
 	}
 	edits = append(edits, edit{at: r.off, check: true})
-	run := len(edits) - 1 // the edit whose cost the next instruction adds to; -1 for none
+	entry := len(edits) - 1
+	run := entry // the edit whose cost the next instruction adds to; -1 for none
+	calls := false
 	depth := 0
 	var in instr
 	for {
@@ -338,6 +340,9 @@ func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32) ([]edit, erro
 		}
 		if run >= 0 {
 			edits[run].cost++
+		}
+		if in.sub == 0 && in.op >= 0x10 && in.op <= 0x13 { // call, call_indirect, return_call*
+			calls = true
 		}
 		if in.flags&flagFunc != 0 && remap != nil {
 			edits = append(edits, edit{at: in.fnAt, end: in.fnEnd, fn: remap(in.fn)})
@@ -356,6 +361,12 @@ func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32) ([]edit, erro
 			if depth == 0 {
 				if !r.eof() {
 					return edits, fmt.Errorf("function body continues after its final end (offset 0x%x)", r.pos())
+				}
+				if skipLeafEntry && !calls {
+					// A leaf runs a bounded number of instructions between
+					// its entry and its first loop (checked there) or its
+					// end: its entry check can go.
+					edits = append(edits[:entry], edits[entry+1:]...)
 				}
 				return edits, nil
 			}

@@ -38,6 +38,12 @@ type Options struct {
 	// InitialFuel is the value of the fuel global when the module is
 	// instantiated. Zero means the first check calls the hook.
 	InitialFuel int64
+	// SkipLeafEntries leaves out the entry check of functions that call
+	// nothing (no call or call_indirect). Such a function runs a bounded
+	// number of instructions before its first loop header, which is still
+	// checked, so the guest stays interruptible; the instructions it runs
+	// outside loops are not charged. Metering stays deterministic.
+	SkipLeafEntries bool
 }
 
 // Instrument returns a copy of the WebAssembly module bin with fuel
@@ -600,13 +606,13 @@ func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap fu
 		return out, true, nil
 
 	case secCode:
-		out, err = m.rewriteCode(r, out, remap, st)
+		out, err = m.rewriteCode(r, out, remap, st, opts.SkipLeafEntries)
 		return out, err == nil, err
 	}
 	return copyRest(out), true, nil
 }
 
-func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, st *stats) ([]byte, error) {
+func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, st *stats, skipLeafEntries bool) ([]byte, error) {
 	n, err := r.u32()
 	if err != nil {
 		return nil, fmt.Errorf("fuel: code section: %w", err)
@@ -627,7 +633,7 @@ func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, s
 		}
 		body := r.b[r.off-int(size) : r.off]
 		br := &reader{b: body, base: r.base + r.off - int(size)}
-		edits, err = bodyEdits(br, edits[:0], remap)
+		edits, err = bodyEdits(br, edits[:0], remap, skipLeafEntries)
 		if err != nil {
 			return nil, fmt.Errorf("fuel: code section: function %d: %w", m.funcImports+i, err)
 		}

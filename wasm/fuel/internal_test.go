@@ -114,7 +114,7 @@ func TestPythonCensus(t *testing.T) {
 		body := r.b[r.off : r.off+int(size)]
 		r.off += int(size)
 		br := &reader{b: body}
-		edits, err = bodyEdits(&reader{b: body}, edits[:0], nil)
+		edits, err = bodyEdits(&reader{b: body}, edits[:0], nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
