@@ -39,6 +39,12 @@ type InstanceOptions struct {
 	// MemoryLimitBytes caps the guest's memory where the runtime can; zero
 	// means the runtime's default.
 	MemoryLimitBytes int64
+	// Call answers the guest's host calls (the helpers: files, tool, llm,
+	// agent, ...): request and response are JSON, as the hostcalls package
+	// defines them. The runtime may run several calls at once, each on its
+	// own goroutine; ctx ends with the cell. Nil means every call fails
+	// with a message saying that the host offers none.
+	Call func(ctx context.Context, request []byte) []byte
 }
 
 // Instance is one session's state in one language. Its methods are not safe

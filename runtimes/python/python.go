@@ -125,6 +125,18 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			NewFunctionBuilder().
 			WithGoModuleFunction(api.GoModuleFunc(hostFuel), nil, nil).
 			Export("fuel").
+			NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(hostCallStart), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}).
+			Export("call_start").
+			NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(hostCallWait), nil, []api.ValueType{api.ValueTypeI32}).
+			Export("call_wait").
+			NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(hostCallResultLen), []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}).
+			Export("call_result_len").
+			NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(hostCallResult), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, nil).
+			Export("call_result").
 			Instantiate(ctx)
 		return err
 	})
@@ -306,6 +318,7 @@ type Instance struct {
 
 	sink        runtimes.Sink
 	runCtx      context.Context // the running cell's context
+	calls       *calls          // the running cell's host calls
 	interrupted atomic.Bool
 	trippedAt   time.Time // when the running cell was last interrupted
 	firstTrip   time.Time
@@ -367,9 +380,13 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		return runtimes.Outcome{Failed: true, Interrupted: true}, nil
 	}
 	in.sink, in.runCtx = sink, ctx
+	in.calls = newCalls(ctx, in.opts.Call)
 	in.interrupted.Store(false)
 	in.trippedAt, in.firstTrip = time.Time{}, time.Time{}
-	defer func() { in.sink, in.runCtx = nil, nil }()
+	defer func() {
+		in.calls.close()
+		in.sink, in.runCtx, in.calls = nil, nil, nil
+	}()
 
 	// Without fuel (benchmarks only) a watcher goroutine trips the
 	// interrupt; with fuel the hook does, on the guest's own goroutine.

@@ -15,6 +15,9 @@
  * Imports (module "wasmeval", implemented by the host):
  *   emit(kind, ptr, len)              a chunk of output or an event
  *   fuel()                            the fuel checks' hook (wasm/fuel)
+ *   call_start(ptr, len) -> id        start a host call (JSON request)
+ *   call_wait() -> id                 wait for a started call to finish
+ *   call_result_len(id), call_result(id, dst)   its JSON response
  *
  * The builtin module _wasmeval exposes emit() to Python; everything else
  * (cell splitting, display, tracebacks) lives in prelude/python.
@@ -35,6 +38,20 @@
 
 WASMEVAL_IMPORT("emit")
 void host_emit(int32_t kind, const char *ptr, int32_t len);
+
+/* Host calls (helpers: files, tool, llm, agent, ...): the request is JSON;
+ * call_start returns a call id (< 0: refused), call_wait blocks until one of
+ * the calls started by this cell has finished and returns its id (< 0: the
+ * cell was interrupted), then call_result copies its JSON response (whose
+ * length call_result_len gives) into guest memory. */
+WASMEVAL_IMPORT("call_start")
+int32_t host_call_start(const char *req, int32_t len);
+WASMEVAL_IMPORT("call_wait")
+int32_t host_call_wait(void);
+WASMEVAL_IMPORT("call_result_len")
+int32_t host_call_result_len(int32_t id);
+WASMEVAL_IMPORT("call_result")
+void host_call_result(int32_t id, char *dst);
 
 /* Called by the fuel checks that wasm/fuel injects when the counter runs
  * out: the host refills it, checks deadlines, and lets Go's scheduler run. */
@@ -65,9 +82,53 @@ wasmeval_emit(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+static PyObject *
+wasmeval_call_start(PyObject *self, PyObject *args)
+{
+    const char *data;
+    Py_ssize_t len;
+    if (!PyArg_ParseTuple(args, "s#", &data, &len)) {
+        return NULL;
+    }
+    if (len > INT32_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "call_start: request too large");
+        return NULL;
+    }
+    return PyLong_FromLong(host_call_start(data, (int32_t)len));
+}
+
+static PyObject *
+wasmeval_call_wait(PyObject *self, PyObject *unused)
+{
+    int32_t id = host_call_wait();
+    if (id < 0) {
+        /* Interrupted: the pending KeyboardInterrupt (if any) fires here. */
+        if (PyErr_CheckSignals() < 0) {
+            return NULL;
+        }
+        return Py_BuildValue("(is)", id, "");
+    }
+    int32_t n = host_call_result_len(id);
+    PyObject *buf = PyBytes_FromStringAndSize(NULL, n);
+    if (buf == NULL) {
+        return NULL;
+    }
+    host_call_result(id, PyBytes_AS_STRING(buf));
+    PyObject *text = PyUnicode_FromEncodedObject(buf, "utf-8", "replace");
+    Py_DECREF(buf);
+    if (text == NULL) {
+        return NULL;
+    }
+    return Py_BuildValue("(iN)", id, text);
+}
+
 static PyMethodDef wasmeval_methods[] = {
     {"emit", wasmeval_emit, METH_VARARGS,
      "emit(kind, text): send a chunk of output or an event to the host."},
+    {"call_start", wasmeval_call_start, METH_VARARGS,
+     "call_start(request_json) -> id: start a host call (id < 0: refused)."},
+    {"call_wait", wasmeval_call_wait, METH_NOARGS,
+     "call_wait() -> (id, response_json): wait for a started call to finish."},
     {NULL, NULL, 0, NULL},
 };
 
