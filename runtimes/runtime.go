@@ -72,6 +72,31 @@ type Outcome struct {
 	// Interrupted is true when the cell was stopped because its context was
 	// done (timeout or cancellation). Failed is true too.
 	Interrupted bool
+	// FuelExhausted is true when the cell was stopped because it used up
+	// the fuel budget its context carried (WithFuelBudget). Failed is true
+	// too.
+	FuelExhausted bool
+	// FuelUsed is the fuel the cell consumed, for runtimes that meter it
+	// (zero otherwise). It is deterministic: the same cell in the same
+	// state uses the same fuel on every run and machine.
+	FuelUsed int64
+}
+
+type fuelKey struct{}
+
+// WithFuelBudget returns a context that limits a cell run with it to units
+// of fuel, where the runtime meters fuel (CPython: one unit per wasm
+// instruction on straight-line paths, counted at function entries and
+// loop headers). Past it the cell is stopped as if interrupted, at a point
+// that is the same on every run.
+func WithFuelBudget(ctx context.Context, units int64) context.Context {
+	return context.WithValue(ctx, fuelKey{}, units)
+}
+
+// FuelBudget returns the budget set by WithFuelBudget, if any.
+func FuelBudget(ctx context.Context) (int64, bool) {
+	n, ok := ctx.Value(fuelKey{}).(int64)
+	return n, ok && n > 0
 }
 
 // Bundle is a display bundle: MIME type to data. Text types hold text,

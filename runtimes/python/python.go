@@ -298,7 +298,10 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance) error {
 	inst.fnFree = mod.ExportedFunction("wasmeval_free")
 	if g, ok := mod.ExportedGlobal(fuel.DefaultGlobalExport).(api.MutableGlobal); ok {
 		inst.fuel = g
+		// What _initialize burnt (before the instance knew its global)
+		// goes uncounted; from here every unit is.
 		g.Set(uint64(fuelSlice))
+		inst.given = fuelSlice
 	}
 	return nil
 }
@@ -315,6 +318,13 @@ type Instance struct {
 	fnRun, fnControl, fnAlloc, fnFree api.Function
 
 	fuel api.MutableGlobal // nil without fuel metering
+	// given is all the fuel handed to the guest so far (initial value and
+	// refills); used fuel is given minus the global's value.
+	given int64
+	// The running cell's fuel accounting: usage when it started, and its
+	// budget (0: none).
+	fuelStart, fuelBudget int64
+	fuelOut               bool // the budget ran out
 
 	sink        runtimes.Sink
 	runCtx      context.Context // the running cell's context
@@ -383,6 +393,14 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	in.calls = newCalls(ctx, in.opts.Call)
 	in.interrupted.Store(false)
 	in.trippedAt, in.firstTrip = time.Time{}, time.Time{}
+	in.fuelOut = false
+	in.fuelBudget, _ = runtimes.FuelBudget(ctx)
+	if in.fuel != nil {
+		in.fuelStart = in.fuelUsed()
+		if in.fuelBudget > 0 {
+			in.refill(min(fuelSlice, in.fuelBudget))
+		}
+	}
 	defer func() {
 		in.calls.close()
 		in.sink, in.runCtx, in.calls = nil, nil, nil
@@ -402,6 +420,10 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	if interrupted {
 		in.clearInterrupt()
 	}
+	var used int64
+	if in.fuel != nil {
+		used = in.fuelUsed() - in.fuelStart
+	}
 	if err != nil {
 		if errors.Is(err, errHardStop) {
 			sink.Stderr(fmt.Sprintf("\nthe cell ignored its KeyboardInterrupt for %v and was stopped; Python was restarted and the session's Python state was lost (files are kept)\n", grace))
@@ -414,24 +436,53 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		if rerr := in.Reset(ctx); rerr != nil {
 			return runtimes.Outcome{Failed: true}, fmt.Errorf("python: restart: %w", rerr)
 		}
-		return runtimes.Outcome{Failed: true, Interrupted: interrupted}, nil
+		return runtimes.Outcome{Failed: true, Interrupted: interrupted && !in.fuelOut, FuelExhausted: in.fuelOut, FuelUsed: used}, nil
 	}
-	return runtimes.Outcome{Failed: rc != 0, Interrupted: interrupted && rc != 0}, nil
+	stopped := interrupted && rc != 0
+	return runtimes.Outcome{
+		Failed:        rc != 0,
+		Interrupted:   stopped && !in.fuelOut,
+		FuelExhausted: stopped && in.fuelOut,
+		FuelUsed:      used,
+	}, nil
+}
+
+// fuelUsed is the fuel the guest has burnt since the instance started.
+func (in *Instance) fuelUsed() int64 { return in.given - int64(in.fuel.Get()) }
+
+// refill sets the fuel left before the next hook call to n (the global
+// counts down; the hook runs when it goes below zero).
+func (in *Instance) refill(n int64) {
+	cur := int64(in.fuel.Get())
+	in.fuel.Set(uint64(n))
+	in.given += n - cur
 }
 
 // hostFuel is the import wasmeval.fuel, called by the injected fuel checks
 // when a slice of fuel is spent.
 func hostFuel(ctx context.Context, m api.Module, _ []uint64) {
-	g := fuelGlobal(ctx, m)
-	if g == nil {
-		return
-	}
-	g.Set(uint64(int64(g.Get()) + fuelSlice))
 	in, _ := ctx.Value(instKey{}).(*Instance)
-	if in == nil {
+	if in == nil || in.fuel == nil {
+		// Instantiation (_initialize), before the instance knows its
+		// global: keep the guest going, uncounted.
+		if g := fuelGlobal(ctx, m); g != nil {
+			g.Set(uint64(int64(g.Get()) + fuelSlice))
+		}
 		return
 	}
-	if in.runCtx != nil && in.runCtx.Err() != nil {
+	slice := int64(fuelSlice)
+	if in.fuelBudget > 0 && in.runCtx != nil && !in.fuelOut {
+		if left := in.fuelBudget - (in.fuelUsed() - in.fuelStart); left <= 0 {
+			in.fuelOut = true
+		} else {
+			slice = min(slice, left)
+		}
+	}
+	// Add to the counter rather than set it: it is negative by what the
+	// last check overshot.
+	in.fuel.Set(uint64(int64(in.fuel.Get()) + slice))
+	in.given += slice
+	if in.runCtx != nil && (in.fuelOut || in.runCtx.Err() != nil) {
 		now := time.Now()
 		switch {
 		case in.firstTrip.IsZero():
@@ -448,13 +499,9 @@ func hostFuel(ctx context.Context, m api.Module, _ []uint64) {
 	runtime.Gosched()
 }
 
-// fuelGlobal returns the fuel global of the calling module: the instance's own,
-// or during instantiation (before the instance knows its module) the one
-// looked up on m.
+// fuelGlobal returns the fuel global of the calling module, looked up on it:
+// during instantiation the instance does not know its module yet.
 func fuelGlobal(ctx context.Context, m api.Module) api.MutableGlobal {
-	if in, _ := ctx.Value(instKey{}).(*Instance); in != nil && in.fuel != nil && in.mod == m {
-		return in.fuel
-	}
 	g, _ := m.ExportedGlobal(fuel.DefaultGlobalExport).(api.MutableGlobal)
 	return g
 }
@@ -522,7 +569,7 @@ func (in *Instance) Close(ctx context.Context) error {
 func (in *Instance) close(ctx context.Context) {
 	if in.mod != nil {
 		in.mod.Close(ctx)
-		in.mod = nil
+		in.mod, in.fuel = nil, nil
 	}
 	if in.fs != nil {
 		in.fs.Close()

@@ -87,3 +87,37 @@ func TestSpinningGuestLetsGoRun(t *testing.T) {
 		t.Fatalf("cancelled cell: %+v", o)
 	}
 }
+
+// TestFuelBudget: a cell with a fuel budget stops when it is used up, at
+// the same point on every run, and the session keeps its state.
+func TestFuelBudget(t *testing.T) {
+	var counts [2]string
+	var used [2]int64
+	for i := range counts {
+		inst, _ := newInstance(t)
+		run(t, inst, "kept = 1")
+		ctx := runtimes.WithFuelBudget(context.Background(), 50_000_000)
+		var r rec
+		o, err := inst.Run(ctx, "n = 0\nwhile True:\n    n += 1", &r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !o.FuelExhausted || o.Interrupted || !strings.Contains(r.out.String(), "KeyboardInterrupt") {
+			t.Fatalf("run %d: %+v %q", i, o, r.out.String())
+		}
+		used[i] = o.FuelUsed
+		r2, o := run(t, inst, "print(n, kept)")
+		if o.Failed {
+			t.Fatal(r2.out.String())
+		}
+		counts[i] = r2.out.String()
+	}
+	if counts[0] != counts[1] || used[0] != used[1] {
+		t.Fatalf("fuel stops differ between runs: %q (%d fuel) vs %q (%d fuel)", counts[0], used[0], counts[1], used[1])
+	}
+	// Used fuel includes raising and formatting the KeyboardInterrupt
+	// after the budget ran out.
+	if used[0] < 50_000_000 || used[0] > 100_000_000 {
+		t.Fatalf("used %d fuel for a budget of 50,000,000", used[0])
+	}
+}
