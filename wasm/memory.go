@@ -2,28 +2,71 @@ package wasm
 
 import (
 	"context"
-	"syscall"
+	"fmt"
+	"os"
+	"unsafe"
 
 	"github.com/tetratelabs/wazero/experimental"
+	"golang.org/x/sys/unix"
 )
 
-// WithMemoryLimit returns a context that makes wazero back the linear
-// memory of modules instantiated with it by a private anonymous mapping of
-// at most limit bytes. Growing past the limit fails (memory.grow returns -1,
-// so malloc returns NULL and CPython raises MemoryError) instead of taking
-// host memory without bound.
-//
-// The whole limit is reserved as address space up front (MAP_NORESERVE) and
-// pages are committed only when the guest touches them, so the buffer never
-// moves or gets copied when the guest grows its memory.
-func WithMemoryLimit(ctx context.Context, limit uint64) context.Context {
+const pageSize = 4096
+
+// Image is a frozen copy of a guest's linear memory in a memory file
+// (memfd), from which new memories are mapped copy-on-write: a new session
+// shares the pages it only reads with every other session started from the
+// same image, and pays a page copy only for the pages it writes.
+type Image struct {
+	f    *os.File
+	size uint64
+}
+
+// NewImage freezes b (a guest memory at rest) into an Image.
+func NewImage(b []byte) (*Image, error) {
+	fd, err := unix.MemfdCreate("wasmeval-image", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("wasm: image: memfd_create: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "wasmeval-image")
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("wasm: image: %w", err)
+	}
+	return &Image{f: f, size: uint64(len(b))}, nil
+}
+
+// Size is the image's size in bytes.
+func (im *Image) Size() uint64 { return im.size }
+
+// Close releases the image; memories mapped from it keep their pages.
+func (im *Image) Close() error { return im.f.Close() }
+
+// MemoryOptions configure the linear memory WithMemory gives to the
+// modules instantiated with its context.
+type MemoryOptions struct {
+	// Limit caps the memory in bytes: growing past it fails (memory.grow
+	// returns -1, so malloc returns NULL and CPython raises MemoryError)
+	// instead of taking host memory without bound.
+	Limit uint64
+	// Image, when set, is mapped copy-on-write at the start of the memory,
+	// so the guest starts with the image's content.
+	Image *Image
+}
+
+// WithMemory returns a context that makes wazero back the linear memory of
+// modules instantiated with it by a private mapping (see MemoryOptions).
+// The whole limit is reserved as address space up front (MAP_NORESERVE);
+// pages are committed only when the guest touches them, and the buffer
+// never moves or gets copied when the guest grows its memory.
+func WithMemory(ctx context.Context, o MemoryOptions) context.Context {
 	return experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(
 		func(capacity, max uint64) experimental.LinearMemory {
-			return &mmapMemory{limit: min(limit, max)}
+			return &mmapMemory{opts: o, limit: min(o.Limit, max)}
 		}))
 }
 
 type mmapMemory struct {
+	opts  MemoryOptions
 	limit uint64
 	buf   []byte // the whole mapping; the guest sees buf[:size]
 }
@@ -34,15 +77,34 @@ func (m *mmapMemory) Reallocate(size uint64) []byte {
 		return nil
 	}
 	if m.buf == nil {
-		reserve := max(m.limit, 65536)
-		b, err := syscall.Mmap(-1, 0, int(reserve), syscall.PROT_READ|syscall.PROT_WRITE,
-			syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS|syscall.MAP_NORESERVE)
-		if err != nil {
+		if err := m.mapMemory(); err != nil {
 			return nil
 		}
-		m.buf = b
 	}
 	return m.buf[:size]
+}
+
+func (m *mmapMemory) mapMemory() error {
+	reserve := max(m.limit, pageSize)
+	if im := m.opts.Image; im != nil {
+		reserve = max(reserve, (im.size+pageSize-1)/pageSize*pageSize)
+	}
+	b, err := unix.Mmap(-1, 0, int(reserve), unix.PROT_READ|unix.PROT_WRITE,
+		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	if err != nil {
+		return err
+	}
+	if im := m.opts.Image; im != nil && im.size > 0 {
+		n := uintptr((im.size + pageSize - 1) / pageSize * pageSize)
+		_, err := unix.MmapPtr(int(im.f.Fd()), 0, unsafe.Pointer(&b[0]), n,
+			unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_FIXED)
+		if err != nil {
+			unix.Munmap(b)
+			return err
+		}
+	}
+	m.buf = b
+	return nil
 }
 
 // Free implements experimental.LinearMemory.
@@ -50,7 +112,7 @@ func (m *mmapMemory) Free() {
 	if m.buf != nil {
 		// Munmap of a mapping we made cannot fail but for a bug of ours;
 		// leaking it then is better than taking the host down.
-		_ = syscall.Munmap(m.buf)
+		_ = unix.Munmap(m.buf)
 		m.buf = nil
 	}
 }

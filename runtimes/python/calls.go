@@ -104,9 +104,12 @@ func (in *Instance) waitCall() int32 {
 func hostCallStart(ctx context.Context, m api.Module, stack []uint64) {
 	in, _ := ctx.Value(instKey{}).(*Instance)
 	ptr, n := uint32(stack[0]), uint32(stack[1])
-	if in == nil || in.calls == nil {
+	if in == nil || in.runCtx == nil {
 		stack[0] = api.EncodeI32(-1)
 		return
+	}
+	if in.calls == nil { // the cell's first host call
+		in.calls = newCalls(in.runCtx, in.opts.Call)
 	}
 	var req []byte
 	if n <= maxRequest {

@@ -90,6 +90,7 @@ type Runtime struct {
 	compiled wazero.CompiledModule
 	files    map[string][]byte
 	template *wasm.Snapshot
+	data     []wasm.Segment // the module's data segments, applied at boot
 	flags    [4]uint32 // addresses the host sets to interrupt a cell
 }
 
@@ -113,6 +114,10 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		if bin, err = fuel.Instrument(bin, fuel.Options{SkipLeafEntries: true}); err != nil {
 			return nil, fmt.Errorf("python: fuel: %w", err)
 		}
+	}
+	bin, data, err := wasm.StripData(bin)
+	if err != nil {
+		return nil, fmt.Errorf("python: %w", err)
 	}
 	rt, compiled, err := wasm.Compile(ctx, wasm.Config{CacheDir: cfg.CacheDir}, bin, func(rt wazero.Runtime) error {
 		if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
@@ -146,6 +151,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	r := &Runtime{
 		rt:       rt,
 		compiled: compiled,
+		data:     data,
 		files:    map[string][]byte{stdlibPath: stdlib, preludePath: pre},
 	}
 	if err := r.makeTemplate(ctx); err != nil {
@@ -162,22 +168,24 @@ func (r *Runtime) makeTemplate(ctx context.Context) error {
 		return fmt.Errorf("python: %w", err)
 	}
 	defer os.RemoveAll(dir)
+	opts := runtimes.InstanceOptions{Root: dir}
 
-	fresh := &Instance{r: r, opts: runtimes.InstanceOptions{Root: dir}}
-	if err := r.instantiate(ctx, fresh); err != nil {
-		return err
-	}
-	freshMem, _ := fresh.mod.Memory().Read(0, fresh.mod.Memory().Size())
-	freshCopy := append([]byte(nil), freshMem...)
-	fresh.close(ctx)
-
-	inst := &Instance{r: r, opts: runtimes.InstanceOptions{Root: dir}}
-	if err := r.instantiate(ctx, inst); err != nil {
+	// Boot: the module is compiled without its data segments (so that
+	// session instances map the snapshot untouched); write them here, then
+	// run the reactor's _initialize and CPython's init.
+	inst := &Instance{r: r, opts: opts}
+	if err := r.instantiate(ctx, inst, wasm.MemoryOptions{}); err != nil {
 		return err
 	}
 	defer inst.close(ctx)
 	var log strings.Builder
 	inst.sink = &logSink{&log}
+	if err := wasm.ApplyData(inst.mod.Memory(), r.data); err != nil {
+		return fmt.Errorf("python: %w", err)
+	}
+	if _, err := inst.mod.ExportedFunction("_initialize").Call(inst.callCtx(ctx)); err != nil {
+		return fmt.Errorf("python: _initialize: %w: %s", err, log.String())
+	}
 	res, err := inst.mod.ExportedFunction("wasmeval_init").Call(inst.callCtx(ctx))
 	if err != nil {
 		return fmt.Errorf("python: init: %w: %s", err, log.String())
@@ -199,7 +207,7 @@ func (r *Runtime) makeTemplate(ctx context.Context) error {
 		r.flags[i] = binary.LittleEndian.Uint32(b[4*i:])
 	}
 	inst.free(ctx, p)
-	r.template, err = wasm.TakeSnapshot(inst.mod.Memory(), freshCopy)
+	r.template, err = wasm.TakeSnapshot(inst.mod.Memory())
 	return err
 }
 
@@ -207,12 +215,18 @@ func (r *Runtime) makeTemplate(ctx context.Context) error {
 func (r *Runtime) Language() string { return "py" }
 
 // Close implements runtimes.Runtime.
-func (r *Runtime) Close(ctx context.Context) error { return r.rt.Close(ctx) }
+func (r *Runtime) Close(ctx context.Context) error {
+	err := r.rt.Close(ctx)
+	if r.template != nil {
+		r.template.Close()
+	}
+	return err
+}
 
 // TemplateStats reports the template snapshot's memory size and how many
 // bytes a new instance has restored, for benchmarks.
 func (r *Runtime) TemplateStats() (size uint32, dirty int) {
-	return r.template.Size(), r.template.DirtyBytes()
+	return r.template.Size(), 0
 }
 
 // NewInstance implements runtimes.Runtime: a fresh module instance with the
@@ -228,7 +242,7 @@ func (r *Runtime) NewInstance(ctx context.Context, opts runtimes.InstanceOptions
 // start gives inst a new module instance with the template restored, set
 // up for the session.
 func (r *Runtime) start(ctx context.Context, inst *Instance) error {
-	if err := r.instantiate(ctx, inst); err != nil {
+	if err := r.instantiate(ctx, inst, wasm.MemoryOptions{Image: r.template.Image()}); err != nil {
 		return err
 	}
 	if err := r.template.Restore(inst.mod.Memory()); err != nil {
@@ -253,7 +267,9 @@ func (r *Runtime) start(ctx context.Context, inst *Instance) error {
 
 // instantiate makes a module instance whose filesystem is the session root
 // plus the read-only stdlib and prelude.
-func (r *Runtime) instantiate(ctx context.Context, inst *Instance) error {
+// instantiate makes a module instance on the memory mo describes, without
+// running anything in it.
+func (r *Runtime) instantiate(ctx context.Context, inst *Instance, mo wasm.MemoryOptions) error {
 	opts := inst.opts
 	gfs, err := wasm.NewGuestFS(opts.Root, r.files)
 	if err != nil {
@@ -266,7 +282,7 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance) error {
 	out := stdioWriter{inst}
 	cfg := wazero.NewModuleConfig().
 		WithName("").
-		WithStartFunctions("_initialize").
+		WithStartFunctions().
 		WithFSConfig(wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(gfs, "/")).
 		WithSysNanotime().
 		WithNanosleep(inst.nanosleep).
@@ -282,11 +298,11 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance) error {
 	} else {
 		cfg = cfg.WithSysWalltime()
 	}
-	limit := uint64(DefaultMemoryLimit)
+	mo.Limit = uint64(DefaultMemoryLimit)
 	if opts.MemoryLimitBytes > 0 {
-		limit = uint64(opts.MemoryLimitBytes)
+		mo.Limit = uint64(opts.MemoryLimitBytes)
 	}
-	mod, err := r.rt.InstantiateModule(wasm.WithMemoryLimit(inst.callCtx(ctx), limit), r.compiled, cfg)
+	mod, err := r.rt.InstantiateModule(wasm.WithMemory(inst.callCtx(ctx), mo), r.compiled, cfg)
 	if err != nil {
 		gfs.Close()
 		return fmt.Errorf("python: instantiate: %w", err)
@@ -298,8 +314,8 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance) error {
 	inst.fnFree = mod.ExportedFunction("wasmeval_free")
 	if g, ok := mod.ExportedGlobal(fuel.DefaultGlobalExport).(api.MutableGlobal); ok {
 		inst.fuel = g
-		// What _initialize burnt (before the instance knew its global)
-		// goes uncounted; from here every unit is.
+		// What _initialize burnt (template boot only) goes uncounted;
+		// from here every unit is.
 		g.Set(uint64(fuelSlice))
 		inst.given = fuelSlice
 	}
@@ -390,7 +406,6 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		return runtimes.Outcome{Failed: true, Interrupted: true}, nil
 	}
 	in.sink, in.runCtx = sink, ctx
-	in.calls = newCalls(ctx, in.opts.Call)
 	in.interrupted.Store(false)
 	in.trippedAt, in.firstTrip = time.Time{}, time.Time{}
 	in.fuelOut = false
@@ -402,7 +417,9 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		}
 	}
 	defer func() {
-		in.calls.close()
+		if in.calls != nil {
+			in.calls.close()
+		}
 		in.sink, in.runCtx, in.calls = nil, nil, nil
 	}()
 

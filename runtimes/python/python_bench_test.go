@@ -156,9 +156,6 @@ func BenchmarkNewSession(b *testing.B) {
 		}
 		nat = time.Since(t) / n
 	}
-	size, dirty := r.TemplateStats()
-	b.ReportMetric(float64(size)/(1<<20), "snapshot-MiB")
-	b.ReportMetric(float64(dirty)/(1<<20), "restored-MiB")
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -169,6 +166,9 @@ func BenchmarkNewSession(b *testing.B) {
 		inst.Close(ctx)
 	}
 	report(b, nat)
+	size, dirty := r.TemplateStats()
+	b.ReportMetric(float64(size)/(1<<20), "snapshot-MiB")
+	b.ReportMetric(float64(dirty)/(1<<20), "restored-MiB")
 }
 
 // BenchmarkFuelOverhead runs the same cell alternately in the metered and
