@@ -227,6 +227,11 @@ func pythonRuntime(t testing.TB, instrument bool) (wazero.Runtime, wazero.Compil
 		b, _ := m.Memory().Read(ptr, n)
 		guest(ctx).out.Write(b)
 	}).Export("emit").
+		// Host calls are not exercised here: refuse every one.
+		NewFunctionBuilder().WithFunc(func(ctx context.Context, ptr, n uint32) int32 { return -1 }).Export("call_start").
+		NewFunctionBuilder().WithFunc(func(ctx context.Context) int32 { return -2 }).Export("call_wait").
+		NewFunctionBuilder().WithFunc(func(ctx context.Context, id int32) int32 { return 0 }).Export("call_result_len").
+		NewFunctionBuilder().WithFunc(func(ctx context.Context, id int32, dst uint32) {}).Export("call_result").
 		Instantiate(ctx)
 	if err != nil {
 		t.Fatal(err)
