@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -206,4 +207,47 @@ func BenchmarkFuelOverhead(b *testing.B) {
 			b.ReportMetric(100*(float64(tm)/float64(tp)-1), "fuel-overhead-%")
 		})
 	}
+}
+
+// BenchmarkIdleSessionsRSS starts 200 sessions, runs one cell in each, and
+// reports the growth of the process's resident memory per session
+// (target ≤ 25 MiB, goal ≤ 5 MiB: the template's pages are shared
+// copy-on-write).
+func BenchmarkIdleSessionsRSS(b *testing.B) {
+	r := runtimeForTest(b)
+	ctx := context.Background()
+	const n = 200
+	var perSession float64
+	for b.Loop() {
+		runtime.GC()
+		before := rss(b)
+		insts := make([]runtimes.Instance, 0, n)
+		for range n {
+			inst, err := r.NewInstance(ctx, runtimes.InstanceOptions{Root: b.TempDir()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if o, err := inst.Run(ctx, "x = [i for i in range(100)]", nopSink{}); err != nil || o.Failed {
+				b.Fatalf("%v %+v", err, o)
+			}
+			insts = append(insts, inst)
+		}
+		runtime.GC()
+		perSession = float64(rss(b)-before) / n / (1 << 20)
+		for _, inst := range insts {
+			inst.Close(ctx)
+		}
+	}
+	b.ReportMetric(perSession, "MiB-RSS/session")
+}
+
+// rss is the process's resident set size in bytes.
+func rss(b *testing.B) int64 {
+	data, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		b.Skip("no /proc/self/statm")
+	}
+	f := strings.Fields(string(data))
+	pages, _ := strconv.ParseInt(f[1], 10, 64)
+	return pages * int64(os.Getpagesize())
 }
