@@ -63,6 +63,13 @@ type Instance interface {
 	Close(ctx context.Context) error
 }
 
+// Forker is an Instance that can copy itself: the copy starts with the
+// same language state (globals, imports) and goes its own way. opts give
+// the copy's session (its root, env).
+type Forker interface {
+	Fork(ctx context.Context, opts InstanceOptions) (Instance, error)
+}
+
 // Outcome says how a cell ended.
 type Outcome struct {
 	// Failed is true when the cell raised or threw. The error text (a

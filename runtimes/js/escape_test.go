@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/runtimes"
 )
 
@@ -45,7 +46,12 @@ func escapeFixture(t *testing.T) (s *session, outside string) {
 		}
 	}
 	t.Setenv("WASMEVAL_HOST_SECRET", "host-secret-31337")
-	return newSession(t, runtimes.InstanceOptions{Root: root, Env: map[string]string{"PATH": "/usr/bin"}}), outside
+	calls, err := hostcalls.NewDispatcher(root, nil, hostcalls.DispatcherOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { calls.Close() })
+	return newSession(t, runtimes.InstanceOptions{Root: root, Env: map[string]string{"PATH": "/usr/bin"}, Call: calls.Call}), outside
 }
 
 func TestNoEscape(t *testing.T) {
@@ -67,12 +73,12 @@ func TestNoEscape(t *testing.T) {
 		{"relative symlink outside", "require('./rel.js')", []string{"Cannot find module './rel.js'"}},
 		{"symlink to a directory outside", "require('./dirlink/secret.js')", []string{"Cannot find module './dirlink/secret.js'"}},
 		{"symlink to /etc/passwd", "require('./passwd.json')", []string{"Cannot find module './passwd.json'"}},
-		{"read dot dot", "read('../outside/secret.txt')", []string{"outside the session root"}},
-		{"read absolute", "read('/etc/passwd')", []string{"outside the session root"}},
-		{"read symlink", "read('link.txt')", []string{"read('link.txt')"}},
-		{"read through a directory symlink", "read('dirlink/secret.txt')", []string{"read('dirlink/secret.txt')"}},
-		{"write outside", "write('../outside/new.txt', 'x')", []string{"outside the session root"}},
-		{"write through a symlink", "write('dirlink/new.txt', 'x')", []string{"write('dirlink/new.txt')"}},
+		{"read dot dot", "await read('../outside/secret.txt')", []string{"outside the session root"}},
+		{"read absolute", "await read('/etc/passwd')", []string{"outside the session root"}},
+		{"read symlink", "await read('link.txt')", []string{"read('link.txt'): the path leads outside the session root"}},
+		{"read through a directory symlink", "await read('dirlink/secret.txt')", []string{"read('dirlink/secret.txt'): the path leads outside the session root"}},
+		{"write outside", "await write('../outside/new.txt', 'x')", []string{"outside the session root"}},
+		{"write through a symlink", "await write('dirlink/new.txt', 'x')", []string{"write('dirlink/new.txt'): the path leads outside the session root"}},
 		{"process.binding", "process.binding('fs')", []string{"TypeError"}},
 		{"process.chdir", "process.chdir('/')", []string{"not available in the sandbox"}},
 	}
@@ -99,8 +105,8 @@ func TestNoEscape(t *testing.T) {
 	if got, _ := s.ok("[require('./inside.js'), require('./good.js'), require(process.cwd() + '/inside')]"); got != "[ 'inside', 'inside', 'inside' ]" {
 		t.Errorf("inside the root: %s", got)
 	}
-	s.ok("write('sub/dir/new.txt', 'a'); append('sub/dir/new.txt', 'b')")
-	if got, _ := s.ok("read('sub/dir/new.txt')"); got != "'ab'" {
+	s.ok("await write('sub/dir/new.txt', 'a'); await append('sub/dir/new.txt', 'b')")
+	if got, _ := s.ok("await read('sub/dir/new.txt')"); got != "'ab'" {
 		t.Errorf("read back = %s", got)
 	}
 }

@@ -41,7 +41,7 @@ const (
 )
 
 // preludeFiles are the prelude's files in the order they run.
-var preludeFiles = []string{"inspect.js", "console.js", "timers.js", "process.js", "guards.js", "modules.js"}
+var preludeFiles = []string{"inspect.js", "console.js", "timers.js", "process.js", "guards.js", "modules.js", "helpers.js"}
 
 var (
 	preludeOnce     sync.Once
@@ -143,6 +143,8 @@ type instance struct {
 	start0  time.Time // the guest clock at start, for performance.now
 	rand    *mathrand.PCG
 	sink    runtimes.Sink
+	// calls are the running cell's host calls; nil between cells.
+	calls *hostCalls
 	// rejections are promises rejected with no handler yet, in order.
 	rejections []*goja.Promise
 }
@@ -236,6 +238,8 @@ func (in *instance) start() error {
 	set("hasRefTimer", func(id int64) bool { return in.loop.hasRef(id) })
 	set("refreshTimer", func(id int64) { in.loop.refresh(id) })
 	set("monotonicNanos", in.monotonicNanos)
+	set("call", in.hostCall)
+	set("status", func(kind, message string) { in.sink.Status(kind, message) })
 	env := vm.NewObject()
 	for k, v := range in.opts.Env {
 		if err == nil {
@@ -302,9 +306,6 @@ func (in *instance) start() error {
 	define("exports", module.Get("exports"))
 	define("__filename", vm.ToValue(path.Join(cwd, "<cell>")))
 	define("__dirname", vm.ToValue(cwd))
-	define("read", vm.ToValue(in.readFile))
-	define("write", vm.ToValue(in.writeFile(os.O_TRUNC, "write")))
-	define("append", vm.ToValue(in.writeFile(os.O_APPEND, "append")))
 	return err
 }
 
@@ -475,6 +476,8 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		sink.Stderr(cerr.render())
 		return runtimes.Outcome{Failed: true}, nil
 	}
+	in.calls = newHostCalls(ctx)
+	defer func() { in.calls.close(); in.calls = nil }()
 	g := in.startGuard(ctx)
 	c := &cellRun{in: in, ctx: ctx, guard: g, start: start}
 	out := c.run(cell)
@@ -551,26 +554,41 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 		if out, done := c.settle(); done {
 			return out
 		}
-		if in.loop.refs == 0 {
+		if in.loop.refs == 0 && in.calls.pending == 0 {
 			if !c.shown {
 				in.sink.Stderr("Error: the cell's top-level await never settles: no timer or other work is left that could settle it\n")
 				return runtimes.Outcome{Failed: true}
 			}
 			return runtimes.Outcome{}
 		}
+		// Wait for the first timer or host call; only ref'd timers keep
+		// the cell alive, but an unref'd one fires while calls are pending.
 		t := in.loop.next()
-		if d := time.Until(t.due); d > 0 {
-			if wait == nil {
-				wait = time.NewTimer(d)
-			} else {
-				wait.Reset(d)
+		if t == nil || time.Until(t.due) > 0 {
+			var timerC <-chan time.Time
+			if t != nil {
+				if wait == nil {
+					wait = time.NewTimer(time.Until(t.due))
+				} else {
+					wait.Reset(time.Until(t.due))
+				}
+				timerC = wait.C
 			}
 			select {
 			case <-c.ctx.Done():
 				c.uncatchable = true // the interrupt flag may be set
 				in.sink.Stderr(interruptMessage(c.ctx, c.start) + "\n")
 				return runtimes.Outcome{Failed: true, Interrupted: true}
-			case <-wait.C:
+			case <-timerC:
+			case d := <-in.calls.done:
+				in.calls.pending--
+				if err := d.resolve(d.resp); err != nil {
+					return c.fail(err)
+				}
+				if wait != nil {
+					wait.Stop()
+				}
+				continue
 			}
 		}
 		t = in.loop.pop()

@@ -22,7 +22,7 @@ var snippets = runtimetest.Snippets{
 	Raise:           `throw new Error("boom")`,
 	SyntaxError:     `let = ;`,
 	InfiniteLoop:    `while (true) {}`,
-	ReadFile:        `print(read("data.txt"))`,
+	ReadFile:        `print(await read("data.txt"))`,
 	ReadPasswd:      `print(read("/etc/passwd"))`,
 	ReadOutside:     `print(read("{{outside}}"))`,
 	PrintEnv:        `print(process.env.WASMEVAL_TEST_VAR)`,

@@ -242,10 +242,15 @@ func (r *Runtime) NewInstance(ctx context.Context, opts runtimes.InstanceOptions
 // start gives inst a new module instance with the template restored, set
 // up for the session.
 func (r *Runtime) start(ctx context.Context, inst *Instance) error {
-	if err := r.instantiate(ctx, inst, wasm.MemoryOptions{Image: r.template.Image()}); err != nil {
+	return r.startFrom(ctx, inst, r.template)
+}
+
+// startFrom is start from any snapshot of this runtime's module.
+func (r *Runtime) startFrom(ctx context.Context, inst *Instance, snap *wasm.Snapshot) error {
+	if err := r.instantiate(ctx, inst, wasm.MemoryOptions{Image: snap.Image()}); err != nil {
 		return err
 	}
-	if err := r.template.Restore(inst.mod.Memory()); err != nil {
+	if err := snap.Restore(inst.mod.Memory()); err != nil {
 		inst.close(ctx)
 		return err
 	}
@@ -568,6 +573,22 @@ func (in *Instance) nanosleep(ns int64) {
 			}
 		}
 	}
+}
+
+// Fork implements runtimes.Forker: a new instance whose memory is a
+// snapshot of this one's, set up for opts' session. Files the guest holds
+// open are not carried over (the copy's file descriptors are closed).
+func (in *Instance) Fork(ctx context.Context, opts runtimes.InstanceOptions) (runtimes.Instance, error) {
+	snap, err := wasm.TakeSnapshot(in.mod.Memory())
+	if err != nil {
+		return nil, fmt.Errorf("python: fork: %w", err)
+	}
+	defer snap.Close() // the copy keeps its mapping
+	cp := &Instance{r: in.r, opts: opts}
+	if err := in.r.startFrom(ctx, cp, snap); err != nil {
+		return nil, fmt.Errorf("python: fork: %w", err)
+	}
+	return cp, nil
 }
 
 // Reset implements runtimes.Instance: a fresh interpreter from the template.

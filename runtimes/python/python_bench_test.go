@@ -251,3 +251,35 @@ func rss(b *testing.B) int64 {
 	pages, _ := strconv.ParseInt(f[1], 10, 64)
 	return pages * int64(os.Getpagesize())
 }
+
+// BenchmarkReset: a session's Python back to the template (target ≤ 5 ms,
+// goal ≤ 1 ms).
+func BenchmarkReset(b *testing.B) {
+	inst, _ := newInstance(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := inst.Reset(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkFork: a copy of a session's Python state (target ≤ 5 ms, goal
+// ≤ 1 ms).
+func BenchmarkFork(b *testing.B) {
+	inst, _ := newInstance(b)
+	ctx := context.Background()
+	if o, err := inst.Run(ctx, "data = [str(i) for i in range(100000)]", nopSink{}); err != nil || o.Failed {
+		b.Fatalf("%v %+v", err, o)
+	}
+	root := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		cp, err := inst.(runtimes.Forker).Fork(ctx, runtimes.InstanceOptions{Root: root})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cp.Close(ctx)
+	}
+}

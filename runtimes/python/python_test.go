@@ -215,3 +215,26 @@ func TestMemoryLimit(t *testing.T) {
 		t.Fatalf("session after MemoryError: %q", rec.out.String())
 	}
 }
+
+func TestFork(t *testing.T) {
+	r := runtimeForTest(t)
+	inst, _ := newInstance(t)
+	run(t, inst, "import json\nshared = {'n': 1}\ndef bump():\n    shared['n'] += 1\n    return shared['n']")
+	root2 := t.TempDir()
+	cp, err := inst.(runtimes.Forker).Fork(context.Background(), runtimes.InstanceOptions{Root: root2, Env: map[string]string{"WHO": "copy"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close(context.Background())
+	if rec, o := run(t, cp, "import os\nprint(bump(), os.getcwd() == "+"'"+root2+"'"+", os.environ['WHO'])"); o.Failed || rec.out.String() != "2 True copy\n" {
+		t.Fatalf("copy: %q", rec.out.String())
+	}
+	// The original goes its own way.
+	if rec, _ := run(t, inst, "print(bump())"); rec.out.String() != "2\n" {
+		t.Fatalf("original after fork: %q", rec.out.String())
+	}
+	if rec, _ := run(t, cp, "print(bump())"); rec.out.String() != "3\n" {
+		t.Fatalf("copy again: %q", rec.out.String())
+	}
+	_ = r
+}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/runtimes"
 )
 
@@ -302,7 +303,13 @@ func newHarness(t *testing.T, rt runtimes.Runtime) *harness {
 		t.Fatal(err)
 	}
 	t.Setenv("WASMEVAL_HOST_SECRET", hostSecret)
+	calls, err := hostcalls.NewDispatcher(root, nil, hostcalls.DispatcherOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { calls.Close() })
 	inst, err := rt.NewInstance(context.Background(), runtimes.InstanceOptions{
+		Call: calls.Call,
 		Root: root,
 		Env:  map[string]string{"WASMEVAL_TEST_VAR": "visible-4b1d", "HOME": root},
 		Now:  func() time.Time { return time.Unix(1700000000, 0) },

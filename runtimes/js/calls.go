@@ -1,0 +1,79 @@
+package js
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/dop251/goja"
+)
+
+// maxCallsInFlight caps a cell's host calls at once, as the Python
+// runtime does.
+const maxCallsInFlight = 64
+
+// hostCalls are the host calls of one running cell. Each runs on a
+// goroutine of its own; its answer comes back to the event loop through
+// done, where the cell's goroutine settles the call's promise. None
+// outlives its cell.
+type hostCalls struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	pending int
+	done    chan callDone
+	wg      sync.WaitGroup
+}
+
+type callDone struct {
+	resolve func(any) error
+	resp    string
+}
+
+func newHostCalls(ctx context.Context) *hostCalls {
+	c := &hostCalls{done: make(chan callDone)}
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	return c
+}
+
+// close cancels the calls still running and waits for them.
+func (c *hostCalls) close() {
+	c.cancel()
+	go func() { c.wg.Wait(); close(c.done) }()
+	for range c.done {
+	}
+	c.pending = 0
+}
+
+func errorJSON(msg string) string {
+	return `{"error":{"message":` + quoteJSON(msg) + `}}`
+}
+
+// hostCall is host.call(requestJSON): a promise of the JSON response.
+func (in *instance) hostCall(call goja.FunctionCall) goja.Value {
+	req := call.Argument(0).String()
+	p, resolve, _ := in.vm.NewPromise()
+	c := in.calls
+	switch {
+	case c == nil:
+		_ = resolve(errorJSON("host calls are only possible while a cell runs"))
+	case in.opts.Call == nil:
+		_ = resolve(errorJSON("this sandbox has no host calls configured"))
+	case c.pending >= maxCallsInFlight:
+		_ = resolve(errorJSON("too many host calls are in flight at once (the cap is 64); lower parallel's concurrency"))
+	default:
+		c.pending++
+		c.wg.Add(1)
+		ctx := c.ctx
+		go func() {
+			defer c.wg.Done()
+			resp := in.opts.Call(ctx, []byte(req))
+			c.done <- callDone{resolve: resolve, resp: string(resp)}
+		}()
+	}
+	return in.vm.ToValue(p)
+}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
