@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"unsafe"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -33,6 +34,40 @@ func NewImage(b []byte) (*Image, error) {
 		return nil, fmt.Errorf("wasm: image: %w", err)
 	}
 	return &Image{f: f, size: uint64(len(b))}, nil
+}
+
+// OpenImage opens an image saved by SaveImage. The file is mapped
+// copy-on-write as it is, so it must not change while the image is open
+// (SaveImage replaces files atomically, never in place).
+func OpenImage(path string, size uint64) (*Image, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil || uint64(st.Size()) != size {
+		f.Close()
+		return nil, fmt.Errorf("wasm: image %s: not %d bytes", path, size)
+	}
+	return &Image{f: f, size: size}, nil
+}
+
+// SaveImage writes b to path atomically (a temporary file renamed into
+// place), for OpenImage.
+func SaveImage(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // Size is the image's size in bytes.

@@ -33,6 +33,21 @@ func TakeSnapshot(mem api.Memory) (*Snapshot, error) {
 	return &Snapshot{image: im, size: size}, nil
 }
 
+// SnapshotFromImage makes a snapshot of an image of size bytes (see
+// OpenImage).
+func SnapshotFromImage(im *Image) *Snapshot {
+	return &Snapshot{image: im, size: uint32(im.size)}
+}
+
+// Bytes returns a copy of the snapshot's memory, for SaveImage.
+func (s *Snapshot) Bytes() ([]byte, error) {
+	b := make([]byte, s.size)
+	if _, err := s.image.f.ReadAt(b, 0); err != nil {
+		return nil, fmt.Errorf("wasm: snapshot: %w", err)
+	}
+	return b, nil
+}
+
 // Image is the memory file new instances map (MemoryOptions.Image).
 func (s *Snapshot) Image() *Image { return s.image }
 

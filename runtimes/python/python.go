@@ -14,12 +14,16 @@ package python
 import (
 	"context"
 	crand "crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -154,11 +158,87 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		data:     data,
 		files:    map[string][]byte{stdlibPath: stdlib, preludePath: pre},
 	}
+	key := templateKey(bin, stdlib, pre)
+	if r.loadTemplate(cfg.CacheDir, key) {
+		return r, nil
+	}
 	if err := r.makeTemplate(ctx); err != nil {
 		rt.Close(ctx)
 		return nil, err
 	}
+	r.saveTemplate(cfg.CacheDir, key)
 	return r, nil
+}
+
+// templateKey names the template snapshot of a module, stdlib and prelude
+// in the cache.
+func templateKey(parts ...[]byte) string {
+	h := sha256.New()
+	h.Write([]byte("wasmeval python template v1\x00"))
+	for _, p := range parts {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(p)))
+		h.Write(n[:])
+		h.Write(p)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// templateMeta is saved next to a cached template image.
+type templateMeta struct {
+	Size   uint64    `json:"size"`
+	CRC32C uint32    `json:"crc32c"`
+	Flags  [4]uint32 `json:"flags"`
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// loadTemplate maps a template saved by an earlier process: booting CPython
+// is most of a cold start. A missing, partial or corrupt cache entry is
+// ignored (the template is made again).
+func (r *Runtime) loadTemplate(dir, key string) bool {
+	if dir == "" {
+		return false
+	}
+	base := filepath.Join(dir, "python-template-"+key)
+	raw, err := os.ReadFile(base + ".json")
+	if err != nil {
+		return false
+	}
+	var meta templateMeta
+	if json.Unmarshal(raw, &meta) != nil || meta.Size == 0 || meta.Size > 1<<32 {
+		return false
+	}
+	im, err := wasm.OpenImage(base+".mem", meta.Size)
+	if err != nil {
+		return false
+	}
+	snap := wasm.SnapshotFromImage(im)
+	b, err := snap.Bytes()
+	if err != nil || crc32.Checksum(b, castagnoli) != meta.CRC32C {
+		snap.Close()
+		return false
+	}
+	r.template, r.flags = snap, meta.Flags
+	return true
+}
+
+// saveTemplate stores the template for later processes; failing to is not
+// an error (the next process makes its own).
+func (r *Runtime) saveTemplate(dir, key string) {
+	if dir == "" || os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	b, err := r.template.Bytes()
+	if err != nil {
+		return
+	}
+	base := filepath.Join(dir, "python-template-"+key)
+	if wasm.SaveImage(base+".mem", b) != nil {
+		return
+	}
+	meta, _ := json.Marshal(templateMeta{Size: uint64(len(b)), CRC32C: crc32.Checksum(b, castagnoli), Flags: r.flags})
+	_ = wasm.SaveImage(base+".json", meta)
 }
 
 // makeTemplate starts CPython in a throwaway instance and snapshots it.
