@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/wasmeval/wasmeval/hostcalls"
 )
 
 // Options configure a Sandbox. The zero value is ready to use.
@@ -20,6 +22,10 @@ type Options struct {
 	// Logger receives the sandbox's own diagnostics (runtime start-up,
 	// host failures). Nil means none.
 	Logger *slog.Logger
+	// Host answers the guests' tool, llm and agent calls. Nil means none:
+	// those helpers then fail with a message saying that nothing is
+	// configured.
+	Host hostcalls.Host
 }
 
 // SessionOptions configure a Session.
@@ -43,6 +49,11 @@ type SessionOptions struct {
 	// MemoryLimitBytes caps each language's guest memory where the runtime
 	// can; zero means the runtime's default. It must not be negative.
 	MemoryLimitBytes int64
+	// AgentDepth is how deep in nested agents this session runs: 0 for a
+	// top-level session. A Host that runs a sub-agent's cells in a session
+	// of its own sets it to hostcalls.AgentRequest.Depth, so that agents
+	// nest at most hostcalls.MaxAgentDepth deep. It must be 0..3.
+	AgentDepth int
 }
 
 // hostEnvAllowlist are the host variables a session's default environment
@@ -79,6 +90,9 @@ func (o SessionOptions) resolved() (SessionOptions, error) {
 	o.Root = root
 	if o.MemoryLimitBytes < 0 {
 		return o, fmt.Errorf("sandbox: SessionOptions.MemoryLimitBytes is %d; give a positive number of bytes, or zero for the default", o.MemoryLimitBytes)
+	}
+	if o.AgentDepth < 0 || o.AgentDepth > hostcalls.MaxAgentDepth {
+		return o, fmt.Errorf("sandbox: SessionOptions.AgentDepth is %d; give 0..%d", o.AgentDepth, hostcalls.MaxAgentDepth)
 	}
 	if o.Env == nil {
 		o.Env = defaultEnv(root)

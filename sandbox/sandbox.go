@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/runtimes"
 )
 
@@ -95,15 +96,27 @@ func (sb *Sandbox) NewSession(ctx context.Context, o SessionOptions) (*Session, 
 	if err != nil {
 		return nil, err
 	}
+	hostSetting := "sandbox.Options.Host is nil"
+	if sb.opts.Host != nil {
+		hostSetting = "sandbox.Options.Host"
+	}
+	calls, err := hostcalls.NewDispatcher(o.Root, sb.opts.Host, hostcalls.DispatcherOptions{
+		AgentDepth: o.AgentDepth, HostSetting: hostSetting,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
 	s := &Session{
 		sb:        sb,
 		opts:      o,
+		calls:     calls,
 		sem:       make(chan struct{}, 1),
 		instances: make(map[string]runtimes.Instance),
 	}
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
 	if sb.closed {
+		calls.Close()
 		return nil, ErrClosed
 	}
 	sb.sessions[s] = struct{}{}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/runtimes"
 )
 
@@ -18,6 +19,8 @@ type Session struct {
 	sb   *Sandbox
 	opts SessionOptions
 	sem  chan struct{} // held by the running Eval
+	// calls answers the guests' host calls (files, tool, llm, agent).
+	calls *hostcalls.Dispatcher
 
 	// Guarded by sem.
 	instances map[string]runtimes.Instance
@@ -132,11 +135,15 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 		}
 		return "", 0, err
 	}
+	// The timeout is an inactivity budget: each status event (log, phase,
+	// agent progress) starts it afresh; output does not.
 	timeout := time.Duration(c.TimeoutSeconds) * time.Second
-	cellCtx, cancel := context.WithTimeoutCause(ctx, timeout, errCellTimeout)
-	defer cancel()
+	cellCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	timer := time.AfterFunc(timeout, func() { cancel(errCellTimeout) })
+	defer timer.Stop()
 	start := time.Now()
-	out, err := safeRun(cellCtx, inst, c.Code, sink)
+	out, err := safeRun(cellCtx, inst, c.Code, &activitySink{cellSink: sink, timer: timer, timeout: timeout})
 	dur := time.Since(start)
 	if err != nil {
 		if cellCtx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
@@ -159,6 +166,21 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 		return StatusError, dur, nil
 	}
 	return StatusError, dur, nil
+}
+
+// activitySink restarts the cell's inactivity timer on each status event.
+type activitySink struct {
+	*cellSink
+	timer   *time.Timer
+	timeout time.Duration
+}
+
+func (a *activitySink) Status(kind, message string) {
+	// Once fired, the timer stays fired: the cell is being stopped.
+	if a.timer.Stop() {
+		a.timer.Reset(a.timeout)
+	}
+	a.cellSink.Status(kind, message)
 }
 
 func stopNote(ctx context.Context) string {
@@ -228,6 +250,7 @@ func (s *Session) instance(ctx context.Context, lang string, reset bool) (runtim
 		Now:              s.opts.Now,
 		Rand:             s.opts.Rand,
 		MemoryLimitBytes: s.opts.MemoryLimitBytes,
+		Call:             s.calls.Call,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting the %s instance: %w", lang, err)
@@ -275,6 +298,9 @@ func (s *Session) closeInstances() error {
 			errs = append(errs, fmt.Errorf("sandbox: closing the %s instance: %w", lang, err))
 		}
 		delete(s.instances, lang)
+	}
+	if err := s.calls.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("sandbox: closing the session root: %w", err))
 	}
 	return errors.Join(errs...)
 }

@@ -250,6 +250,9 @@ def run_cell(code):
     1 when it raised (the traceback has gone to stderr)."""
     global _cell_count
     _cell_count += 1
+    helpers = sys.modules.get("_wasmeval_helpers")
+    if helpers is not None:
+        helpers.new_cell()
     filename = f"<cell-{_cell_count}>"
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
@@ -294,3 +297,9 @@ def control(message):
             r.seed()
         return 0
     raise ValueError(f"unknown control op {op!r}")
+
+
+# ---- helpers ----------------------------------------------------------------
+import _wasmeval_helpers  # noqa: E402
+
+_wasmeval_helpers.install()

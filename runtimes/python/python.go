@@ -95,7 +95,7 @@ type Runtime struct {
 	files    map[string][]byte
 	template *wasm.Snapshot
 	data     []wasm.Segment // the module's data segments, applied at boot
-	flags    [4]uint32 // addresses the host sets to interrupt a cell
+	flags    [4]uint32      // addresses the host sets to interrupt a cell
 }
 
 var _ runtimes.Runtime = (*Runtime)(nil)

@@ -1,0 +1,378 @@
+package hostcalls
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Default caps of a Dispatcher; DispatcherOptions overrides them.
+const (
+	DefaultMaxWriteBytes   = 64 << 20 // content of one write or append
+	DefaultMaxReadBytes    = 16 << 20 // text one read returns
+	DefaultMaxToolArgBytes = 1 << 20  // a tool's JSON arguments
+	DefaultMaxPromptBytes  = 4 << 20  // prompt + system + context + schema of llm or agent
+)
+
+// DispatcherOptions configure a Dispatcher. The zero value gives the
+// default caps, no agent nesting yet (depth 0) and "the Host" as the name
+// of a missing Host in error messages.
+type DispatcherOptions struct {
+	// MaxWriteBytes caps the content of one write or append.
+	MaxWriteBytes int
+	// MaxReadBytes caps the text one read returns.
+	MaxReadBytes int
+	// MaxToolArgBytes caps the JSON arguments of one tool call.
+	MaxToolArgBytes int
+	// MaxPromptBytes caps the text of one llm or agent call.
+	MaxPromptBytes int
+	// AgentDepth is the depth of the agent whose cells this dispatcher
+	// serves: 0 for a top-level session. See AgentRequest.Depth.
+	AgentDepth int
+	// HostSetting names where a Host would be configured, for the error
+	// when there is none (for example "sandbox.Options.Host").
+	HostSetting string
+}
+
+// Dispatcher answers one session's host calls (the Call of a runtime
+// instance): it decodes a request, checks it against its caps and serves
+// it from the confined filesystem or the Host. It is safe for concurrent
+// use.
+type Dispatcher struct {
+	fs   *FS
+	host Host
+	opts DispatcherOptions
+}
+
+// NewDispatcher returns a Dispatcher for the session root dir (an absolute
+// path to a directory). host may be nil: tool, llm and agent then fail with
+// a message that says so.
+func NewDispatcher(dir string, host Host, opts DispatcherOptions) (*Dispatcher, error) {
+	if opts.MaxWriteBytes <= 0 {
+		opts.MaxWriteBytes = DefaultMaxWriteBytes
+	}
+	if opts.MaxReadBytes <= 0 {
+		opts.MaxReadBytes = DefaultMaxReadBytes
+	}
+	if opts.MaxToolArgBytes <= 0 {
+		opts.MaxToolArgBytes = DefaultMaxToolArgBytes
+	}
+	if opts.MaxPromptBytes <= 0 {
+		opts.MaxPromptBytes = DefaultMaxPromptBytes
+	}
+	if opts.AgentDepth < 0 || opts.AgentDepth > MaxAgentDepth {
+		return nil, fmt.Errorf("hostcalls: DispatcherOptions.AgentDepth is %d; give 0..%d", opts.AgentDepth, MaxAgentDepth)
+	}
+	if opts.HostSetting == "" {
+		opts.HostSetting = "no Host was given"
+	}
+	f, err := OpenFS(dir)
+	if err != nil {
+		return nil, err
+	}
+	f.maxRead = int64(opts.MaxReadBytes)
+	return &Dispatcher{fs: f, host: host, opts: opts}, nil
+}
+
+// FS returns the dispatcher's confined filesystem.
+func (d *Dispatcher) FS() *FS { return d.fs }
+
+// Close closes the session root.
+func (d *Dispatcher) Close() error { return d.fs.Close() }
+
+// maxRequest is the largest request the dispatcher decodes: a write's
+// content grows by up to 6x as JSON (\u0000), hence the margin; anything
+// larger is refused before decoding.
+func (d *Dispatcher) maxRequest() int { return 6*d.opts.MaxWriteBytes + 1<<20 }
+
+// request is every field of every op; each op reads its own.
+type request struct {
+	Op string `json:"op"`
+
+	Path       string `json:"path"`
+	Offset     *int   `json:"offset"`
+	Limit      *int   `json:"limit"`
+	Content    string `json:"content"`
+	MaxDepth   *int   `json:"max_depth"`
+	ShowHidden bool   `json:"show_hidden"`
+
+	A     string `json:"a"`
+	B     string `json:"b"`
+	AName string `json:"a_name"`
+	BName string `json:"b_name"`
+
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+
+	Prompt    string          `json:"prompt"`
+	Model     string          `json:"model"`
+	System    string          `json:"system"`
+	Schema    json.RawMessage `json:"schema"`
+	AgentType string          `json:"agent_type"`
+	Context   string          `json:"context"`
+	Label     string          `json:"label"`
+}
+
+// Response is the JSON shape of every answer: Result on success, Error
+// otherwise.
+type Response struct {
+	Result any            `json:"result,omitempty"`
+	Error  *ResponseError `json:"error,omitempty"`
+}
+
+// ResponseError is a failed call's error.
+type ResponseError struct {
+	Message string `json:"message"`
+}
+
+func errResp(format string, args ...any) []byte {
+	b, _ := json.Marshal(Response{Error: &ResponseError{Message: fmt.Sprintf(format, args...)}})
+	return b
+}
+
+// Call answers one request; see the package documentation for the ABI. It
+// never panics and always returns a JSON response.
+func (d *Dispatcher) Call(ctx context.Context, raw []byte) (resp []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			resp = errResp("internal error: %v", p)
+		}
+	}()
+	if len(raw) > d.maxRequest() {
+		return errResp("the request is %d bytes, more than the %d MiB a host call may carry", len(raw), d.maxRequest()>>20)
+	}
+	var req request
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&req); err != nil {
+		return errResp("the request is not a JSON object of the host-call ABI: %v", err)
+	}
+	if dec.More() {
+		return errResp("the request has data after its JSON object")
+	}
+	result, err := d.serve(ctx, &req)
+	if err != nil {
+		b, _ := json.Marshal(Response{Error: &ResponseError{Message: err.Error()}})
+		return b
+	}
+	b, err := json.Marshal(struct {
+		Result any `json:"result"`
+	}{result})
+	if err != nil {
+		return errResp("%s: the answer is not valid JSON: %v", req.Op, err)
+	}
+	return b
+}
+
+var ops = "read, write, append, tree, diff, tool, llm, agent, budget"
+
+func (d *Dispatcher) serve(ctx context.Context, r *request) (any, error) {
+	switch r.Op {
+	case "read":
+		offset, limit := 1, 0
+		if r.Offset != nil {
+			offset = *r.Offset
+		}
+		if r.Limit != nil {
+			if *r.Limit < 1 {
+				return nil, fmt.Errorf("read(%s): limit is %d; give 1 or more, or none for the whole file", quote(r.Path), *r.Limit)
+			}
+			limit = *r.Limit
+		}
+		text, err := d.fs.Read(r.Path, offset, limit)
+		return text, err
+	case "write", "append":
+		if len(r.Content) > d.opts.MaxWriteBytes {
+			return nil, fmt.Errorf("%s(%s): the content is %d bytes, more than the %d MiB one %s may carry; write it in parts with append",
+				r.Op, quote(r.Path), len(r.Content), d.opts.MaxWriteBytes>>20, r.Op)
+		}
+		if r.Op == "write" {
+			return d.fs.Write(r.Path, r.Content)
+		}
+		return d.fs.Append(r.Path, r.Content)
+	case "tree":
+		depth := 3
+		if r.MaxDepth != nil {
+			depth = *r.MaxDepth
+		}
+		p := r.Path
+		if p == "" {
+			p = "."
+		}
+		return d.fs.Tree(p, depth, r.ShowHidden)
+	case "diff":
+		an, bn := r.AName, r.BName
+		if an == "" {
+			an = "a"
+		}
+		if bn == "" {
+			bn = "b"
+		}
+		s, err := Diff(r.A, r.B, an, bn)
+		if err != nil {
+			return nil, fmt.Errorf("diff: %w", err)
+		}
+		return s, nil
+	case "tool":
+		return d.tool(ctx, r)
+	case "llm":
+		return d.llm(ctx, r)
+	case "agent":
+		return d.agent(ctx, r)
+	case "budget":
+		b := map[string]any{"agent_depth": d.opts.AgentDepth, "max_agent_depth": MaxAgentDepth, "seconds_left": nil}
+		if dl, ok := ctx.Deadline(); ok {
+			b["seconds_left"] = max(0, time.Until(dl).Seconds())
+		}
+		return b, nil
+	case "":
+		return nil, fmt.Errorf("the request has no op; give one of %s", ops)
+	}
+	return nil, fmt.Errorf("unknown op %q; give one of %s", r.Op, ops)
+}
+
+func (d *Dispatcher) noHost(what, helper string) error {
+	return fmt.Errorf("%s: no %s is configured for this sandbox (%s)", helper, what, d.opts.HostSetting)
+}
+
+func validName(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c == '-' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *Dispatcher) tool(ctx context.Context, r *request) (any, error) {
+	if !validName(r.Name) {
+		return nil, fmt.Errorf("tool: %q is not a tool name; names are 1 to 128 letters, digits, '_', '-' or '.'", r.Name)
+	}
+	if len(r.Args) > d.opts.MaxToolArgBytes {
+		return nil, fmt.Errorf("tool.%s: the arguments are %d bytes of JSON, more than the %d KiB a tool call may carry; pass a file path instead of the data",
+			r.Name, len(r.Args), d.opts.MaxToolArgBytes>>10)
+	}
+	args := bytes.TrimSpace(r.Args)
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+		args = []byte("{}")
+	}
+	if args[0] != '{' {
+		return nil, fmt.Errorf("tool.%s: the arguments must be an object (a dict in Python), not %s", r.Name, jsonKind(args))
+	}
+	if d.host == nil {
+		return nil, d.noHost("tool", "tool."+r.Name)
+	}
+	resp, err := d.host.Tool(ctx, ToolRequest{Name: r.Name, Args: json.RawMessage(args)})
+	if err != nil {
+		return nil, fmt.Errorf("tool.%s: %w", r.Name, err)
+	}
+	return rawOrNull(resp.Result), nil
+}
+
+func jsonKind(b []byte) string {
+	switch b[0] {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+func rawOrNull(b json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+func (d *Dispatcher) checkText(helper string, r *request) error {
+	if strings.TrimSpace(r.Prompt) == "" {
+		return fmt.Errorf("%s: the prompt is empty", helper)
+	}
+	if n := len(r.Prompt) + len(r.System) + len(r.Context) + len(r.Schema); n > d.opts.MaxPromptBytes {
+		return fmt.Errorf("%s: the prompt, system, context and schema are %d bytes, more than the %d MiB one call may carry", helper, n, d.opts.MaxPromptBytes>>20)
+	}
+	if s := bytes.TrimSpace(r.Schema); len(s) > 0 && !bytes.Equal(s, []byte("null")) && s[0] != '{' {
+		return fmt.Errorf("%s: the schema must be a JSON schema object, not %s", helper, jsonKind(s))
+	}
+	return nil
+}
+
+// answer is what llm and agent return: the parsed object when a schema was
+// given, the text otherwise.
+func answer(helper string, schema json.RawMessage, text string, obj json.RawMessage) (any, error) {
+	s := bytes.TrimSpace(schema)
+	if len(s) == 0 || bytes.Equal(s, []byte("null")) {
+		return text, nil
+	}
+	if len(bytes.TrimSpace(obj)) > 0 {
+		if !json.Valid(obj) {
+			return nil, fmt.Errorf("%s: the host's structured answer is not valid JSON", helper)
+		}
+		return obj, nil
+	}
+	t := strings.TrimSpace(text)
+	if !json.Valid([]byte(t)) {
+		return nil, fmt.Errorf("%s: a schema was given but the answer is not JSON: %.200q", helper, t)
+	}
+	return json.RawMessage(t), nil
+}
+
+func schemaOf(s json.RawMessage) json.RawMessage {
+	s = bytes.TrimSpace(s)
+	if len(s) == 0 || bytes.Equal(s, []byte("null")) {
+		return nil
+	}
+	return s
+}
+
+var models = map[string]bool{"default": true, "smol": true, "slow": true}
+
+func (d *Dispatcher) llm(ctx context.Context, r *request) (any, error) {
+	if err := d.checkText("llm", r); err != nil {
+		return nil, err
+	}
+	if r.Model == "" {
+		r.Model = "default"
+	}
+	if !models[r.Model] {
+		return nil, fmt.Errorf("llm: model %q is not one of 'default', 'smol', 'slow'", r.Model)
+	}
+	if d.host == nil {
+		return nil, d.noHost("LLM", "llm")
+	}
+	resp, err := d.host.LLM(ctx, LLMRequest{Prompt: r.Prompt, Model: r.Model, System: r.System, Schema: schemaOf(r.Schema)})
+	if err != nil {
+		return nil, fmt.Errorf("llm: %w", err)
+	}
+	return answer("llm", r.Schema, resp.Text, resp.Object)
+}
+
+func (d *Dispatcher) agent(ctx context.Context, r *request) (any, error) {
+	if err := d.checkText("agent", r); err != nil {
+		return nil, err
+	}
+	depth := d.opts.AgentDepth + 1
+	if depth > MaxAgentDepth {
+		return nil, fmt.Errorf("agent: agents nest at most %d deep, and this cell already runs at depth %d; do the work here instead", MaxAgentDepth, d.opts.AgentDepth)
+	}
+	if d.host == nil {
+		return nil, d.noHost("agent", "agent")
+	}
+	resp, err := d.host.Agent(ctx, AgentRequest{
+		Prompt: r.Prompt, AgentType: r.AgentType, Model: r.Model, Context: r.Context,
+		Label: r.Label, Schema: schemaOf(r.Schema), Depth: depth,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	return answer("agent", r.Schema, resp.Text, resp.Object)
+}

@@ -1,0 +1,57 @@
+// Package hostcalls is the bridge between guest code and its host: the
+// Host interface that an embedder implements to answer tool, llm and agent
+// calls, the confined filesystem of a session (FS, on os.Root), and the
+// Dispatcher that decodes the guest's host calls and serves them. It
+// imports nothing else of wasmeval; sandbox.Options.Host is where a Host
+// plugs in.
+//
+// # ABI
+//
+// Every helper of the guest (read, write, tool.<name>, llm, ...) that needs
+// the host sends one request and gets one response, both a JSON object,
+// through the runtime's host call (runtimes.InstanceOptions.Call; in Python
+// the `_wasmeval.call_start`/`call_wait` imports, in JavaScript a promise).
+// A request names its op and carries that op's fields; unknown fields are
+// ignored, a missing optional field takes its default:
+//
+//	{"op":"read",   "path":P, "offset":1, "limit":null}        → text: lines offset..offset+limit-1 (1-indexed, with their ends)
+//	{"op":"write",  "path":P, "content":S}                      → the file's absolute path (atomic; parents created)
+//	{"op":"append", "path":P, "content":S}                      → the file's absolute path (parents created)
+//	{"op":"tree",   "path":".", "max_depth":3, "show_hidden":false} → text, drawn as tree(1) draws it
+//	{"op":"diff",   "a":S, "b":S, "a_name":"a", "b_name":"b"}   → text: a unified diff with 3 lines of context ("" when equal)
+//	{"op":"tool",   "name":N, "args":{...}}                     → the tool's result, any JSON value
+//	{"op":"llm",    "prompt":S, "model":"default"|"smol"|"slow", "system":S, "schema":{...}|null}
+//	                                                            → text, or the parsed object when a schema is given
+//	{"op":"agent",  "prompt":S, "agent_type":S, "model":S, "context":S, "label":S, "schema":{...}|null}
+//	                                                            → text, or the parsed object when a schema is given
+//	{"op":"budget"}                                             → {"agent_depth":D, "max_agent_depth":3, "seconds_left":F|null}
+//
+// The response is {"result": VALUE} on success and
+// {"error": {"message": "..."}} on failure; the guest helpers return the
+// value or raise (Python) / reject (JavaScript) with the message. Messages
+// start with the helper's name and say what was wrong and what would be
+// right, for example
+// `read('../x'): the path leads outside the session root /w through '..'`
+// or `llm: no LLM is configured for this sandbox (sandbox.Options.Host is nil)`.
+//
+// # Paths
+//
+// A path is relative to the session root, or absolute and inside it. `..`
+// that leaves the root is refused before the filesystem is touched; a
+// symbolic link that leads out, planted before the call or swapped in
+// during it, is refused by os.Root. A URI (anything with "://") is refused,
+// and read refuses directories (use tree). Every refusal is an *FSError
+// whose message says why.
+//
+// # Caps
+//
+// A guest cannot make the host allocate without bound: a request larger
+// than 6×MaxWriteBytes+1 MiB is refused unread; write and append content
+// is capped at DefaultMaxWriteBytes (64 MiB), the text of one read at
+// DefaultMaxReadBytes (16 MiB), a tool's arguments at
+// DefaultMaxToolArgBytes (1 MiB), the text of an llm or agent call at
+// DefaultMaxPromptBytes (4 MiB), a tree at 2000 entries, and agents nest at
+// most MaxAgentDepth (3) deep. The Python runtime's transport also caps
+// one request at 16 MiB, so in Python the helpers split larger writes
+// into a write and appends.
+package hostcalls

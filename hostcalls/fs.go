@@ -1,0 +1,321 @@
+package hostcalls
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// FS is the confined filesystem of a session: every path is resolved
+// inside its root through an os.Root, so neither `..` nor a symbolic link
+// (planted before or during the call) can lead out of it. It is safe for
+// concurrent use.
+type FS struct {
+	root *os.Root
+	dir  string // the root's absolute, clean host path
+	// MaxReadBytes caps the text one Read returns.
+	maxRead int64
+}
+
+// OpenFS opens the session root dir, an absolute path to a directory.
+func OpenFS(dir string) (*FS, error) {
+	if !filepath.IsAbs(dir) {
+		return nil, fmt.Errorf("hostcalls: session root %q is not an absolute path", dir)
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("hostcalls: session root: %w", err)
+	}
+	return &FS{root: r, dir: filepath.Clean(dir), maxRead: DefaultMaxReadBytes}, nil
+}
+
+// Close closes the root.
+func (f *FS) Close() error { return f.root.Close() }
+
+// Dir returns the root's absolute host path.
+func (f *FS) Dir() string { return f.dir }
+
+// FSError is a refused or failed file operation. Its message says which
+// helper, which path and why.
+type FSError struct {
+	Op     string // the helper: read, write, append, tree
+	Path   string // as the guest gave it
+	Reason string
+	Err    error // the underlying error, if any
+}
+
+func (e *FSError) Error() string {
+	return fmt.Sprintf("%s(%s): %s", e.Op, quote(e.Path), e.Reason)
+}
+
+func (e *FSError) Unwrap() error { return e.Err }
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "\\'") + "'" }
+
+// Resolve maps a guest path to a slash-separated path relative to the root,
+// or refuses it. It does not look at the filesystem: symbolic links are
+// the os.Root's to refuse.
+func (f *FS) Resolve(op, p string) (string, error) {
+	refuse := func(why string) (string, error) { return "", &FSError{Op: op, Path: p, Reason: why} }
+	switch {
+	case p == "":
+		return refuse("the path is empty; give a path relative to the session root")
+	case strings.ContainsRune(p, 0):
+		return refuse("the path contains a NUL byte")
+	case strings.Contains(p, "://"):
+		return refuse("a URI is not a file; give a path inside the session root " + f.dir)
+	}
+	q := p
+	if filepath.IsAbs(q) {
+		rel, err := filepath.Rel(f.dir, filepath.Clean(q))
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return refuse("the path is outside the session root " + f.dir + "; give a path relative to it, or an absolute path inside it")
+		}
+		q = rel
+	}
+	q = filepath.Clean(q)
+	if q == ".." || strings.HasPrefix(q, ".."+string(filepath.Separator)) {
+		return refuse("the path leads outside the session root " + f.dir + " through '..'")
+	}
+	return filepath.ToSlash(q), nil
+}
+
+// abs is the host path of a resolved path, which the guest sees too.
+func (f *FS) abs(rel string) string {
+	if rel == "." {
+		return f.dir
+	}
+	return filepath.Join(f.dir, filepath.FromSlash(rel))
+}
+
+// fail turns an error of the os.Root into an FSError that says why.
+func fail(op, p string, err error) error {
+	var why string
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		why = "no such file or directory"
+	case errors.Is(err, fs.ErrExist):
+		why = "the file exists"
+	case errors.Is(err, fs.ErrPermission):
+		why = "permission denied"
+	case strings.Contains(err.Error(), "escapes from parent"):
+		why = "the path leads outside the session root (through a symbolic link or '..')"
+	default:
+		why = err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			why = pe.Err.Error()
+		}
+	}
+	return &FSError{Op: op, Path: p, Reason: why, Err: err}
+}
+
+// Read returns lines offset .. offset+limit-1 of a text file (1-indexed,
+// with their line ends); limit <= 0 means to the end. Directories are
+// refused, and so is a selection larger than the read cap.
+func (f *FS) Read(p string, offset, limit int) (string, error) {
+	rel, err := f.Resolve("read", p)
+	if err != nil {
+		return "", err
+	}
+	if offset < 1 {
+		return "", &FSError{Op: "read", Path: p, Reason: fmt.Sprintf("offset is %d; lines count from 1", offset)}
+	}
+	file, err := f.root.Open(rel)
+	if err != nil {
+		return "", fail("read", p, err)
+	}
+	defer file.Close()
+	st, err := file.Stat()
+	if err != nil {
+		return "", fail("read", p, err)
+	}
+	if st.IsDir() {
+		return "", &FSError{Op: "read", Path: p, Reason: "it is a directory; use tree() to list it"}
+	}
+	if !st.Mode().IsRegular() {
+		return "", &FSError{Op: "read", Path: p, Reason: "it is not a regular file"}
+	}
+	br := bufio.NewReaderSize(file, 64<<10)
+	var out strings.Builder
+	line := 1
+	for limit <= 0 || line < offset+limit {
+		chunk, err := br.ReadSlice('\n')
+		if line >= offset && len(chunk) > 0 {
+			if int64(out.Len()+len(chunk)) > f.maxRead {
+				return "", &FSError{Op: "read", Path: p, Reason: fmt.Sprintf(
+					"the selected text is larger than the %d MiB one read may return; give offset and limit to read it in parts", f.maxRead>>20)}
+			}
+			out.Write(chunk)
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue // the same line goes on
+		case err == io.EOF:
+			return out.String(), nil
+		case err != nil:
+			return "", fail("read", p, err)
+		}
+		line++
+	}
+	return out.String(), nil
+}
+
+// Write replaces (or creates) a file with content, creating its parent
+// directories, and returns the file's absolute path. It is atomic: the
+// content goes to a temporary file in the same directory, which is then
+// renamed over the target. A symbolic link at the target (inside the root)
+// is replaced by the file, not followed.
+func (f *FS) Write(p, content string) (string, error) {
+	rel, err := f.Resolve("write", p)
+	if err != nil {
+		return "", err
+	}
+	if rel == "." {
+		return "", &FSError{Op: "write", Path: p, Reason: "it is the session root, a directory"}
+	}
+	if err := f.mkdirs("write", p, rel); err != nil {
+		return "", err
+	}
+	// A link that leads out is refused, as append refuses it, although
+	// the rename would only replace the link.
+	if st, err := f.root.Stat(rel); err == nil && st.IsDir() {
+		return "", &FSError{Op: "write", Path: p, Reason: "it is a directory"}
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", fail("write", p, err)
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := path.Join(path.Dir(rel), "."+path.Base(rel)+".wasmeval-"+hex.EncodeToString(rnd[:])+".tmp")
+	file, err := f.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", fail("write", p, err)
+	}
+	_, err = io.WriteString(file, content)
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = f.root.Rename(tmp, rel)
+	}
+	if err != nil {
+		_ = f.root.Remove(tmp)
+		return "", fail("write", p, err)
+	}
+	return f.abs(rel), nil
+}
+
+// Append adds content at the end of a file, creating it and its parent
+// directories, and returns the file's absolute path.
+func (f *FS) Append(p, content string) (string, error) {
+	rel, err := f.Resolve("append", p)
+	if err != nil {
+		return "", err
+	}
+	if err := f.mkdirs("append", p, rel); err != nil {
+		return "", err
+	}
+	file, err := f.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return "", fail("append", p, err)
+	}
+	_, err = io.WriteString(file, content)
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fail("append", p, err)
+	}
+	return f.abs(rel), nil
+}
+
+func (f *FS) mkdirs(op, p, rel string) error {
+	if dir := path.Dir(rel); dir != "." {
+		if err := f.root.MkdirAll(dir, 0o755); err != nil {
+			return fail(op, p, err)
+		}
+	}
+	return nil
+}
+
+// maxTreeEntries caps the lines of one tree.
+const maxTreeEntries = 2000
+
+// Tree lists a directory and its subdirectories down to maxDepth levels,
+// as the tree command draws it. Names starting with a dot are left out
+// unless showHidden. Symbolic links are shown with an @ and not followed.
+func (f *FS) Tree(p string, maxDepth int, showHidden bool) (string, error) {
+	rel, err := f.Resolve("tree", p)
+	if err != nil {
+		return "", err
+	}
+	if maxDepth < 1 {
+		return "", &FSError{Op: "tree", Path: p, Reason: fmt.Sprintf("max_depth is %d; give 1 or more", maxDepth)}
+	}
+	st, err := f.root.Stat(rel)
+	if err != nil {
+		return "", fail("tree", p, err)
+	}
+	if !st.IsDir() {
+		return "", &FSError{Op: "tree", Path: p, Reason: "it is not a directory; use read() for a file"}
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimSuffix(p, "/") + "/\n")
+	n, more := 0, 0
+	fsys := f.root.FS()
+	var walk func(dir, prefix string, depth int) error
+	walk = func(dir, prefix string, depth int) error {
+		ents, err := fs.ReadDir(fsys, dir)
+		if err != nil {
+			return err
+		}
+		kept := ents[:0]
+		for _, e := range ents {
+			if showHidden || !strings.HasPrefix(e.Name(), ".") {
+				kept = append(kept, e)
+			}
+		}
+		sort.Slice(kept, func(i, j int) bool { return kept[i].Name() < kept[j].Name() })
+		for i, e := range kept {
+			if n >= maxTreeEntries {
+				more++
+				continue
+			}
+			n++
+			branch, next := "├── ", "│   "
+			if i == len(kept)-1 {
+				branch, next = "└── ", "    "
+			}
+			name := e.Name()
+			switch {
+			case e.Type()&fs.ModeSymlink != 0:
+				name += "@"
+			case e.IsDir():
+				name += "/"
+			}
+			b.WriteString(prefix + branch + name + "\n")
+			if e.IsDir() && depth < maxDepth {
+				if err := walk(path.Join(dir, e.Name()), prefix+next, depth+1); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(rel, "", 1); err != nil {
+		return "", fail("tree", p, err)
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "… %d more entries not shown (tree shows at most %d); list a subdirectory or lower max_depth\n", more, maxTreeEntries)
+	}
+	return b.String(), nil
+}

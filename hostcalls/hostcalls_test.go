@@ -1,0 +1,417 @@
+package hostcalls_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/hostcalls"
+)
+
+// fixture makes a session root with a few files, and outside it a secret
+// that symbolic links in the root point at.
+func fixture(t testing.TB) (root, outside string) {
+	t.Helper()
+	base := t.TempDir()
+	root = filepath.Join(base, "root")
+	outside = filepath.Join(base, "outside")
+	for _, d := range []string{root, outside, filepath.Join(root, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		filepath.Join(root, "a.txt"):        "one\ntwo\nthree\n",
+		filepath.Join(root, "sub", "b.txt"): "b\n",
+		filepath.Join(root, ".hidden"):      "h",
+		filepath.Join(outside, "secret"):    "31337\n",
+	}
+	for p, s := range files {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"link-out": filepath.Join(outside, "secret"),
+		"rel-out":  "../outside/secret",
+		"dir-out":  outside,
+		"passwd":   "/etc/passwd",
+		"link-in":  "a.txt",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, outside
+}
+
+func call(t testing.TB, d *hostcalls.Dispatcher, req any) (json.RawMessage, string) {
+	t.Helper()
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		Result json.RawMessage
+		Error  *struct{ Message string }
+	}
+	raw := d.Call(context.Background(), b)
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		t.Fatalf("response %s: %v", raw, err)
+	}
+	if resp.Error != nil {
+		return nil, resp.Error.Message
+	}
+	return resp.Result, ""
+}
+
+func newDispatcher(t testing.TB, root string, host hostcalls.Host) *hostcalls.Dispatcher {
+	t.Helper()
+	d, err := hostcalls.NewDispatcher(root, host, hostcalls.DispatcherOptions{HostSetting: "sandbox.Options.Host is nil"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+type m = map[string]any
+
+func TestFiles(t *testing.T) {
+	root, _ := fixture(t)
+	d := newDispatcher(t, root, nil)
+	tests := []struct {
+		name    string
+		req     m
+		want    string // the result as JSON
+		wantErr string
+	}{
+		{"read", m{"op": "read", "path": "a.txt"}, `"one\ntwo\nthree\n"`, ""},
+		{"read offset", m{"op": "read", "path": "a.txt", "offset": 2}, `"two\nthree\n"`, ""},
+		{"read offset limit", m{"op": "read", "path": "a.txt", "offset": 2, "limit": 1}, `"two\n"`, ""},
+		{"read past the end", m{"op": "read", "path": "a.txt", "offset": 9}, `""`, ""},
+		{"read absolute inside", m{"op": "read", "path": filepath.Join(root, "sub/b.txt")}, `"b\n"`, ""},
+		{"read symlink inside", m{"op": "read", "path": "link-in"}, `"one\ntwo\nthree\n"`, ""},
+		{"read offset 0", m{"op": "read", "path": "a.txt", "offset": 0}, "", "offset is 0; lines count from 1"},
+		{"read limit 0", m{"op": "read", "path": "a.txt", "limit": 0}, "", "limit is 0"},
+		{"read directory", m{"op": "read", "path": "sub"}, "", "read('sub'): it is a directory; use tree()"},
+		{"read URI", m{"op": "read", "path": "file:///etc/passwd"}, "", "a URI is not a file"},
+		{"read missing", m{"op": "read", "path": "nope"}, "", "read('nope'): no such file or directory"},
+		{"read empty path", m{"op": "read", "path": ""}, "", "the path is empty"},
+		{"write", m{"op": "write", "path": "new/deep/c.txt", "content": "c"}, `"` + filepath.Join(root, "new/deep/c.txt") + `"`, ""},
+		{"append", m{"op": "append", "path": "new/deep/c.txt", "content": "d"}, `"` + filepath.Join(root, "new/deep/c.txt") + `"`, ""},
+		{"read back", m{"op": "read", "path": "new/deep/c.txt"}, `"cd"`, ""},
+		{"write a directory", m{"op": "write", "path": "sub", "content": "x"}, "", "it is a directory"},
+		{"tree", m{"op": "tree"}, `"./\n├── a.txt\n├── dir-out@\n├── link-in@\n├── link-out@\n├── new/\n│   └── deep/\n│       └── c.txt\n├── passwd@\n├── rel-out@\n└── sub/\n    └── b.txt\n"`, ""},
+		{"tree depth 1 hidden", m{"op": "tree", "path": "sub", "max_depth": 1, "show_hidden": true}, `"sub/\n└── b.txt\n"`, ""},
+		{"tree of a file", m{"op": "tree", "path": "a.txt"}, "", "it is not a directory"},
+		{"diff", m{"op": "diff", "a": "x\ny\nz\n", "b": "x\nY\nz\n"}, `"--- a\n+++ b\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n"`, ""},
+		{"diff equal", m{"op": "diff", "a": "x", "b": "x"}, `""`, ""},
+		{"no op", m{}, "", "the request has no op"},
+		{"unknown op", m{"op": "exec"}, "", `unknown op "exec"`},
+		{"budget", m{"op": "budget"}, `{"agent_depth":0,"max_agent_depth":3,"seconds_left":null}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, msg := call(t, d, tt.req)
+			if tt.wantErr != "" {
+				if !strings.Contains(msg, tt.wantErr) {
+					t.Fatalf("error %q (result %s), want %q", msg, got, tt.wantErr)
+				}
+				return
+			}
+			if msg != "" || string(got) != tt.want {
+				t.Fatalf("got %s (error %q)\nwant %s", got, msg, tt.want)
+			}
+		})
+	}
+}
+
+// TestEscapes tries every path-taking op on every way out of the root.
+func TestEscapes(t *testing.T) {
+	paths := map[string]string{
+		"../outside/secret":          "through '..'",
+		"sub/../../outside/secret":   "through '..'",
+		"/tmp/../tmp/outside/secret": "outside the session root",
+		"OUTSIDE/secret":             "outside the session root",
+		"/etc/passwd":                "outside the session root",
+		"link-out":                   "outside the session root (through a symbolic link",
+		"rel-out":                    "outside the session root (through a symbolic link",
+		"dir-out/secret":             "outside the session root (through a symbolic link",
+		"passwd":                     "outside the session root (through a symbolic link",
+	}
+	for _, op := range []string{"read", "write", "append", "tree"} {
+		// A fresh root per op: a write replaces a link rather than following it.
+		root, outside := fixture(t)
+		d := newDispatcher(t, root, nil)
+		t.Cleanup(func() {
+			if b, _ := os.ReadFile(filepath.Join(outside, "secret")); string(b) != "31337\n" {
+				t.Errorf("the secret outside was changed: %q", b)
+			}
+			if ents, _ := os.ReadDir(outside); len(ents) != 1 {
+				t.Errorf("files were created outside the root: %v", ents)
+			}
+		})
+		for p, why := range paths {
+			p = strings.Replace(p, "OUTSIDE", outside, 1)
+			t.Run(op+" "+p, func(t *testing.T) {
+				got, msg := call(t, d, m{"op": op, "path": p, "content": "pwned"})
+				if msg == "" {
+					t.Fatalf("succeeded: %s", got)
+				}
+				if strings.Contains(msg, "31337") || strings.Contains(msg, "root:x:0") {
+					t.Fatalf("leaked: %s", msg)
+				}
+				if !strings.HasPrefix(msg, op+"(") {
+					t.Errorf("error %q does not name the helper and path", msg)
+				}
+				if op != "tree" && !strings.Contains(msg, why) {
+					t.Errorf("error %q, want it to say %q", msg, why)
+				}
+			})
+		}
+	}
+}
+
+// TestSymlinkRace swaps a link between a file inside and one outside while
+// reads and writes go through it: none may reach the outside.
+func TestSymlinkRace(t *testing.T) {
+	root, outside := fixture(t)
+	d := newDispatcher(t, root, nil)
+	if err := os.Mkdir(filepath.Join(root, "in"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "in", "secret"), []byte("inside\n"), 0o644)
+	link := filepath.Join(root, "flip")
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; !stop.Load(); i++ {
+			target := filepath.Join(root, "in")
+			if i%2 == 1 {
+				target = outside
+			}
+			tmp := link + ".tmp"
+			os.Remove(tmp)
+			os.Symlink(target, tmp)
+			os.Rename(tmp, link)
+		}
+	}()
+	for i := 0; i < 2000; i++ {
+		got, msg := call(t, d, m{"op": "read", "path": "flip/secret"})
+		if strings.Contains(string(got), "31337") || strings.Contains(msg, "31337") {
+			t.Fatalf("read escaped: %s %s", got, msg)
+		}
+		call(t, d, m{"op": "write", "path": "flip/secret", "content": "pwned"})
+		call(t, d, m{"op": "append", "path": "flip/new", "content": "pwned"})
+	}
+	stop.Store(true)
+	wg.Wait()
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret")); string(b) != "31337\n" {
+		t.Errorf("the secret outside was changed: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "new")); err == nil {
+		t.Error("append created a file outside the root")
+	}
+}
+
+func TestWriteIsAtomic(t *testing.T) {
+	root, _ := fixture(t)
+	d := newDispatcher(t, root, nil)
+	call(t, d, m{"op": "write", "path": "a.txt", "content": "new"})
+	ents, _ := os.ReadDir(root)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("a temporary file was left: %s", e.Name())
+		}
+	}
+	// Writing to a link inside the root replaces the link, not its target.
+	call(t, d, m{"op": "write", "path": "link-in", "content": "replaced"})
+	if fi, err := os.Lstat(filepath.Join(root, "link-in")); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+		t.Errorf("link-in: %v %v", fi, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "a.txt")); string(b) != "new" {
+		t.Errorf("a.txt = %q", b)
+	}
+}
+
+func TestCaps(t *testing.T) {
+	root, _ := fixture(t)
+	tool := 0
+	d := newDispatcher(t, root, hostcalls.HostFuncs{ToolFunc: func(context.Context, hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
+		tool++
+		return hostcalls.ToolResponse{}, nil
+	}})
+	huge := strings.Repeat("x", hostcalls.DefaultMaxWriteBytes+1)
+	if _, msg := call(t, d, m{"op": "write", "path": "big", "content": huge}); !strings.Contains(msg, "more than the 64 MiB one write may carry") {
+		t.Errorf("huge write: %q", msg)
+	}
+	if _, err := os.Stat(filepath.Join(root, "big")); err == nil {
+		t.Error("the huge write created a file")
+	}
+	args := m{"data": strings.Repeat("y", hostcalls.DefaultMaxToolArgBytes)}
+	if _, msg := call(t, d, m{"op": "tool", "name": "t", "args": args}); !strings.Contains(msg, "more than the 1024 KiB a tool call may carry") {
+		t.Errorf("huge tool argument: %q", msg)
+	}
+	if tool != 0 {
+		t.Error("the host saw a capped call")
+	}
+	// A request past the decode cap is refused without being decoded.
+	big := make([]byte, 6*hostcalls.DefaultMaxWriteBytes+2<<20)
+	if resp := d.Call(context.Background(), big); !strings.Contains(string(resp), "more than the") {
+		t.Errorf("oversized request: %s", resp)
+	}
+	// A read of more than the cap must be given offset and limit.
+	os.WriteFile(filepath.Join(root, "long"), []byte(strings.Repeat("z", hostcalls.DefaultMaxReadBytes+1)), 0o644)
+	if _, msg := call(t, d, m{"op": "read", "path": "long"}); !strings.Contains(msg, "give offset and limit") {
+		t.Errorf("huge read: %q", msg)
+	}
+}
+
+func TestNoHost(t *testing.T) {
+	root, _ := fixture(t)
+	d := newDispatcher(t, root, nil)
+	tests := []struct {
+		req  m
+		want string
+	}{
+		{m{"op": "tool", "name": "search", "args": m{}}, "tool.search: no tool is configured for this sandbox (sandbox.Options.Host is nil)"},
+		{m{"op": "llm", "prompt": "hi"}, "llm: no LLM is configured for this sandbox (sandbox.Options.Host is nil)"},
+		{m{"op": "agent", "prompt": "hi"}, "agent: no agent is configured for this sandbox (sandbox.Options.Host is nil)"},
+	}
+	for _, tt := range tests {
+		if _, msg := call(t, d, tt.req); msg != tt.want {
+			t.Errorf("%v: %q, want %q", tt.req, msg, tt.want)
+		}
+	}
+}
+
+func TestHost(t *testing.T) {
+	root, _ := fixture(t)
+	var gotAgent hostcalls.AgentRequest
+	host := hostcalls.HostFuncs{
+		ToolFunc: func(_ context.Context, r hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
+			if r.Name == "fail" {
+				return hostcalls.ToolResponse{}, errors.New("it broke")
+			}
+			return hostcalls.ToolResponse{Result: json.RawMessage(`{"name":"` + r.Name + `","args":` + string(r.Args) + `}`)}, nil
+		},
+		LLMFunc: func(_ context.Context, r hostcalls.LLMRequest) (hostcalls.LLMResponse, error) {
+			if r.Schema != nil {
+				return hostcalls.LLMResponse{Text: ` {"model":"` + r.Model + `"} `}, nil
+			}
+			return hostcalls.LLMResponse{Text: r.Model + ":" + r.System + ":" + r.Prompt}, nil
+		},
+		AgentFunc: func(_ context.Context, r hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
+			gotAgent = r
+			return hostcalls.AgentResponse{Text: "done"}, nil
+		},
+	}
+	d := newDispatcher(t, root, host)
+	tests := []struct {
+		name    string
+		req     m
+		want    string
+		wantErr string
+	}{
+		{"tool", m{"op": "tool", "name": "search", "args": m{"q": 1}}, `{"name":"search","args":{"q":1}}`, ""},
+		{"tool no args", m{"op": "tool", "name": "t"}, `{"name":"t","args":{}}`, ""},
+		{"tool array args", m{"op": "tool", "name": "t", "args": []int{1}}, "", "must be an object (a dict in Python), not an array"},
+		{"tool bad name", m{"op": "tool", "name": "a b"}, "", "is not a tool name"},
+		{"tool error", m{"op": "tool", "name": "fail"}, "", "tool.fail: it broke"},
+		{"llm", m{"op": "llm", "prompt": "p", "system": "s"}, `"default:s:p"`, ""},
+		{"llm smol", m{"op": "llm", "prompt": "p", "model": "smol"}, `"smol::p"`, ""},
+		{"llm schema", m{"op": "llm", "prompt": "p", "schema": m{"type": "object"}}, `{"model":"default"}`, ""},
+		{"llm bad model", m{"op": "llm", "prompt": "p", "model": "gpt"}, "", `model "gpt" is not one of`},
+		{"llm empty prompt", m{"op": "llm", "prompt": " "}, "", "llm: the prompt is empty"},
+		{"llm bad schema", m{"op": "llm", "prompt": "p", "schema": "x"}, "", "must be a JSON schema object, not a string"},
+		{"agent", m{"op": "agent", "prompt": "p", "label": "L", "agent_type": "coder"}, `"done"`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, msg := call(t, d, tt.req)
+			if tt.wantErr != "" {
+				if !strings.Contains(msg, tt.wantErr) {
+					t.Fatalf("error %q (result %s), want %q", msg, got, tt.wantErr)
+				}
+				return
+			}
+			if msg != "" || string(got) != tt.want {
+				t.Fatalf("got %s (error %q)\nwant %s", got, msg, tt.want)
+			}
+		})
+	}
+	if gotAgent.Depth != 1 || gotAgent.Label != "L" || gotAgent.AgentType != "coder" {
+		t.Errorf("agent request %+v", gotAgent)
+	}
+}
+
+func TestAgentDepth(t *testing.T) {
+	root, _ := fixture(t)
+	host := hostcalls.HostFuncs{AgentFunc: func(context.Context, hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
+		return hostcalls.AgentResponse{Text: "ok"}, nil
+	}}
+	for depth := 0; depth <= hostcalls.MaxAgentDepth; depth++ {
+		d, err := hostcalls.NewDispatcher(root, host, hostcalls.DispatcherOptions{AgentDepth: depth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, msg := call(t, d, m{"op": "agent", "prompt": "p"})
+		d.Close()
+		if depth < hostcalls.MaxAgentDepth && msg != "" {
+			t.Errorf("depth %d: %s", depth, msg)
+		}
+		if depth == hostcalls.MaxAgentDepth && !strings.Contains(msg, "agents nest at most 3 deep") {
+			t.Errorf("depth %d: %q", depth, msg)
+		}
+	}
+	if _, err := hostcalls.NewDispatcher(root, host, hostcalls.DispatcherOptions{AgentDepth: 4}); err == nil {
+		t.Error("depth 4 accepted")
+	}
+}
+
+func FuzzCall(f *testing.F) {
+	for _, s := range []string{
+		`{"op":"read","path":"a.txt","offset":2,"limit":1}`, `{"op":"write","path":"x/y","content":"z"}`,
+		`{"op":"tree","max_depth":2}`, `{"op":"diff","a":"1\n2\n","b":"2\n3"}`, `{"op":"tool","name":"t","args":{}}`,
+		`{"op":"llm","prompt":"p","schema":{}}`, `{"op":"agent","prompt":"p"}`, `{"op":"read","path":"../x"}`,
+		`{"op":1}`, `[]`, `{"op":"read"}{}`, ``, `{"op":"read","offset":-1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	root, _ := fixture(f)
+	host := hostcalls.HostFuncs{
+		ToolFunc: func(context.Context, hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
+			return hostcalls.ToolResponse{}, nil
+		},
+		LLMFunc: func(context.Context, hostcalls.LLMRequest) (hostcalls.LLMResponse, error) {
+			return hostcalls.LLMResponse{Text: "{}"}, nil
+		},
+		AgentFunc: func(context.Context, hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
+			return hostcalls.AgentResponse{Text: "{}"}, nil
+		},
+	}
+	d := newDispatcher(f, root, host)
+	f.Fuzz(func(t *testing.T, req []byte) {
+		resp := d.Call(context.Background(), req)
+		var r struct {
+			Result json.RawMessage
+			Error  *struct{ Message string }
+		}
+		if err := json.Unmarshal(resp, &r); err != nil {
+			t.Fatalf("response %q is not JSON: %v", resp, err)
+		}
+		if r.Error != nil && strings.HasPrefix(r.Error.Message, "internal error") {
+			t.Fatalf("panic: %s", r.Error.Message)
+		}
+	})
+}

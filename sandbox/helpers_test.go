@@ -1,0 +1,288 @@
+package sandbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/sandbox"
+)
+
+// countingHost answers every call after a delay and records how many
+// were in flight at once.
+type countingHost struct {
+	delay         time.Duration
+	now, maxSeen  atomic.Int32
+	mu            sync.Mutex
+	agentRequests []hostcalls.AgentRequest
+}
+
+func (h *countingHost) enter() func() {
+	n := h.now.Add(1)
+	for {
+		m := h.maxSeen.Load()
+		if n <= m || h.maxSeen.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	time.Sleep(h.delay)
+	return func() { h.now.Add(-1) }
+}
+
+func (h *countingHost) Tool(ctx context.Context, r hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
+	defer h.enter()()
+	if r.Name == "fail" {
+		return hostcalls.ToolResponse{}, errors.New("the tool broke")
+	}
+	return hostcalls.ToolResponse{Result: json.RawMessage(`{"tool":"` + r.Name + `","args":` + string(r.Args) + `}`)}, nil
+}
+
+func (h *countingHost) LLM(ctx context.Context, r hostcalls.LLMRequest) (hostcalls.LLMResponse, error) {
+	defer h.enter()()
+	if r.Schema != nil {
+		return hostcalls.LLMResponse{Text: `{"answer": 42}`}, nil
+	}
+	return hostcalls.LLMResponse{Text: r.Model + "|" + r.System + "|" + r.Prompt}, nil
+}
+
+func (h *countingHost) Agent(ctx context.Context, r hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
+	defer h.enter()()
+	h.mu.Lock()
+	h.agentRequests = append(h.agentRequests, r)
+	h.mu.Unlock()
+	return hostcalls.AgentResponse{Text: "agent:" + r.Prompt}, nil
+}
+
+func helperSession(t testing.TB, host hostcalls.Host) (*sandbox.Session, string) {
+	t.Helper()
+	sb, err := sandbox.New(context.Background(), sandbox.Options{Host: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close(context.Background()) })
+	root := t.TempDir()
+	s, err := sb.NewSession(context.Background(), sandbox.SessionOptions{Root: root, Env: map[string]string{"K": "v"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, root
+}
+
+// evalLang runs one cell and returns its output; Python is skipped in a
+// binary built without the CPython artifact.
+func evalLang(t testing.TB, s *sandbox.Session, lang, code string) (string, *sandbox.Result) {
+	t.Helper()
+	res, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code}}})
+	if err != nil {
+		if strings.Contains(err.Error(), "not built") {
+			t.Skip(err)
+		}
+		t.Fatalf("Eval: %v", err)
+	}
+	return res.Details.Cells[0].Output, res
+}
+
+// TestHelpers runs each helper in both languages: same names, same
+// argument order, same answers.
+func TestHelpers(t *testing.T) {
+	tests := []struct {
+		name   string
+		py, js string
+		want   string
+	}{
+		{"write returns the path", `print(write('d/e/f.txt', 'one\ntwo\nthree\n') == os.path.join(os.getcwd(), 'd/e/f.txt'))`,
+			`print(await write('d/e/f.txt', 'one\ntwo\nthree\n') === process.cwd() + '/d/e/f.txt')`, "True§true"},
+		{"read", `print(read('d/e/f.txt'), end='')`, `void process.stdout.write(await read('d/e/f.txt'))`, "one\ntwo\nthree\n"},
+		{"read offset limit", `print(read('d/e/f.txt', offset=2, limit=1), end='')`, `void process.stdout.write(await read('d/e/f.txt', {offset: 2, limit: 1}))`, "two\n"},
+		{"append", `append('d/e/f.txt', 'four\n'); print(read('d/e/f.txt', 4), end='')`, `await append('d/e/f.txt', 'four\n'); void process.stdout.write(await read('d/e/f.txt', {offset: 4}))`, "four\n"},
+		{"tree", `print(tree('d'), end='')`, `void process.stdout.write(await tree('d'))`, "d/\n└── e/\n    └── f.txt\n"},
+		{"diff", `print(diff('a\nb\n', 'a\nc\n'), end='')`, `void process.stdout.write(await diff('a\nb\n', 'a\nc\n'))`, "--- a\n+++ b\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"},
+		{"env", `print(env('K'), env('NOPE'), env('X', 1), env()['X'])`, `print(env('K'), env('NOPE'), env('X', 1), env()['X'])`, "v None 1 1§v null 1 1"},
+		{"sort", `print(sort('b\na\nc\na', reverse=True, unique=True))`, `print(sort('b\na\nc\na', {reverse: true, unique: true}))`, "c\nb\na"},
+		{"uniq", `print(uniq('a\na\nb\na', count=True))`, `print(uniq('a\na\nb\na', {count: true}))`, "      2 a\n      1 b\n      1 a"},
+		{"counter", `print(json.dumps(counter(['x', 'y', 'x', 'z', 'y', 'x'], limit=2)))`, `print(JSON.stringify(counter(['x', 'y', 'x', 'z', 'y', 'x'], {limit: 2})))`, `[["x", 3], ["y", 2]]§[["x",3],["y",2]]`},
+		{"tool", `print(json.dumps(tool.search({'q': 'go'})))`, `print(JSON.stringify(await tool.search({q: 'go'})))`, `{"tool": "search", "args": {"q": "go"}}§{"tool":"search","args":{"q":"go"}}`},
+		{"tool error", `try:
+    tool.fail({})
+except HostCallError as e:
+    print(e)`, `try { await tool.fail({}) } catch (e) { print(e.message) }`, "tool.fail: the tool broke"},
+		{"llm", `print(llm('hi', model='smol', system='be brief'))`, `print(await llm('hi', {model: 'smol', system: 'be brief'}))`, "smol|be brief|hi"},
+		{"llm schema", `print(llm('hi', schema={'type': 'object'})['answer'])`, `print((await llm('hi', {schema: {type: 'object'}})).answer)`, "42"},
+		{"agent", `print(agent('task', agent_type='coder', label='L'))`, `print(await agent('task', {agent_type: 'coder', label: 'L'}))`, "agent:task"},
+		{"parallel keeps order", `print(parallel([lambda i=i: llm(str(i)) for i in range(5)], concurrency=2))`,
+			`print(JSON.stringify(await parallel([0,1,2,3,4].map((i) => () => llm(String(i))), {concurrency: 2})))`,
+			"['default||0', 'default||1', 'default||2', 'default||3', 'default||4']§[\"default||0\",\"default||1\",\"default||2\",\"default||3\",\"default||4\"]"},
+		{"parallel first failure", `try:
+    parallel([lambda: llm('a'), lambda: tool.fail({})])
+except HostCallError as e:
+    print(e)`, `try { await parallel([() => llm('a'), () => tool.fail({})]) } catch (e) { print(e.message) }`, "tool.fail: the tool broke"},
+		{"parallel concurrency cap", `try:
+    parallel([], concurrency=17)
+except ValueError as e:
+    print(e)`, `try { await parallel([], {concurrency: 17}) } catch (e) { print(e.message) }`, "parallel: concurrency is 17; give 1..16"},
+		{"pipeline", `print(pipeline(['a', 'b'], lambda x: llm(x), lambda y: y.upper(), concurrency=2))`,
+			`print(JSON.stringify(await pipeline(['a', 'b'], (x) => llm(x), (y) => y.toUpperCase(), {concurrency: 2})))`,
+			"['DEFAULT||A', 'DEFAULT||B']§[\"DEFAULT||A\",\"DEFAULT||B\"]"},
+		{"budget", `print(budget()['max_agent_depth'], budget.agent_depth)`, `const b = await budget(); print(b.max_agent_depth, b.agent_depth)`, "3 0"},
+		{"read refuses ..", `try:
+    read('../x')
+except HostCallError as e:
+    print(e)`, `try { await read('../x') } catch (e) { print(e.message) }`, "read('../x'): the path leads outside the session root ROOT through '..'"},
+		{"read refuses URIs", `try:
+    read('x://y')
+except HostCallError as e:
+    print(e)`, `try { await read('x://y') } catch (e) { print(e.message) }`, "read('x://y'): a URI is not a file; give a path inside the session root ROOT"},
+	}
+	host := &countingHost{}
+	for _, lang := range []string{"py", "js"} {
+		t.Run(lang, func(t *testing.T) {
+			s, root := helperSession(t, host)
+			if lang == "py" {
+				evalLang(t, s, "py", "import os, json")
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					code := tt.py
+					if lang == "js" {
+						code = tt.js
+					}
+					want := tt.want
+					if a, b, ok := strings.Cut(want, "§"); ok {
+						if lang == "py" {
+							want = a
+						} else {
+							want = b
+						}
+					}
+					want = strings.ReplaceAll(want, "ROOT", root)
+					got, res := evalLang(t, s, lang, code)
+					if strings.TrimRight(got, "\n") != strings.TrimRight(want, "\n") {
+						t.Errorf("output %q\nwant %q (status %s)", got, want, res.Details.Cells[0].Status)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestParallelConcurrency: eight agent calls at concurrency 4 run at most
+// four, and at least two, at once on the host, in both languages (timing
+// is BenchmarkParallelAgents's).
+func TestParallelConcurrency(t *testing.T) {
+	code := map[string]string{
+		"py": `r = parallel([lambda i=i: agent(f"t{i}", label=f"a{i}") for i in range(8)], concurrency=4); print(len(r), r[7])`,
+		"js": `const r = await parallel([...Array(8).keys()].map((i) => () => agent('t' + i, {label: 'a' + i})), {concurrency: 4}); print(r.length, r[7])`,
+	}
+	for _, lang := range []string{"py", "js"} {
+		t.Run(lang, func(t *testing.T) {
+			host := &countingHost{delay: 50 * time.Millisecond}
+			s, _ := helperSession(t, host)
+			got, res := evalLang(t, s, lang, code[lang])
+			if got != "8 agent:t7\n" {
+				t.Fatalf("output %q", got)
+			}
+			t.Logf("at most %d calls in flight", host.maxSeen.Load())
+			if m := host.maxSeen.Load(); m > 4 || m < 2 {
+				t.Errorf("%d calls were in flight at once; want 2..4", m)
+			}
+			started, done := 0, 0
+			for _, e := range res.Details.StatusEvents {
+				if e.Kind == "agent" && strings.HasSuffix(e.Message, ": started") {
+					started++
+				}
+				if e.Kind == "agent" && strings.HasSuffix(e.Message, ": done") {
+					done++
+				}
+			}
+			if started != 8 || done != 8 {
+				t.Errorf("agent progress: %d started, %d done events; want 8 each: %v", started, done, res.Details.StatusEvents)
+			}
+		})
+	}
+}
+
+func TestNoHostConfigured(t *testing.T) {
+	code := map[string]string{
+		"py": `try:
+    llm('hi')
+except HostCallError as e:
+    print(e)`,
+		"js": `try { await llm('hi') } catch (e) { print(e.message) }`,
+	}
+	for _, lang := range []string{"py", "js"} {
+		s, _ := helperSession(t, nil)
+		if got, _ := evalLang(t, s, lang, code[lang]); got != "llm: no LLM is configured for this sandbox (sandbox.Options.Host is nil)\n" {
+			t.Errorf("%s: %q", lang, got)
+		}
+	}
+}
+
+// TestGuestCannotMakeTheHostAllocate: a huge write or tool argument from
+// the guest ends in a clear error, not in host memory.
+func TestGuestCannotMakeTheHostAllocate(t *testing.T) {
+	tests := []struct{ lang, code, want string }{
+		{"js", `try { await write('big', 'x'.repeat(65 << 20)) } catch (e) { print(e.message) }`, "write('big'): the content is 68157440 bytes, more than the 64 MiB one write may carry|memory limit exceeded"},
+		{"js", `try { await tool.t({data: 'y'.repeat(2 << 20)}) } catch (e) { print(e.message) }`, "more than the 1024 KiB a tool call may carry"},
+		{"py", `try:
+    tool.t({'data': 'y' * (2 << 20)})
+except HostCallError as e:
+    print(e)`, "more than the 1024 KiB a tool call may carry"},
+		{"py", `try:
+    write('big', 'x' * (1 << 30))
+except (MemoryError, HostCallError) as e:
+    print(type(e).__name__)`, "MemoryError"},
+	}
+	for _, tt := range tests {
+		s, root := helperSession(t, &countingHost{})
+		got, _ := evalLang(t, s, tt.lang, tt.code)
+		// Either cap may stop it first: the host's, or the guest's memory limit.
+		ok := false
+		for _, w := range strings.Split(tt.want, "|") {
+			ok = ok || strings.Contains(got, w)
+		}
+		if !ok {
+			t.Errorf("%s %.40s: %q, want %q", tt.lang, tt.code, got, tt.want)
+		}
+		if _, err := os.Stat(filepath.Join(root, "big")); err == nil {
+			t.Errorf("%s: a capped write created the file", tt.lang)
+		}
+	}
+}
+
+// TestStatusResetsTimeout: the cell timeout is an inactivity budget.
+func TestStatusResetsTimeout(t *testing.T) {
+	host := &countingHost{delay: 600 * time.Millisecond}
+	code := map[string]string{
+		"py": `for i in range(3):
+    log(f"step {i}")
+    llm("x")
+print("done")`,
+		"js": `for (let i = 0; i < 3; i++) { log('step ' + i); await llm('x') }
+print('done')`,
+	}
+	for _, lang := range []string{"py", "js"} {
+		s, _ := helperSession(t, host)
+		res, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code[lang], TimeoutSeconds: 1}}})
+		if err != nil {
+			if strings.Contains(err.Error(), "not built") {
+				continue
+			}
+			t.Fatal(err)
+		}
+		c := res.Details.Cells[0]
+		if c.Status != sandbox.StatusComplete || c.Output != "done\n" {
+			t.Errorf("%s: %s %q", lang, c.Status, c.Output)
+		}
+		if len(res.Details.StatusEvents) != 3 || res.Details.StatusEvents[0].Message != "step 0" || res.Details.StatusEvents[0].Kind != "log" {
+			t.Errorf("%s: status events %v", lang, res.Details.StatusEvents)
+		}
+	}
+}
