@@ -115,7 +115,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("python: prelude: %w", err)
 	}
 	if !cfg.NoFuel {
-		if bin, err = fuel.Instrument(bin, fuel.Options{SkipLeafEntries: true}); err != nil {
+		if bin, err = fuel.Instrument(bin, fuel.Options{SkipLeafEntries: true, ChargeOnlyAtEntry: true}); err != nil {
 			return nil, fmt.Errorf("python: fuel: %w", err)
 		}
 	}

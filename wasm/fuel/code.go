@@ -304,6 +304,7 @@ func (r *reader) refType() error {
 type edit struct {
 	at, end int
 	check   bool
+	entry   bool // a function-entry check (not a loop header)
 	cost    int64
 	fn      uint32
 }
@@ -325,7 +326,7 @@ func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32, skipLeafEntry
 			return edits, err
 		}
 	}
-	edits = append(edits, edit{at: r.off, check: true})
+	edits = append(edits, edit{at: r.off, check: true, entry: true})
 	entry := len(edits) - 1
 	run := entry // the edit whose cost the next instruction adds to; -1 for none
 	calls := false
@@ -378,10 +379,16 @@ func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32, skipLeafEntry
 // checkCode holds the parts of the injected check around its cost.
 type checkCode struct {
 	pre, post []byte
+	// entryPost, when set, ends function-entry checks instead of post:
+	// they only charge the cost, without testing the counter.
+	entryPost []byte
 }
 
-func newCheckCode(global, hook uint32) checkCode {
+func newCheckCode(global, hook uint32, chargeOnlyAtEntry bool) checkCode {
 	var c checkCode
+	if chargeOnlyAtEntry {
+		c.entryPost = appendU32([]byte{0x7d, 0x24}, global) // i64.sub; global.set $fuel
+	}
 	c.pre = appendU32([]byte{0x23}, global) // global.get $fuel
 	c.pre = append(c.pre, 0x42)             // i64.const <cost>
 	c.post = []byte{0x7d, 0x24}             // i64.sub; global.set $fuel
@@ -394,13 +401,20 @@ func newCheckCode(global, hook uint32) checkCode {
 	return c
 }
 
+func (c *checkCode) postFor(e edit) []byte {
+	if e.entry && c.entryPost != nil {
+		return c.entryPost
+	}
+	return c.post
+}
+
 // appendBody appends body, with its size prefix, with edits applied.
 func (c *checkCode) appendBody(out, body []byte, edits []edit) []byte {
 	size := len(body)
 	var tmp [10]byte
 	for _, e := range edits {
 		if e.check {
-			size += len(c.pre) + len(appendS64(tmp[:0], e.cost)) + len(c.post)
+			size += len(c.pre) + len(appendS64(tmp[:0], e.cost)) + len(c.postFor(e))
 		} else {
 			size += sizeU32(e.fn) - (e.end - e.at)
 		}
@@ -412,7 +426,7 @@ func (c *checkCode) appendBody(out, body []byte, edits []edit) []byte {
 		if e.check {
 			out = append(out, c.pre...)
 			out = appendS64(out, e.cost)
-			out = append(out, c.post...)
+			out = append(out, c.postFor(e)...)
 			prev = e.at
 		} else {
 			out = appendU32(out, e.fn)

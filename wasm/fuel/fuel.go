@@ -44,6 +44,15 @@ type Options struct {
 	// checked, so the guest stays interruptible; the instructions it runs
 	// outside loops are not charged. Metering stays deterministic.
 	SkipLeafEntries bool
+	// ChargeOnlyAtEntry makes function-entry checks only charge their cost
+	// (global.get, i64.const, i64.sub, global.set) without testing the
+	// counter; only loop headers call the hook. Any unbounded run goes
+	// through a loop header or recursion, and recursion without loops is
+	// bounded by the guest's stack, so the guest stays interruptible, the
+	// charge stays exact and deterministic, and the check on the hottest
+	// path (calls) costs less than half. The hook runs later, at the next
+	// loop header, than it would with full entry checks.
+	ChargeOnlyAtEntry bool
 }
 
 // Instrument returns a copy of the WebAssembly module bin with fuel
@@ -606,13 +615,13 @@ func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap fu
 		return out, true, nil
 
 	case secCode:
-		out, err = m.rewriteCode(r, out, remap, st, opts.SkipLeafEntries)
+		out, err = m.rewriteCode(r, out, remap, st, opts.SkipLeafEntries, opts.ChargeOnlyAtEntry)
 		return out, err == nil, err
 	}
 	return copyRest(out), true, nil
 }
 
-func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, st *stats, skipLeafEntries bool) ([]byte, error) {
+func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, st *stats, skipLeafEntries, chargeOnlyAtEntry bool) ([]byte, error) {
 	n, err := r.u32()
 	if err != nil {
 		return nil, fmt.Errorf("fuel: code section: %w", err)
@@ -620,7 +629,7 @@ func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, s
 	if n != m.funcs {
 		return nil, fmt.Errorf("fuel: code section has %d bodies but the function section declares %d functions", n, m.funcs)
 	}
-	cc := newCheckCode(st.global, st.hook)
+	cc := newCheckCode(st.global, st.hook, chargeOnlyAtEntry)
 	out = appendU32(out, n)
 	var edits []edit
 	for i := uint32(0); i < n; i++ {

@@ -357,3 +357,33 @@ func TestCustomSections(t *testing.T) {
 		t.Errorf("sections %q, want %q", got, want)
 	}
 }
+
+// With ChargeOnlyAtEntry, function entries charge the same fuel but never
+// call the hook: recursion without loops runs on (bounded by the stack)
+// while loops still call it.
+func TestChargeOnlyAtEntry(t *testing.T) {
+	opts := fuel.Options{ChargeOnlyAtEntry: true}
+	// Recursion with no fuel left: charged exactly, no hook call.
+	mt := &meter{slice: 1 << 40}
+	rt := newRuntime(t, mt, 0)
+	m := instantiate(t, rt, mustInstrument(t, factModule, opts))
+	if _, err := m.ExportedFunction("fact").Call(context.Background(), 20); err != nil {
+		t.Fatal(err)
+	}
+	if got := -fuelLeft(m); got != 3*21 {
+		t.Errorf("recursion consumed %d fuel, want %d", got, 3*21)
+	}
+	if n := mt.calls.Load(); n != 0 {
+		t.Errorf("entry checks called the hook %d times", n)
+	}
+	// A loop still calls the hook at its header.
+	mt2 := &meter{slice: 100}
+	rt2 := newRuntime(t, mt2, 0)
+	m2 := instantiate(t, rt2, mustInstrument(t, loopModule, opts))
+	if _, err := m2.ExportedFunction("spin").Call(context.Background(), 1000); err != nil {
+		t.Fatal(err)
+	}
+	if mt2.calls.Load() == 0 {
+		t.Error("the loop never called the hook")
+	}
+}

@@ -173,7 +173,7 @@ func TestPythonCensus(t *testing.T) {
 	for _, c := range costs {
 		sum += c
 	}
-	cc := newCheckCode(1, 42)
+	cc := newCheckCode(1, 42, false)
 	var checkBytes int
 	for _, c := range costs {
 		checkBytes += len(cc.pre) + len(appendS64(nil, c)) + len(cc.post)
