@@ -1,0 +1,76 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/wasmeval/wasmeval/runtimes"
+)
+
+// Fork returns an independent copy of the session rooted at o.Root (an
+// existing, empty directory): the session's files are copied there, and
+// its Python state (globals, imports) is copied from a snapshot of the
+// interpreter's memory. o's other fields configure the copy as for
+// NewSession. Fork waits for a running Eval to finish.
+//
+// # Errors
+//
+// JavaScript state cannot be copied (a goja VM cannot be cloned): Fork of
+// a session that has run JavaScript since its last reset fails and says
+// so. Symbolic links in the session root are not copied (an error names
+// them). Files the Python guest holds open are not carried over.
+func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) {
+	if err := acquire(ctx, s.sem); err != nil {
+		return nil, err
+	}
+	defer s.release()
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	for lang, inst := range s.instances {
+		if _, ok := inst.(runtimes.Forker); !ok {
+			return nil, fmt.Errorf("sandbox: fork: the session's %s state cannot be copied; reset it (a cell with \"reset\": true) or fork before running %s", lang, lang)
+		}
+	}
+	if o.Root == "" {
+		return nil, errors.New("sandbox: fork: SessionOptions.Root is required: an empty directory for the copy")
+	}
+	if entries, err := os.ReadDir(o.Root); err != nil {
+		return nil, fmt.Errorf("sandbox: fork: %w", err)
+	} else if len(entries) > 0 {
+		return nil, fmt.Errorf("sandbox: fork: %s is not empty; the copy needs an empty root", o.Root)
+	}
+	src, err := os.OpenRoot(s.opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: fork: %w", err)
+	}
+	defer src.Close()
+	if err := os.CopyFS(o.Root, src.FS()); err != nil {
+		return nil, fmt.Errorf("sandbox: fork: copying the session's files: %w", err)
+	}
+	cp, err := s.sb.NewSession(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	for lang, inst := range s.instances {
+		child, err := inst.(runtimes.Forker).Fork(ctx, runtimes.InstanceOptions{
+			Root:             cp.opts.Root,
+			Env:              cp.opts.Env,
+			Now:              cp.opts.Now,
+			Rand:             cp.opts.Rand,
+			MemoryLimitBytes: cp.opts.MemoryLimitBytes,
+			Call:             cp.calls.Call,
+		})
+		if err != nil {
+			cp.Close(ctx)
+			return nil, fmt.Errorf("sandbox: fork: %s: %w", lang, err)
+		}
+		cp.instances[lang] = child
+	}
+	return cp, nil
+}
