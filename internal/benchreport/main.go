@@ -72,6 +72,61 @@ func contains(s []string, x string) bool {
 	return false
 }
 
+// target is a figure an issue asks for.
+type target struct {
+	pkg, prefix, metric string
+	max                 float64
+	unit, what          string
+}
+
+var targets = []target{
+	{"runtimes/python", "BenchmarkTrivialCell", "ns/op", 100e3, "ns", "Python trivial cell, warm session"},
+	{"runtimes/python", "BenchmarkNewSession", "ns/op", 10e6, "ns", "new Python session from the snapshot"},
+	{"cmd/wasmeval", "BenchmarkProcessEvalPrint1", "ns/op", 300e6, "ns", "whole `wasmeval eval` process, print(1), warm cache"},
+	{"runtimes/python", "BenchmarkReset", "ns/op", 5e6, "ns", "reset a Python session"},
+	{"runtimes/python", "BenchmarkFork", "ns/op", 5e6, "ns", "fork a Python session"},
+	{"runtimes/python", "BenchmarkFuelOverhead/fib25", "fuel-overhead-%", 15, "%", "fuel metering overhead, fib(25)"},
+	{"runtimes/python", "BenchmarkFuelOverhead/loop1M", "fuel-overhead-%", 15, "%", "fuel metering overhead, 1M-iteration loop"},
+	{"runtimes/python", "BenchmarkIdleSessionsRSS", "MiB-RSS/session", 25, "MiB", "resident memory per idle session (goal 5)"},
+	{"runtimes/js", "BenchmarkTrivialCell/1_+_1", "ns/op", 20e3, "ns", "JS trivial cell, warm session"},
+}
+
+func writeTargets(w io.Writer, rows []row) {
+	fmt.Fprintln(w, "## Targets")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| what | target | measured | met |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, t := range targets {
+		for _, r := range rows {
+			pkg := strings.TrimPrefix(r.pkg, "github.com/wasmeval/wasmeval/")
+			if pkg != t.pkg || !strings.HasPrefix(r.name, t.prefix+"-") {
+				continue
+			}
+			v, ok := r.metrics[t.metric]
+			if !ok {
+				continue
+			}
+			show := func(x float64) string {
+				if t.unit == "ns" {
+					return dur(x)
+				}
+				return fmt.Sprintf("%.1f %s", x, t.unit)
+			}
+			met := "yes"
+			if v > t.max {
+				met = "no"
+			}
+			fmt.Fprintf(w, "| %s | ≤ %s | %s | %s |\n", t.what, show(t.max), show(v), met)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Timings on this 2-core VM vary by up to ±40% from run to run, so compare")
+	fmt.Fprintln(w, "figures within one run. The fuel overhead is measured by running the")
+	fmt.Fprintln(w, "metered and the unmetered module alternately (eight pairs an iteration),")
+	fmt.Fprintln(w, "which cancels most of that drift.")
+	fmt.Fprintln(w)
+}
+
 func dur(ns float64) string {
 	return time.Duration(ns).Round(time.Duration(max(1, ns/1000))).String()
 }
@@ -86,6 +141,9 @@ func write(w io.Writer, rows []row, env []string) {
 	for _, e := range env {
 		fmt.Fprintf(w, "- %s\n", e)
 	}
+	fmt.Fprintln(w)
+	writeTargets(w, rows)
+	fmt.Fprintln(w, "## All figures")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| package | benchmark | time/op | native/op | ratio | other |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
