@@ -86,6 +86,47 @@ type MemoryOptions struct {
 	// Image, when set, is mapped copy-on-write at the start of the memory,
 	// so the guest starts with the image's content.
 	Image *Image
+	// Handle, when set, receives the memory, for DirtyPages.
+	Handle *MemoryHandle
+}
+
+// MemoryHandle refers to a memory made by WithMemory.
+type MemoryHandle struct{ m *mmapMemory }
+
+// DirtyPages returns the indexes of the 4 KiB pages among the first size
+// bytes that the guest has written since the memory was mapped: the pages
+// that differ from the image (or from zero past it). It reads the kernel's
+// page map (/proc/self/pagemap): a written page of a private mapping is
+// anonymous, an untouched or only-read one is not.
+func (h *MemoryHandle) DirtyPages(size uint32) ([]uint32, error) {
+	if h == nil || h.m == nil || h.m.buf == nil {
+		return nil, fmt.Errorf("wasm: dirty pages: no memory")
+	}
+	f, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		return nil, fmt.Errorf("wasm: dirty pages: %w", err)
+	}
+	defer f.Close()
+	n := (uint64(size) + pageSize - 1) / pageSize
+	entries := make([]byte, n*8)
+	base := uint64(uintptr(unsafe.Pointer(&h.m.buf[0]))) / pageSize
+	if _, err := f.ReadAt(entries, int64(base*8)); err != nil {
+		return nil, fmt.Errorf("wasm: dirty pages: %w", err)
+	}
+	const (
+		present  = 1 << 63
+		swapped  = 1 << 62
+		filePage = 1 << 61
+	)
+	var dirty []uint32
+	for i := uint64(0); i < n; i++ {
+		e := uint64(entries[i*8]) | uint64(entries[i*8+1])<<8 | uint64(entries[i*8+2])<<16 | uint64(entries[i*8+3])<<24 |
+			uint64(entries[i*8+4])<<32 | uint64(entries[i*8+5])<<40 | uint64(entries[i*8+6])<<48 | uint64(entries[i*8+7])<<56
+		if e&swapped != 0 || (e&present != 0 && e&filePage == 0) {
+			dirty = append(dirty, uint32(i))
+		}
+	}
+	return dirty, nil
 }
 
 // WithMemory returns a context that makes wazero back the linear memory of
@@ -96,7 +137,11 @@ type MemoryOptions struct {
 func WithMemory(ctx context.Context, o MemoryOptions) context.Context {
 	return experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(
 		func(capacity, max uint64) experimental.LinearMemory {
-			return &mmapMemory{opts: o, limit: min(o.Limit, max)}
+			m := &mmapMemory{opts: o, limit: min(o.Limit, max)}
+			if o.Handle != nil {
+				o.Handle.m = m
+			}
+			return m
 		}))
 }
 

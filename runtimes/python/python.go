@@ -334,6 +334,11 @@ func (r *Runtime) startFrom(ctx context.Context, inst *Instance, snap *wasm.Snap
 		inst.close(ctx)
 		return err
 	}
+	return r.setup(ctx, inst)
+}
+
+// setup sets a restored instance up for its session (env, cwd, random).
+func (r *Runtime) setup(ctx context.Context, inst *Instance) error {
 	opts := inst.opts
 	env := opts.Env
 	if env == nil {
@@ -387,6 +392,8 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance, mo wasm.Memor
 	if opts.MemoryLimitBytes > 0 {
 		mo.Limit = uint64(opts.MemoryLimitBytes)
 	}
+	inst.mem = &wasm.MemoryHandle{}
+	mo.Handle = inst.mem
 	mod, err := r.rt.InstantiateModule(wasm.WithMemory(inst.callCtx(ctx), mo), r.compiled, cfg)
 	if err != nil {
 		gfs.Close()
@@ -413,6 +420,7 @@ type Instance struct {
 	opts runtimes.InstanceOptions
 	fs   *wasm.GuestFS
 	mod  api.Module
+	mem  *wasm.MemoryHandle // the module's memory, mapped from the template
 
 	// Exported functions, looked up once: each lookup builds a call
 	// engine with its own stack.
@@ -655,17 +663,38 @@ func (in *Instance) nanosleep(ns int64) {
 	}
 }
 
-// Fork implements runtimes.Forker: a new instance whose memory is a
-// snapshot of this one's, set up for opts' session. Files the guest holds
-// open are not carried over (the copy's file descriptors are closed).
+// Fork implements runtimes.Forker: a new instance set up for opts' session
+// with this one's memory. Every instance's memory is the template mapped
+// copy-on-write plus the pages its guest wrote, so the copy maps the
+// template too and gets just those pages. Files the guest holds open are
+// not carried over.
 func (in *Instance) Fork(ctx context.Context, opts runtimes.InstanceOptions) (runtimes.Instance, error) {
-	snap, err := wasm.TakeSnapshot(in.mod.Memory())
+	src := in.mod.Memory()
+	size := src.Size()
+	dirty, err := in.mem.DirtyPages(size)
 	if err != nil {
 		return nil, fmt.Errorf("python: fork: %w", err)
 	}
-	defer snap.Close() // the copy keeps its mapping
 	cp := &Instance{r: in.r, opts: opts}
-	if err := in.r.startFrom(ctx, cp, snap); err != nil {
+	if err := in.r.instantiate(ctx, cp, wasm.MemoryOptions{Image: in.r.template.Image()}); err != nil {
+		return nil, fmt.Errorf("python: fork: %w", err)
+	}
+	dst := cp.mod.Memory()
+	if cur := dst.Size(); cur < size {
+		if _, ok := dst.Grow((size - cur + 65535) / 65536); !ok {
+			cp.close(ctx)
+			return nil, fmt.Errorf("python: fork: cannot grow the copy's memory to %d bytes", size)
+		}
+	}
+	all, _ := src.Read(0, size)
+	for _, p := range dirty {
+		off := p * 4096
+		if !dst.Write(off, all[off:min(off+4096, size)]) {
+			cp.close(ctx)
+			return nil, fmt.Errorf("python: fork: page %d out of range", p)
+		}
+	}
+	if err := in.r.setup(ctx, cp); err != nil {
 		return nil, fmt.Errorf("python: fork: %w", err)
 	}
 	return cp, nil
