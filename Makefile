@@ -5,6 +5,7 @@
 #   make bench   the benchmarks; figures go to docs/benchmarks.md
 #   make check   gofmt, go vet, go mod tidy; fails on a diff
 #   make python  the CPython artifact only (cached by the hash of its inputs)
+#   make mcp-everything  the npm MCP server that cmd/wasmeval's --tools-mcp test uses
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -24,7 +25,12 @@ PY_HASH     := $(shell cat $(PY_INPUTS) | sha256sum | cut -c1-16)
 PY_CACHE    := $(CACHE_ROOT)/python-$(PY_HASH)
 SRC_DIR     := $(CACHE_ROOT)/src
 
-.PHONY: build demo test bench check python deps go-deps clean
+.PHONY: build demo test bench check python deps go-deps clean mcp-everything
+
+# The reference MCP server from npm, for TestEvalToolsMCPEverything (which
+# skips without it); keep the version in step with everythingVersion there.
+MCP_EVERYTHING_VERSION := 2026.8.31
+MCP_EVERYTHING_DIR     := $(CACHE_ROOT)/mcp-everything-$(MCP_EVERYTHING_VERSION)
 
 build: python go-deps
 	$(GO) build -o bin/wasmeval ./cmd/wasmeval
@@ -35,7 +41,7 @@ demo: build
 	rm -rf bin/demo && mkdir -p bin/demo
 	cd bin/demo && { rc=0; ../wasmeval eval < ../../examples/demo/session.ndjson || rc=$$?; [ $$rc -le 1 ]; }
 
-test: python go-deps
+test: python go-deps mcp-everything
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 ./...
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x ./...
 
@@ -50,6 +56,12 @@ check: go-deps
 
 go-deps:
 	$(GO) mod download
+
+mcp-everything: $(MCP_EVERYTHING_DIR)/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+
+$(MCP_EVERYTHING_DIR)/node_modules/@modelcontextprotocol/server-everything/dist/index.js:
+	mkdir -p "$(MCP_EVERYTHING_DIR)"
+	npm install --no-audit --no-fund --prefix "$(MCP_EVERYTHING_DIR)" @modelcontextprotocol/server-everything@$(MCP_EVERYTHING_VERSION)
 
 # ---- the CPython artifact -----------------------------------------------------
 

@@ -35,6 +35,11 @@ type DispatcherOptions struct {
 	// HostSetting names where a Host would be configured, for the error
 	// when there is none (for example "sandbox.Options.Host").
 	HostSetting string
+	// Outputs returns the full text of a cut output by its id (the
+	// session's store), for the output op; nil makes output fail. Its error
+	// is shown to the guest after "output('ID'): ", so it should say why
+	// the id is unknown.
+	Outputs func(id string) (string, error)
 }
 
 // Dispatcher answers one session's host calls (the Call of a runtime
@@ -114,6 +119,10 @@ type request struct {
 	AgentType string          `json:"agent_type"`
 	Context   string          `json:"context"`
 	Label     string          `json:"label"`
+
+	IDs    []string `json:"ids"`
+	Format string   `json:"format"`
+	Query  string   `json:"query"`
 }
 
 // Response is the JSON shape of every answer: Result on success, Error
@@ -166,7 +175,7 @@ func (d *Dispatcher) Call(ctx context.Context, raw []byte) (resp []byte) {
 	return b
 }
 
-var ops = "read, write, append, tree, diff, tool, llm, agent, budget"
+var ops = "read, write, append, tree, diff, output, tool, llm, agent, budget"
 
 func (d *Dispatcher) serve(ctx context.Context, r *request) (any, error) {
 	switch r.Op {
@@ -215,6 +224,8 @@ func (d *Dispatcher) serve(ctx context.Context, r *request) (any, error) {
 			return nil, fmt.Errorf("diff: %w", err)
 		}
 		return s, nil
+	case "output":
+		return d.output(r)
 	case "tool":
 		return d.tool(ctx, r)
 	case "llm":

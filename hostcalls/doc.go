@@ -19,6 +19,8 @@
 //	{"op":"append", "path":P, "content":S}                      → the file's absolute path (parents created)
 //	{"op":"tree",   "path":".", "max_depth":3, "show_hidden":false} → text, drawn as tree(1) draws it
 //	{"op":"diff",   "a":S, "b":S, "a_name":"a", "b_name":"b"}   → text: a unified diff with 3 lines of context ("" when equal)
+//	{"op":"output", "ids":[ID,...], "format":"text", "query":"", "offset":1, "limit":null}
+//	                                                            → text ("json": {"id","lines","text"}, a list of them for several ids)
 //	{"op":"tool",   "name":N, "args":{...}}                     → the tool's result, any JSON value
 //	{"op":"llm",    "prompt":S, "model":"default"|"smol"|"slow", "system":S, "schema":{...}|null}
 //	                                                            → text, or the parsed object when a schema is given
@@ -33,6 +35,17 @@
 // right, for example
 // `read('../x'): the path leads outside the session root /w through '..'`
 // or `llm: no LLM is configured for this sandbox (sandbox.Options.Host is nil)`.
+//
+// # Output
+//
+// output reads back the outputs the sandbox cut, by the ids their markers
+// and meta.truncated[].outputId give (DispatcherOptions.Outputs reaches
+// the session's store). query keeps the lines that contain it (a plain,
+// case-sensitive substring, not a pattern); offset and limit then page
+// through the lines left, 1-indexed as read's. In the "json" format,
+// lines is the number of lines of the whole output and text the selection.
+// With several ids the "text" format puts each selection under a
+// "==> ID <==" header, as head(1) does.
 //
 // # Paths
 //

@@ -71,3 +71,13 @@ func (s *outputStore) get(id string) (string, error) {
 	}
 	return string(out.body) + out.note, nil
 }
+
+// guestGet is get for the guest's output helper: its error is worded for
+// the guest, which sees it after "output('ID'): ".
+func (s *outputStore) guestGet(id string) (string, error) {
+	text, err := s.get(id)
+	if err != nil {
+		return "", fmt.Errorf("this session holds no output with this id; ids like 'out-1' come from a cut output's marker and meta.truncated[].outputId, and a session keeps only its last %d MiB of cut outputs", maxStoredBytes>>20)
+	}
+	return text, nil
+}

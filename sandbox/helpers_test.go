@@ -286,3 +286,83 @@ print('done')`,
 		}
 	}
 }
+
+// TestOutputHelper: output() reads back a cut output in both languages,
+// whole, by lines, filtered, as JSON, and refuses an unknown id.
+func TestOutputHelper(t *testing.T) {
+	// 4000 lines: past the 3000 lines a cell shows, so the output is cut.
+	long := map[string]string{
+		"py": `for i in range(1, 4001): print(f"line {i}" + (" ERROR" if i % 1000 == 0 else ""))`,
+		"js": `for (let i = 1; i <= 4000; i++) print('line ' + i + (i % 1000 === 0 ? ' ERROR' : ''))`,
+	}
+	tests := []struct {
+		name   string
+		py, js string
+		want   string
+	}{
+		{"whole", `t = output('ID'); print(len(t.splitlines()), t.splitlines()[3999])`,
+			`const t = await output('ID'); print(t.split('\n').length - 1, t.split('\n')[3999])`, "4000 line 4000 ERROR"},
+		{"offset limit", `print(output('ID', offset=2, limit=2), end='')`,
+			`void process.stdout.write(await output('ID', {offset: 2, limit: 2}))`, "line 2\nline 3\n"},
+		{"query", `print(output('ID', query='ERROR', offset=2, limit=2), end='')`,
+			`void process.stdout.write(await output('ID', {query: 'ERROR', offset: 2, limit: 2}))`, "line 2000 ERROR\nline 3000 ERROR\n"},
+		{"json", `print(json.dumps(output('ID', format='json', query='line 4000')))`,
+			`print(JSON.stringify(await output('ID', {format: 'json', query: 'line 4000'})))`,
+			`{"id": "ID", "lines": 4000, "text": "line 4000 ERROR\n"}§{"id":"ID","lines":4000,"text":"line 4000 ERROR\n"}`},
+		{"several ids", `print(output('ID', 'ID', limit=1), end='')`,
+			`void process.stdout.write(await output('ID', 'ID', {limit: 1}))`, "==> ID <==\nline 1\n\n==> ID <==\nline 1\n"},
+		{"unknown id", `try:
+    output('out-99')
+except HostCallError as e:
+    print(e)`, `try { await output('out-99') } catch (e) { print(e.message) }`,
+			"output('out-99'): this session holds no output with this id; ids like 'out-1' come from a cut output's marker and meta.truncated[].outputId, and a session keeps only its last 64 MiB of cut outputs"},
+		{"no id", `try:
+    output()
+except HostCallError as e:
+    print(e)`, `try { await output() } catch (e) { print(e.message) }`,
+			"output: give one or more output ids, as in output('out-1'); a cut output's marker and meta.truncated[].outputId name it"},
+		{"bad format", `try:
+    output('ID', format='xml')
+except HostCallError as e:
+    print(e)`, `try { await output('ID', {format: 'xml'}) } catch (e) { print(e.message) }`,
+			`output: format is "xml"; give 'text' or 'json'`},
+	}
+	for _, lang := range []string{"py", "js"} {
+		t.Run(lang, func(t *testing.T) {
+			s, _ := helperSession(t, nil)
+			if lang == "py" {
+				evalLang(t, s, "py", "import json")
+			}
+			_, res := evalLang(t, s, lang, long[lang])
+			if len(res.Details.Meta.Truncated) != 1 {
+				t.Fatalf("the long output was not cut: meta %+v", res.Details.Meta)
+			}
+			id := res.Details.Meta.Truncated[0].OutputID
+			if !strings.Contains(res.Details.Cells[0].Output, id) {
+				t.Errorf("the cut output does not name %s", id)
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					code := tt.py
+					if lang == "js" {
+						code = tt.js
+					}
+					want := tt.want
+					if a, b, ok := strings.Cut(want, "§"); ok {
+						if lang == "py" {
+							want = a
+						} else {
+							want = b
+						}
+					}
+					code = strings.ReplaceAll(code, "ID", id)
+					want = strings.ReplaceAll(want, "ID", id)
+					got, res := evalLang(t, s, lang, code)
+					if strings.TrimRight(got, "\n") != strings.TrimRight(want, "\n") {
+						t.Errorf("output %q\nwant %q (status %s)", got, want, res.Details.Cells[0].Status)
+					}
+				})
+			}
+		})
+	}
+}

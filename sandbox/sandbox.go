@@ -100,19 +100,19 @@ func (sb *Sandbox) NewSession(ctx context.Context, o SessionOptions) (*Session, 
 	if sb.opts.Host != nil {
 		hostSetting = "sandbox.Options.Host"
 	}
+	s := &Session{
+		sb:        sb,
+		opts:      o,
+		sem:       make(chan struct{}, 1),
+		instances: make(map[string]runtimes.Instance),
+	}
 	calls, err := hostcalls.NewDispatcher(o.Root, sb.opts.Host, hostcalls.DispatcherOptions{
-		AgentDepth: o.AgentDepth, HostSetting: hostSetting,
+		AgentDepth: o.AgentDepth, HostSetting: hostSetting, Outputs: s.outputs.guestGet,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	s := &Session{
-		sb:        sb,
-		opts:      o,
-		calls:     calls,
-		sem:       make(chan struct{}, 1),
-		instances: make(map[string]runtimes.Instance),
-	}
+	s.calls = calls
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
 	if sb.closed {

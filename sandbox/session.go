@@ -143,7 +143,7 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 	timer := time.AfterFunc(timeout, func() { cancel(errCellTimeout) })
 	defer timer.Stop()
 	start := time.Now()
-	out, err := safeRun(cellCtx, inst, c.Code, &activitySink{cellSink: sink, timer: timer, timeout: timeout})
+	out, err := safeRun(cellCtx, inst, c.Code, observed(ctx, sink.index, &activitySink{cellSink: sink, timer: timer, timeout: timeout}))
 	dur := time.Since(start)
 	if err != nil {
 		if cellCtx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {

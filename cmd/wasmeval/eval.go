@@ -14,10 +14,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
-const evalUsage = `Usage: wasmeval eval [--cwd DIR]
+const evalUsage = `Usage: wasmeval eval [--cwd DIR] [--tools-mcp 'CMD ARGS'] [--llm-url URL [--llm-model NAME]]
 
 Reads requests from stdin, one JSON object a line, runs them in order in ONE
 session (state persists from line to line, per language), and writes one
@@ -48,6 +49,23 @@ Flags:
   --cwd DIR   the session root: the guest's working directory, the only
               part of the host filesystem it sees (default: the current
               directory)
+  --tools-mcp 'CMD ARGS'
+              run CMD as an MCP server over stdio (split on spaces, with
+              '...' and "..." quoting; no shell) and let tool.<name>(args)
+              call its tools; tool.get_sum also finds a tool "get-sum".
+              Text content comes back as a string, structuredContent as an
+              object, isError as the helper's error.
+  --llm-url URL
+              send llm() to an OpenAI-compatible chat-completions endpoint:
+              POST URL/chat/completions, or URL itself when it ends in
+              /chat/completions. The API key, if any, is read from the host
+              environment variable WASMEVAL_LLM_API_KEY and sent as a bearer
+              token; the guest never sees it.
+  --llm-model NAME
+              the model for llm(model='default') (no model field is sent
+              when unset)
+  --llm-model-smol NAME, --llm-model-slow NAME
+              the models for 'smol' and 'slow' (default: --llm-model)
 `
 
 // maxLineBytes is the longest request line eval reads.
@@ -59,9 +77,10 @@ type evalSession interface {
 	Close(ctx context.Context) error
 }
 
-// openSession starts the sandbox and the one session eval runs in.
-var openSession = func(ctx context.Context, root string, logger *slog.Logger) (evalSession, error) {
-	sb, err := sandbox.New(ctx, sandbox.Options{Logger: logger})
+// openSession starts the sandbox and the one session eval runs in; host
+// may be nil.
+var openSession = func(ctx context.Context, root string, host hostcalls.Host, logger *slog.Logger) (evalSession, error) {
+	sb, err := sandbox.New(ctx, sandbox.Options{Logger: logger, Host: host})
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +117,12 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.SetOutput(&flagOut)
 	fs.Usage = func() { fmt.Fprint(&flagOut, evalUsage) }
 	cwd := fs.String("cwd", "", "the session root (default: the current directory)")
+	var hf hostFlags
+	fs.StringVar(&hf.toolsMCP, "tools-mcp", "", "an MCP server command whose tools tool.<name>() calls")
+	fs.StringVar(&hf.llmURL, "llm-url", "", "an OpenAI-compatible chat-completions endpoint for llm()")
+	fs.StringVar(&hf.models[0], "llm-model", "", "the model for llm(model='default')")
+	fs.StringVar(&hf.models[1], "llm-model-smol", "", "the model for llm(model='smol')")
+	fs.StringVar(&hf.models[2], "llm-model-slow", "", "the model for llm(model='slow')")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, evalUsage)
@@ -125,8 +150,14 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	root, _ = filepath.Abs(root)
 
+	host, closeHost, code := hf.host(ctx, stderr)
+	if code != exitOK {
+		return code
+	}
+	defer closeHost()
+
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	sess, err := openSession(ctx, root, logger)
+	sess, err := openSession(ctx, root, host, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
 		return exitHost

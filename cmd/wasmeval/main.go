@@ -37,7 +37,7 @@ Usage:
 Commands:
   eval      run requests from stdin (one JSON object a line) in one session
   version   print the version
-  serve     serve sessions to agents over the network (not implemented yet)
+  serve     serve sessions to agents over HTTP (JSON API, SSE, bearer tokens)
   mcp       be an MCP server on stdin and stdout (not implemented yet)
   replay    re-run a recorded tape and report divergences (not implemented yet)
 
@@ -69,7 +69,9 @@ func doMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return runEval(ctx, rest, stdin, stdout, stderr)
 	case "version", "-version", "--version":
 		return runVersion(rest, stdout, stderr)
-	case "serve", "mcp", "replay":
+	case "serve":
+		return runServe(ctx, rest, stdout, stderr)
+	case "mcp", "replay":
 		if len(rest) > 0 && isHelp(rest[0]) {
 			fmt.Fprintf(stdout, "Usage: wasmeval %s\n\n%s is not implemented yet; see DESIGN.md for what it will do.\n", cmd, cmd)
 			return exitOK

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -60,7 +61,9 @@ func withFakeSession(t *testing.T) *fakeSession {
 	t.Helper()
 	f := &fakeSession{}
 	old := openSession
-	openSession = func(ctx context.Context, root string, logger *slog.Logger) (evalSession, error) { return f, nil }
+	openSession = func(ctx context.Context, root string, host hostcalls.Host, logger *slog.Logger) (evalSession, error) {
+		return f, nil
+	}
 	t.Cleanup(func() { openSession = old })
 	return f
 }
@@ -298,10 +301,10 @@ func TestCommandLine(t *testing.T) {
 		{"version", []string{"version"}, 0, "wasmeval ", ""},
 		{"version flag", []string{"--version"}, 0, "wasmeval ", ""},
 		{"version help", []string{"version", "-h"}, 0, "Usage: wasmeval version", ""},
-		{"serve", []string{"serve"}, 2, "", "wasmeval serve: not implemented yet"},
+		{"serve without tokens", []string{"serve"}, 2, "", "wasmeval serve: no bearer tokens"},
 		{"mcp", []string{"mcp", "--x"}, 2, "", "wasmeval mcp: not implemented yet"},
 		{"replay", []string{"replay"}, 2, "", "wasmeval replay: not implemented yet"},
-		{"serve help", []string{"serve", "-h"}, 0, "serve is not implemented yet", ""},
+		{"serve help", []string{"serve", "-h"}, 0, "Usage: wasmeval serve", ""},
 		{"unknown", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 	}
 	for _, tt := range tests {
@@ -325,7 +328,7 @@ func TestCommandLine(t *testing.T) {
 func TestEvalDefaultCwd(t *testing.T) {
 	var gotRoot string
 	old := openSession
-	openSession = func(ctx context.Context, root string, logger *slog.Logger) (evalSession, error) {
+	openSession = func(ctx context.Context, root string, host hostcalls.Host, logger *slog.Logger) (evalSession, error) {
 		gotRoot = root
 		return &fakeSession{}, nil
 	}

@@ -74,6 +74,20 @@
   });
   const diff = async((a, b) => call({ op: 'diff', a: textOf(a, 'diff'), b: textOf(b, 'diff') }));
 
+  // output('out-1', ..., {format, query, offset, limit}): reads back cut
+  // outputs; see the Python helper.
+  const output = async((...ids) => {
+    let o = {};
+    if (ids.length > 0 && ids[ids.length - 1] !== null && typeof ids[ids.length - 1] === 'object') o = opts(ids.pop(), 'output');
+    ids.forEach((id) => {
+      if (typeof id !== 'string') throw new TypeError(`output: an id is a string like 'out-1', not ${typeof id}`);
+    });
+    return call({
+      op: 'output', ids, format: o.format || 'text', query: o.query || '',
+      offset: pick(o, 'offset', 'offset', 1), limit: pick(o, 'limit', 'limit', null),
+    });
+  });
+
   const env = (key, value) => {
     const e = process.env;
     if (key === undefined || key === null) return Object.assign({}, e);
@@ -224,7 +238,7 @@
   });
 
   const helpers = {
-    read, write, append, tree, diff, env, sort, uniq, counter, tool, llm, agent, parallel, pipeline, log, phase, budget,
+    read, write, append, tree, diff, output, env, sort, uniq, counter, tool, llm, agent, parallel, pipeline, log, phase, budget,
     HostCallError,
   };
   for (const [name, value] of Object.entries(helpers)) {

@@ -1,5 +1,5 @@
 """The helpers of wasmeval's Python cells: read, write, append, tree, diff,
-env, sort, uniq, counter, tool, llm, agent, parallel, pipeline, log, phase
+output, env, sort, uniq, counter, tool, llm, agent, parallel, pipeline, log, phase
 and budget. ``install`` puts them into builtins.
 
 Host calls (files, tool, llm, agent) go through ``_wasmeval.call_start`` and
@@ -152,6 +152,21 @@ def tree(path=".", max_depth=3, show_hidden=False):
 def diff(a, b):
     """The unified diff from text a to text b ('' when they are equal)."""
     return _call({"op": "diff", "a": _text(a, "diff"), "b": _text(b, "diff")})
+
+
+# ---- cut outputs ------------------------------------------------------------
+
+def output(*ids, format="text", query=None, offset=1, limit=None):
+    """Reads back outputs the sandbox cut, by the ids ('out-1') their
+    markers name. query keeps the lines that contain it (a plain
+    substring); offset and limit (1-indexed lines) then page through what
+    is left. format='json' returns {'id', 'lines', 'text'} (lines: how many
+    the whole output has), a list of them for several ids."""
+    for i in ids:
+        if not isinstance(i, str):
+            raise TypeError(f"output: an id is a str like 'out-1', not {type(i).__name__}")
+    return _call({"op": "output", "ids": list(ids), "format": format, "query": query or "",
+                  "offset": offset, "limit": limit})
 
 
 # ---- text -------------------------------------------------------------------
@@ -371,7 +386,7 @@ def pipeline(items, *stages, concurrency=4):
     return items
 
 
-NAMES = ("read", "write", "append", "tree", "diff", "env", "sort", "uniq", "counter", "tool", "llm",
+NAMES = ("read", "write", "append", "tree", "diff", "output", "env", "sort", "uniq", "counter", "tool", "llm",
          "agent", "parallel", "pipeline", "log", "phase", "budget")
 
 

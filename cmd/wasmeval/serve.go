@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/wasmeval/wasmeval/sandbox"
+	"github.com/wasmeval/wasmeval/server"
+)
+
+const serveUsage = `Usage: wasmeval serve [flags]
+
+Serves sandboxed Python and JavaScript sessions to agents over HTTP, with a
+JSON API described at /openapi.json:
+
+  POST   /v1/sessions                 create a session            -> 201 {"id": "..."}
+  POST   /v1/sessions/{id}/eval       run a cell request          -> the result
+                                      (Accept: text/event-stream streams stdout,
+                                      stderr, display, result and status events,
+                                      then a final "result" event)
+  POST   /v1/sessions/{id}/fork       copy files and Python state -> 201 {"id": "..."}
+  DELETE /v1/sessions/{id}            delete a session            -> 204
+  GET    /v1/sessions/{id}/outputs/{outputId}   the full text of a cut output
+  POST   /v1/run                      one-shot {"language","code"} -> CodeInterpreter outputs
+  GET    /healthz, /openapi.json      no token needed
+  GET    /metrics                     Prometheus metrics
+
+Every /v1 endpoint and /metrics needs "Authorization: Bearer <token>" with
+one of the configured tokens (401 otherwise). A session belongs to the token
+that created it; other tokens get 404 for it. At least one token is required.
+
+Flags:
+  --addr HOST:PORT
+        the address to listen on (default 127.0.0.1:8080: this machine only;
+        give 0.0.0.0:8080 to accept other machines, behind TLS)
+  --token TOKEN
+        a bearer token to accept; repeat for several. Tokens on the command
+        line are visible to other local users in the process list: prefer
+        --tokens-file or WASMEVAL_TOKENS
+  --tokens-file FILE
+        a file of bearer tokens, one per line; blank lines and lines starting
+        with # are skipped
+  --workspace DIR
+        the folder under which each session gets its own folder (default: a
+        temporary folder, removed on exit)
+  --max-sessions N
+        the most sessions kept; one more evicts the least recently used idle
+        session (default 1000)
+  --max-sessions-per-token N
+        the most sessions one token may hold; more answers 429 (default 100;
+        0 means no limit)
+  --idle-timeout DURATION
+        evict a session unused for this long, like 10m or 1h (default 15m;
+        0 means never)
+  --max-inflight N
+        the most evals and runs in progress at once; more answers 429 with
+        Retry-After (default 64)
+  --max-body BYTES
+        the largest request body accepted; larger answers 413 (default 8388608)
+  --shutdown-timeout DURATION
+        on SIGINT or SIGTERM, how long running cells get to finish before
+        they are cancelled (default 30s)
+  --log-format text|json
+        the format of the log on stderr (default text). Logs never contain
+        tokens (sessions are logged by owner, a hash of the token) and cut
+        code to 200 characters
+  --cache-dir DIR
+        the wasm compilation cache (default: the user cache folder)
+
+Environment:
+  WASMEVAL_TOKENS   comma-separated bearer tokens, added to the flags'
+`
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+type serveConfig struct {
+	addr, tokensFile, workspace, logFormat, cacheDir string
+	tokens                                           stringList
+	maxSessions, perToken, maxInFlight               int
+	idle, grace                                      time.Duration
+	maxBody                                          int64
+}
+
+func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int, bool) {
+	c := &serveConfig{}
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var flagOut bytes.Buffer
+	fs.SetOutput(&flagOut)
+	fs.Usage = func() {}
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "")
+	fs.Var(&c.tokens, "token", "")
+	fs.StringVar(&c.tokensFile, "tokens-file", "", "")
+	fs.StringVar(&c.workspace, "workspace", "", "")
+	fs.IntVar(&c.maxSessions, "max-sessions", 1000, "")
+	fs.IntVar(&c.perToken, "max-sessions-per-token", 100, "")
+	fs.DurationVar(&c.idle, "idle-timeout", 15*time.Minute, "")
+	fs.IntVar(&c.maxInFlight, "max-inflight", server.DefaultMaxInFlight, "")
+	fs.Int64Var(&c.maxBody, "max-body", server.DefaultMaxBodyBytes, "")
+	fs.DurationVar(&c.grace, "shutdown-timeout", 30*time.Second, "")
+	fs.StringVar(&c.logFormat, "log-format", "text", "")
+	fs.StringVar(&c.cacheDir, "cache-dir", "", "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, serveUsage)
+			return nil, exitOK, false
+		}
+		fmt.Fprintf(stderr, "%s\n%s", strings.TrimSpace(flagOut.String()), serveUsage)
+		return nil, exitInvalid, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "wasmeval serve: unexpected argument %q\n\n%s", fs.Arg(0), serveUsage)
+		return nil, exitInvalid, false
+	}
+	bad := func(format string, a ...any) (*serveConfig, int, bool) {
+		fmt.Fprintf(stderr, "wasmeval serve: "+format+"\n", a...)
+		return nil, exitInvalid, false
+	}
+	switch {
+	case c.logFormat != "text" && c.logFormat != "json":
+		return bad("--log-format %q: use text or json", c.logFormat)
+	case c.maxSessions < 1:
+		return bad("--max-sessions %d: give at least 1", c.maxSessions)
+	case c.perToken < 0:
+		return bad("--max-sessions-per-token %d: give 0 (no limit) or more", c.perToken)
+	case c.maxInFlight < 1:
+		return bad("--max-inflight %d: give at least 1", c.maxInFlight)
+	case c.maxBody < 1:
+		return bad("--max-body %d: give a positive number of bytes", c.maxBody)
+	case c.idle < 0:
+		return bad("--idle-timeout %s: give a positive duration, or 0 for never", c.idle)
+	}
+	return c, exitOK, true
+}
+
+// loadTokens gathers the tokens of --token, --tokens-file and
+// WASMEVAL_TOKENS.
+func loadTokens(c *serveConfig, env string) ([]string, error) {
+	var tokens []string
+	add := func(t string) {
+		if t = strings.TrimSpace(t); t != "" {
+			tokens = append(tokens, t)
+		}
+	}
+	for _, t := range c.tokens {
+		add(t)
+	}
+	for _, t := range strings.Split(env, ",") {
+		add(t)
+	}
+	if c.tokensFile != "" {
+		f, err := os.Open(c.tokensFile)
+		if err != nil {
+			return nil, fmt.Errorf("--tokens-file: %w", err)
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if line := strings.TrimSpace(sc.Text()); !strings.HasPrefix(line, "#") {
+				add(line)
+			}
+		}
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("--tokens-file: %w", err)
+		}
+	}
+	if len(tokens) == 0 {
+		return nil, errors.New("no bearer tokens: give --token, --tokens-file or WASMEVAL_TOKENS (anyone who can reach the server could run code otherwise)")
+	}
+	return tokens, nil
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	c, code, ok := parseServeFlags(args, stdout, stderr)
+	if !ok {
+		return code
+	}
+	tokens, err := loadTokens(c, os.Getenv("WASMEVAL_TOKENS"))
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
+		return exitInvalid
+	}
+	var h slog.Handler = slog.NewTextHandler(stderr, nil)
+	if c.logFormat == "json" {
+		h = slog.NewJSONHandler(stderr, nil)
+	}
+	logger := slog.New(h)
+
+	sb, err := sandbox.New(ctx, sandbox.Options{CacheDir: c.cacheDir, Logger: logger})
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
+		return exitHost
+	}
+	defer sb.Close(context.WithoutCancel(ctx))
+	idle := c.idle
+	if idle == 0 {
+		idle = -1 // the manager's "never"
+	}
+	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: c.workspace, IdleTimeout: idle, MaxSessions: c.maxSessions})
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
+		return exitHost
+	}
+	srv, err := server.New(server.Config{
+		Sandbox: sb, Manager: mgr, Tokens: tokens, Logger: logger,
+		MaxBodyBytes: c.maxBody, MaxInFlight: c.maxInFlight, MaxSessionsPerToken: c.perToken,
+	})
+	if err != nil {
+		mgr.Close(ctx)
+		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
+		return exitInvalid
+	}
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		mgr.Close(ctx)
+		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
+		return exitHost
+	}
+	logger.Info("listening", "addr", ln.Addr().String(), "tokens", len(tokens))
+	if err := server.Serve(ctx, ln, srv, mgr, c.grace); err != nil {
+		logger.Error("shutdown", "err", err)
+		return exitHost
+	}
+	logger.Info("stopped")
+	return exitOK
+}

@@ -1,0 +1,508 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/wasmeval/wasmeval/sandbox"
+)
+
+// Defaults of Config.
+const (
+	DefaultMaxBodyBytes = 8 << 20
+	DefaultMaxInFlight  = 64
+	// maxLoggedCode is how much of a cell's code a log line carries.
+	maxLoggedCode = 200
+)
+
+// OpenAPI is the API's OpenAPI 3 document, served at /openapi.json. A test
+// keeps docs/openapi.json equal to it.
+//
+//go:embed openapi.json
+var OpenAPI []byte
+
+// Config configures a Server.
+type Config struct {
+	// Sandbox runs the stateless /v1/run requests. Required.
+	Sandbox *sandbox.Sandbox
+	// Manager holds the sessions. Required; the Server does not close it.
+	Manager *sandbox.Manager
+	// Tokens are the bearer tokens accepted. At least one is required: a
+	// server without tokens would let anyone run code.
+	Tokens []string
+	// Logger receives one line per request; nil means none. Tokens are
+	// never logged, and code is cut at 200 characters.
+	Logger *slog.Logger
+	// MaxBodyBytes caps a request body; past it the answer is 413. Zero
+	// means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// MaxInFlight caps the evals and runs in progress at once; past it the
+	// answer is 429 with Retry-After. Zero means DefaultMaxInFlight.
+	MaxInFlight int
+	// MaxSessionsPerToken caps the sessions one token holds; past it
+	// creating or forking answers 429. Zero means no cap.
+	MaxSessionsPerToken int
+	// TempDir holds the folders of /v1/run's one-shot sessions. Empty
+	// means os.TempDir().
+	TempDir string
+}
+
+// Server is the HTTP face of a sandbox. It implements http.Handler.
+type Server struct {
+	cfg      Config
+	mux      *http.ServeMux
+	tokens   [][sha256.Size]byte
+	inflight chan struct{}
+	quotaMu  sync.Mutex // makes quota check and create one step
+	log      *slog.Logger
+
+	registry *prometheus.Registry
+	evals    *prometheus.CounterVec
+	duration prometheus.Histogram
+}
+
+// New checks cfg and returns a Server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Sandbox == nil || cfg.Manager == nil {
+		return nil, errors.New("server: Config.Sandbox and Config.Manager are required")
+	}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger}
+	for _, t := range cfg.Tokens {
+		if t = strings.TrimSpace(t); t != "" {
+			s.tokens = append(s.tokens, sha256.Sum256([]byte(t)))
+		}
+	}
+	if len(s.tokens) == 0 {
+		return nil, errors.New("server: no bearer tokens; give at least one, or anyone could run code")
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.cfg.MaxBodyBytes <= 0 {
+		s.cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if s.cfg.MaxInFlight <= 0 {
+		s.cfg.MaxInFlight = DefaultMaxInFlight
+	}
+	s.inflight = make(chan struct{}, s.cfg.MaxInFlight)
+
+	s.registry = prometheus.NewRegistry()
+	s.evals = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "wasmeval_evals_total",
+		Help: "Evals and runs by outcome: complete, error (a cell failed), cancelled, invalid (400), rejected (429), failed (host failure).",
+	}, []string{"status"})
+	s.duration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "wasmeval_eval_duration_seconds",
+		Help:    "Wall-clock time of evals and runs that ran.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
+	})
+	s.registry.MustRegister(
+		s.evals, s.duration,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "wasmeval_sessions",
+			Help: "Sessions held by the session manager.",
+		}, func() float64 { return float64(cfg.Manager.Len()) }),
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(OpenAPI)
+	})
+	s.mux.Handle("GET /metrics", s.auth(func(w http.ResponseWriter, r *http.Request, _ string) {
+		promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}).ServeHTTP(w, r)
+	}))
+	s.mux.Handle("POST /v1/sessions", s.auth(s.createSession))
+	s.mux.Handle("POST /v1/sessions/{id}/eval", s.auth(s.eval))
+	s.mux.Handle("POST /v1/sessions/{id}/fork", s.auth(s.fork))
+	s.mux.Handle("DELETE /v1/sessions/{id}", s.auth(s.deleteSession))
+	s.mux.Handle("GET /v1/sessions/{id}/outputs/{outputID}", s.auth(s.output))
+	s.mux.Handle("POST /v1/run", s.auth(s.run))
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no endpoint %s %s; see /openapi.json", r.Method, r.URL.Path))
+	})
+	return s, nil
+}
+
+// Registry is the Prometheus registry that /metrics serves, for embedders
+// that add their own collectors.
+func (s *Server) Registry() *prometheus.Registry { return s.registry }
+
+// ServeHTTP implements http.Handler, logging each request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	s.mux.ServeHTTP(rec, r)
+	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)))
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach Flush.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// ownerHandler is a handler that knows the caller's owner id.
+type ownerHandler func(w http.ResponseWriter, r *http.Request, owner string)
+
+// auth checks the bearer token in constant time and passes the token's
+// owner id (a hash, never the token) on.
+func (s *Server) auth(h ownerHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || token == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="wasmeval"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "missing bearer token; send the header Authorization: Bearer <token>")
+			return
+		}
+		sum := sha256.Sum256([]byte(token))
+		match := 0
+		for _, t := range s.tokens { // no early exit: the time does not tell which
+			match |= subtle.ConstantTimeCompare(sum[:], t[:])
+		}
+		if match != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="wasmeval", error="invalid_token"`)
+			writeError(w, http.StatusUnauthorized, "unauthorized", "invalid bearer token")
+			return
+		}
+		h(w, r, Owner(token))
+	})
+}
+
+// Owner is the owner id of a token: a hash of it, so the token itself is
+// never stored or logged.
+func Owner(token string) string {
+	sum := sha256.Sum256([]byte("wasmeval-owner\x00" + token))
+	return hex.EncodeToString(sum[:12])
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "sessions": s.cfg.Manager.Len()})
+}
+
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request, owner string) {
+	if !s.drainBody(w, r) {
+		return
+	}
+	id, err := s.withQuota(owner, func() (string, error) { return s.cfg.Manager.Create(r.Context(), owner) })
+	if err != nil {
+		s.sessionError(w, r, err)
+		return
+	}
+	s.log.Info("session created", "owner", owner, "session", id)
+	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
+}
+
+func (s *Server) fork(w http.ResponseWriter, r *http.Request, owner string) {
+	if !s.drainBody(w, r) {
+		return
+	}
+	src := r.PathValue("id")
+	id, err := s.withQuota(owner, func() (string, error) { return s.cfg.Manager.Fork(r.Context(), owner, src) })
+	if err != nil {
+		if errors.Is(err, sandbox.ErrNoSession) || errors.Is(err, errQuota) || errors.Is(err, sandbox.ErrClosed) || r.Context().Err() != nil {
+			s.sessionError(w, r, err)
+			return
+		}
+		// Most often state that cannot be copied (JavaScript); the message
+		// says what to do.
+		writeError(w, http.StatusConflict, "fork_failed", strings.TrimPrefix(err.Error(), "sandbox: "))
+		return
+	}
+	s.log.Info("session forked", "owner", owner, "session", id, "from", src)
+	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
+}
+
+// errQuota is a per-token session quota reached.
+var errQuota = errors.New("server: session quota reached")
+
+func (s *Server) withQuota(owner string, create func() (string, error)) (string, error) {
+	if s.cfg.MaxSessionsPerToken <= 0 {
+		return create()
+	}
+	s.quotaMu.Lock()
+	defer s.quotaMu.Unlock()
+	if s.cfg.Manager.OwnerLen(owner) >= s.cfg.MaxSessionsPerToken {
+		return "", errQuota
+	}
+	return create()
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request, owner string) {
+	if err := s.cfg.Manager.Delete(r.Context(), owner, r.PathValue("id")); err != nil {
+		s.sessionError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) output(w http.ResponseWriter, r *http.Request, owner string) {
+	sess, err := s.cfg.Manager.Session(owner, r.PathValue("id"))
+	if err != nil {
+		s.sessionError(w, r, err)
+		return
+	}
+	text, err := sess.Output(r.PathValue("outputID"))
+	if err != nil {
+		writeError(w, http.StatusNotFound, "not_found", err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"output": text})
+}
+
+// sessionError answers a Manager error.
+func (s *Server) sessionError(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, sandbox.ErrNoSession):
+		writeError(w, http.StatusNotFound, "not_found", "no such session (never created, deleted, evicted, or not yours)")
+	case errors.Is(err, errQuota):
+		w.Header().Set("Retry-After", "60")
+		writeError(w, http.StatusTooManyRequests, "quota_exceeded", fmt.Sprintf("this token already holds %d sessions, its quota; delete one first", s.cfg.MaxSessionsPerToken))
+	case errors.Is(err, sandbox.ErrClosed):
+		writeError(w, http.StatusServiceUnavailable, "shutting_down", "the server is shutting down")
+	case r.Context().Err() != nil:
+		// The client is gone; nobody reads the answer.
+	default:
+		s.log.Error("host failure", "path", r.URL.Path, "err", err)
+		writeError(w, http.StatusInternalServerError, "host_error", err.Error())
+	}
+}
+
+// readBody reads the body under the size cap, answering 413 past it.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the request body is over %d bytes, the limit", mbe.Limit))
+		} else {
+			writeError(w, http.StatusBadRequest, "invalid_request", "reading the request body: "+err.Error())
+		}
+		return nil, false
+	}
+	return body, true
+}
+
+// drainBody reads (and ignores) the optional body of bodiless endpoints.
+func (s *Server) drainBody(w http.ResponseWriter, r *http.Request) bool {
+	_, ok := s.readBody(w, r)
+	return ok
+}
+
+// admit takes an in-flight slot, answering 429 when there is none.
+func (s *Server) admit(w http.ResponseWriter) bool {
+	select {
+	case s.inflight <- struct{}{}:
+		return true
+	default:
+		s.evals.WithLabelValues("rejected").Inc()
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, "too_busy", fmt.Sprintf("%d evals are running, the server's limit; retry after a second", s.cfg.MaxInFlight))
+		return false
+	}
+}
+
+func (s *Server) done() { <-s.inflight }
+
+func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
+	body, ok := s.readBody(w, r)
+	if !ok {
+		return
+	}
+	req, err := sandbox.DecodeRequest(body)
+	if err != nil {
+		s.badRequest(w, err)
+		return
+	}
+	id := r.PathValue("id")
+	if _, err := s.cfg.Manager.Session(owner, id); err != nil {
+		s.sessionError(w, r, err)
+		return
+	}
+	if !s.admit(w) {
+		return
+	}
+	defer s.done()
+	s.logCells(r.Context(), "eval", owner, id, req)
+	stream := wantsSSE(r)
+	var sse *sseWriter
+	ctx := r.Context()
+	if stream {
+		sse = newSSE(w)
+		ctx = sandbox.WithEventFunc(ctx, func(ev sandbox.Event) { sse.send(string(ev.Kind), ev) })
+	}
+	start := time.Now()
+	res, err := s.cfg.Manager.Eval(ctx, owner, id, req)
+	s.observe(res, err, start)
+	if stream {
+		if err != nil {
+			sse.send("error", errorBody(errorCode(err), err.Error()))
+			return
+		}
+		sse.send("result", res)
+		return
+	}
+	if err != nil {
+		s.sessionError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+func (s *Server) badRequest(w http.ResponseWriter, err error) {
+	s.evals.WithLabelValues("invalid").Inc()
+	msg := err.Error()
+	var re *sandbox.RequestError
+	if errors.As(err, &re) {
+		msg = re.Detail()
+	}
+	writeError(w, http.StatusBadRequest, "invalid_request", msg)
+}
+
+func (s *Server) observe(res *sandbox.Result, err error, start time.Time) {
+	status := "failed"
+	switch {
+	case err != nil:
+	case !res.Details.IsError:
+		status = "complete"
+	default:
+		status = "error"
+		for _, c := range res.Details.Cells {
+			if c.Status == sandbox.StatusCancelled {
+				status = "cancelled"
+			}
+		}
+	}
+	s.evals.WithLabelValues(status).Inc()
+	if err == nil {
+		s.duration.Observe(time.Since(start).Seconds())
+	}
+}
+
+func (s *Server) logCells(ctx context.Context, what, owner, id string, req sandbox.Request) {
+	if !s.log.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	for i, c := range req.Cells {
+		s.log.LogAttrs(ctx, slog.LevelInfo, what, slog.String("owner", owner), slog.String("session", id),
+			slog.Int("cell", i), slog.String("language", c.Language), slog.String("code", cut(c.Code, maxLoggedCode)))
+	}
+}
+
+// cut shortens s to at most n runes, saying so.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+func errorCode(err error) string {
+	switch {
+	case errors.Is(err, sandbox.ErrNoSession):
+		return "not_found"
+	case errors.Is(err, sandbox.ErrClosed):
+		return "shutting_down"
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	}
+	return "host_error"
+}
+
+func wantsSSE(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+}
+
+// sseWriter writes Server-Sent Events, one JSON data line each.
+type sseWriter struct {
+	mu sync.Mutex
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func newSSE(w http.ResponseWriter) *sseWriter {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	s := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	s.rc.Flush()
+	return s
+}
+
+func (s *sseWriter) send(event string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data, _ = json.Marshal(errorBody("host_error", err.Error()))
+		event = "error"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// JSON has no raw newlines, so one data line holds it.
+	fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", event, data)
+	s.rc.Flush()
+}
+
+type apiError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func errorBody(code, msg string) map[string]apiError {
+	return map[string]apiError{"error": {Code: code, Message: msg}}
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, errorBody(code, msg))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// tempSessionDir makes the folder of a one-shot session.
+func (s *Server) tempSessionDir() (string, error) {
+	return os.MkdirTemp(s.cfg.TempDir, "wasmeval-run-")
+}
