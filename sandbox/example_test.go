@@ -37,7 +37,7 @@ func ExampleRequestError() {
 	fmt.Println(err)
 	// Output:
 	// cells[0]
-	// unknown field "timout" (did you mean "timeout"?); the fields are language, code, title, timeout, reset
+	// unknown field "timout" (did you mean "timeout"?); the fields are language, code, title, timeout, reset, fuel
 	// sandbox: invalid request: cells[0].timeout: 900 is out of range; use an integer from 1 to 600 seconds
 }
 

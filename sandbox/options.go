@@ -49,6 +49,10 @@ type SessionOptions struct {
 	// MemoryLimitBytes caps each language's guest memory where the runtime
 	// can; zero means the runtime's default. It must not be negative.
 	MemoryLimitBytes int64
+	// FuelBudget, when positive, is the fuel all of the session's Python
+	// cells may use together; a cell that would go past it stops with "fuel
+	// exhausted", deterministically. Zero means no session budget.
+	FuelBudget int64
 	// AgentDepth is how deep in nested agents this session runs: 0 for a
 	// top-level session. A Host that runs a sub-agent's cells in a session
 	// of its own sets it to hostcalls.AgentRequest.Depth, so that agents
@@ -90,6 +94,9 @@ func (o SessionOptions) resolved() (SessionOptions, error) {
 	o.Root = root
 	if o.MemoryLimitBytes < 0 {
 		return o, fmt.Errorf("sandbox: SessionOptions.MemoryLimitBytes is %d; give a positive number of bytes, or zero for the default", o.MemoryLimitBytes)
+	}
+	if o.FuelBudget < 0 {
+		return o, fmt.Errorf("sandbox: SessionOptions.FuelBudget is %d; give a positive number of fuel units, or zero for none", o.FuelBudget)
 	}
 	if o.AgentDepth < 0 || o.AgentDepth > hostcalls.MaxAgentDepth {
 		return o, fmt.Errorf("sandbox: SessionOptions.AgentDepth is %d; give 0..%d", o.AgentDepth, hostcalls.MaxAgentDepth)

@@ -51,7 +51,16 @@ type Cell struct {
 	// Reset discards the language's state (globals, declarations) before
 	// the cell runs.
 	Reset bool `json:"reset,omitempty"`
+	// Fuel, when positive, is the cell's fuel budget: past it the cell
+	// stops with "fuel exhausted", at the same point on every run and
+	// machine (unlike a timeout). Python cells only: goja counts no
+	// instructions, so JavaScript cells are bounded by their timeout.
+	Fuel int64 `json:"fuel,omitempty"`
 }
+
+// MaxFuel is the largest fuel budget a cell may ask for (about an hour of
+// CPython on a fast machine).
+const MaxFuel = 1 << 45
 
 // RequestError reports an invalid request. Callers tell invalid requests
 // from host failures with errors.As.
@@ -85,7 +94,7 @@ func reqErr(path, format string, args ...any) *RequestError {
 
 const exampleRequest = `{"cells":[{"language":"py","code":"print(1)"}]}`
 
-var cellFields = []string{"language", "code", "title", "timeout", "reset"}
+var cellFields = []string{"language", "code", "title", "timeout", "reset", "fuel"}
 
 // DecodeRequest parses one JSON request and validates it. Unknown fields,
 // trailing data after the object, a missing or empty cell list, unknown
@@ -177,6 +186,13 @@ func decodeCell(raw json.RawMessage, path string) (Cell, *RequestError) {
 			return Cell{}, reqErr(path+".reset", "must be true or false, not %s", describe(v))
 		}
 	}
+	if v, ok := m["fuel"]; ok && !isNull(v) {
+		n, perr := strconv.ParseInt(string(v), 10, 64)
+		if perr != nil || n < 1 || n > MaxFuel {
+			return Cell{}, reqErr(path+".fuel", "%s is not a fuel budget; use a whole number of units from 1 to %d", describe(v), int64(MaxFuel))
+		}
+		c.Fuel = n
+	}
 	if v, ok := m["timeout"]; ok && !isNull(v) {
 		n, err := timeoutSeconds(v, path+".timeout")
 		if err != nil {
@@ -236,6 +252,10 @@ func (r Request) Validate() error {
 			return reqErr(path+".code", "empty; give the code to run")
 		case c.TimeoutSeconds < 0 || c.TimeoutSeconds > MaxTimeoutSeconds:
 			return reqErr(path+".timeout", "%d is out of range; use an integer from 1 to %d seconds", c.TimeoutSeconds, MaxTimeoutSeconds)
+		case c.Fuel < 0 || c.Fuel > MaxFuel:
+			return reqErr(path+".fuel", "%d is out of range; use a whole number of units from 1 to %d", c.Fuel, int64(MaxFuel))
+		case c.Fuel > 0 && c.Language != "py":
+			return reqErr(path+".fuel", "fuel is metered for Python cells only; a %s cell is bounded by its timeout", c.Language)
 		}
 	}
 	return nil

@@ -24,6 +24,7 @@ type Session struct {
 
 	// Guarded by sem.
 	instances map[string]runtimes.Instance
+	fuelUsed  int64 // by all cells, against SessionOptions.FuelBudget
 
 	outputs outputStore
 
@@ -142,6 +143,20 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 	defer cancel(nil)
 	timer := time.AfterFunc(timeout, func() { cancel(errCellTimeout) })
 	defer timer.Stop()
+	fuel, fuelNote := c.Fuel, fmt.Sprintf("fuel exhausted: the cell used its budget of %d units", c.Fuel)
+	if b := s.opts.FuelBudget; b > 0 && c.Language == "py" {
+		left := b - s.fuelUsed
+		if left <= 0 {
+			sink.note(fmt.Sprintf("fuel exhausted: the session's budget of %d units is used up", b))
+			return StatusError, 0, nil
+		}
+		if fuel == 0 || left < fuel {
+			fuel, fuelNote = left, fmt.Sprintf("fuel exhausted: the session's budget of %d units is used up", b)
+		}
+	}
+	if fuel > 0 {
+		cellCtx = runtimes.WithFuelBudget(cellCtx, fuel)
+	}
 	start := time.Now()
 	out, err := safeRun(cellCtx, inst, c.Code, observed(ctx, sink.index, &activitySink{cellSink: sink, timer: timer, timeout: timeout}))
 	dur := time.Since(start)
@@ -155,9 +170,13 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 			return "", dur, fmt.Errorf("%s runtime: %w", c.Language, err)
 		}
 	}
+	s.fuelUsed += out.FuelUsed
 	switch {
 	case !out.Failed && !out.Interrupted:
 		return StatusComplete, dur, nil
+	case out.FuelExhausted:
+		sink.note(fuelNote)
+		return StatusError, dur, nil
 	case ctx.Err() != nil:
 		sink.note(stopNote(ctx))
 		return StatusCancelled, dur, nil
