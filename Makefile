@@ -25,7 +25,7 @@ PY_HASH     := $(shell cat $(PY_INPUTS) | sha256sum | cut -c1-16)
 PY_CACHE    := $(CACHE_ROOT)/python-$(PY_HASH)
 SRC_DIR     := $(CACHE_ROOT)/src
 
-.PHONY: build demo test bench check python deps go-deps clean mcp-everything
+.PHONY: build demo test bench check python deps go-deps clean mcp-everything mcp-inspector
 
 # The reference MCP server from npm, for TestEvalToolsMCPEverything (which
 # skips without it); keep the version in step with everythingVersion there.
@@ -41,7 +41,7 @@ demo: build
 	rm -rf bin/demo && mkdir -p bin/demo
 	cd bin/demo && { rc=0; ../wasmeval eval < ../../examples/demo/session.ndjson || rc=$$?; [ $$rc -le 1 ]; }
 
-test: python go-deps mcp-everything
+test: python go-deps mcp-everything mcp-inspector
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 ./...
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x ./...
 
@@ -58,6 +58,15 @@ go-deps:
 	$(GO) mod download
 
 mcp-everything: $(MCP_EVERYTHING_DIR)/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+
+# The MCP Inspector CLI, which TestMCPInspectorCLI runs with `npx --offline`
+# (tests do not reach the network): fetch it into the npm cache once.
+mcp-inspector: $(CACHE_ROOT)/mcp-inspector.stamp
+
+$(CACHE_ROOT)/mcp-inspector.stamp:
+	mkdir -p "$(CACHE_ROOT)"
+	npx -y @modelcontextprotocol/inspector --help >/dev/null
+	touch $@
 
 $(MCP_EVERYTHING_DIR)/node_modules/@modelcontextprotocol/server-everything/dist/index.js:
 	mkdir -p "$(MCP_EVERYTHING_DIR)"

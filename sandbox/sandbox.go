@@ -106,7 +106,8 @@ func (sb *Sandbox) NewSession(ctx context.Context, o SessionOptions) (*Session, 
 		sem:       make(chan struct{}, 1),
 		instances: make(map[string]runtimes.Instance),
 	}
-	calls, err := hostcalls.NewDispatcher(o.Root, sb.opts.Host, hostcalls.DispatcherOptions{
+	// sessionHost lets WithHost override Options.Host per Eval.
+	calls, err := hostcalls.NewDispatcher(o.Root, sessionHost{fallback: sb.opts.Host}, hostcalls.DispatcherOptions{
 		AgentDepth: o.AgentDepth, HostSetting: hostSetting, Outputs: s.outputs.guestGet,
 	})
 	if err != nil {

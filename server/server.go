@@ -12,7 +12,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -62,6 +62,15 @@ type Config struct {
 	// TempDir holds the folders of /v1/run's one-shot sessions. Empty
 	// means os.TempDir().
 	TempDir string
+	// Host answers the tool, llm and agent calls of evals that do not
+	// stream (and of /v1/run): the operator's backends. Nil means none:
+	// those calls fail with a message saying how to get some, as do the
+	// calls of a hostcalls.HostFuncs whose function for them is nil. A
+	// streaming eval's calls always go to its client.
+	Host hostcalls.Host
+	// CallTimeout is how long a streaming client has to answer a host
+	// call before the guest gets an error. Zero means DefaultCallTimeout.
+	CallTimeout time.Duration
 }
 
 // Server is the HTTP face of a sandbox. It implements http.Handler.
@@ -71,11 +80,14 @@ type Server struct {
 	tokens   [][sha256.Size]byte
 	inflight chan struct{}
 	quotaMu  sync.Mutex // makes quota check and create one step
+	callsMu  sync.Mutex
+	calls    map[string]*pendingCall // host calls waiting for a client's answer, by call id
 	log      *slog.Logger
 
-	registry *prometheus.Registry
-	evals    *prometheus.CounterVec
-	duration prometheus.Histogram
+	registry  *prometheus.Registry
+	evals     *prometheus.CounterVec
+	duration  prometheus.Histogram
+	hostCalls *prometheus.CounterVec
 }
 
 // New checks cfg and returns a Server.
@@ -83,7 +95,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Sandbox == nil || cfg.Manager == nil {
 		return nil, errors.New("server: Config.Sandbox and Config.Manager are required")
 	}
-	s := &Server{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger}
+	s := &Server{cfg: cfg, mux: http.NewServeMux(), log: cfg.Logger, calls: map[string]*pendingCall{}}
 	for _, t := range cfg.Tokens {
 		if t = strings.TrimSpace(t); t != "" {
 			s.tokens = append(s.tokens, sha256.Sum256([]byte(t)))
@@ -102,6 +114,9 @@ func New(cfg Config) (*Server, error) {
 		s.cfg.MaxInFlight = DefaultMaxInFlight
 	}
 	s.inflight = make(chan struct{}, s.cfg.MaxInFlight)
+	if s.cfg.CallTimeout <= 0 {
+		s.cfg.CallTimeout = DefaultCallTimeout
+	}
 
 	s.registry = prometheus.NewRegistry()
 	s.evals = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -113,8 +128,12 @@ func New(cfg Config) (*Server, error) {
 		Help:    "Wall-clock time of evals and runs that ran.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 4, 10),
 	})
+	s.hostCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "wasmeval_client_host_calls_total",
+		Help: "Host calls sent to streaming clients, by kind (tool, llm, agent) and outcome (ok, error, timeout, cancelled).",
+	}, []string{"kind", "outcome"})
 	s.registry.MustRegister(
-		s.evals, s.duration,
+		s.evals, s.duration, s.hostCalls,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "wasmeval_sessions",
 			Help: "Sessions held by the session manager.",
@@ -136,7 +155,11 @@ func New(cfg Config) (*Server, error) {
 	s.mux.Handle("POST /v1/sessions/{id}/fork", s.auth(s.fork))
 	s.mux.Handle("DELETE /v1/sessions/{id}", s.auth(s.deleteSession))
 	s.mux.Handle("GET /v1/sessions/{id}/outputs/{outputID}", s.auth(s.output))
+	s.mux.Handle("POST /v1/sessions/{id}/calls/{callID}", s.auth(s.answerCall))
 	s.mux.Handle("POST /v1/run", s.auth(s.run))
+	if err := s.mountMCP(); err != nil {
+		return nil, err
+	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no endpoint %s %s; see /openapi.json", r.Method, r.URL.Path))
 	})
@@ -362,10 +385,12 @@ func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 	s.logCells(r.Context(), "eval", owner, id, req)
 	stream := wantsSSE(r)
 	var sse *sseWriter
-	ctx := r.Context()
+	ctx := sandbox.WithHost(r.Context(), s.serverHost())
 	if stream {
 		sse = newSSE(w)
 		ctx = sandbox.WithEventFunc(ctx, func(ev sandbox.Event) { sse.send(string(ev.Kind), ev) })
+		// The client that streams answers the host calls.
+		ctx = sandbox.WithHost(ctx, &clientHost{s: s, owner: owner, session: id, sse: sse})
 	}
 	start := time.Now()
 	res, err := s.cfg.Manager.Eval(ctx, owner, id, req)
@@ -500,9 +525,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
-}
-
-// tempSessionDir makes the folder of a one-shot session.
-func (s *Server) tempSessionDir() (string, error) {
-	return os.MkdirTemp(s.cfg.TempDir, "wasmeval-run-")
 }

@@ -440,7 +440,7 @@ func TestRun(t *testing.T) {
 			}
 			var types []string
 			for _, o := range res.Outputs {
-				types = append(types, o.Type)
+				types = append(types, string(o.Type))
 			}
 			if tt.wantTypes != "" && strings.Join(types, ",") != tt.wantTypes {
 				t.Errorf("output types %v, want %s: %s", types, tt.wantTypes, r.body)
@@ -573,7 +573,7 @@ func TestOpenAPIMatchesDocs(t *testing.T) {
 	if err := json.Unmarshal(server.OpenAPI, &doc); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"/v1/sessions", "/v1/sessions/{id}/eval", "/v1/sessions/{id}/fork", "/v1/sessions/{id}", "/v1/run", "/healthz", "/metrics"} {
+	for _, p := range []string{"/v1/sessions", "/v1/sessions/{id}/eval", "/v1/sessions/{id}/fork", "/v1/sessions/{id}", "/v1/sessions/{id}/calls/{callId}", "/v1/run", "/healthz", "/metrics"} {
 		if _, ok := doc.Paths[p]; !ok {
 			t.Errorf("openapi.json lacks %s", p)
 		}

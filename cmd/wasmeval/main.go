@@ -3,8 +3,10 @@
 //
 //	wasmeval eval [--cwd DIR]    requests on stdin, one JSON object a line; results on stdout
 //	wasmeval version             print the version
+//	wasmeval serve               serve sessions over HTTP (and MCP at /mcp)
+//	wasmeval mcp                 be an MCP server on stdin and stdout
 //
-// serve, mcp and replay are planned; see DESIGN.md. Run `wasmeval -h` and
+// replay is planned; see DESIGN.md. Run `wasmeval -h` and
 // `wasmeval <command> -h` for details.
 package main
 
@@ -38,7 +40,7 @@ Commands:
   eval      run requests from stdin (one JSON object a line) in one session
   version   print the version
   serve     serve sessions to agents over HTTP (JSON API, SSE, bearer tokens)
-  mcp       be an MCP server on stdin and stdout (not implemented yet)
+  mcp       be an MCP server on stdin and stdout (tools eval, run_code, code contexts)
   replay    re-run a recorded tape and report divergences (not implemented yet)
 
 Run 'wasmeval <command> -h' for a command's flags.
@@ -71,7 +73,9 @@ func doMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return runVersion(rest, stdout, stderr)
 	case "serve":
 		return runServe(ctx, rest, stdout, stderr)
-	case "mcp", "replay":
+	case "mcp":
+		return runMCP(ctx, rest, stdin, stdout, stderr)
+	case "replay":
 		if len(rest) > 0 && isHelp(rest[0]) {
 			fmt.Fprintf(stdout, "Usage: wasmeval %s\n\n%s is not implemented yet; see DESIGN.md for what it will do.\n", cmd, cmd)
 			return exitOK

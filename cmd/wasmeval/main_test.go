@@ -148,7 +148,7 @@ func TestEval(t *testing.T) {
 			want: []string{
 				"text: one",
 				`invalid_request: line 2: not JSON: it starts with "not json"; send one JSON object like {"cells":[{"language":"py","code":"print(1)"}]}`,
-				`invalid_request: line 4: cells[0]: unknown field "timout" (did you mean "timeout"?); the fields are language, code, title, timeout, reset`,
+				`invalid_request: line 4: cells[0]: unknown field "timout" (did you mean "timeout"?); the fields are language, code, title, timeout, reset, fuel`,
 				"text: four",
 			},
 		},
@@ -302,7 +302,8 @@ func TestCommandLine(t *testing.T) {
 		{"version flag", []string{"--version"}, 0, "wasmeval ", ""},
 		{"version help", []string{"version", "-h"}, 0, "Usage: wasmeval version", ""},
 		{"serve without tokens", []string{"serve"}, 2, "", "wasmeval serve: no bearer tokens"},
-		{"mcp", []string{"mcp", "--x"}, 2, "", "wasmeval mcp: not implemented yet"},
+		{"mcp bad flag", []string{"mcp", "--x"}, 2, "", "flag provided but not defined: -x"},
+		{"mcp help", []string{"mcp", "-h"}, 0, "Usage: wasmeval mcp", ""},
 		{"replay", []string{"replay"}, 2, "", "wasmeval replay: not implemented yet"},
 		{"serve help", []string{"serve", "-h"}, 0, "Usage: wasmeval serve", ""},
 		{"unknown", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/server"
 )
@@ -31,11 +32,19 @@ JSON API described at /openapi.json:
   POST   /v1/sessions/{id}/fork       copy files and Python state -> 201 {"id": "..."}
   DELETE /v1/sessions/{id}            delete a session            -> 204
   GET    /v1/sessions/{id}/outputs/{outputId}   the full text of a cut output
+  POST   /v1/sessions/{id}/calls/{callId}      answer a host call -> 204
+                                      (a streaming eval sends each tool(), llm()
+                                      and agent() call of the guest as a "call"
+                                      event {"callId","kind","request"}; answer
+                                      {"result": ...} or {"error": {"message"}})
   POST   /v1/run                      one-shot {"language","code"} -> CodeInterpreter outputs
   GET    /healthz, /openapi.json      no token needed
   GET    /metrics                     Prometheus metrics
+  POST/GET/DELETE /mcp                MCP over streamable HTTP: tools eval, run_code,
+                                      create_code_context, run_in_code_context,
+                                      delete_code_context (see wasmeval mcp -h)
 
-Every /v1 endpoint and /metrics needs "Authorization: Bearer <token>" with
+Every /v1 endpoint, /mcp and /metrics needs "Authorization: Bearer <token>" with
 one of the configured tokens (401 otherwise). A session belongs to the token
 that created it; other tokens get 404 for it. At least one token is required.
 
@@ -76,6 +85,21 @@ Flags:
         code to 200 characters
   --cache-dir DIR
         the wasm compilation cache (default: the user cache folder)
+  --call-timeout DURATION
+        how long a streaming client has to answer a host call before the
+        guest's helper fails with a timeout error (default 60s)
+  --tools-mcp 'CMD ARGS'
+        run CMD as an MCP server over stdio (split on spaces, with '...' and
+        "..." quoting; no shell) whose tools answer tool.<name>(args) in evals
+        that do not stream and in /v1/run (a streaming eval's calls go to its
+        client). Without it those calls fail saying no tools are configured
+  --llm-url URL
+        an OpenAI-compatible chat-completions endpoint answering llm() in
+        evals that do not stream and in /v1/run. The API key, if any, is read
+        from WASMEVAL_LLM_API_KEY; guests never see it
+  --llm-model NAME, --llm-model-smol NAME, --llm-model-slow NAME
+        the models for llm(model='default'|'smol'|'slow') (smol and slow
+        default to --llm-model; no model field is sent when unset)
 
 Environment:
   WASMEVAL_TOKENS   comma-separated bearer tokens, added to the flags'
@@ -93,6 +117,8 @@ type serveConfig struct {
 	maxSessions, perToken, maxInFlight               int
 	idle, grace                                      time.Duration
 	maxBody                                          int64
+	callTimeout                                      time.Duration
+	host                                             hostFlags
 }
 
 func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int, bool) {
@@ -113,6 +139,12 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 	fs.DurationVar(&c.grace, "shutdown-timeout", 30*time.Second, "")
 	fs.StringVar(&c.logFormat, "log-format", "text", "")
 	fs.StringVar(&c.cacheDir, "cache-dir", "", "")
+	fs.DurationVar(&c.callTimeout, "call-timeout", server.DefaultCallTimeout, "")
+	fs.StringVar(&c.host.toolsMCP, "tools-mcp", "", "")
+	fs.StringVar(&c.host.llmURL, "llm-url", "", "")
+	fs.StringVar(&c.host.models[0], "llm-model", "", "")
+	fs.StringVar(&c.host.models[1], "llm-model-smol", "", "")
+	fs.StringVar(&c.host.models[2], "llm-model-slow", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, serveUsage)
@@ -140,6 +172,8 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 		return bad("--max-inflight %d: give at least 1", c.maxInFlight)
 	case c.maxBody < 1:
 		return bad("--max-body %d: give a positive number of bytes", c.maxBody)
+	case c.callTimeout <= 0:
+		return bad("--call-timeout %s: give a positive duration, like 30s or 2m", c.callTimeout)
 	case c.idle < 0:
 		return bad("--idle-timeout %s: give a positive duration, or 0 for never", c.idle)
 	}
@@ -199,6 +233,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	logger := slog.New(h)
 
+	backends, closeBackends, code := serveBackends(ctx, &c.host, stderr)
+	if code != exitOK {
+		return code
+	}
+	defer closeBackends()
+
 	sb, err := sandbox.New(ctx, sandbox.Options{CacheDir: c.cacheDir, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
@@ -217,6 +257,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	srv, err := server.New(server.Config{
 		Sandbox: sb, Manager: mgr, Tokens: tokens, Logger: logger,
 		MaxBodyBytes: c.maxBody, MaxInFlight: c.maxInFlight, MaxSessionsPerToken: c.perToken,
+		Host: backends, CallTimeout: c.callTimeout,
 	})
 	if err != nil {
 		mgr.Close(ctx)
@@ -236,4 +277,33 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	logger.Info("stopped")
 	return exitOK
+}
+
+// serveBackends builds the operator's backends with eval's hostFlags.host,
+// keeping only what the flags configure: the server answers the rest with
+// its own message (which names serve's flags, not eval's).
+func serveBackends(ctx context.Context, f *hostFlags, stderr io.Writer) (hostcalls.Host, func(), int) {
+	h, closeHost, code := f.host(ctx, serveErrors{stderr})
+	if code != exitOK || h == nil {
+		return nil, func() {}, code
+	}
+	var b hostcalls.HostFuncs
+	if f.toolsMCP != "" {
+		b.ToolFunc = h.Tool
+	}
+	if f.llmURL != "" {
+		b.LLMFunc = h.LLM
+	}
+	return b, closeHost, exitOK
+}
+
+// serveErrors names serve, not eval, in hostFlags.host's messages (each
+// one Write).
+type serveErrors struct{ w io.Writer }
+
+func (s serveErrors) Write(p []byte) (int, error) {
+	if _, err := s.w.Write(bytes.ReplaceAll(p, []byte("wasmeval eval:"), []byte("wasmeval serve:"))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -38,7 +38,7 @@ func TestServeHelpExplainsEveryFlag(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	for _, f := range []string{"--addr", "--token", "--tokens-file", "--workspace", "--max-sessions", "--max-sessions-per-token",
-		"--idle-timeout", "--max-inflight", "--max-body", "--shutdown-timeout", "--log-format", "--cache-dir", "WASMEVAL_TOKENS"} {
+		"--idle-timeout", "--max-inflight", "--max-body", "--shutdown-timeout", "--log-format", "--cache-dir", "--call-timeout", "--tools-mcp", "--llm-url", "--llm-model", "WASMEVAL_TOKENS"} {
 		if !strings.Contains(out.String(), "\n  "+f) {
 			t.Errorf("serve --help does not explain %s", f)
 		}
@@ -56,6 +56,8 @@ func TestServeFlagErrors(t *testing.T) {
 		{"unknown flag", []string{"--nope"}, "flag provided but not defined: -nope"},
 		{"argument", []string{"x"}, `unexpected argument "x"`},
 		{"no tokens", nil, "no bearer tokens"},
+		{"call timeout", []string{"--token", "t", "--call-timeout", "0s"}, "--call-timeout 0s"},
+		{"model without url", []string{"--token", "t", "--llm-model", "m"}, "wasmeval serve: --llm-model and its kin need --llm-url"},
 		{"missing tokens file", []string{"--tokens-file", "/nonexistent/wasmeval-tokens"}, "--tokens-file"},
 	}
 	t.Setenv("WASMEVAL_TOKENS", "")

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmeval/wasmeval/sandbox"
+	"github.com/wasmeval/wasmeval/server/mcpserver"
+)
+
+const mcpUsage = `Usage: wasmeval mcp [flags]
+
+Serves sandboxed Python and JavaScript to one MCP client on stdin and stdout
+(newline-delimited JSON-RPC, the MCP stdio transport). Logs go to stderr.
+
+Tools:
+  eval                 {"cells": [{"language": "py"|"js", "code", "title"?,
+                       "timeout"?, "reset"?}]} in this connection's session;
+                       text and image content, per-cell details as the
+                       structured result
+  run_code             {"language", "code", "timeout"?} in a throwaway session;
+                       CodeInterpreter outputs, exitCode, error
+  create_code_context  {} -> {"id"}: a persistent session
+  run_in_code_context  {"id", "language", "code", "timeout"?}
+  delete_code_context  {"id"}
+
+llm() in a cell asks the client for a completion (MCP sampling) when the
+client offers the sampling capability; otherwise it fails with a message.
+
+Flags:
+  --workspace DIR
+        the folder under which each session gets its own folder (default: a
+        temporary folder, removed on exit)
+  --cache-dir DIR
+        the wasm compilation cache (default: the user cache folder)
+  --idle-timeout DURATION
+        delete a code context unused for this long, like 10m or 1h (default
+        15m; 0 means never)
+  --max-sessions N
+        the most sessions kept; one more evicts the least recently used idle
+        session (default 100)
+`
+
+func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var workspace, cacheDir string
+	var idle time.Duration
+	var maxSessions int
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	var flagOut bytes.Buffer
+	fs.SetOutput(&flagOut)
+	fs.Usage = func() {}
+	fs.StringVar(&workspace, "workspace", "", "")
+	fs.StringVar(&cacheDir, "cache-dir", "", "")
+	fs.DurationVar(&idle, "idle-timeout", 15*time.Minute, "")
+	fs.IntVar(&maxSessions, "max-sessions", 100, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, mcpUsage)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "%s\n%s", strings.TrimSpace(flagOut.String()), mcpUsage)
+		return exitInvalid
+	}
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "wasmeval mcp: unexpected argument %q\n\n%s", fs.Arg(0), mcpUsage)
+		return exitInvalid
+	case maxSessions < 1:
+		fmt.Fprintf(stderr, "wasmeval mcp: --max-sessions %d: give at least 1\n", maxSessions)
+		return exitInvalid
+	case idle < 0:
+		fmt.Fprintf(stderr, "wasmeval mcp: --idle-timeout %s: give a positive duration, or 0 for never\n", idle)
+		return exitInvalid
+	}
+	if idle == 0 {
+		idle = -1 // the manager's "never"
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	sb, err := sandbox.New(ctx, sandbox.Options{CacheDir: cacheDir, Logger: logger})
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
+		return exitHost
+	}
+	defer sb.Close(context.WithoutCancel(ctx))
+	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: workspace, IdleTimeout: idle, MaxSessions: maxSessions})
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
+		return exitHost
+	}
+	defer mgr.Close(context.WithoutCancel(ctx))
+	srv, err := mcpserver.New(mcpserver.Config{Sandbox: sb, Manager: mgr, Version: version(), Logger: logger})
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
+		return exitHost
+	}
+	err = srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	switch {
+	case err == nil, ctx.Err() != nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed):
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
+	return exitHost
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

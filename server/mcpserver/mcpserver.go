@@ -1,0 +1,494 @@
+package mcpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/sandbox"
+)
+
+// Config configures a Server.
+type Config struct {
+	// Sandbox runs run_code's one-shot sessions. Required.
+	Sandbox *sandbox.Sandbox
+	// Manager holds eval's sessions and the code contexts. Required; the
+	// Server does not close it.
+	Manager *sandbox.Manager
+	// Version is reported to clients as the server's version; empty means
+	// "(devel)".
+	Version string
+	// Logger receives one line per tool call, code cut at 200 characters;
+	// nil means none.
+	Logger *slog.Logger
+	// TempDir holds run_code's one-shot session folders; empty means
+	// os.TempDir().
+	TempDir string
+	// Admit, when set, is asked before code runs; ok false makes the call a
+	// tool error that says the server is busy. done ends the admission.
+	Admit func() (done func(), ok bool)
+	// Host answers the cells' tool and agent calls, and llm when the
+	// client does not offer MCP sampling; nil means none (those helpers
+	// then fail with a message saying so).
+	Host hostcalls.Host
+	// Create, when set, makes the sessions in place of Manager.Create, so a
+	// server can apply its per-owner quota.
+	Create func(ctx context.Context, owner string) (string, error)
+}
+
+// Server serves wasmeval's MCP tools. Make one with New.
+type Server struct {
+	cfg Config
+	srv *mcp.Server
+	log *slog.Logger
+
+	mu    sync.Mutex
+	conns map[*mcp.ServerSession]*conn
+}
+
+// conn is what the server keeps per MCP session.
+type conn struct {
+	owner     string // for connections without a bearer token
+	evalID    string // eval's session, made on first use
+	evalOwner string // and its owner
+}
+
+// New checks cfg and returns a Server with its tools.
+func New(cfg Config) (*Server, error) {
+	if cfg.Sandbox == nil || cfg.Manager == nil {
+		return nil, errors.New("mcpserver: Config.Sandbox and Config.Manager are required")
+	}
+	if cfg.Version == "" {
+		cfg.Version = "(devel)"
+	}
+	if cfg.Create == nil {
+		cfg.Create = cfg.Manager.Create
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*mcp.ServerSession]*conn{}}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: "wasmeval", Title: "wasmeval sandbox", Version: cfg.Version}, &mcp.ServerOptions{
+		SupportedProtocolVersions: protocolVersions(),
+		Instructions: "Runs Python (py) and JavaScript (js) code in a WebAssembly sandbox. " +
+			"eval keeps one session per MCP connection: variables, imports and files persist across calls. " +
+			"run_code is one-shot; create_code_context, run_in_code_context and delete_code_context manage sessions by id.",
+	})
+	s.addTools()
+	return s, nil
+}
+
+// maxProtocolVersion is the newest MCP version served. From 2026-07-28 a
+// server may not send sampling/createMessage while it serves a tool call
+// (it must answer "input required" and be called again, SEP-2322), which a
+// running cell cannot do: llm() blocks the guest mid-cell. Older versions
+// let it, so those are the ones negotiated.
+const maxProtocolVersion = "2025-11-25"
+
+func protocolVersions() []string {
+	var vs []string
+	for _, v := range mcp.SupportedProtocolVersions() {
+		if v <= maxProtocolVersion {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// MCP is the SDK server, for Run over a transport such as
+// mcp.StdioTransport or one of mcp.NewInMemoryTransports.
+func (s *Server) MCP() *mcp.Server { return s.srv }
+
+type ownerKey struct{}
+
+// WithOwner returns a context whose HTTP requests HTTPHandler serves as
+// owner's. Servers set it after they have checked the caller's bearer token.
+func WithOwner(ctx context.Context, owner string) context.Context {
+	return context.WithValue(ctx, ownerKey{}, owner)
+}
+
+// HTTPHandler serves the streamable HTTP transport. Every request must
+// carry an owner set with WithOwner (the caller's authenticated identity);
+// one without answers 401. An MCP session is bound to the owner that opened
+// it: another owner's requests for it answer 403. sessionTimeout closes MCP
+// sessions idle for that long (zero: never); maxBody caps request bodies.
+func (s *Server) HTTPHandler(sessionTimeout time.Duration, maxBody int64) http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
+		Logger:              s.cfg.Logger,
+		SessionTimeout:      sessionTimeout,
+		MaxRequestBodyBytes: maxBody,
+	})
+	// The SDK binds sessions to TokenInfo.UserID, which only its bearer
+	// middleware sets: feed it the owner the outer server checked.
+	verify := func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+		owner, _ := r.Context().Value(ownerKey{}).(string)
+		if owner == "" {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: owner}, nil
+	}
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+}
+
+// conn returns the state of ss, making it on first use. The eval session of
+// a connection is deleted when the connection ends.
+func (s *Server) conn(ss *mcp.ServerSession) *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.conns[ss]
+	if !ok {
+		c = &conn{owner: "mcp-" + randomID()}
+		s.conns[ss] = c
+		go func() {
+			ss.Wait()
+			s.mu.Lock()
+			delete(s.conns, ss)
+			s.mu.Unlock()
+			if c.evalID != "" {
+				s.cfg.Manager.Delete(context.Background(), c.evalOwner, c.evalID)
+			}
+		}()
+	}
+	return c
+}
+
+// owner is who owns the sessions a call makes: the bearer token's owner
+// over HTTP, else the connection.
+func (s *Server) owner(_ *mcp.ServerSession, c *conn, extra *mcp.RequestExtra) string {
+	if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+		return extra.TokenInfo.UserID
+	}
+	return c.owner
+}
+
+func randomID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Schemas are written out rather than inferred: they carry the enums and
+// bounds of the cell contract, and clients show their descriptions.
+var (
+	cellSchema = `{
+	  "type": "object",
+	  "properties": {
+	    "language": {"type": "string", "enum": ["py", "js"], "description": "py for Python 3.11, js for JavaScript (ES2020+, no modules)"},
+	    "code": {"type": "string", "minLength": 1, "description": "the code to run; the last expression's value is shown"},
+	    "title": {"type": "string", "description": "a name for the cell in the result"},
+	    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "seconds before the cell is stopped (default 30)"},
+	    "reset": {"type": "boolean", "description": "discard this language's state before running"}
+	  },
+	  "required": ["language", "code"]
+	}`
+	evalSchema = json.RawMessage(`{
+	  "type": "object",
+	  "properties": {
+	    "cells": {"type": "array", "minItems": 1, "items": ` + cellSchema + `,
+	      "description": "cells run in order in this connection's session; state persists per language; the first failing cell stops the rest"}
+	  },
+	  "required": ["cells"],
+	  "additionalProperties": false
+	}`)
+	runSchema = json.RawMessage(`{
+	  "type": "object",
+	  "properties": {
+	    "language": {"type": "string", "enum": ["py", "js"], "description": "py or js"},
+	    "code": {"type": "string", "minLength": 1, "description": "the code to run"},
+	    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "seconds before the code is stopped (default 30)"}
+	  },
+	  "required": ["language", "code"],
+	  "additionalProperties": false
+	}`)
+	runInSchema = json.RawMessage(`{
+	  "type": "object",
+	  "properties": {
+	    "id": {"type": "string", "minLength": 1, "description": "the context id from create_code_context"},
+	    "language": {"type": "string", "enum": ["py", "js"], "description": "py or js"},
+	    "code": {"type": "string", "minLength": 1, "description": "the code to run"},
+	    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "seconds before the code is stopped (default 30)"}
+	  },
+	  "required": ["id", "language", "code"],
+	  "additionalProperties": false
+	}`)
+	createSchema = json.RawMessage(`{"type": "object", "properties": {}, "additionalProperties": false}`)
+	deleteSchema = json.RawMessage(`{
+	  "type": "object",
+	  "properties": {"id": {"type": "string", "minLength": 1, "description": "the context id to delete"}},
+	  "required": ["id"],
+	  "additionalProperties": false
+	}`)
+)
+
+// EvalInput is the eval tool's input: DESIGN.md's cell request.
+type EvalInput = sandbox.Request
+
+// RunInput is run_code's input.
+type RunInput struct {
+	Language string `json:"language"`
+	Code     string `json:"code"`
+	Timeout  int    `json:"timeout,omitempty"`
+}
+
+// RunInContextInput is run_in_code_context's input.
+type RunInContextInput struct {
+	ID       string `json:"id"`
+	Language string `json:"language"`
+	Code     string `json:"code"`
+	Timeout  int    `json:"timeout,omitempty"`
+}
+
+// ContextInput names a code context.
+type ContextInput struct {
+	ID string `json:"id"`
+}
+
+func (s *Server) addTools() {
+	notRO := false
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:  "eval",
+		Title: "Run cells",
+		Description: "Runs Python (py) and JavaScript (js) cells in order in this connection's sandbox session. " +
+			"Variables, imports and files persist across calls (per language); reset discards a language's state. " +
+			"Returns the cells' output as text and displayed images as image content; the structured result has per-cell details.",
+		InputSchema: evalSchema,
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
+	}, s.eval)
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:        "run_code",
+		Title:       "Run code once",
+		Description: "Runs one piece of Python (py) or JavaScript (js) code in a fresh sandbox that is thrown away afterwards. Returns CodeInterpreter outputs (stdout, stderr, display, result), exitCode and error.",
+		InputSchema: runSchema,
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
+	}, s.runCode)
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:        "create_code_context",
+		Title:       "Create a code context",
+		Description: "Creates a persistent sandbox session (a code context) and returns its id for run_in_code_context.",
+		InputSchema: createSchema,
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
+	}, s.createContext)
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:        "run_in_code_context",
+		Title:       "Run code in a context",
+		Description: "Runs Python (py) or JavaScript (js) code in the code context id; its state persists between calls. Returns CodeInterpreter outputs, exitCode and error.",
+		InputSchema: runInSchema,
+		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
+	}, s.runInContext)
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:        "delete_code_context",
+		Title:       "Delete a code context",
+		Description: "Deletes the code context id and its files.",
+		InputSchema: deleteSchema,
+		Annotations: &mcp.ToolAnnotations{OpenWorldHint: &notRO, IdempotentHint: true},
+	}, s.deleteContext)
+}
+
+type sessionKey struct{}
+
+// runCtx is the context code runs under: it carries the MCP session, for
+// SamplingHost, and sends the cells' host calls to a SamplingHost.
+func (s *Server) runCtx(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	ctx = context.WithValue(ctx, sessionKey{}, req.Session)
+	return sandbox.WithHost(ctx, &SamplingHost{Fallback: s.cfg.Host})
+}
+
+// requestError turns a *sandbox.RequestError into its detail, without the
+// package prefix: the model reads it.
+func requestError(err error) error {
+	var re *sandbox.RequestError
+	if errors.As(err, &re) {
+		return errors.New(re.Detail())
+	}
+	return err
+}
+
+func (s *Server) admit() (func(), error) {
+	if s.cfg.Admit == nil {
+		return func() {}, nil
+	}
+	done, ok := s.cfg.Admit()
+	if !ok {
+		return nil, errors.New("the server is running as many evals as it allows; retry in a second")
+	}
+	return done, nil
+}
+
+// hostError is a failure of the host, said for a model.
+func hostError(err error) error {
+	switch {
+	case errors.Is(err, sandbox.ErrNoSession):
+		return errors.New("no such code context (never created, deleted, evicted after being idle, or not yours); create one with create_code_context")
+	case errors.Is(err, sandbox.ErrClosed):
+		return errors.New("the server is shutting down")
+	}
+	return fmt.Errorf("host error: %s", strings.TrimPrefix(err.Error(), "sandbox: "))
+}
+
+func (s *Server) logCells(ctx context.Context, tool, owner string, req sandbox.Request) {
+	if !s.log.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	for i, c := range req.Cells {
+		code := []rune(c.Code)
+		short := c.Code
+		if len(code) > 200 {
+			short = string(code[:200]) + "…"
+		}
+		s.log.LogAttrs(ctx, slog.LevelInfo, "mcp "+tool, slog.String("owner", owner),
+			slog.Int("cell", i), slog.String("language", c.Language), slog.String("code", short))
+	}
+}
+
+func (s *Server) eval(ctx context.Context, req *mcp.CallToolRequest, _ EvalInput) (*mcp.CallToolResult, any, error) {
+	// The schema checked the shape; DecodeRequest is the contract's own
+	// check, with its messages (unknown fields, bounds).
+	in, err := sandbox.DecodeRequest(req.Params.Arguments)
+	if err != nil {
+		return nil, nil, requestError(err)
+	}
+	c := s.conn(req.Session)
+	owner := s.owner(req.Session, c, req.Extra)
+	done, err := s.admit()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
+	s.logCells(ctx, "eval", owner, in)
+
+	s.mu.Lock()
+	id := c.evalID
+	s.mu.Unlock()
+	var note string
+	for attempt := 0; ; attempt++ {
+		if id == "" {
+			if id, err = s.cfg.Create(ctx, owner); err != nil {
+				return nil, nil, hostError(err)
+			}
+			s.mu.Lock()
+			c.evalID, c.evalOwner = id, owner
+			s.mu.Unlock()
+		}
+		res, err := s.cfg.Manager.Eval(s.runCtx(ctx, req), owner, id, in)
+		if errors.Is(err, sandbox.ErrNoSession) && attempt == 0 {
+			// Evicted while idle: start again, and say so.
+			id, note = "", "(note: this connection's previous session was evicted after being idle; it starts fresh)\n"
+			continue
+		}
+		if err != nil {
+			return nil, nil, hostError(err)
+		}
+		return toolResult(res, note), res.Details, nil
+	}
+}
+
+// toolResult is res's content as MCP content, IsError as the cells'.
+func toolResult(res *sandbox.Result, note string) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: res.Details.IsError, Content: []mcp.Content{}}
+	for _, c := range res.Content {
+		switch c.Type {
+		case "image":
+			data, err := base64.StdEncoding.DecodeString(c.Data)
+			if err != nil {
+				out.Content = append(out.Content, &mcp.TextContent{Text: fmt.Sprintf("(an image of type %s that was not valid base64)", c.MIMEType)})
+				continue
+			}
+			out.Content = append(out.Content, &mcp.ImageContent{Data: data, MIMEType: c.MIMEType})
+		default:
+			text := c.Text
+			if note != "" && len(out.Content) == 0 {
+				text = note + text
+			}
+			out.Content = append(out.Content, &mcp.TextContent{Text: text})
+		}
+	}
+	return out
+}
+
+func cellOf(language, code string, timeout int) sandbox.Request {
+	return sandbox.Request{Cells: []sandbox.Cell{{Language: language, Code: code, TimeoutSeconds: timeout}}}
+}
+
+func (s *Server) runCode(ctx context.Context, req *mcp.CallToolRequest, in RunInput) (*mcp.CallToolResult, any, error) {
+	r := cellOf(in.Language, in.Code, in.Timeout)
+	if err := r.Validate(); err != nil {
+		return nil, nil, requestError(err)
+	}
+	done, err := s.admit()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
+	s.logCells(ctx, "run_code", s.owner(req.Session, s.conn(req.Session), req.Extra), r)
+	dir, err := os.MkdirTemp(s.cfg.TempDir, "wasmeval-run-")
+	if err != nil {
+		return nil, nil, hostError(err)
+	}
+	defer os.RemoveAll(dir)
+	sess, err := s.cfg.Sandbox.NewSession(ctx, sandbox.SessionOptions{Root: dir})
+	if err != nil {
+		return nil, nil, hostError(err)
+	}
+	defer sess.Close(context.WithoutCancel(ctx))
+	col := &collector{}
+	res, err := sess.Eval(sandbox.WithEventFunc(s.runCtx(ctx, req), col.add), r)
+	if err != nil {
+		return nil, nil, hostError(err)
+	}
+	return toolResult(res, ""), col.result(res), nil
+}
+
+func (s *Server) createContext(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+	owner := s.owner(req.Session, s.conn(req.Session), req.Extra)
+	id, err := s.cfg.Create(ctx, owner)
+	if err != nil {
+		return nil, nil, hostError(err)
+	}
+	s.log.Info("mcp context created", "owner", owner, "session", id)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: id}}}, map[string]string{"id": id}, nil
+}
+
+func (s *Server) runInContext(ctx context.Context, req *mcp.CallToolRequest, in RunInContextInput) (*mcp.CallToolResult, any, error) {
+	r := cellOf(in.Language, in.Code, in.Timeout)
+	if err := r.Validate(); err != nil {
+		return nil, nil, requestError(err)
+	}
+	owner := s.owner(req.Session, s.conn(req.Session), req.Extra)
+	if _, err := s.cfg.Manager.Session(owner, in.ID); err != nil {
+		return nil, nil, hostError(err)
+	}
+	done, err := s.admit()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
+	s.logCells(ctx, "run_in_code_context", owner, r)
+	col := &collector{}
+	res, err := s.cfg.Manager.Eval(sandbox.WithEventFunc(s.runCtx(ctx, req), col.add), owner, in.ID, r)
+	if err != nil {
+		return nil, nil, hostError(err)
+	}
+	return toolResult(res, ""), col.result(res), nil
+}
+
+func (s *Server) deleteContext(ctx context.Context, req *mcp.CallToolRequest, in ContextInput) (*mcp.CallToolResult, any, error) {
+	owner := s.owner(req.Session, s.conn(req.Session), req.Extra)
+	if err := s.cfg.Manager.Delete(ctx, owner, in.ID); err != nil {
+		return nil, nil, hostError(err)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted " + in.ID}}}, map[string]any{"id": in.ID, "deleted": true}, nil
+}
