@@ -366,3 +366,38 @@ except HostCallError as e:
 		})
 	}
 }
+
+// TestHostCallHoldsTimeout: waiting on the host (a slow llm call) is not
+// inactivity: the timer is held while the call is in flight, and runs
+// again after it.
+func TestHostCallHoldsTimeout(t *testing.T) {
+	host := &countingHost{delay: 1500 * time.Millisecond}
+	code := map[string]string{
+		"py": "r = llm('x')\nprint('answered')",
+		"js": "const r = await llm('x'); print('answered')",
+	}
+	spin := map[string]string{
+		"py": "llm('x')\nwhile True:\n    pass",
+		"js": "await llm('x'); while (true) {}",
+	}
+	for _, lang := range []string{"py", "js"} {
+		s, _ := helperSession(t, host)
+		res, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code[lang], TimeoutSeconds: 1}}})
+		if err != nil {
+			if strings.Contains(err.Error(), "not built") {
+				continue
+			}
+			t.Fatal(err)
+		}
+		if c := res.Details.Cells[0]; c.Status != sandbox.StatusComplete || c.Output != "answered\n" {
+			t.Errorf("%s: a 1.5 s call under a 1 s timeout: %s %q", lang, c.Status, c.Output)
+		}
+		res, err = s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: spin[lang], TimeoutSeconds: 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Details.Cells[0]; c.Status != sandbox.StatusError || !strings.Contains(c.Output, "timed out after 1 second") {
+			t.Errorf("%s: spinning after the call: %s %q", lang, c.Status, c.Output)
+		}
+	}
+}

@@ -39,6 +39,7 @@ func (s sessionHost) host(ctx context.Context) hostcalls.Host {
 }
 
 func (s sessionHost) Tool(ctx context.Context, req hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
+	defer holdActivity(ctx)()
 	h := s.host(ctx)
 	if h == nil {
 		return hostcalls.ToolResponse{}, errNoHost("tool")
@@ -47,6 +48,7 @@ func (s sessionHost) Tool(ctx context.Context, req hostcalls.ToolRequest) (hostc
 }
 
 func (s sessionHost) LLM(ctx context.Context, req hostcalls.LLMRequest) (hostcalls.LLMResponse, error) {
+	defer holdActivity(ctx)()
 	h := s.host(ctx)
 	if h == nil {
 		return hostcalls.LLMResponse{}, errNoHost("LLM")
@@ -55,6 +57,7 @@ func (s sessionHost) LLM(ctx context.Context, req hostcalls.LLMRequest) (hostcal
 }
 
 func (s sessionHost) Agent(ctx context.Context, req hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
+	defer holdActivity(ctx)()
 	h := s.host(ctx)
 	if h == nil {
 		return hostcalls.AgentResponse{}, errNoHost("agent")

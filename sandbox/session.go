@@ -143,6 +143,8 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 	defer cancel(nil)
 	timer := time.AfterFunc(timeout, func() { cancel(errCellTimeout) })
 	defer timer.Stop()
+	act := &activity{timer: timer, timeout: timeout}
+	cellCtx = context.WithValue(cellCtx, activityKey{}, act)
 	fuel, fuelNote := c.Fuel, fmt.Sprintf("fuel exhausted: the cell used its budget of %d units", c.Fuel)
 	if b := s.opts.FuelBudget; b > 0 && c.Language == "py" {
 		left := b - s.fuelUsed
@@ -158,7 +160,7 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 		cellCtx = runtimes.WithFuelBudget(cellCtx, fuel)
 	}
 	start := time.Now()
-	out, err := safeRun(cellCtx, inst, c.Code, observed(ctx, sink.index, &activitySink{cellSink: sink, timer: timer, timeout: timeout}))
+	out, err := safeRun(cellCtx, inst, c.Code, observed(ctx, sink.index, &activitySink{cellSink: sink, act: act}))
 	dur := time.Since(start)
 	if err != nil {
 		if cellCtx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
@@ -187,18 +189,64 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 	return StatusError, dur, nil
 }
 
+// activity is a cell's inactivity timer: each status event starts it
+// afresh, and it is held while a host call (tool, llm, agent) is in flight,
+// since waiting on the host is not the guest being idle.
+type activity struct {
+	mu       sync.Mutex
+	timer    *time.Timer
+	timeout  time.Duration
+	inFlight int
+	held     bool // stopped by the first call in flight
+}
+
+type activityKey struct{}
+
+func (a *activity) touch() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	// Once fired, the timer stays fired: the cell is being stopped.
+	if a.inFlight == 0 && a.timer.Stop() {
+		a.timer.Reset(a.timeout)
+	}
+}
+
+// hold stops the timer while a host call is in flight; the returned
+// function, called when the call returns, starts it afresh.
+func (a *activity) hold() func() {
+	a.mu.Lock()
+	a.inFlight++
+	if a.inFlight == 1 {
+		a.held = a.timer.Stop()
+	}
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.inFlight--
+		if a.inFlight == 0 && a.held {
+			a.timer.Reset(a.timeout)
+		}
+	}
+}
+
+// holdActivity holds the inactivity timer of the cell whose context ctx
+// derives from, if any.
+func holdActivity(ctx context.Context) func() {
+	if a, _ := ctx.Value(activityKey{}).(*activity); a != nil {
+		return a.hold()
+	}
+	return func() {}
+}
+
 // activitySink restarts the cell's inactivity timer on each status event.
 type activitySink struct {
 	*cellSink
-	timer   *time.Timer
-	timeout time.Duration
+	act *activity
 }
 
 func (a *activitySink) Status(kind, message string) {
-	// Once fired, the timer stays fired: the cell is being stopped.
-	if a.timer.Stop() {
-		a.timer.Reset(a.timeout)
-	}
+	a.act.touch()
 	a.cellSink.Status(kind, message)
 }
 
