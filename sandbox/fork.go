@@ -64,6 +64,7 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 			Now:              cp.opts.Now,
 			Rand:             cp.opts.Rand,
 			MemoryLimitBytes: cp.opts.MemoryLimitBytes,
+			Checkpoints:      cp.opts.Checkpoints,
 			Call:             cp.calls.Call,
 		})
 		if err != nil {

@@ -317,6 +317,7 @@ func (s *Session) instance(ctx context.Context, lang string, reset bool) (runtim
 		Now:              s.opts.Now,
 		Rand:             s.opts.Rand,
 		MemoryLimitBytes: s.opts.MemoryLimitBytes,
+		Checkpoints:      s.opts.Checkpoints,
 		Call:             s.calls.Call,
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"unsafe"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -91,26 +92,39 @@ type MemoryOptions struct {
 }
 
 // MemoryHandle refers to a memory made by WithMemory.
-type MemoryHandle struct{ m *mmapMemory }
+type MemoryHandle struct {
+	m       *mmapMemory
+	entries []byte   // page map entries, reused
+	dirty   []uint32 // DirtyPages' result, reused
+}
+
+var pagemap struct {
+	once sync.Once
+	f    *os.File
+	err  error
+}
 
 // DirtyPages returns the indexes of the 4 KiB pages among the first size
 // bytes that the guest has written since the memory was mapped: the pages
 // that differ from the image (or from zero past it). It reads the kernel's
 // page map (/proc/self/pagemap): a written page of a private mapping is
-// anonymous, an untouched or only-read one is not.
+// anonymous, an untouched or only-read one is not. The result is valid
+// until the next call.
 func (h *MemoryHandle) DirtyPages(size uint32) ([]uint32, error) {
 	if h == nil || h.m == nil || h.m.buf == nil {
 		return nil, fmt.Errorf("wasm: dirty pages: no memory")
 	}
-	f, err := os.Open("/proc/self/pagemap")
-	if err != nil {
-		return nil, fmt.Errorf("wasm: dirty pages: %w", err)
+	pagemap.once.Do(func() { pagemap.f, pagemap.err = os.Open("/proc/self/pagemap") })
+	if pagemap.err != nil {
+		return nil, fmt.Errorf("wasm: dirty pages: %w", pagemap.err)
 	}
-	defer f.Close()
 	n := (uint64(size) + pageSize - 1) / pageSize
-	entries := make([]byte, n*8)
+	if uint64(cap(h.entries)) < n*8 {
+		h.entries = make([]byte, n*8)
+	}
+	entries := h.entries[:n*8]
 	base := uint64(uintptr(unsafe.Pointer(&h.m.buf[0]))) / pageSize
-	if _, err := f.ReadAt(entries, int64(base*8)); err != nil {
+	if _, err := pagemap.f.ReadAt(entries, int64(base*8)); err != nil {
 		return nil, fmt.Errorf("wasm: dirty pages: %w", err)
 	}
 	const (
@@ -118,7 +132,7 @@ func (h *MemoryHandle) DirtyPages(size uint32) ([]uint32, error) {
 		swapped  = 1 << 62
 		filePage = 1 << 61
 	)
-	var dirty []uint32
+	dirty := h.dirty[:0]
 	for i := uint64(0); i < n; i++ {
 		e := uint64(entries[i*8]) | uint64(entries[i*8+1])<<8 | uint64(entries[i*8+2])<<16 | uint64(entries[i*8+3])<<24 |
 			uint64(entries[i*8+4])<<32 | uint64(entries[i*8+5])<<40 | uint64(entries[i*8+6])<<48 | uint64(entries[i*8+7])<<56
@@ -126,6 +140,7 @@ func (h *MemoryHandle) DirtyPages(size uint32) ([]uint32, error) {
 			dirty = append(dirty, uint32(i))
 		}
 	}
+	h.dirty = dirty
 	return dirty, nil
 }
 

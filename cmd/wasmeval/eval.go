@@ -84,7 +84,7 @@ var openSession = func(ctx context.Context, root string, host hostcalls.Host, lo
 	if err != nil {
 		return nil, err
 	}
-	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: root})
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: root, Checkpoints: true})
 	if err != nil {
 		sb.Close(ctx)
 		return nil, err

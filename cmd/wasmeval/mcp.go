@@ -92,7 +92,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitHost
 	}
 	defer sb.Close(context.WithoutCancel(ctx))
-	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: workspace, IdleTimeout: idle, MaxSessions: maxSessions})
+	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: workspace, IdleTimeout: idle, MaxSessions: maxSessions,
+		Session: sandbox.SessionOptions{Checkpoints: true}})
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
 		return exitHost

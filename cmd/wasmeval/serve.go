@@ -249,7 +249,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if idle == 0 {
 		idle = -1 // the manager's "never"
 	}
-	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: c.workspace, IdleTimeout: idle, MaxSessions: c.maxSessions})
+	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: c.workspace, IdleTimeout: idle, MaxSessions: c.maxSessions,
+		// Untrusted agents: a runaway cell rolls back instead of costing
+		// the session its Python state.
+		Session: sandbox.SessionOptions{Checkpoints: true}})
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
 		return exitHost

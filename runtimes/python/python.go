@@ -322,7 +322,11 @@ func (r *Runtime) NewInstance(ctx context.Context, opts runtimes.InstanceOptions
 // start gives inst a new module instance with the template restored, set
 // up for the session.
 func (r *Runtime) start(ctx context.Context, inst *Instance) error {
-	return r.startFrom(ctx, inst, r.template)
+	if err := r.startFrom(ctx, inst, r.template); err != nil {
+		return err
+	}
+	inst.checkpointAsync()
+	return nil
 }
 
 // startFrom is start from any snapshot of this runtime's module.
@@ -427,6 +431,11 @@ type Instance struct {
 	fnRun, fnControl, fnAlloc, fnFree api.Function
 
 	fuel api.MutableGlobal // nil without fuel metering
+
+	// ckpt is the state before the running cell (the pages its guest had
+	// written since the template), for rolling back a cell stopped hard.
+	ckpt     checkpoint
+	ckptDone chan struct{} // closed when the checkpoint being taken is done
 	// given is all the fuel handed to the guest so far (initial value and
 	// refills); used fuel is given minus the global's value.
 	given int64
@@ -503,6 +512,7 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	in.trippedAt, in.firstTrip = time.Time{}, time.Time{}
 	in.fuelOut = false
 	in.fuelBudget, _ = runtimes.FuelBudget(ctx)
+	in.waitCheckpoint()
 	if in.fuel != nil {
 		in.fuelStart = in.fuelUsed()
 		if in.fuelBudget > 0 {
@@ -535,20 +545,25 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		used = in.fuelUsed() - in.fuelStart
 	}
 	if err != nil {
-		if errors.Is(err, errHardStop) {
-			sink.Stderr(fmt.Sprintf("\nthe cell ignored its KeyboardInterrupt for %v and was stopped; Python was restarted and the session's Python state was lost (files are kept)\n", grace))
-		} else {
+		what := fmt.Sprintf("the cell ignored its KeyboardInterrupt for %v and was stopped", grace)
+		if !errors.Is(err, errHardStop) {
 			// A trap (unreachable, out of bounds): the interpreter's state
 			// cannot be trusted.
-			sink.Stderr(fmt.Sprintf("the Python runtime crashed (%v); Python was restarted and the session's Python state was lost (files are kept)\n", err))
+			what = fmt.Sprintf("the Python runtime crashed (%v)", err)
 		}
 		in.runCtx = nil // the restart is not part of the stopped cell
-		if rerr := in.Reset(ctx); rerr != nil {
-			return runtimes.Outcome{Failed: true}, fmt.Errorf("python: restart: %w", rerr)
+		if rerr := in.rollback(ctx); rerr == nil {
+			sink.Stderr(fmt.Sprintf("\n%s; the session's Python state was rolled back to before this cell (files are as the cell left them)\n", what))
+		} else {
+			if rerr := in.Reset(ctx); rerr != nil {
+				return runtimes.Outcome{Failed: true}, fmt.Errorf("python: restart: %w", rerr)
+			}
+			sink.Stderr(fmt.Sprintf("\n%s; Python was restarted and the session's Python state was lost (files are kept)\n", what))
 		}
 		return runtimes.Outcome{Failed: true, Interrupted: interrupted && !in.fuelOut, FuelExhausted: in.fuelOut, FuelUsed: used}, nil
 	}
 	stopped := interrupted && rc != 0
+	in.checkpointAsync()
 	return runtimes.Outcome{
 		Failed:        rc != 0,
 		Interrupted:   stopped && !in.fuelOut,
@@ -669,6 +684,7 @@ func (in *Instance) nanosleep(ns int64) {
 // template too and gets just those pages. Files the guest holds open are
 // not carried over.
 func (in *Instance) Fork(ctx context.Context, opts runtimes.InstanceOptions) (runtimes.Instance, error) {
+	in.waitCheckpoint()
 	src := in.mod.Memory()
 	size := src.Size()
 	dirty, err := in.mem.DirtyPages(size)
@@ -697,11 +713,94 @@ func (in *Instance) Fork(ctx context.Context, opts runtimes.InstanceOptions) (ru
 	if err := in.r.setup(ctx, cp); err != nil {
 		return nil, fmt.Errorf("python: fork: %w", err)
 	}
+	cp.checkpointAsync()
 	return cp, nil
+}
+
+// checkpointAsync starts taking a checkpoint of the instance at rest, on
+// another goroutine: between cells, so that a cell does not wait for it
+// unless it follows the previous one at once. Every use of the instance
+// waits for it first (waitCheckpoint).
+func (in *Instance) checkpointAsync() {
+	if !in.opts.Checkpoints {
+		return
+	}
+	done := make(chan struct{})
+	in.ckptDone = done
+	go func() {
+		defer close(done)
+		if err := in.ckpt.take(in); err != nil {
+			in.ckpt.valid = false // a hard stop then restarts Python
+		}
+	}()
+}
+
+func (in *Instance) waitCheckpoint() {
+	if in.ckptDone != nil {
+		<-in.ckptDone
+		in.ckptDone = nil
+	}
+}
+
+// checkpoint is a copy of the pages an instance's guest has written (its
+// memory is the template plus those pages), taken between cells.
+type checkpoint struct {
+	valid bool
+	size  uint32
+	pages []uint32
+	data  []byte // the pages' content, 4 KiB each, reused from cell to cell
+}
+
+func (c *checkpoint) take(in *Instance) error {
+	c.valid = false
+	mem := in.mod.Memory()
+	c.size = mem.Size()
+	pages, err := in.mem.DirtyPages(c.size)
+	if err != nil {
+		return err
+	}
+	c.pages = append(c.pages[:0], pages...)
+	all, _ := mem.Read(0, c.size)
+	c.data = c.data[:0]
+	for _, p := range pages {
+		off := p * 4096
+		c.data = append(c.data, all[off:min(off+4096, c.size)]...)
+	}
+	c.valid = true
+	return nil
+}
+
+// rollback replaces the instance's module by one holding the checkpoint:
+// the template mapped, then the checkpoint's pages written back.
+func (in *Instance) rollback(ctx context.Context) error {
+	c := &in.ckpt
+	if !c.valid {
+		return errors.New("python: no checkpoint")
+	}
+	in.close(ctx)
+	if err := in.r.instantiate(ctx, in, wasm.MemoryOptions{Image: in.r.template.Image()}); err != nil {
+		return err
+	}
+	mem := in.mod.Memory()
+	if cur := mem.Size(); cur < c.size {
+		if _, ok := mem.Grow((c.size - cur + 65535) / 65536); !ok {
+			return fmt.Errorf("python: rollback: cannot grow memory to %d bytes", c.size)
+		}
+	}
+	off := 0
+	for _, p := range c.pages {
+		n := min(4096, int(c.size-p*4096))
+		if !mem.Write(p*4096, c.data[off:off+n]) {
+			return fmt.Errorf("python: rollback: page %d out of range", p)
+		}
+		off += n
+	}
+	return nil
 }
 
 // Reset implements runtimes.Instance: a fresh interpreter from the template.
 func (in *Instance) Reset(ctx context.Context) error {
+	in.waitCheckpoint()
 	in.close(ctx)
 	in.mod, in.fs = nil, nil
 	return in.r.start(ctx, in)
@@ -714,6 +813,7 @@ func (in *Instance) Close(ctx context.Context) error {
 }
 
 func (in *Instance) close(ctx context.Context) {
+	in.waitCheckpoint()
 	if in.mod != nil {
 		in.mod.Close(ctx)
 		in.mod, in.fuel = nil, nil

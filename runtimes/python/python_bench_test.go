@@ -118,6 +118,35 @@ func benchCellIn(b *testing.B, inst runtimes.Instance, setup, code string, nativ
 // BenchmarkTrivialCell: one cell in a warm session (target ≤ 100 µs).
 func BenchmarkTrivialCell(b *testing.B) { benchCell(b, "", "x = 1", 10000) }
 
+// BenchmarkTrivialCellCheckpoints: the same with checkpoints on
+// (InstanceOptions.Checkpoints), cells back to back, so each waits for the
+// checkpoint the previous one left being taken.
+func BenchmarkTrivialCellCheckpoints(b *testing.B) {
+	r := runtimeForTest(b)
+	inst, err := r.NewInstance(context.Background(), runtimes.InstanceOptions{Root: b.TempDir(), Checkpoints: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer inst.Close(context.Background())
+	benchCellIn(b, inst, "", "x = 1", 10000)
+}
+
+// BenchmarkCheckpoint: taking one checkpoint of a warm session.
+func BenchmarkCheckpoint(b *testing.B) {
+	inst, _ := newInstance(b)
+	ctx := context.Background()
+	for range 200 { // warm: the session's written pages grow, then settle
+		if o, err := inst.Run(ctx, "x = 1", nopSink{}); err != nil || o.Failed {
+			b.Fatalf("%v %+v", err, o)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		python.TakeCheckpointForTest(inst)
+	}
+	b.ReportMetric(float64(python.CheckpointBytesForTest(inst))/(1<<20), "MiB-copied")
+}
+
 // BenchmarkFib27 against native python3.11.
 func BenchmarkFib27(b *testing.B) {
 	benchCell(b, fibDef, "fib(27)", 3)

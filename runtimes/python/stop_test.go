@@ -30,8 +30,35 @@ func TestStopSleeping(t *testing.T) {
 }
 
 // TestHardStop: a guest that swallows every KeyboardInterrupt is stopped
-// after the grace period; Python restarts and the next cell runs.
+// after the grace period, and the session's state is rolled back to the
+// checkpoint taken before that cell.
 func TestHardStop(t *testing.T) {
+	rt := runtimeForTest(t)
+	inst, err := rt.NewInstance(context.Background(), runtimes.InstanceOptions{Root: t.TempDir(), Checkpoints: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close(context.Background())
+	run(t, inst, "kept = [1, 2, 3]")
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	var r rec
+	o, err := inst.Run(ctx, "kept.append(4)\nnew = 1\nwhile True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass", &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Failed || !o.Interrupted || !strings.Contains(r.out.String(), "was stopped; the session's Python state was rolled back to before this cell") {
+		t.Fatalf("hard stop: %+v %q", o, r.out.String())
+	}
+	r2, o := run(t, inst, "print('alive'); kept, 'new' in globals()")
+	if o.Failed || r2.out.String() != "alive\n" || r2.result[0]["text/plain"] != "([1, 2, 3], False)" {
+		t.Fatalf("after hard stop: %+v %q %v", o, r2.out.String(), r2.result)
+	}
+}
+
+// TestHardStopWithoutCheckpoints: without checkpoints a hard stop restarts
+// Python and says the state was lost.
+func TestHardStopWithoutCheckpoints(t *testing.T) {
 	inst, _ := newInstance(t)
 	run(t, inst, "lost = 1")
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -41,12 +68,11 @@ func TestHardStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !o.Failed || !o.Interrupted || !strings.Contains(r.out.String(), "was stopped; Python was restarted") {
+	if !o.Failed || !strings.Contains(r.out.String(), "Python was restarted and the session's Python state was lost") {
 		t.Fatalf("hard stop: %+v %q", o, r.out.String())
 	}
-	r2, o := run(t, inst, "print('alive'); 'lost' in globals()")
-	if o.Failed || r2.out.String() != "alive\n" || r2.result[0]["text/plain"] != "False" {
-		t.Fatalf("after hard stop: %+v %q %v", o, r2.out.String(), r2.result)
+	if r2, o := run(t, inst, "'lost' in globals()"); o.Failed || r2.result[0]["text/plain"] != "False" {
+		t.Fatalf("after hard stop: %+v %q", o, r2.out.String())
 	}
 }
 

@@ -1,0 +1,15 @@
+package python
+
+import "github.com/wasmeval/wasmeval/runtimes"
+
+// TakeCheckpointForTest takes a checkpoint of inst now, for benchmarks.
+func TakeCheckpointForTest(inst runtimes.Instance) {
+	in := inst.(*Instance)
+	in.waitCheckpoint()
+	in.ckpt.take(in)
+}
+
+// CheckpointBytesForTest is how many bytes inst's checkpoint holds.
+func CheckpointBytesForTest(inst runtimes.Instance) int {
+	return len(inst.(*Instance).ckpt.data)
+}
