@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -424,8 +423,9 @@ func cellOf(language, code string, timeout int) sandbox.Request {
 }
 
 func (s *Server) runCode(ctx context.Context, req *mcp.CallToolRequest, in RunInput) (*mcp.CallToolResult, any, error) {
-	r := cellOf(in.Language, in.Code, in.Timeout)
-	if err := r.Validate(); err != nil {
+	rc := sandbox.RunCodeRequest{Language: in.Language, Code: in.Code, Timeout: time.Duration(in.Timeout) * time.Second, TempDir: s.cfg.TempDir}
+	r, err := rc.Request()
+	if err != nil {
 		return nil, nil, requestError(err)
 	}
 	done, err := s.admit()
@@ -434,22 +434,11 @@ func (s *Server) runCode(ctx context.Context, req *mcp.CallToolRequest, in RunIn
 	}
 	defer done()
 	s.logCells(ctx, "run_code", s.owner(req.Session, s.conn(req.Session), req.Extra), r)
-	dir, err := os.MkdirTemp(s.cfg.TempDir, "wasmeval-run-")
+	ex, err := s.cfg.Sandbox.RunCode(s.runCtx(ctx, req), rc)
 	if err != nil {
 		return nil, nil, hostError(err)
 	}
-	defer os.RemoveAll(dir)
-	sess, err := s.cfg.Sandbox.NewSession(ctx, sandbox.SessionOptions{Root: dir})
-	if err != nil {
-		return nil, nil, hostError(err)
-	}
-	defer sess.Close(context.WithoutCancel(ctx))
-	col := &collector{}
-	res, err := sess.Eval(sandbox.WithEventFunc(s.runCtx(ctx, req), col.add), r)
-	if err != nil {
-		return nil, nil, hostError(err)
-	}
-	return toolResult(res, ""), col.result(res), nil
+	return executionResult(ex), ex, nil
 }
 
 func (s *Server) createContext(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
@@ -463,8 +452,9 @@ func (s *Server) createContext(ctx context.Context, req *mcp.CallToolRequest, _ 
 }
 
 func (s *Server) runInContext(ctx context.Context, req *mcp.CallToolRequest, in RunInContextInput) (*mcp.CallToolResult, any, error) {
-	r := cellOf(in.Language, in.Code, in.Timeout)
-	if err := r.Validate(); err != nil {
+	rc := sandbox.RunCodeRequest{Language: in.Language, Code: in.Code, Timeout: time.Duration(in.Timeout) * time.Second}
+	r, err := rc.Request()
+	if err != nil {
 		return nil, nil, requestError(err)
 	}
 	owner := s.owner(req.Session, s.conn(req.Session), req.Extra)
@@ -477,12 +467,54 @@ func (s *Server) runInContext(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	defer done()
 	s.logCells(ctx, "run_in_code_context", owner, r)
-	col := &collector{}
-	res, err := s.cfg.Manager.Eval(sandbox.WithEventFunc(s.runCtx(ctx, req), col.add), owner, in.ID, r)
+	ex, err := s.cfg.Manager.RunInContext(s.runCtx(ctx, req), owner, sandbox.ContextID(in.ID), rc)
 	if err != nil {
 		return nil, nil, hostError(err)
 	}
-	return toolResult(res, ""), col.result(res), nil
+	return executionResult(ex), ex, nil
+}
+
+// executionResult is an Execution as MCP content: the text of its outputs
+// (stdout, stderr, and the text of displays and results) and their images.
+func executionResult(ex *sandbox.Execution) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: ex.Error != nil}
+	var text strings.Builder
+	var images []mcp.Content
+	for _, o := range ex.Outputs {
+		switch o.Type {
+		case sandbox.OutputStdout, sandbox.OutputStderr:
+			text.WriteString(o.Text)
+			continue
+		}
+		shown := false
+		for _, mt := range []string{"image/png", "image/jpeg", "image/gif", "image/webp"} {
+			if d, ok := o.Data[mt]; ok {
+				if b, err := base64.StdEncoding.DecodeString(d); err == nil {
+					images = append(images, &mcp.ImageContent{Data: b, MIMEType: mt})
+					shown = true
+					break
+				}
+			}
+		}
+		if shown {
+			continue
+		}
+		for _, mt := range []string{"text/markdown", "text/plain"} {
+			if t, ok := o.Data[mt]; ok {
+				text.WriteString(strings.TrimSuffix(t, "\n") + "\n")
+				break
+			}
+		}
+	}
+	t := strings.TrimRight(text.String(), "\n")
+	if t == "" && len(images) == 0 {
+		t = "(no output)"
+	}
+	if t != "" {
+		out.Content = append(out.Content, &mcp.TextContent{Text: t})
+	}
+	out.Content = append(out.Content, images...)
+	return out
 }
 
 func (s *Server) deleteContext(ctx context.Context, req *mcp.CallToolRequest, in ContextInput) (*mcp.CallToolResult, any, error) {

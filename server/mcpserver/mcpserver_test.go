@@ -210,7 +210,7 @@ func TestRunCode(t *testing.T) {
 	srv, _ := newServer(t)
 	cs := connect(t, srv, nil)
 	res := call(t, cs, "run_code", map[string]any{"language": "js", "code": "console.log('hi'); globalThis.y = 1; 6 * 7"})
-	var out mcpserver.RunResult
+	var out sandbox.Execution
 	structured(t, res, &out)
 	if res.IsError || out.ExitCode != 0 || out.Error != nil {
 		t.Fatalf("failed: %+v", out)
@@ -236,10 +236,10 @@ func TestCodeContexts(t *testing.T) {
 	if created.ID == "" || text(res) != created.ID {
 		t.Fatalf("create: %q, %+v", text(res), created)
 	}
-	run := func(code string) mcpserver.RunResult {
+	run := func(code string) sandbox.Execution {
 		t.Helper()
 		res := call(t, cs, "run_in_code_context", map[string]any{"id": created.ID, "language": "js", "code": code})
-		var out mcpserver.RunResult
+		var out sandbox.Execution
 		structured(t, res, &out)
 		return out
 	}
