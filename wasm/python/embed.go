@@ -32,12 +32,20 @@ var (
 	errLoad         error
 )
 
+// load decompresses both files at once: it is on every process's start.
 func load() {
+	var wg sync.WaitGroup
+	var errZip error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		libZip, errZip = decompress("dist/python311.zip.zst")
+	}()
 	wasmBin, errLoad = decompress("dist/python.wasm.zst")
-	if errLoad != nil {
-		return
+	wg.Wait()
+	if errLoad == nil {
+		errLoad = errZip
 	}
-	libZip, errLoad = decompress("dist/python311.zip.zst")
 }
 
 func decompress(name string) ([]byte, error) {
