@@ -119,6 +119,8 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			return nil, err
 		}
 	}
+	// The template depends on the whole module, data segments included.
+	key := templateKey(bin, stdlib, pre)
 	bin, data, err := wasm.StripData(bin)
 	if err != nil {
 		return nil, fmt.Errorf("python: %w", err)
@@ -158,7 +160,6 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		data:     data,
 		files:    map[string][]byte{stdlibPath: stdlib, preludePath: pre},
 	}
-	key := templateKey(bin, stdlib, pre)
 	if r.loadTemplate(cfg.CacheDir, key) {
 		return r, nil
 	}
