@@ -28,6 +28,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -865,12 +866,25 @@ func hostEmit(ctx context.Context, m api.Module, stack []uint64) {
 	if !ok || in == nil || in.sink == nil {
 		return
 	}
-	text := string(b)
 	switch kind {
-	case emitStdout:
-		in.sink.Stdout(text)
-	case emitStderr:
-		in.sink.Stderr(text)
+	case emitStdout, emitStderr:
+		// In pieces, so that one huge write (the guest may print hundreds
+		// of MiB at once) is not copied whole into host memory; the sink
+		// keeps a bounded head and tail.
+		out := in.sink.Stdout
+		if kind == emitStderr {
+			out = in.sink.Stderr
+		}
+		const piece = 1 << 20
+		for len(b) > piece {
+			cut := piece
+			for cut > piece-4 && !utf8.RuneStart(b[cut]) {
+				cut-- // keep UTF-8 sequences whole
+			}
+			out(string(b[:cut]))
+			b = b[cut:]
+		}
+		out(string(b))
 	case emitDisplay, emitResult:
 		var bundle runtimes.Bundle
 		if err := json.Unmarshal(b, &bundle); err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/runtimes/python"
@@ -238,3 +239,37 @@ func TestFork(t *testing.T) {
 	}
 	_ = r
 }
+
+// TestHugeWrite: one print of 64 MiB reaches the sink in pieces, whole
+// and in order, with multi-byte characters intact.
+func TestHugeWrite(t *testing.T) {
+	r := runtimeForTest(t)
+	inst, err := r.NewInstance(context.Background(), runtimes.InstanceOptions{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close(context.Background())
+	var pieces, total int
+	var bad bool
+	sink := &countSink{onOut: func(s string) {
+		pieces++
+		total += len(s)
+		if !utf8.ValidString(s) {
+			bad = true
+		}
+	}}
+	o, err := inst.Run(context.Background(), "import sys\nsys.stdout.write('é' * (32 << 20))", sink)
+	if err != nil || o.Failed {
+		t.Fatalf("%v %+v", err, o)
+	}
+	if total != 64<<20 || pieces < 64 || bad {
+		t.Fatalf("got %d bytes in %d pieces (valid UTF-8 in each: %v)", total, pieces, !bad)
+	}
+}
+
+type countSink struct{ onOut func(string) }
+
+func (c *countSink) Stdout(s string)               { c.onOut(s) }
+func (c *countSink) Stderr(s string)               { c.onOut(s) }
+func (c *countSink) Display(runtimes.Bundle, bool) {}
+func (c *countSink) Status(string, string)         {}
