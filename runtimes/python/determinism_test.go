@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -101,5 +102,34 @@ func TestCompilationCacheCorrupt(t *testing.T) {
 	defer inst.Close(ctx)
 	if rec, o := run(t, inst, "print(6 * 7)"); o.Failed || rec.out.String() != "42\n" {
 		t.Fatalf("got %q", rec.out.String())
+	}
+}
+
+// TestCachePruned: cached templates and modules unused for two weeks are
+// removed when a new template is saved; the ones in use stay.
+func TestCachePruned(t *testing.T) {
+	runtimeForTest(t)
+	dir := t.TempDir()
+	old := time.Now().Add(-15 * 24 * time.Hour)
+	for _, name := range []string{"python-template-stale.json", "python-template-stale.mem", "python-fuel-stale.wasm"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, old, old)
+	}
+	r, err := python.New(context.Background(), python.Config{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close(context.Background())
+	left, _ := filepath.Glob(filepath.Join(dir, "python-*"))
+	for _, f := range left {
+		if strings.Contains(f, "stale") {
+			t.Errorf("%s was not pruned", f)
+		}
+	}
+	if len(left) != 3 { // this runtime's template (.json, .mem) and module
+		t.Errorf("cache holds %v, want this runtime's three files", left)
 	}
 }

@@ -189,6 +189,8 @@ func instrument(dir string, bin []byte) ([]byte, error) {
 		if b, err := os.ReadFile(path); err == nil && len(b) > 12 {
 			mod, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
 			if crc32.Checksum(mod, castagnoli) == sum {
+				now := time.Now() // in use, for pruneCache
+				_ = os.Chtimes(path, now, now)
 				return mod, nil
 			}
 		}
@@ -254,7 +256,29 @@ func (r *Runtime) loadTemplate(dir, key string) bool {
 		return false
 	}
 	r.template, r.flags = snap, meta.Flags
+	now := time.Now() // marks the entry as in use, for pruneCache
+	_ = os.Chtimes(base+".json", now, now)
 	return true
+}
+
+// cacheMaxAge is how long a cached template or module no process has used
+// stays in the cache.
+const cacheMaxAge = 14 * 24 * time.Hour
+
+// pruneCache removes the cached templates and instrumented modules that no
+// process has used for cacheMaxAge: each artifact version leaves ~30 MiB.
+func pruneCache(dir string) {
+	for _, pat := range []string{"python-template-*.json", "python-fuel-*.wasm"} {
+		files, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > cacheMaxAge {
+				os.Remove(f)
+				if strings.HasSuffix(f, ".json") {
+					os.Remove(strings.TrimSuffix(f, ".json") + ".mem")
+				}
+			}
+		}
+	}
 }
 
 // saveTemplate stores the template for later processes; failing to is not
@@ -273,6 +297,7 @@ func (r *Runtime) saveTemplate(dir, key string) {
 	}
 	meta, _ := json.Marshal(templateMeta{Size: uint64(len(b)), CRC32C: crc32.Checksum(b, castagnoli), Flags: r.flags})
 	_ = wasm.SaveImage(base+".json", meta)
+	pruneCache(dir)
 }
 
 // makeTemplate starts CPython in a throwaway instance and snapshots it.
