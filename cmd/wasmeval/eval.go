@@ -27,9 +27,11 @@ skipped; lines may be up to 16 MiB long.
 
 A request:
   {"cells": [{"language": "py" or "js", "code": "...",
-              "title": "...", "timeout": 30, "reset": false}]}
+              "title": "...", "timeout": 30, "reset": false, "fuel": N}]}
   timeout is in whole seconds from 1 to 600 (default 30); reset discards the
-  language's state before the cell; title and both others are optional.
+  language's state before the cell; fuel (Python only) is a deterministic
+  budget: past it the cell stops with "fuel exhausted". All but language
+  and code are optional.
 
 A result is {"content": [...], "details": {...}} as DESIGN.md defines it.
 A line that is not a valid request gets
