@@ -362,11 +362,9 @@ func (r *Runtime) Close(ctx context.Context) error {
 	return err
 }
 
-// TemplateStats reports the template snapshot's memory size and how many
-// bytes a new instance has restored, for benchmarks.
-func (r *Runtime) TemplateStats() (size uint32, dirty int) {
-	return r.template.Size(), 0
-}
+// TemplateSize is the template snapshot's memory size in bytes, for
+// benchmarks.
+func (r *Runtime) TemplateSize() uint32 { return r.template.Size() }
 
 // NewInstance implements runtimes.Runtime: a fresh module instance with the
 // template restored, then set up for the session (env, cwd).
