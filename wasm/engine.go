@@ -17,6 +17,9 @@ type Config struct {
 	// CacheDir holds wazero's compilation cache. Empty means no on-disk
 	// cache: every process compiles the module again.
 	CacheDir string
+	// KeyFile holds the key that authenticates the cache's entries (see
+	// LoadCacheKey). Empty means DefaultKeyFile(CacheDir).
+	KeyFile string
 	// MemoryLimitPages caps every memory of the runtime (64 KiB pages);
 	// zero means wazero's default (4 GiB).
 	MemoryLimitPages uint32
@@ -27,19 +30,47 @@ type Config struct {
 // and the module compiled again, then without the cache if that fails too:
 // a broken cache costs time, never a run. Writes to the cache are atomic
 // (wazero writes a temporary file and renames it), so processes may share it.
+//
+// Compiled code from the cache runs natively, so wazero's CRC is not
+// enough: before the runtime is made, every entry is checked against the
+// MAC wasmeval wrote next to it under the cache key, and an entry without
+// a valid one is deleted (wazero then compiles and writes it again);
+// after compiling, the new entries get their MACs. Without a usable key
+// the cache is not used at all.
 func Compile(ctx context.Context, cfg Config, bin []byte, setup func(wazero.Runtime) error) (wazero.Runtime, wazero.CompiledModule, error) {
 	dirs := []string{cfg.CacheDir, cfg.CacheDir, ""}
-	if cfg.CacheDir == "" {
+	var key *CacheKey
+	if cfg.CacheDir != "" {
+		keyFile := cfg.KeyFile
+		if keyFile == "" {
+			keyFile = DefaultKeyFile(cfg.CacheDir)
+		}
+		var err error
+		if key, err = LoadCacheKey(keyFile); err != nil {
+			dirs = []string{""}
+		}
+	} else {
 		dirs = []string{""}
 	}
 	var errs []error
 	for i, dir := range dirs {
+		wdir := ""
+		if dir != "" {
+			wdir = filepath.Join(dir, "wazero")
+		}
 		if i == 1 {
 			// Second try: the cache was bad; start it afresh.
-			_ = os.RemoveAll(filepath.Join(dir, "wazero"))
+			_ = os.RemoveAll(wdir)
 		}
-		rt, mod, err := compile(ctx, cfg, dir, bin, setup)
+		var verified map[string]bool
+		if wdir != "" {
+			verified = verifyWazeroCache(key, wdir)
+		}
+		rt, mod, err := compile(ctx, cfg, wdir, bin, setup)
 		if err == nil {
+			if wdir != "" {
+				sealWazeroCache(key, wdir, verified)
+			}
 			return rt, mod, nil
 		}
 		errs = append(errs, err)
@@ -53,7 +84,7 @@ func compile(ctx context.Context, cfg Config, dir string, bin []byte, setup func
 		rc = rc.WithMemoryLimitPages(cfg.MemoryLimitPages)
 	}
 	if dir != "" {
-		cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "wazero"))
+		cache, err := wazero.NewCompilationCacheWithDir(dir)
 		if err != nil {
 			return nil, nil, err
 		}
