@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -26,9 +27,7 @@ func TestFork(t *testing.T) {
 		t.Helper()
 		res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: code}}})
 		if err != nil {
-			if strings.Contains(err.Error(), "not built") && os.Getenv("WASMEVAL_REQUIRE_PYTHON") == "" {
-				t.Skip(err)
-			}
+			testenv.NotBuilt(t, err)
 			t.Fatal(err)
 		}
 		return res.Content[0].Text

@@ -3,10 +3,10 @@ package sandbox_test
 import (
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -26,9 +26,7 @@ func TestFuelBudgets(t *testing.T) {
 		t.Helper()
 		res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{c}})
 		if err != nil {
-			if strings.Contains(err.Error(), "not built") && os.Getenv("WASMEVAL_REQUIRE_PYTHON") == "" {
-				t.Skip(err)
-			}
+			testenv.NotBuilt(t, err)
 			t.Fatal(err)
 		}
 		return res.Details.Cells[0]

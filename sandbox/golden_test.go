@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmeval/wasmeval/runtimes/python"
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -166,7 +166,8 @@ func newAvailability(sb *sandbox.Sandbox) *availability {
 }
 
 // require skips or fails t when lang's runtime cannot run. Python without
-// its artifact skips (unless WASMEVAL_REQUIRE_PYTHON=1); anything else fails.
+// its artifact skips (fails when WASMEVAL_REQUIRE_PYTHON is set); anything
+// else fails.
 func (a *availability) require(t *testing.T, lang string) {
 	t.Helper()
 	a.mu.Lock()
@@ -178,8 +179,8 @@ func (a *availability) require(t *testing.T, lang string) {
 	a.mu.Unlock()
 	switch {
 	case err == nil:
-	case errors.Is(err, python.ErrNotBuilt) && os.Getenv("WASMEVAL_REQUIRE_PYTHON") != "1":
-		t.Skipf("skipped: %v (set WASMEVAL_REQUIRE_PYTHON=1 to make this a failure)", err)
+	case testenv.IsNotBuilt(err):
+		testenv.NotBuilt(t, err)
 	default:
 		t.Fatalf("the %s runtime cannot run: %v", lang, err)
 	}

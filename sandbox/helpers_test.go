@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -76,15 +77,16 @@ func helperSession(t testing.TB, host hostcalls.Host) (*sandbox.Session, string)
 	return s, root
 }
 
-// evalLang runs one cell and returns its output; Python is skipped in a
-// binary built without the CPython artifact.
+// evalLang runs one cell and returns its output. Python needs the CPython
+// artifact: without it the test skips, or fails under
+// WASMEVAL_REQUIRE_PYTHON.
 func evalLang(t testing.TB, s *sandbox.Session, lang, code string) (string, *sandbox.Result) {
 	t.Helper()
+	if lang == "py" {
+		testenv.RequirePython(t)
+	}
 	res, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code}}})
 	if err != nil {
-		if strings.Contains(err.Error(), "not built") {
-			t.Skip(err)
-		}
 		t.Fatalf("Eval: %v", err)
 	}
 	return res.Details.Cells[0].Output, res
@@ -218,10 +220,12 @@ except HostCallError as e:
 		"js": `try { await llm('hi') } catch (e) { print(e.message) }`,
 	}
 	for _, lang := range []string{"py", "js"} {
-		s, _ := helperSession(t, nil)
-		if got, _ := evalLang(t, s, lang, code[lang]); got != "llm: no LLM is configured for this sandbox (sandbox.Options.Host is nil)\n" {
-			t.Errorf("%s: %q", lang, got)
-		}
+		t.Run(lang, func(t *testing.T) {
+			s, _ := helperSession(t, nil)
+			if got, _ := evalLang(t, s, lang, code[lang]); got != "llm: no LLM is configured for this sandbox (sandbox.Options.Host is nil)\n" {
+				t.Errorf("%q", got)
+			}
+		})
 	}
 }
 
@@ -241,19 +245,21 @@ except (MemoryError, HostCallError) as e:
     print(type(e).__name__)`, "MemoryError"},
 	}
 	for _, tt := range tests {
-		s, root := helperSession(t, &countingHost{})
-		got, _ := evalLang(t, s, tt.lang, tt.code)
-		// Either cap may stop it first: the host's, or the guest's memory limit.
-		ok := false
-		for _, w := range strings.Split(tt.want, "|") {
-			ok = ok || strings.Contains(got, w)
-		}
-		if !ok {
-			t.Errorf("%s %.40s: %q, want %q", tt.lang, tt.code, got, tt.want)
-		}
-		if _, err := os.Stat(filepath.Join(root, "big")); err == nil {
-			t.Errorf("%s: a capped write created the file", tt.lang)
-		}
+		t.Run(tt.lang, func(t *testing.T) {
+			s, root := helperSession(t, &countingHost{})
+			got, _ := evalLang(t, s, tt.lang, tt.code)
+			// Either cap may stop it first: the host's, or the guest's memory limit.
+			ok := false
+			for _, w := range strings.Split(tt.want, "|") {
+				ok = ok || strings.Contains(got, w)
+			}
+			if !ok {
+				t.Errorf("%.40s: %q, want %q", tt.code, got, tt.want)
+			}
+			if _, err := os.Stat(filepath.Join(root, "big")); err == nil {
+				t.Error("a capped write created the file")
+			}
+		})
 	}
 }
 
@@ -269,21 +275,23 @@ print("done")`,
 print('done')`,
 	}
 	for _, lang := range []string{"py", "js"} {
-		s, _ := helperSession(t, host)
-		res, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code[lang], TimeoutSeconds: 1}}})
-		if err != nil {
-			if strings.Contains(err.Error(), "not built") {
-				continue
+		t.Run(lang, func(t *testing.T) {
+			if lang == "py" {
+				testenv.RequirePython(t)
 			}
-			t.Fatal(err)
-		}
-		c := res.Details.Cells[0]
-		if c.Status != sandbox.StatusComplete || c.Output != "done\n" {
-			t.Errorf("%s: %s %q", lang, c.Status, c.Output)
-		}
-		if len(res.Details.StatusEvents) != 3 || res.Details.StatusEvents[0].Message != "step 0" || res.Details.StatusEvents[0].Kind != "log" {
-			t.Errorf("%s: status events %v", lang, res.Details.StatusEvents)
-		}
+			s, _ := helperSession(t, host)
+			res, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code[lang], TimeoutSeconds: 1}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := res.Details.Cells[0]
+			if c.Status != sandbox.StatusComplete || c.Output != "done\n" {
+				t.Errorf("%s %q", c.Status, c.Output)
+			}
+			if len(res.Details.StatusEvents) != 3 || res.Details.StatusEvents[0].Message != "step 0" || res.Details.StatusEvents[0].Kind != "log" {
+				t.Errorf("status events %v", res.Details.StatusEvents)
+			}
+		})
 	}
 }
 
@@ -381,23 +389,25 @@ func TestHostCallHoldsTimeout(t *testing.T) {
 		"js": "await llm('x'); while (true) {}",
 	}
 	for _, lang := range []string{"py", "js"} {
-		s, _ := helperSession(t, host)
-		res, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code[lang], TimeoutSeconds: 1}}})
-		if err != nil {
-			if strings.Contains(err.Error(), "not built") {
-				continue
+		t.Run(lang, func(t *testing.T) {
+			if lang == "py" {
+				testenv.RequirePython(t)
 			}
-			t.Fatal(err)
-		}
-		if c := res.Details.Cells[0]; c.Status != sandbox.StatusComplete || c.Output != "answered\n" {
-			t.Errorf("%s: a 1.5 s call under a 1 s timeout: %s %q", lang, c.Status, c.Output)
-		}
-		res, err = s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: spin[lang], TimeoutSeconds: 1}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c := res.Details.Cells[0]; c.Status != sandbox.StatusError || !strings.Contains(c.Output, "timed out after 1 second") {
-			t.Errorf("%s: spinning after the call: %s %q", lang, c.Status, c.Output)
-		}
+			s, _ := helperSession(t, host)
+			res, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code[lang], TimeoutSeconds: 1}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := res.Details.Cells[0]; c.Status != sandbox.StatusComplete || c.Output != "answered\n" {
+				t.Errorf("a 1.5 s call under a 1 s timeout: %s %q", c.Status, c.Output)
+			}
+			res, err = s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: spin[lang], TimeoutSeconds: 1}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c := res.Details.Cells[0]; c.Status != sandbox.StatusError || !strings.Contains(c.Output, "timed out after 1 second") {
+				t.Errorf("spinning after the call: %s %q", c.Status, c.Output)
+			}
+		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/server"
 )
@@ -193,22 +194,11 @@ func output(res *sandbox.Result) string {
 	return b.String()
 }
 
-// needPython skips when the CPython artifact is not built, unless
+// needPython skips when the CPython artifact is not built, or fails when
 // WASMEVAL_REQUIRE_PYTHON is set.
-func needPython(t *testing.T, ts *testServer) {
+func needPython(t *testing.T, _ *testServer) {
 	t.Helper()
-	sess, err := ts.sb.NewSession(context.Background(), sandbox.SessionOptions{Root: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sess.Close(context.Background())
-	_, err = sess.Eval(context.Background(), cells("py", "1"))
-	if err != nil && strings.Contains(err.Error(), "not built") && os.Getenv("WASMEVAL_REQUIRE_PYTHON") == "" {
-		t.Skipf("skipped: %v (set WASMEVAL_REQUIRE_PYTHON=1 to make this a failure)", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.RequirePython(t)
 }
 
 func TestAuth(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/runtimes/python"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
@@ -36,10 +37,7 @@ func TestEvalCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			if usesPython(input) && pyErr != nil {
-				if errors.Is(pyErr, python.ErrNotBuilt) && os.Getenv("WASMEVAL_REQUIRE_PYTHON") != "1" {
-					t.Skipf("skipped: %v (set WASMEVAL_REQUIRE_PYTHON=1 to make this a failure)", pyErr)
-				}
-				t.Fatalf("python runtime: %v", pyErr)
+				testenv.NotBuilt(t, pyErr)
 			}
 			want, err := os.ReadFile(strings.TrimSuffix(file, ".ndjson") + ".golden.json")
 			if errors.Is(err, os.ErrNotExist) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wasmeval/wasmeval/internal/llmhost"
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -91,7 +92,7 @@ func evalCells(t *testing.T, lang string, args []string, codes ...string) ([]*sa
 // langs are the languages to test in: js, and py when the CPython artifact
 // is built (or required).
 func langs(t *testing.T) []string {
-	if err := pythonAvailable(); err != nil && os.Getenv("WASMEVAL_REQUIRE_PYTHON") != "1" {
+	if err := pythonAvailable(); err != nil && !testenv.PythonRequired() {
 		t.Logf("python skipped: %v", err)
 		return []string{"js"}
 	}

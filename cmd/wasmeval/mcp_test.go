@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 var (
@@ -100,7 +102,7 @@ func TestMCPStdio(t *testing.T) {
 	}
 	data, _ := json.Marshal(res.StructuredContent)
 	json.Unmarshal(data, &out)
-	if res.IsError && strings.Contains(mcpText(res), "not built") && os.Getenv("WASMEVAL_REQUIRE_PYTHON") == "" {
+	if res.IsError && strings.Contains(mcpText(res), "not built") && !testenv.PythonRequired() {
 		t.Logf("python part skipped: %s", mcpText(res))
 		return
 	}

@@ -1,18 +1,20 @@
 package main
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 // BenchmarkProcessEvalPrint1 runs a whole `wasmeval eval` process for one
 // `print(1)` cell with a warm compilation cache (target ≤ 300 ms), against a
 // native `python3.11 -c 'print(1)'` process in the same run.
 func BenchmarkProcessEvalPrint1(b *testing.B) {
+	testenv.RequirePython(b)
 	bin := filepath.Join(b.TempDir(), "wasmeval")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
@@ -24,9 +26,6 @@ func BenchmarkProcessEvalPrint1(b *testing.B) {
 		cmd.Stdin = strings.NewReader(req)
 		out, err := cmd.Output()
 		if err != nil {
-			if strings.Contains(string(out), "not built") || os.Getenv("WASMEVAL_REQUIRE_PYTHON") == "" {
-				b.Skipf("wasmeval eval: %v: %s", err, out)
-			}
 			b.Fatalf("wasmeval eval: %v: %s", err, out)
 		}
 		if !strings.Contains(string(out), `"text":"1\n"`) && !strings.Contains(string(out), `"text":"1"`) {

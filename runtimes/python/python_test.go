@@ -2,7 +2,6 @@ package python_test
 
 import (
 	"context"
-	"errors"
 	"os"
 	"strings"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/runtimes/python"
 )
@@ -27,12 +27,7 @@ func runtimeForTest(t testing.TB) *python.Runtime {
 		dir, _ := os.UserCacheDir()
 		rt, rtErr = python.New(context.Background(), python.Config{CacheDir: dir + "/wasmeval"})
 	})
-	if errors.Is(rtErr, python.ErrNotBuilt) && os.Getenv("WASMEVAL_REQUIRE_PYTHON") == "" {
-		t.Skip(rtErr)
-	}
-	if rtErr != nil {
-		t.Fatal(rtErr)
-	}
+	testenv.NotBuilt(t, rtErr)
 	return rt
 }
 

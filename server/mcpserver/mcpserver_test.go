@@ -3,12 +3,12 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/server/mcpserver"
 )
@@ -265,15 +265,13 @@ func TestCodeContexts(t *testing.T) {
 }
 
 func TestEvalPython(t *testing.T) {
+	testenv.RequirePython(t)
 	srv, _ := newServer(t)
 	cs := connect(t, srv, nil)
 	res := call(t, cs, "eval", map[string]any{"cells": []any{
 		map[string]any{"language": "py", "code": "import math\nr = math.factorial(5)"},
 		map[string]any{"language": "py", "code": "print(r)"},
 	}})
-	if res.IsError && strings.Contains(text(res), "not built") && os.Getenv("WASMEVAL_REQUIRE_PYTHON") == "" {
-		t.Skipf("skipped: %s (set WASMEVAL_REQUIRE_PYTHON=1 to make this a failure)", text(res))
-	}
 	if res.IsError || !strings.HasSuffix(text(res), "120") {
 		t.Errorf("isError %v, content %q", res.IsError, text(res))
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 func TestLEB(t *testing.T) {
@@ -88,7 +90,7 @@ func TestLEB(t *testing.T) {
 func TestPythonCensus(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "python", "dist", "python.wasm.zst"))
 	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("python.wasm not built (run make python)")
+		testenv.RequirePython(t)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/wasm/fuel"
 )
 
@@ -53,7 +54,7 @@ func pythonArtifact(tb testing.TB) (wasm, stdlib []byte) {
 		}
 	})
 	if errors.Is(python.err, os.ErrNotExist) {
-		tb.Skipf("python.wasm not built (run make python): %v", python.err)
+		testenv.RequirePython(tb)
 	}
 	if python.err != nil {
 		tb.Fatal(python.err)
