@@ -14,16 +14,12 @@ package python
 import (
 	"context"
 	crand "crypto/rand"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -68,8 +64,12 @@ const DefaultMemoryLimit = 256 << 20
 
 // Config configures New.
 type Config struct {
-	// CacheDir holds wazero's compilation cache; empty means none.
+	// CacheDir holds wazero's compilation cache, the instrumented module
+	// and the template snapshot; empty means none.
 	CacheDir string
+	// KeyFile holds the key that authenticates the cache's files (see
+	// wasm.LoadCacheKey). Empty means wasm.DefaultKeyFile(CacheDir).
+	KeyFile string
 	// NoFuel runs the module without fuel metering, for benchmarks that
 	// measure its cost. Without fuel a spinning cell cannot be stopped
 	// and blocks Go's garbage collector: never use it with untrusted code.
@@ -115,8 +115,9 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("python: prelude: %w", err)
 	}
+	cache := openCache(cfg)
 	if !cfg.NoFuel {
-		if bin, err = instrument(cfg.CacheDir, bin); err != nil {
+		if bin, err = cache.instrument(bin); err != nil {
 			return nil, err
 		}
 	}
@@ -126,7 +127,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("python: %w", err)
 	}
-	rt, compiled, err := wasm.Compile(ctx, wasm.Config{CacheDir: cfg.CacheDir}, bin, func(rt wazero.Runtime) error {
+	rt, compiled, err := wasm.Compile(ctx, wasm.Config{CacheDir: cfg.CacheDir, KeyFile: cfg.KeyFile}, bin, func(rt wazero.Runtime) error {
 		if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 			return err
 		}
@@ -161,14 +162,14 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		data:     data,
 		files:    map[string][]byte{stdlibPath: stdlib, preludePath: pre},
 	}
-	if r.loadTemplate(cfg.CacheDir, key) {
+	if r.loadTemplate(cache, key) {
 		return r, nil
 	}
 	if err := r.makeTemplate(ctx); err != nil {
 		rt.Close(ctx)
 		return nil, err
 	}
-	r.saveTemplate(cfg.CacheDir, key)
+	r.saveTemplate(cache, key)
 	return r, nil
 }
 
@@ -177,128 +178,6 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 var fuelOptions = fuel.Options{SkipLeafEntries: true, ChargeOnlyAtEntry: true}
 
 const fuelVersion = "fuel v1 skip-leaf charge-at-entry"
-
-// instrument runs the fuel pass over bin, or reads its output from the
-// cache, where an earlier process left it: the pass takes ~40 ms. A
-// missing or unreadable cache entry is made again.
-func instrument(dir string, bin []byte) ([]byte, error) {
-	path := ""
-	if dir != "" {
-		path = filepath.Join(dir, "python-fuel-"+templateKey([]byte(fuelVersion), bin)+".wasm")
-		// The file is the module followed by its CRC-32C.
-		if b, err := os.ReadFile(path); err == nil && len(b) > 12 {
-			mod, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-			if crc32.Checksum(mod, castagnoli) == sum {
-				now := time.Now() // in use, for pruneCache
-				_ = os.Chtimes(path, now, now)
-				return mod, nil
-			}
-		}
-	}
-	out, err := fuel.Instrument(bin, fuelOptions)
-	if err != nil {
-		return nil, fmt.Errorf("python: fuel: %w", err)
-	}
-	if path != "" && os.MkdirAll(dir, 0o755) == nil {
-		b := binary.LittleEndian.AppendUint32(append([]byte(nil), out...), crc32.Checksum(out, castagnoli))
-		_ = wasm.SaveImage(path, b) // atomic; failing to cache is no error
-	}
-	return out, nil
-}
-
-// templateKey names the template snapshot of a module, stdlib and prelude
-// in the cache.
-func templateKey(parts ...[]byte) string {
-	h := sha256.New()
-	h.Write([]byte("wasmeval python template v1\x00"))
-	for _, p := range parts {
-		var n [8]byte
-		binary.LittleEndian.PutUint64(n[:], uint64(len(p)))
-		h.Write(n[:])
-		h.Write(p)
-	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-// templateMeta is saved next to a cached template image.
-type templateMeta struct {
-	Size   uint64    `json:"size"`
-	CRC32C uint32    `json:"crc32c"`
-	Flags  [4]uint32 `json:"flags"`
-}
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// loadTemplate maps a template saved by an earlier process: booting CPython
-// is most of a cold start. A missing, partial or corrupt cache entry is
-// ignored (the template is made again).
-func (r *Runtime) loadTemplate(dir, key string) bool {
-	if dir == "" {
-		return false
-	}
-	base := filepath.Join(dir, "python-template-"+key)
-	raw, err := os.ReadFile(base + ".json")
-	if err != nil {
-		return false
-	}
-	var meta templateMeta
-	if json.Unmarshal(raw, &meta) != nil || meta.Size == 0 || meta.Size > 1<<32 {
-		return false
-	}
-	im, err := wasm.OpenImage(base+".mem", meta.Size)
-	if err != nil {
-		return false
-	}
-	snap := wasm.SnapshotFromImage(im)
-	b, err := snap.Bytes()
-	if err != nil || crc32.Checksum(b, castagnoli) != meta.CRC32C {
-		snap.Close()
-		return false
-	}
-	r.template, r.flags = snap, meta.Flags
-	now := time.Now() // marks the entry as in use, for pruneCache
-	_ = os.Chtimes(base+".json", now, now)
-	return true
-}
-
-// cacheMaxAge is how long a cached template or module no process has used
-// stays in the cache.
-const cacheMaxAge = 14 * 24 * time.Hour
-
-// pruneCache removes the cached templates and instrumented modules that no
-// process has used for cacheMaxAge: each artifact version leaves ~30 MiB.
-func pruneCache(dir string) {
-	for _, pat := range []string{"python-template-*.json", "python-fuel-*.wasm"} {
-		files, _ := filepath.Glob(filepath.Join(dir, pat))
-		for _, f := range files {
-			if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > cacheMaxAge {
-				os.Remove(f)
-				if strings.HasSuffix(f, ".json") {
-					os.Remove(strings.TrimSuffix(f, ".json") + ".mem")
-				}
-			}
-		}
-	}
-}
-
-// saveTemplate stores the template for later processes; failing to is not
-// an error (the next process makes its own).
-func (r *Runtime) saveTemplate(dir, key string) {
-	if dir == "" || os.MkdirAll(dir, 0o755) != nil {
-		return
-	}
-	b, err := r.template.Bytes()
-	if err != nil {
-		return
-	}
-	base := filepath.Join(dir, "python-template-"+key)
-	if wasm.SaveImage(base+".mem", b) != nil {
-		return
-	}
-	meta, _ := json.Marshal(templateMeta{Size: uint64(len(b)), CRC32C: crc32.Checksum(b, castagnoli), Flags: r.flags})
-	_ = wasm.SaveImage(base+".json", meta)
-	pruneCache(dir)
-}
 
 // makeTemplate starts CPython in a throwaway instance and snapshots it.
 func (r *Runtime) makeTemplate(ctx context.Context) error {

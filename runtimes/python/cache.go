@@ -1,0 +1,176 @@
+package python
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/wasmeval/wasmeval/wasm"
+	"github.com/wasmeval/wasmeval/wasm/fuel"
+)
+
+// diskCache is where a Runtime keeps what later processes reuse: the
+// fuel-instrumented module and the template snapshot (wazero's compiled
+// code is wasm.Compile's). Every file is authenticated under the cache key
+// (wasm.CacheKey): a snapshot becomes every session's starting state, so a
+// file anyone else could have written is rejected and made again. The
+// zero value is no cache.
+type diskCache struct {
+	dir string
+	key *wasm.CacheKey
+}
+
+// openCache returns cfg's cache, or none when there is no cache directory
+// or the key cannot be read or made.
+func openCache(cfg Config) diskCache {
+	if cfg.CacheDir == "" {
+		return diskCache{}
+	}
+	keyFile := cfg.KeyFile
+	if keyFile == "" {
+		keyFile = wasm.DefaultKeyFile(cfg.CacheDir)
+	}
+	key, err := wasm.LoadCacheKey(keyFile)
+	if err != nil {
+		return diskCache{}
+	}
+	return diskCache{dir: cfg.CacheDir, key: key}
+}
+
+// instrument runs the fuel pass over bin, or reads its output from the
+// cache, where an earlier process left it: the pass takes ~40 ms. A
+// missing, unreadable or unauthentic cache entry is made again.
+func (c diskCache) instrument(bin []byte) ([]byte, error) {
+	path, name := "", ""
+	if c.dir != "" {
+		name = "python-fuel-" + templateKey([]byte(fuelVersion), bin) + ".wasm"
+		path = filepath.Join(c.dir, name)
+		// The file is the module followed by its MAC.
+		if mod, err := c.key.ReadFile(path, name); err == nil && len(mod) > 8 {
+			now := time.Now() // in use, for pruneCache
+			_ = os.Chtimes(path, now, now)
+			return mod, nil
+		}
+	}
+	out, err := fuel.Instrument(bin, fuelOptions)
+	if err != nil {
+		return nil, fmt.Errorf("python: fuel: %w", err)
+	}
+	if path != "" && os.MkdirAll(c.dir, 0o755) == nil {
+		_ = c.key.SaveFile(path, name, out) // atomic; failing to cache is no error
+	}
+	return out, nil
+}
+
+// templateKey names the template snapshot of a module, stdlib and prelude
+// in the cache.
+func templateKey(parts ...[]byte) string {
+	h := sha256.New()
+	h.Write([]byte("wasmeval python template v1\x00"))
+	for _, p := range parts {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(p)))
+		h.Write(n[:])
+		h.Write(p)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// templateMeta is saved next to a cached template image. MAC
+// authenticates the image together with Size and Flags (templateExtra).
+type templateMeta struct {
+	Size  uint64    `json:"size"`
+	Flags [4]uint32 `json:"flags"`
+	MAC   string    `json:"mac"`
+}
+
+// templateExtra is the metadata the template's MAC covers besides the
+// image.
+func templateExtra(size uint64, flags [4]uint32) []byte {
+	b := binary.LittleEndian.AppendUint64(nil, size)
+	for _, f := range flags {
+		b = binary.LittleEndian.AppendUint32(b, f)
+	}
+	return b
+}
+
+// loadTemplate maps a template saved by an earlier process: booting CPython
+// is most of a cold start. A missing, partial, corrupt or unauthentic
+// cache entry is ignored (the template is made again). The image is
+// checked as it is copied into memory of this process (wasm.LoadImage), so
+// the file cannot change under the sessions after the check.
+func (r *Runtime) loadTemplate(c diskCache, key string) bool {
+	if c.dir == "" {
+		return false
+	}
+	name := "python-template-" + key
+	base := filepath.Join(c.dir, name)
+	raw, err := os.ReadFile(base + ".json")
+	if err != nil {
+		return false
+	}
+	var meta templateMeta
+	if json.Unmarshal(raw, &meta) != nil || meta.Size == 0 || meta.Size > 1<<32 {
+		return false
+	}
+	mac, err := hex.DecodeString(meta.MAC)
+	if err != nil || len(mac) != wasm.MACSize {
+		return false
+	}
+	im, err := c.key.LoadImage(base+".mem", meta.Size, name, templateExtra(meta.Size, meta.Flags), mac)
+	if err != nil {
+		return false
+	}
+	r.template, r.flags = wasm.SnapshotFromImage(im), meta.Flags
+	now := time.Now() // marks the entry as in use, for pruneCache
+	_ = os.Chtimes(base+".json", now, now)
+	return true
+}
+
+// cacheMaxAge is how long a cached template or module no process has used
+// stays in the cache.
+const cacheMaxAge = 14 * 24 * time.Hour
+
+// pruneCache removes the cached templates and instrumented modules that no
+// process has used for cacheMaxAge: each artifact version leaves ~30 MiB.
+func pruneCache(dir string) {
+	for _, pat := range []string{"python-template-*.json", "python-fuel-*.wasm"} {
+		files, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > cacheMaxAge {
+				os.Remove(f)
+				if strings.HasSuffix(f, ".json") {
+					os.Remove(strings.TrimSuffix(f, ".json") + ".mem")
+				}
+			}
+		}
+	}
+}
+
+// saveTemplate stores the template for later processes; failing to is not
+// an error (the next process makes its own).
+func (r *Runtime) saveTemplate(c diskCache, key string) {
+	if c.dir == "" || os.MkdirAll(c.dir, 0o755) != nil {
+		return
+	}
+	b, err := r.template.Bytes()
+	if err != nil {
+		return
+	}
+	name := "python-template-" + key
+	base := filepath.Join(c.dir, name)
+	if wasm.SaveImage(base+".mem", b) != nil {
+		return
+	}
+	size := uint64(len(b))
+	mac := c.key.ImageMAC(name, b, templateExtra(size, r.flags))
+	meta, _ := json.Marshal(templateMeta{Size: size, Flags: r.flags, MAC: hex.EncodeToString(mac)})
+	_ = wasm.SaveImage(base+".json", meta)
+	pruneCache(c.dir)
+}
