@@ -13,6 +13,8 @@ import (
 	"context"
 	"io"
 	"time"
+
+	"github.com/wasmeval/wasmeval/hostcalls"
 )
 
 // Runtime is one language backend, shared by all sessions of a Sandbox.
@@ -52,6 +54,11 @@ type InstanceOptions struct {
 	// own goroutine; ctx ends with the cell. Nil means every call fails
 	// with a message saying that the host offers none.
 	Call func(ctx context.Context, request []byte) []byte
+	// DiskQuota is the session's disk quota, shared with its file helpers
+	// (the Dispatcher's): a runtime whose guest writes files directly
+	// records every change there and refuses one past it (ENOSPC). Nil
+	// means no quota.
+	DiskQuota *hostcalls.DiskQuota
 }
 
 // Instance is one session's state in one language. Its methods are not safe
@@ -128,4 +135,15 @@ type Sink interface {
 	Display(b Bundle, result bool)
 	// Status receives a status event (log, phase, progress).
 	Status(kind, message string)
+}
+
+// Sizer is an Instance that can tell the host memory it holds and give
+// some back while idle.
+type Sizer interface {
+	// ResidentBytes is the host memory the instance holds now: its written
+	// guest pages, checkpoint copies and host-side buffers.
+	ResidentBytes() int64
+	// Trim gives back what it can while the instance is idle (freed guest
+	// pages, checkpoint copies), and returns ResidentBytes after it.
+	Trim(ctx context.Context) int64
 }

@@ -6,11 +6,13 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
@@ -57,9 +59,20 @@ const syntheticDev = 0x7761736d // "wasm"
 // /etc/passwd, which does not exist. Only the resolved, symlink-free path is
 // handed to os.Root, which would refuse to leave the root anyway.
 //
-// The guest may create symlinks inside the root when the target is relative and,
-// read lexically from the link's directory, stays inside the root; anything else
-// is EPERM, so the guest cannot plant links that lead host tools out of the root.
+// The guest's symlinks must be safe for the host too: host code (fork, the
+// files API, an operator's tools, tar) resolves them with the kernel, where
+// "l/.." goes to the parent of l's target, not of l. So a guest may create a
+// symlink only when its target points strictly downward: one or more plain
+// names ("data.csv", "a/b/c"), read from the link's own directory, with no
+// empty, "." or ".." component. An absolute target naming a path strictly
+// below the link's directory is stored in that relative form (Readlink then
+// returns the relative text); any other target is EPERM. When every link in
+// the root points downward, a host path that stays inside the root lexically
+// stays inside it for real: each link only goes deeper, so the real depth is
+// never less than the lexical one. Renames and hard links move links but do
+// not change their text, so they keep that property. Links planted in the
+// root by the host before the session are the host's own: the guest's view
+// confines them, host tools follow them as the host made them.
 // Hard links need a source inside the root.
 //
 // # Errors
@@ -70,16 +83,26 @@ const syntheticDev = 0x7761736d // "wasm"
 //     outside the root, including the in-memory files, the synthetic
 //     directories and the root's own directory entry. (A rename across the
 //     boundary would be EXDEV, which wazero's errno set lacks.)
-//   - EPERM: a symlink with an absolute target or one that leaves the root;
-//     a hard link whose source is outside the root.
+//   - EPERM: a symlink whose target does not point strictly downward (see
+//     above); a hard link whose source is outside the root.
 //   - EACCES: opening a FIFO, socket or device file found in the root (opening
 //     one could block the host thread).
 //   - ENOENT: anything that is not part of the guest's tree.
+//
+// # Disk quota
+//
+// With a DiskQuota, every change of the root (creating, writing, truncating,
+// linking, removing, renaming) is measured and recorded in it, and a change
+// that would pass it fails with ENOSPC. wazero's errno set lacks ENOSPC, so
+// GuestFS returns ENOTSOCK for it, which InstantiateWASI's WASI module
+// turns into ENOSPC for the guest; with a WASI module instantiated otherwise
+// the guest sees ENOTSOCK.
 //
 // GuestFS is safe for concurrent use; files it opens are not.
 type GuestFS struct {
 	experimentalsys.UnimplementedFS
 
+	quota    DiskQuota // nil: none
 	root     *os.Root
 	rootPath string              // guest path of the session root: clean, absolute, never "/"
 	files    map[string][]byte   // read-only in-memory files by guest path
@@ -88,16 +111,42 @@ type GuestFS struct {
 
 var _ experimentalsys.FS = (*GuestFS)(nil)
 
+// DiskQuota is a session's disk quota as GuestFS uses it: the session's
+// *hostcalls.DiskQuota, which its file helpers share (see there for what
+// counts). A change is measured, made and recorded between Lock and Unlock.
+type DiskQuota interface {
+	Lock()
+	Unlock()
+	// CheckLocked returns an error when growing the root by bytes and
+	// files would pass the quota; growth of zero or less always passes.
+	CheckLocked(bytes, files int64) error
+	// AddLocked records a change of the root; either may be negative.
+	AddLocked(bytes, files int64)
+	// OpenedLocked and ClosedLocked record the guest's open files (info is
+	// the file's stat), so that a file removed while open keeps its bytes
+	// counted until its last close.
+	OpenedLocked(info fs.FileInfo)
+	ClosedLocked(info fs.FileInfo)
+	// RemovedLocked records that an entry (info: its Lstat) went away.
+	RemovedLocked(info fs.FileInfo)
+}
+
+// errnoQuota is the errno of a change the disk quota refused: ENOTSOCK,
+// which no file operation returns otherwise, stands for ENOSPC (missing
+// from wazero's errno set) until InstantiateWASI's module translates it.
+const errnoQuota = experimentalsys.ENOTSOCK
+
 // NewGuestFS returns the filesystem for a session whose root is the host
 // directory root, with the read-only in-memory files given by guest path.
 //
 // root must be an absolute path to an existing directory other than "/".
 // Each key of files must be a clean absolute path that is neither inside the
 // root nor on the way to the root or to another file. The byte slices are
-// used, not copied: the caller must not change them afterwards.
+// used, not copied: the caller must not change them afterwards. quota, if
+// not nil, is the session's disk quota.
 //
 // Close the GuestFS when the session ends.
-func NewGuestFS(root string, files map[string][]byte) (*GuestFS, error) {
+func NewGuestFS(root string, files map[string][]byte, quota DiskQuota) (*GuestFS, error) {
 	if !filepath.IsAbs(root) {
 		return nil, fmt.Errorf("wasm: session root %q: not an absolute path", root)
 	}
@@ -118,6 +167,7 @@ func NewGuestFS(root string, files map[string][]byte) (*GuestFS, error) {
 	}
 
 	g := &GuestFS{
+		quota:    quota,
 		rootPath: guestRoot,
 		files:    make(map[string][]byte, len(files)),
 		dirs:     map[string][]string{"/": nil},
@@ -377,6 +427,25 @@ func (g *GuestFS) OpenFile(name string, flag experimentalsys.Oflag, perm fs.File
 
 // openHost opens rel in the root. rel is symlink-free as far as resolve could tell.
 func (g *GuestFS) openHost(rel string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+	q := g.quota
+	if q != nil {
+		q.Lock()
+		defer q.Unlock()
+	}
+	// A file created or truncated changes the root: measure it before.
+	var before fs.FileInfo
+	changes := q != nil && flag&(experimentalsys.O_CREAT|experimentalsys.O_TRUNC) != 0
+	if changes {
+		info, err := g.root.Lstat(rel)
+		switch {
+		case err == nil:
+			before = info
+		case errors.Is(err, fs.ErrNotExist) && flag&experimentalsys.O_CREAT != 0:
+			if q.CheckLocked(0, 1) != nil {
+				return nil, errnoQuota
+			}
+		}
+	}
 	f, err := g.root.OpenFile(rel, osFlag(flag), perm.Perm())
 	if err != nil {
 		return nil, experimentalsys.UnwrapOSError(err)
@@ -394,6 +463,16 @@ func (g *GuestFS) openHost(rel string, flag experimentalsys.Oflag, perm fs.FileM
 	case !mode.IsDir() && !mode.IsRegular():
 		_ = f.Close()
 		return nil, experimentalsys.EACCES
+	}
+	if q != nil {
+		switch {
+		case !changes:
+		case before == nil:
+			q.AddLocked(entryBytes(info), 1)
+		case os.SameFile(before, info):
+			q.AddLocked(growth(before.Size(), info.Size(), links(before)), 0)
+		}
+		q.OpenedLocked(info)
 	}
 	st := sys.NewStat_t(info)
 	return &hostFile{
@@ -474,7 +553,49 @@ func (g *GuestFS) Mkdir(name string, perm fs.FileMode) experimentalsys.Errno {
 	case n.rel == "":
 		return experimentalsys.EROFS
 	}
-	return experimentalsys.UnwrapOSError(g.root.Mkdir(n.rel, perm.Perm()))
+	return g.create(nil, func() error { return g.root.Mkdir(n.rel, perm.Perm()) })
+}
+
+// create makes a new entry in the root with mk, within the disk quota;
+// size, if not nil, says how many bytes the entry counts.
+func (g *GuestFS) create(size func() int64, mk func() error) experimentalsys.Errno {
+	q := g.quota
+	if q == nil {
+		return experimentalsys.UnwrapOSError(mk())
+	}
+	q.Lock()
+	defer q.Unlock()
+	var bytes int64
+	if size != nil {
+		bytes = size()
+	}
+	if q.CheckLocked(bytes, 1) != nil {
+		return errnoQuota
+	}
+	if err := mk(); err != nil {
+		return experimentalsys.UnwrapOSError(err)
+	}
+	q.AddLocked(bytes, 1)
+	return 0
+}
+
+// remove removes the entry rel from the root with rm, recording it in the
+// disk quota.
+func (g *GuestFS) remove(rel string, rm func() error) experimentalsys.Errno {
+	q := g.quota
+	if q == nil {
+		return experimentalsys.UnwrapOSError(rm())
+	}
+	q.Lock()
+	defer q.Unlock()
+	before, lerr := g.root.Lstat(rel)
+	if err := rm(); err != nil {
+		return experimentalsys.UnwrapOSError(err)
+	}
+	if lerr == nil {
+		q.RemovedLocked(before)
+	}
+	return 0
 }
 
 // Chmod implements the same method as documented on experimental/sys.FS.
@@ -511,7 +632,22 @@ func (g *GuestFS) Rename(from, to string) experimentalsys.Errno {
 	case !src.writable(), !dst.writable():
 		return experimentalsys.EROFS
 	}
-	return experimentalsys.UnwrapOSError(g.root.Rename(src.rel, dst.rel))
+	rename := func() error { return g.root.Rename(src.rel, dst.rel) }
+	if g.quota == nil {
+		return experimentalsys.UnwrapOSError(rename())
+	}
+	// The entry moves; one it replaces goes, unless both are links of one file.
+	g.quota.Lock()
+	defer g.quota.Unlock()
+	moved, ferr := g.root.Lstat(src.rel)
+	replaced, terr := g.root.Lstat(dst.rel)
+	if err := rename(); err != nil {
+		return experimentalsys.UnwrapOSError(err)
+	}
+	if ferr == nil && terr == nil && !os.SameFile(moved, replaced) {
+		g.quota.RemovedLocked(replaced)
+	}
+	return 0
 }
 
 // Rmdir implements the same method as documented on experimental/sys.FS.
@@ -527,7 +663,7 @@ func (g *GuestFS) Rmdir(name string) experimentalsys.Errno {
 	case !n.writable():
 		return experimentalsys.EROFS
 	}
-	return experimentalsys.UnwrapOSError(g.root.Remove(n.rel))
+	return g.remove(n.rel, func() error { return g.root.Remove(n.rel) })
 }
 
 // Unlink implements the same method as documented on experimental/sys.FS.
@@ -543,7 +679,7 @@ func (g *GuestFS) Unlink(name string) experimentalsys.Errno {
 	case !n.writable():
 		return experimentalsys.EROFS
 	}
-	return experimentalsys.UnwrapOSError(g.root.Remove(n.rel))
+	return g.remove(n.rel, func() error { return g.root.Remove(n.rel) })
 }
 
 // Link implements the same method as documented on experimental/sys.FS.
@@ -568,20 +704,26 @@ func (g *GuestFS) Link(oldName, newName string) experimentalsys.Errno {
 	case !dst.writable():
 		return experimentalsys.EROFS
 	}
-	return experimentalsys.UnwrapOSError(g.root.Link(src.rel, dst.rel))
+	// The new entry counts as a copy: the source's bytes again.
+	size := func() int64 {
+		if info, err := g.root.Lstat(src.rel); err == nil {
+			return entryBytes(info)
+		}
+		return 0
+	}
+	return g.create(size, func() error { return g.root.Link(src.rel, dst.rel) })
 }
 
 // Symlink implements the same method as documented on experimental/sys.FS.
-// target must be relative and, read from the link's directory, stay inside
-// the root (EPERM otherwise).
+// target must point strictly downward from the link's directory (EPERM
+// otherwise); an absolute target below that directory is stored relative.
+// See the type's documentation for why.
 func (g *GuestFS) Symlink(target, linkName string) experimentalsys.Errno {
 	switch {
 	case target == "":
-		return experimentalsys.ENOENT
+		return experimentalsys.ENOENT // as Linux's symlink(2)
 	case len(target) >= pathMax:
 		return experimentalsys.ENAMETOOLONG
-	case strings.HasPrefix(target, "/"):
-		return experimentalsys.EPERM
 	}
 	dst, errno := g.resolve(linkName, false)
 	switch {
@@ -592,10 +734,35 @@ func (g *GuestFS) Symlink(target, linkName string) experimentalsys.Errno {
 	case !dst.writable():
 		return experimentalsys.EROFS
 	}
-	if _, inRoot := g.relPath(path.Join(path.Dir(dst.path), target)); !inRoot {
+	stored, ok := downwardTarget(target, path.Dir(dst.path))
+	if !ok {
 		return experimentalsys.EPERM
 	}
-	return experimentalsys.UnwrapOSError(g.root.Symlink(target, dst.rel))
+	size := func() int64 { return int64(len(stored)) }
+	return g.create(size, func() error { return g.root.Symlink(stored, dst.rel) })
+}
+
+// downwardTarget returns the text to store for a symlink with target in the
+// symlink-free guest directory linkDir, if the target points strictly
+// downward: one or more plain names, none of them empty, "." or "..". An
+// absolute target must lie strictly below linkDir and is made relative to it.
+func downwardTarget(target, linkDir string) (string, bool) {
+	if strings.HasPrefix(target, "/") {
+		rest, ok := strings.CutPrefix(target, strings.TrimSuffix(linkDir, "/")+"/")
+		if !ok {
+			return "", false
+		}
+		target = rest
+	}
+	if target == "" {
+		return "", false
+	}
+	for c := range strings.SplitSeq(target, "/") {
+		if c == "" || c == "." || c == ".." {
+			return "", false
+		}
+	}
+	return target, true
 }
 
 // Readlink implements the same method as documented on experimental/sys.FS.
@@ -642,6 +809,45 @@ func (g *GuestFS) chtimes(rel string, atim, mtim int64) experimentalsys.Errno {
 		return time.Unix(0, t)
 	}
 	return experimentalsys.UnwrapOSError(g.root.Chtimes(rel, toTime(atim), toTime(mtim)))
+}
+
+// entryBytes is what one directory entry counts against the disk quota's
+// bytes, as hostcalls.DiskQuota counts it: a regular file's size, a
+// symbolic link's target length, zero otherwise.
+func entryBytes(info fs.FileInfo) int64 {
+	if m := info.Mode(); m.IsRegular() || m&fs.ModeSymlink != 0 {
+		return max(info.Size(), 0)
+	}
+	return 0
+}
+
+// links is the number of hard links of the file info describes.
+func links(info fs.FileInfo) int64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Nlink)
+	}
+	return 1
+}
+
+// growth is how much taking a file with n links from size before to size
+// after grows the disk quota's bytes: each link counts, and a file removed
+// while open (no links) once. It saturates instead of overflowing.
+func growth(before, after, n int64) int64 {
+	d, n := after-before, max(n, 1)
+	switch {
+	case d > 0 && d > math.MaxInt64/n:
+		return math.MaxInt64
+	case d < 0 && d < math.MinInt64/n:
+		return math.MinInt64
+	}
+	return d * n
+}
+
+func addSat(a, b int64) int64 {
+	if b > 0 && a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // syntheticIno is the inode of an in-memory file or synthetic directory. It
@@ -797,7 +1003,43 @@ func (f *hostFile) Write(buf []byte) (int, experimentalsys.Errno) {
 	if len(buf) == 0 {
 		return 0, 0
 	}
-	n, err := f.file.Write(buf)
+	end := func(size int64) (int64, error) {
+		if f.IsAppend() {
+			return addSat(size, int64(len(buf))), nil
+		}
+		pos, err := f.file.Seek(0, io.SeekCurrent)
+		return addSat(pos, int64(len(buf))), err
+	}
+	return f.grow(end, func() (int, error) { return f.file.Write(buf) })
+}
+
+// grow makes a change of the file that may grow it (write, truncate),
+// within the disk quota: end says how large the file may be after it,
+// given its size before, and do makes it. A change the quota cannot hold is
+// refused whole (errnoQuota), not shortened.
+func (f *hostFile) grow(end func(size int64) (int64, error), do func() (int, error)) (int, experimentalsys.Errno) {
+	q := f.g.quota
+	if q == nil || f.isDir {
+		n, err := do()
+		return n, experimentalsys.UnwrapOSError(err)
+	}
+	q.Lock()
+	defer q.Unlock()
+	before, err := f.file.Stat()
+	if err != nil {
+		return 0, experimentalsys.UnwrapOSError(err)
+	}
+	e, err := end(before.Size())
+	if err != nil {
+		return 0, experimentalsys.UnwrapOSError(err)
+	}
+	if q.CheckLocked(growth(before.Size(), e, links(before)), 0) != nil {
+		return 0, errnoQuota
+	}
+	n, err := do()
+	if after, serr := f.file.Stat(); serr == nil {
+		q.AddLocked(growth(before.Size(), after.Size(), links(before)), 0)
+	}
 	return n, experimentalsys.UnwrapOSError(err)
 }
 
@@ -811,19 +1053,22 @@ func (f *hostFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
 		return 0, 0
 	}
 	if !f.IsAppend() {
-		n, err := f.file.WriteAt(buf, off)
-		return n, experimentalsys.UnwrapOSError(err)
+		end := func(int64) (int64, error) { return addSat(off, int64(len(buf))), nil }
+		return f.grow(end, func() (int, error) { return f.file.WriteAt(buf, off) })
 	}
 	// os.File refuses WriteAt in append mode; pwrite must not move the offset.
-	pos, err := f.file.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return 0, experimentalsys.UnwrapOSError(err)
-	}
-	n, err := f.file.Write(buf)
-	if _, serr := f.file.Seek(pos, io.SeekStart); err == nil {
-		err = serr
-	}
-	return n, experimentalsys.UnwrapOSError(err)
+	end := func(size int64) (int64, error) { return addSat(size, int64(len(buf))), nil }
+	return f.grow(end, func() (int, error) {
+		pos, err := f.file.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return 0, err
+		}
+		n, err := f.file.Write(buf)
+		if _, serr := f.file.Seek(pos, io.SeekStart); err == nil {
+			err = serr
+		}
+		return n, err
+	})
 }
 
 // Truncate implements the same method as documented on experimental/sys.File.
@@ -836,7 +1081,8 @@ func (f *hostFile) Truncate(size int64) experimentalsys.Errno {
 	case size < 0:
 		return experimentalsys.EINVAL
 	}
-	return experimentalsys.UnwrapOSError(f.file.Truncate(size))
+	_, errno := f.grow(func(int64) (int64, error) { return size, nil }, func() (int, error) { return 0, f.file.Truncate(size) })
+	return errno
 }
 
 // Sync implements the same method as documented on experimental/sys.File.
@@ -864,6 +1110,13 @@ func (f *hostFile) Close() experimentalsys.Errno {
 		return 0
 	}
 	f.closed = true
+	if q := f.g.quota; q != nil && !f.isDir {
+		q.Lock()
+		defer q.Unlock()
+		if info, err := f.file.Stat(); err == nil {
+			q.ClosedLocked(info) // releases the bytes of a file removed while open
+		}
+	}
 	return experimentalsys.UnwrapOSError(f.file.Close())
 }
 

@@ -19,7 +19,6 @@ import (
 	"github.com/tetratelabs/wazero"
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/wasmeval/wasmeval/wasm"
@@ -99,7 +98,7 @@ func newGuestFSFixture(t *testing.T) *guestFSFixture {
 	g, err := wasm.NewGuestFS(fx.root, map[string][]byte{
 		gfsZipPath: []byte(gfsZipData),
 		gfsOptPath: []byte("opt"),
-	})
+	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +281,10 @@ func TestGuestFSMutations(t *testing.T) {
 		{"link dir", func(g gfs) errno { return g.Link(fx.r("sub"), fx.r("hl")) }, experimentalsys.EPERM},
 		{"link onto existing", func(g gfs) errno { return g.Link(fx.r("hello.txt"), fx.r("good_rel")) }, experimentalsys.EEXIST},
 		{"symlink absolute target", func(g gfs) errno { return g.Symlink("/etc/passwd", fx.r("s")) }, experimentalsys.EPERM},
-		{"symlink absolute target inside", func(g gfs) errno { return g.Symlink(fx.root+"/hello.txt", fx.r("s")) }, experimentalsys.EPERM},
+		{"symlink absolute target inside, stored relative", func(g gfs) errno { return g.Symlink(fx.root+"/hello.txt", fx.r("s_abs")) }, 0},
+		{"symlink absolute target beside the link", func(g gfs) errno { return g.Symlink(fx.root+"/hello.txt", fx.r("sub/s")) }, experimentalsys.EPERM},
+		{"symlink up and in again", func(g gfs) errno { return g.Symlink("../hello.txt", fx.r("sub/s")) }, experimentalsys.EPERM},
+		{"symlink to dot", func(g gfs) errno { return g.Symlink(".", fx.r("s")) }, experimentalsys.EPERM},
 		{"symlink dotdot out", func(g gfs) errno { return g.Symlink("../outside/secret.txt", fx.r("s")) }, experimentalsys.EPERM},
 		{"symlink deep dotdot", func(g gfs) errno { return g.Symlink("../../../../../../../etc/passwd", fx.r("sub/s")) }, experimentalsys.EPERM},
 		{"symlink to the root's parent", func(g gfs) errno { return g.Symlink("..", fx.r("s")) }, experimentalsys.EPERM},
@@ -348,7 +350,7 @@ func TestGuestFSSymlinkByGuest(t *testing.T) {
 	}{
 		{name: "sibling", target: "hello.txt", link: "l1", want: "hello"},
 		{name: "into subdir", target: "sub/inner.txt", link: "l2", want: "inner"},
-		{name: "up from subdir", target: "../hello.txt", link: "sub/l3", want: "hello"},
+		{name: "from a subdir", target: "inner.txt", link: "sub/l3", want: "inner"},
 		{name: "via another symlink", target: "good_dir/inner.txt", link: "l4", want: "inner"},
 		{name: "dangling, then created", target: "later.txt", link: "l5", want: "later"},
 	}
@@ -821,7 +823,7 @@ func TestNewGuestFSErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g, err := wasm.NewGuestFS(tt.root, tt.files)
+			g, err := wasm.NewGuestFS(tt.root, tt.files, nil)
 			if err == nil {
 				g.Close()
 				t.Fatal("no error")
@@ -832,13 +834,13 @@ func TestNewGuestFSErrors(t *testing.T) {
 		})
 	}
 	t.Run("missing is ErrNotExist", func(t *testing.T) {
-		_, err := wasm.NewGuestFS(filepath.Join(base, "missing"), nil)
+		_, err := wasm.NewGuestFS(filepath.Join(base, "missing"), nil, nil)
 		if !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("errors.Is(%v, fs.ErrNotExist) = false", err)
 		}
 	})
 	t.Run("unclean root is cleaned", func(t *testing.T) {
-		g, err := wasm.NewGuestFS(root+"/./", nil)
+		g, err := wasm.NewGuestFS(root+"/./", nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -909,7 +911,9 @@ func TestGuestFSEndToEnd(t *testing.T) {
 	ctx := context.Background()
 	r := wazero.NewRuntime(ctx)
 	defer r.Close(ctx)
-	wasi_snapshot_preview1.MustInstantiate(ctx, r)
+	if err := wasm.InstantiateWASI(ctx, r); err != nil {
+		t.Fatal(err)
+	}
 	var stdout, stderr bytes.Buffer
 	cfg := wazero.NewModuleConfig().
 		WithArgs("fsguest", fx.root, fx.outside, gfsZipPath).
