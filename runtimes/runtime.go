@@ -136,3 +136,14 @@ type Sink interface {
 	// Status receives a status event (log, phase, progress).
 	Status(kind, message string)
 }
+
+// Sizer is an Instance that can tell the host memory it holds and give
+// some back while idle.
+type Sizer interface {
+	// ResidentBytes is the host memory the instance holds now: its written
+	// guest pages, checkpoint copies and host-side buffers.
+	ResidentBytes() int64
+	// Trim gives back what it can while the instance is idle (freed guest
+	// pages, checkpoint copies), and returns ResidentBytes after it.
+	Trim(ctx context.Context) int64
+}

@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -202,12 +203,160 @@ func (m *mmapMemory) mapMemory() error {
 	return nil
 }
 
-// Free implements experimental.LinearMemory.
+// Free implements experimental.LinearMemory. wazero calls it when the
+// module closes, and a module also closes itself from inside a call: WASI
+// proc_exit (os._exit in CPython) closes it while the host still holds
+// slices of the memory and is about to return through its own code. So a
+// memory with a Handle stays mapped until the Handle's Release, which the
+// owner calls once it has stopped using the module; only a memory nobody
+// holds a handle to is unmapped here.
 func (m *mmapMemory) Free() {
+	if m.opts.Handle != nil {
+		return
+	}
+	m.unmap()
+}
+
+func (m *mmapMemory) unmap() {
 	if m.buf != nil {
 		// Munmap of a mapping we made cannot fail but for a bug of ours;
 		// leaking it then is better than taking the host down.
 		_ = unix.Munmap(m.buf)
 		m.buf = nil
+	}
+}
+
+// Release unmaps the memory. Call it after the module is closed, when no
+// host code uses the module's memory any more; the memory must not be used
+// after it. Release is idempotent.
+func (h *MemoryHandle) Release() {
+	if h != nil && h.m != nil {
+		h.m.unmap()
+	}
+}
+
+// ResidentPages is how many 4 KiB pages among the first size bytes the
+// instance holds privately: the pages DirtyPages reports. Pages it shares
+// with its image (read but not written) are not counted.
+func (h *MemoryHandle) ResidentPages(size uint32) (int, error) {
+	d, err := h.DirtyPages(size)
+	return len(d), err
+}
+
+// Discard gives the pages wholly inside [off, off+n) back to the OS: they
+// read afterwards as the image maps them (or zero past it), as if never
+// written. The caller promises that the guest does not care what they hold
+// (free memory of its allocator). It returns how many bytes it discarded.
+func (h *MemoryHandle) Discard(off, n uint64) (uint64, error) {
+	if h == nil || h.m == nil || h.m.buf == nil {
+		return 0, fmt.Errorf("wasm: discard: no memory")
+	}
+	start := (off + pageSize - 1) / pageSize * pageSize
+	end := (off + n) / pageSize * pageSize
+	if off+n < off || end > uint64(len(h.m.buf)) {
+		return 0, fmt.Errorf("wasm: discard: [%#x, %#x) is outside the memory's %d bytes", off, off+n, len(h.m.buf))
+	}
+	if end <= start {
+		return 0, nil
+	}
+	if err := unix.Madvise(h.m.buf[start:end], unix.MADV_DONTNEED); err != nil {
+		return 0, fmt.Errorf("wasm: discard: madvise: %w", err)
+	}
+	return end - start, nil
+}
+
+// DiscardClean gives back the written pages among the first size bytes
+// whose content is what they would read as if discarded (zero past the
+// image, the image's own content within it): a guest that wrote zeros or
+// restored a page keeps its memory as it is, for no host memory. It
+// returns how many bytes it discarded.
+func (h *MemoryHandle) DiscardClean(size uint32) (uint64, error) {
+	dirty, err := h.DirtyPages(size)
+	if err != nil {
+		return 0, err
+	}
+	m := h.m
+	im := m.opts.Image
+	var zero, orig [pageSize]byte
+	var freed uint64
+	runStart, runEnd := uint64(0), uint64(0) // a run of clean pages to discard
+	flush := func() error {
+		if runEnd > runStart {
+			if err := unix.Madvise(m.buf[runStart*pageSize:runEnd*pageSize], unix.MADV_DONTNEED); err != nil {
+				return fmt.Errorf("wasm: discard: madvise: %w", err)
+			}
+			freed += (runEnd - runStart) * pageSize
+		}
+		runStart, runEnd = 0, 0
+		return nil
+	}
+	for _, p := range dirty {
+		pg := uint64(p)
+		if (pg+1)*pageSize > uint64(size) {
+			break // a partial page at the end is kept
+		}
+		b := m.buf[pg*pageSize : (pg+1)*pageSize]
+		want := zero[:]
+		if im != nil && pg*pageSize < im.size {
+			if (pg+1)*pageSize > im.size {
+				continue // the image's partial last page: keep it
+			}
+			if _, err := im.f.ReadAt(orig[:], int64(pg*pageSize)); err != nil {
+				continue // the image is closed: keep what cannot be compared
+			}
+			want = orig[:]
+		}
+		if !bytes.Equal(b, want) {
+			continue
+		}
+		if runEnd != pg {
+			if err := flush(); err != nil {
+				return freed, err
+			}
+			runStart = pg
+		}
+		runEnd = pg + 1
+	}
+	return freed, flush()
+}
+
+// HostPages is host memory outside Go's heap for copies of guest pages
+// (checkpoints): released, it goes back to the OS at once instead of when
+// the garbage collector and the scavenger get to it, and its size is exact.
+// The zero value is an empty buffer.
+type HostPages struct {
+	buf []byte
+}
+
+// Resize returns the buffer made n bytes long; its content is undefined.
+// It maps a new buffer when the old one is too small or more than twice
+// too large (so a buffer that once held a large copy does not stay large).
+func (p *HostPages) Resize(n int) ([]byte, error) {
+	if n <= 0 {
+		p.Release()
+		return nil, nil
+	}
+	if c := len(p.buf); c >= n && c <= 2*n+(1<<20) {
+		return p.buf[:n], nil
+	}
+	p.Release()
+	size := (n + pageSize - 1) / pageSize * pageSize
+	b, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	if err != nil {
+		return nil, fmt.Errorf("wasm: host pages: mmap %d bytes: %w", size, err)
+	}
+	p.buf = b
+	return b[:n], nil
+}
+
+// Cap is the bytes of host memory the buffer holds (mapped; the pages it
+// was never written are not resident, but a Resize writes them all).
+func (p *HostPages) Cap() int { return len(p.buf) }
+
+// Release unmaps the buffer; slices of it must not be used after.
+func (p *HostPages) Release() {
+	if p.buf != nil {
+		_ = unix.Munmap(p.buf)
+		p.buf = nil
 	}
 }

@@ -3,6 +3,8 @@ package wasm
 import (
 	"fmt"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tetratelabs/wazero/api"
 )
 
@@ -46,6 +48,19 @@ func (s *Snapshot) Bytes() ([]byte, error) {
 		return nil, fmt.Errorf("wasm: snapshot: %w", err)
 	}
 	return b, nil
+}
+
+// View maps the snapshot's memory read-only, without copying it; call
+// release when done with it.
+func (s *Snapshot) View() (b []byte, release func(), err error) {
+	if s.size == 0 {
+		return nil, func() {}, nil
+	}
+	b, err = unix.Mmap(int(s.image.f.Fd()), 0, int(s.size), unix.PROT_READ, unix.MAP_SHARED)
+	if err != nil {
+		return nil, nil, fmt.Errorf("wasm: snapshot: %w", err)
+	}
+	return b, func() { _ = unix.Munmap(b) }, nil
 }
 
 // Image is the memory file new instances map (MemoryOptions.Image).

@@ -22,6 +22,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -29,6 +30,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
+	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/wasmeval/wasmeval/prelude"
 	"github.com/wasmeval/wasmeval/runtimes"
@@ -96,6 +98,9 @@ type Runtime struct {
 	template *wasm.Snapshot
 	data     []wasm.Segment // the module's data segments, applied at boot
 	flags    [4]uint32      // addresses the host sets to interrupt a cell
+
+	heapOnce sync.Once
+	heap     heapState // where the guest allocator's state lies, for trimming
 }
 
 var _ runtimes.Runtime = (*Runtime)(nil)
@@ -260,7 +265,7 @@ func (r *Runtime) start(ctx context.Context, inst *Instance) error {
 	if err := r.startFrom(ctx, inst, r.template); err != nil {
 		return err
 	}
-	inst.checkpointAsync()
+	inst.afterCell()
 	return nil
 }
 
@@ -339,6 +344,7 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance, mo wasm.Memor
 	mo.Handle = inst.mem
 	mod, err := r.rt.InstantiateModule(wasm.WithMemory(inst.callCtx(ctx), mo), r.compiled, cfg)
 	if err != nil {
+		inst.mem.Release()
 		gfs.Close()
 		return fmt.Errorf("python: instantiate: %w", err)
 	}
@@ -373,8 +379,12 @@ type Instance struct {
 
 	// ckpt is the state before the running cell (the pages its guest had
 	// written since the template), for rolling back a cell stopped hard.
-	ckpt     checkpoint
-	ckptDone chan struct{} // closed when the checkpoint being taken is done
+	// Trim drops it (stale): the next cell takes it again before it runs.
+	ckpt      checkpoint
+	ckptStale bool
+	// ckptDone is closed when the work between cells (giving freed pages
+	// back, taking the checkpoint) is done.
+	ckptDone chan struct{}
 	// given is all the fuel handed to the guest so far (initial value and
 	// refills); used fuel is given minus the global's value.
 	given int64
@@ -394,7 +404,10 @@ type Instance struct {
 // errHardStop ends a guest that did not stop within the grace period.
 var errHardStop = errors.New("python: the cell did not stop after its KeyboardInterrupt")
 
-var _ runtimes.Instance = (*Instance)(nil)
+var (
+	_ runtimes.Instance = (*Instance)(nil)
+	_ runtimes.Sizer    = (*Instance)(nil)
+)
 
 type instKey struct{}
 
@@ -403,7 +416,21 @@ func (in *Instance) callCtx(ctx context.Context) context.Context {
 	return context.WithValue(context.WithoutCancel(ctx), instKey{}, in)
 }
 
+// live reports whether the instance has a module it may call into. A
+// module closes itself when the guest exits (WASI proc_exit: os._exit): its
+// code must not run again, and its memory is only kept mapped (see
+// wasm.MemoryHandle.Release) so that stray reads find something.
+func (in *Instance) live() bool {
+	return in.mod != nil && !in.mod.IsClosed()
+}
+
+// errExited is returned for a call into a module that has exited.
+var errExited = errors.New("python: the interpreter has exited")
+
 func (in *Instance) alloc(ctx context.Context, n int) (uint32, error) {
+	if !in.live() {
+		return 0, errExited
+	}
 	res, err := in.fnAlloc.Call(in.callCtx(ctx), uint64(n))
 	if err != nil {
 		return 0, fmt.Errorf("python: alloc: %w", err)
@@ -415,23 +442,32 @@ func (in *Instance) alloc(ctx context.Context, n int) (uint32, error) {
 }
 
 func (in *Instance) free(ctx context.Context, p uint32) {
-	_, _ = in.fnFree.Call(in.callCtx(ctx), uint64(p))
+	if in.live() {
+		_, _ = in.fnFree.Call(in.callCtx(ctx), uint64(p))
+	}
 }
 
 // call passes data to the export fn as (ptr, len) and returns its result.
+// After an error (a trap, or the guest exited) nothing more runs in the
+// module: the caller replaces it.
 func (in *Instance) call(ctx context.Context, fn api.Function, data []byte) (int32, error) {
 	p, err := in.alloc(ctx, len(data))
 	if err != nil {
 		return 0, err
 	}
-	defer in.free(ctx, p)
 	if !in.mod.Memory().Write(p, data) {
+		in.free(ctx, p)
 		return 0, fmt.Errorf("python: write %d bytes at %#x out of range", len(data), p)
 	}
 	res, err := fn.Call(in.callCtx(ctx), uint64(p), uint64(len(data)))
+	if err == nil && in.mod.IsClosed() {
+		// wazero reports proc_exit(0) as an ExitError, but be sure.
+		err = sys.NewExitError(0)
+	}
 	if err != nil {
 		return 0, err
 	}
+	in.free(ctx, p)
 	return int32(res[0]), nil
 }
 
@@ -446,12 +482,21 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	if ctx.Err() != nil {
 		return runtimes.Outcome{Failed: true, Interrupted: true}, nil
 	}
+	in.waitCheckpoint()
+	if !in.live() {
+		// A restart after the last cell failed; try again.
+		if err := in.Reset(ctx); err != nil {
+			return runtimes.Outcome{Failed: true}, fmt.Errorf("python: restart: %w", err)
+		}
+	}
+	if in.ckptStale {
+		in.takeCheckpoint() // dropped by Trim while idle
+	}
 	in.sink, in.runCtx = sink, ctx
 	in.interrupted.Store(false)
 	in.trippedAt, in.firstTrip = time.Time{}, time.Time{}
 	in.fuelOut = false
 	in.fuelBudget, _ = runtimes.FuelBudget(ctx)
-	in.waitCheckpoint()
 	if in.fuel != nil {
 		in.fuelStart = in.fuelUsed()
 		if in.fuelBudget > 0 {
@@ -476,7 +521,7 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		stopWatch()
 	}
 	interrupted := in.interrupted.Load()
-	if interrupted {
+	if interrupted && err == nil {
 		in.clearInterrupt()
 	}
 	var used int64
@@ -484,11 +529,19 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		used = in.fuelUsed() - in.fuelStart
 	}
 	if err != nil {
-		what := fmt.Sprintf("the cell ignored its KeyboardInterrupt for %v and was stopped", grace)
-		if !errors.Is(err, errHardStop) {
-			// A trap (unreachable, out of bounds): the interpreter's state
-			// cannot be trusted.
-			what = fmt.Sprintf("the Python runtime crashed (%v)", err)
+		var what string
+		var exit *sys.ExitError
+		switch {
+		case errors.Is(err, errHardStop):
+			what = fmt.Sprintf("the cell ignored its KeyboardInterrupt for %v and was stopped", grace)
+		case errors.As(err, &exit):
+			// WASI proc_exit: os._exit(), or CPython ending itself on a
+			// fatal error. It ends this interpreter only.
+			what = fmt.Sprintf("the Python interpreter exited with status %d (os._exit or a fatal error)", exit.ExitCode())
+		default:
+			// A trap (unreachable, out of bounds, stack exhausted): the
+			// interpreter's state cannot be trusted.
+			what = fmt.Sprintf("the Python runtime crashed (%v)", trapText(err))
 		}
 		in.runCtx = nil // the restart is not part of the stopped cell
 		if rerr := in.rollback(ctx); rerr == nil {
@@ -502,13 +555,20 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		return runtimes.Outcome{Failed: true, Interrupted: interrupted && !in.fuelOut, FuelExhausted: in.fuelOut, FuelUsed: used}, nil
 	}
 	stopped := interrupted && rc != 0
-	in.checkpointAsync()
+	in.afterCell()
 	return runtimes.Outcome{
 		Failed:        rc != 0,
 		Interrupted:   stopped && !in.fuelOut,
 		FuelExhausted: stopped && in.fuelOut,
 		FuelUsed:      used,
 	}, nil
+}
+
+// trapText is the first line of a wazero error: its message without the
+// wasm stack trace that follows.
+func trapText(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return msg
 }
 
 // fuelUsed is the fuel the guest has burnt since the instance started.
@@ -579,6 +639,9 @@ func (in *Instance) trip(now time.Time) {
 // raises KeyboardInterrupt at its next check.
 func (in *Instance) interrupt() {
 	in.interrupted.Store(true)
+	if !in.live() {
+		return
+	}
 	mem := in.mod.Memory()
 	for _, addr := range in.r.flags {
 		mem.WriteUint32Le(addr, 1)
@@ -589,6 +652,9 @@ func (in *Instance) interrupt() {
 // fire in the next cell. The eval-breaker flags may stay set: CPython then
 // finds no tripped signal and clears them itself.
 func (in *Instance) clearInterrupt() {
+	if !in.live() {
+		return
+	}
 	mem := in.mod.Memory()
 	mem.WriteUint32Le(in.r.flags[0], 0)
 	mem.WriteUint32Le(in.r.flags[1], 0)
@@ -624,6 +690,9 @@ func (in *Instance) nanosleep(ns int64) {
 // not carried over.
 func (in *Instance) Fork(ctx context.Context, opts runtimes.InstanceOptions) (runtimes.Instance, error) {
 	in.waitCheckpoint()
+	if !in.live() {
+		return nil, fmt.Errorf("python: fork: %w", errExited)
+	}
 	src := in.mod.Memory()
 	size := src.Size()
 	dirty, err := in.mem.DirtyPages(size)
@@ -652,26 +721,40 @@ func (in *Instance) Fork(ctx context.Context, opts runtimes.InstanceOptions) (ru
 	if err := in.r.setup(ctx, cp); err != nil {
 		return nil, fmt.Errorf("python: fork: %w", err)
 	}
-	cp.checkpointAsync()
+	cp.afterCell()
 	return cp, nil
 }
 
-// checkpointAsync starts taking a checkpoint of the instance at rest, on
-// another goroutine: between cells, so that a cell does not wait for it
-// unless it follows the previous one at once. Every use of the instance
-// waits for it first (waitCheckpoint).
-func (in *Instance) checkpointAsync() {
-	if !in.opts.Checkpoints {
-		return
-	}
+// afterCell does, on another goroutine, the work between cells: it gives
+// the pages of large free heap chunks back to the OS (a cell that used and
+// freed 200 MiB does not keep them), then takes a checkpoint of the
+// instance at rest. A cell does not wait for it unless it follows the
+// previous one at once: every use of the instance waits for it first
+// (waitCheckpoint).
+func (in *Instance) afterCell() {
 	done := make(chan struct{})
 	in.ckptDone = done
 	go func() {
 		defer close(done)
-		if err := in.ckpt.take(in); err != nil {
-			in.ckpt.valid = false // a hard stop then restarts Python
+		in.trimHeap(afterCellTrim)
+		if in.opts.Checkpoints {
+			in.takeCheckpoint()
 		}
 	}()
+}
+
+// afterCellTrim is the smallest free run whose pages are given back after
+// every cell; smaller ones stay, so that a cell's allocation churn does not
+// fault its pages in again each time. Trim gives back every free page.
+const afterCellTrim = 1 << 20
+
+// takeCheckpoint takes the checkpoint now; failing to leaves none (a hard
+// stop then restarts Python).
+func (in *Instance) takeCheckpoint() {
+	in.ckptStale = false
+	if err := in.ckpt.take(in); err != nil {
+		in.ckpt.valid = false
+	}
 }
 
 func (in *Instance) waitCheckpoint() {
@@ -681,17 +764,56 @@ func (in *Instance) waitCheckpoint() {
 	}
 }
 
+// trimHeap gives the pages inside the guest allocator's free chunks of at
+// least min bytes back to the OS. The instance must be at rest.
+func (in *Instance) trimHeap(min uint64) uint64 {
+	if !in.live() {
+		return 0
+	}
+	in.r.heapOnce.Do(in.r.findHeap)
+	mem := in.mod.Memory()
+	all, ok := mem.Read(0, mem.Size())
+	if !ok {
+		return 0
+	}
+	var freed uint64
+	for _, fr := range in.r.heap.freeRanges(all, min) {
+		n, err := in.mem.Discard(fr.off, fr.n)
+		if err != nil {
+			break
+		}
+		freed += n
+	}
+	return freed
+}
+
+// findHeap finds the guest allocator's state in the template, where only
+// CPython's start-up has run.
+func (r *Runtime) findHeap() {
+	b, release, err := r.template.View()
+	if err != nil {
+		return // no trimming
+	}
+	defer release()
+	r.heap = findHeapState(b)
+}
+
 // checkpoint is a copy of the pages an instance's guest has written (its
 // memory is the template plus those pages), taken between cells.
 type checkpoint struct {
 	valid bool
 	size  uint32
 	pages []uint32
-	data  []byte // the pages' content, 4 KiB each, reused from cell to cell
+	buf   wasm.HostPages // the pages' content, 4 KiB each, outside Go's heap
+	data  []byte         // the part of buf in use
 }
 
 func (c *checkpoint) take(in *Instance) error {
 	c.valid = false
+	c.data = nil
+	if !in.live() {
+		return errExited
+	}
 	mem := in.mod.Memory()
 	c.size = mem.Size()
 	pages, err := in.mem.DirtyPages(c.size)
@@ -699,14 +821,29 @@ func (c *checkpoint) take(in *Instance) error {
 		return err
 	}
 	c.pages = append(c.pages[:0], pages...)
+	if cap(c.pages) > 2*len(c.pages)+1024 {
+		c.pages = append([]uint32(nil), c.pages...) // do not keep a large one
+	}
 	all, _ := mem.Read(0, c.size)
-	c.data = c.data[:0]
+	data, err := c.buf.Resize(len(pages) * 4096)
+	if err != nil {
+		return err
+	}
+	n := 0
 	for _, p := range pages {
 		off := p * 4096
-		c.data = append(c.data, all[off:min(off+4096, c.size)]...)
+		n += copy(data[n:], all[off:min(off+4096, c.size)])
 	}
+	c.data = data[:n]
 	c.valid = true
 	return nil
+}
+
+// drop releases the checkpoint's memory.
+func (c *checkpoint) drop() {
+	c.valid = false
+	c.data, c.pages = nil, nil
+	c.buf.Release()
 }
 
 // rollback replaces the instance's module by one holding the checkpoint:
@@ -737,6 +874,45 @@ func (in *Instance) rollback(ctx context.Context) error {
 	return nil
 }
 
+// instanceOverhead estimates the host memory of a module instance besides
+// its linear memory: wazero's per-instance tables, globals and call stacks,
+// and the guest filesystem's state (measured: about 1 MiB).
+const instanceOverhead = 1 << 20
+
+// ResidentBytes implements runtimes.Sizer: the guest pages the instance
+// wrote (read from the kernel's page map; pages it shares with the template
+// are not its own), its checkpoint's copy and an estimate of wazero's
+// per-instance state. Like every Instance method it must not run while a
+// cell does.
+func (in *Instance) ResidentBytes() int64 {
+	in.waitCheckpoint()
+	n := int64(in.ckpt.buf.Cap())
+	if in.live() {
+		if pages, err := in.mem.ResidentPages(in.mod.Memory().Size()); err == nil {
+			n += int64(pages) * 4096
+		}
+		n += instanceOverhead
+	}
+	return n
+}
+
+// Trim implements runtimes.Sizer: it gives every page of the guest
+// allocator's free chunks back to the OS, and the written pages that hold
+// what the template (or zero) holds there, and drops the checkpoint, which
+// the next cell takes again before it runs (about 0.1 ms per MiB).
+func (in *Instance) Trim(ctx context.Context) int64 {
+	in.waitCheckpoint()
+	if in.live() {
+		in.trimHeap(1)
+		_, _ = in.mem.DiscardClean(in.mod.Memory().Size())
+	}
+	if in.opts.Checkpoints {
+		in.ckpt.drop()
+		in.ckptStale = true
+	}
+	return in.ResidentBytes()
+}
+
 // Reset implements runtimes.Instance: a fresh interpreter from the template.
 func (in *Instance) Reset(ctx context.Context) error {
 	in.waitCheckpoint()
@@ -748,14 +924,20 @@ func (in *Instance) Reset(ctx context.Context) error {
 // Close implements runtimes.Instance.
 func (in *Instance) Close(ctx context.Context) error {
 	in.close(ctx)
+	in.ckpt.drop()
 	return nil
 }
 
+// close closes the module and unmaps its memory; the checkpoint stays.
 func (in *Instance) close(ctx context.Context) {
 	in.waitCheckpoint()
 	if in.mod != nil {
 		in.mod.Close(ctx)
 		in.mod, in.fuel = nil, nil
+	}
+	if in.mem != nil {
+		in.mem.Release()
+		in.mem = nil
 	}
 	if in.fs != nil {
 		in.fs.Close()
