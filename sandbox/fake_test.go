@@ -30,6 +30,8 @@ import (
 //	fail MSG         stderr "Error: MSG" and fail
 //	hang             wait until interrupted
 //	panic / hosterr  misbehave as a runtime
+//	hold N           hold N bytes (ResidentBytes; Trim keeps them)
+//	garbage N        hold N more bytes that Trim gives back
 type fakeRuntime struct {
 	lang string
 
@@ -60,6 +62,20 @@ func (r *fakeRuntime) counts() (instances, resets, closed int) {
 type fakeInstance struct {
 	rt   *fakeRuntime
 	vars map[string]string
+
+	// Memory, for runtimes.Sizer: held stays, garbage goes with Trim.
+	held, garbage int64
+	trims         int
+}
+
+var _ runtimes.Sizer = (*fakeInstance)(nil)
+
+func (in *fakeInstance) ResidentBytes() int64 { return in.held + in.garbage }
+
+func (in *fakeInstance) Trim(ctx context.Context) int64 {
+	in.garbage = 0
+	in.trims++
+	return in.ResidentBytes()
 }
 
 func (in *fakeInstance) Reset(ctx context.Context) error {
@@ -135,6 +151,16 @@ func (in *fakeInstance) Run(ctx context.Context, code string, sink runtimes.Sink
 			<-ctx.Done()
 			sink.Stderr("KeyboardInterrupt\n")
 			return runtimes.Outcome{Failed: true, Interrupted: true}, nil
+		case "hold", "garbage":
+			n, err := strconv.ParseInt(arg, 10, 64)
+			if err != nil {
+				return runtimes.Outcome{}, fmt.Errorf("fake: bad size %q", arg)
+			}
+			if cmd == "hold" {
+				in.held = n
+			} else {
+				in.garbage = n
+			}
 		case "panic":
 			panic("fake runtime panic")
 		case "hosterr":

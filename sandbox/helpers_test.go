@@ -411,3 +411,79 @@ func TestHostCallHoldsTimeout(t *testing.T) {
 		})
 	}
 }
+
+// blockingHost answers no call: each waits until its context ends, like a
+// client that never answers.
+type blockingHost struct{}
+
+func (blockingHost) Tool(ctx context.Context, _ hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
+	<-ctx.Done()
+	return hostcalls.ToolResponse{}, context.Cause(ctx)
+}
+
+func (blockingHost) LLM(ctx context.Context, _ hostcalls.LLMRequest) (hostcalls.LLMResponse, error) {
+	<-ctx.Done()
+	return hostcalls.LLMResponse{}, context.Cause(ctx)
+}
+
+func (blockingHost) Agent(ctx context.Context, _ hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
+	<-ctx.Done()
+	return hostcalls.AgentResponse{}, context.Cause(ctx)
+}
+
+// TestHardLimit: status events restart a cell's timeout and a host call in
+// flight holds it, so a cell that logs in a loop, or waits on a call that
+// never returns, would run forever; the hard limit (10 × a 1 s timeout)
+// stops it, and the session goes on.
+func TestHardLimit(t *testing.T) {
+	if got := sandbox.CellHardLimit(1); got != 10*time.Second {
+		t.Errorf("CellHardLimit(1) = %v, want 10s", got)
+	}
+	if got := sandbox.CellHardLimit(600); got != 600*time.Second {
+		t.Errorf("CellHardLimit(600) = %v, want 600s: never past 600 s, never under the timeout", got)
+	}
+	tests := []struct{ name, lang, code string }{
+		{"log loop", "py", "while True:\n    log('busy')"},
+		{"log loop", "js", "while (true) log('busy')"},
+		{"call in flight", "py", "llm('never answered')"},
+		{"call in flight", "js", "await llm('never answered')"},
+		{"log loop, interrupt swallowed", "py", "while True:\n    try:\n        log('busy')\n    except KeyboardInterrupt:\n        pass"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lang+" "+tt.name, func(t *testing.T) {
+			t.Parallel()
+			if tt.lang == "py" {
+				testenv.RequirePython(t)
+			}
+			s, _ := helperSession(t, blockingHost{})
+			// Without the hard limit the cell would end only here, cancelled.
+			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+			defer cancel()
+			start := time.Now()
+			res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: tt.lang, Code: tt.code, TimeoutSeconds: 1}}})
+			took := time.Since(start)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := res.Details.Cells[0]
+			const note = "timed out after 10 seconds, the hard limit for a cell whose timeout is 1 second"
+			if c.Status != sandbox.StatusError || !strings.Contains(c.Output, note) {
+				t.Errorf("after %v: %s, output ends %q; want an error saying %q", took, c.Status, tail(c.Output, 300), note)
+			}
+			// 10 s, plus the grace a cell that ignores its interrupt gets.
+			if took < 10*time.Second || took > 16*time.Second {
+				t.Errorf("the cell ran %v; want 10 s to 16 s", took)
+			}
+			if got, _ := evalLang(t, s, tt.lang, "print('still here')"); got != "still here\n" {
+				t.Errorf("the session after the hard stop: %q", got)
+			}
+		})
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -8,12 +9,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 )
 
 // ManagerOptions configure a Manager. The zero value is usable: sessions in
-// a temporary workspace, evicted after 5 minutes idle, at most 1000.
+// a temporary workspace, evicted after 5 minutes idle, at most 100 per
+// owner and 1000 in all, holding at most DefaultMemoryBudget() of host
+// memory together.
 type ManagerOptions struct {
 	// Workspace is the folder under which each session gets a root folder
 	// of its own, named by its id. Empty means a new temporary folder,
@@ -22,9 +26,27 @@ type ManagerOptions struct {
 	// IdleTimeout evicts a session that has not been used for this long.
 	// Zero means 5 minutes; negative means never.
 	IdleTimeout time.Duration
-	// MaxSessions caps the sessions kept; creating one more evicts the
-	// least recently used. Zero means 1000.
+	// MaxSessionsPerOwner caps the sessions one owner keeps: creating (or
+	// forking) one more evicts that owner's least recently used idle
+	// session, never another owner's; when all of them are running a
+	// cell, Create fails with ErrTooManySessions. Zero means 100.
+	MaxSessionsPerOwner int
+	// MaxSessions caps the sessions kept in all; creating one more evicts
+	// the least recently used idle session of the owner that holds the
+	// most, so that one owner's creates do not evict the others' sessions
+	// while it holds more than they do. Zero means 1000.
 	MaxSessions int
+	// MemoryBudgetBytes caps the host memory that the sessions hold
+	// together, as Session.ResidentBytes counts it (Python's written pages
+	// and checkpoint). Over it the manager trims idle sessions, then
+	// evicts idle sessions by bytes: the largest of the owner that holds
+	// the most. Zero means DefaultMemoryBudget(); negative means no budget.
+	MemoryBudgetBytes int64
+	// TrimIdleAfter trims a session (Session.Trim: freed guest pages go
+	// back to the OS, the checkpoint is dropped until the next cell) once
+	// it has been idle this long. Zero means 10 seconds; negative means
+	// only when over MemoryBudgetBytes.
+	TrimIdleAfter time.Duration
 	// Session is the template for every session's options; its Root is
 	// ignored (each session gets its own).
 	Session SessionOptions
@@ -33,14 +55,27 @@ type ManagerOptions struct {
 	KeepFiles bool
 }
 
+// Defaults of ManagerOptions.
+const (
+	DefaultMaxSessionsPerOwner = 100
+	DefaultMaxSessions         = 1000
+	DefaultTrimIdleAfter       = 10 * time.Second
+)
+
 // ErrNoSession is returned for an id the manager does not hold (never
 // created, deleted, or evicted).
 var ErrNoSession = errors.New("sandbox: no such session")
 
+// ErrTooManySessions is returned by Create and Fork when the owner holds
+// MaxSessionsPerOwner sessions and every one of them is running a cell, so
+// that none can be evicted to make room.
+var ErrTooManySessions = errors.New("sandbox: too many sessions")
+
 // Manager keeps sessions by id for servers: each with its own root folder
-// under the workspace, evicted when idle or when there are too many. Its
-// methods are safe for concurrent use; a session still runs one Eval at a
-// time (others wait).
+// under the workspace, evicted when idle, when its owner or the manager
+// holds too many, or when the sessions hold too much memory. Its methods
+// are safe for concurrent use; a session still runs one Eval at a time
+// (others wait).
 type Manager struct {
 	sb      *Sandbox
 	opts    ManagerOptions
@@ -48,8 +83,10 @@ type Manager struct {
 	mu      sync.Mutex
 	byID    map[string]*managed
 	closed  bool
+	kick    chan struct{} // an Eval ended: account its session's memory
 	stop    chan struct{}
 	stopped chan struct{}
+	sweepMu sync.Mutex // one Sweep at a time
 }
 
 type managed struct {
@@ -58,19 +95,34 @@ type managed struct {
 	sess     *Session
 	root     string
 	lastUsed time.Time
-	busy     int // Evals in progress; a busy session is not evicted
+	busy     int  // Evals in progress; a busy session is not evicted
+	dirty    bool // used since its memory was last measured
+	trimmed  bool // trimmed since it was last used
 }
 
-// NewManager starts a manager of sessions of sb, with a sweep every
-// IdleTimeout/4 (at least every second) evicting idle sessions.
+// NewManager starts a manager of sessions of sb, with a sweep every second
+// (and after each Eval) that evicts idle sessions, trims them and keeps
+// the sessions within the memory budget.
 func NewManager(sb *Sandbox, o ManagerOptions) (*Manager, error) {
 	if o.IdleTimeout == 0 {
 		o.IdleTimeout = 5 * time.Minute
 	}
-	if o.MaxSessions <= 0 {
-		o.MaxSessions = 1000
+	if o.MaxSessionsPerOwner <= 0 {
+		o.MaxSessionsPerOwner = DefaultMaxSessionsPerOwner
 	}
-	m := &Manager{sb: sb, opts: o, byID: map[string]*managed{}, stop: make(chan struct{}), stopped: make(chan struct{})}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MemoryBudgetBytes == 0 {
+		o.MemoryBudgetBytes = DefaultMemoryBudget()
+	}
+	if o.TrimIdleAfter == 0 {
+		o.TrimIdleAfter = DefaultTrimIdleAfter
+	}
+	m := &Manager{
+		sb: sb, opts: o, byID: map[string]*managed{},
+		kick: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{}),
+	}
 	if o.Workspace == "" {
 		dir, err := os.MkdirTemp("", "wasmeval-workspace-")
 		if err != nil {
@@ -93,12 +145,7 @@ func NewManager(sb *Sandbox, o ManagerOptions) (*Manager, error) {
 
 func (m *Manager) sweeper() {
 	defer close(m.stopped)
-	if m.opts.IdleTimeout < 0 {
-		<-m.stop
-		return
-	}
-	every := max(m.opts.IdleTimeout/4, time.Second)
-	t := time.NewTicker(every)
+	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
 		select {
@@ -106,15 +153,37 @@ func (m *Manager) sweeper() {
 			return
 		case <-t.C:
 			m.Sweep(context.Background())
+		case <-m.kick:
+			m.sweepMemory(context.Background())
 		}
 	}
 }
 
 // Create makes a session owned by owner (an opaque string such as a token's
 // hash; Get and Delete by another owner see ErrNoSession) and returns its
-// id. When the manager is full the least recently used idle session is
-// evicted first.
+// id. When the owner holds MaxSessionsPerOwner sessions, its least
+// recently used idle one is evicted first; when the manager holds
+// MaxSessions, the least recently used idle session of the owner that
+// holds the most is.
+//
+// # Errors
+//
+// ErrTooManySessions when the owner is at its cap and all its sessions are
+// running cells; ErrClosed after Close.
 func (m *Manager) Create(ctx context.Context, owner string) (string, error) {
+	return m.add(ctx, owner, func(so SessionOptions) (*Session, error) { return m.sb.NewSession(ctx, so) })
+}
+
+// add makes a session of owner with make and keeps it, evicting to make
+// room as Create says.
+func (m *Manager) add(ctx context.Context, owner string, make func(SessionOptions) (*Session, error)) (string, error) {
+	// Refuse early, before any work, when nothing can be evicted.
+	m.mu.Lock()
+	err := m.roomLocked(owner)
+	m.mu.Unlock()
+	if err != nil {
+		return "", err
+	}
 	id, err := newID()
 	if err != nil {
 		return "", err
@@ -125,12 +194,11 @@ func (m *Manager) Create(ctx context.Context, owner string) (string, error) {
 	}
 	so := m.opts.Session
 	so.Root = root
-	sess, err := m.sb.NewSession(ctx, so)
+	sess, err := make(so)
 	if err != nil {
 		os.RemoveAll(root)
 		return "", err
 	}
-	var evict []*managed
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -138,30 +206,99 @@ func (m *Manager) Create(ctx context.Context, owner string) (string, error) {
 		os.RemoveAll(root)
 		return "", ErrClosed
 	}
-	for len(m.byID) >= m.opts.MaxSessions {
-		victim := m.lruIdleLocked()
-		if victim == nil {
-			break // all busy: go over the cap rather than kill a running cell
-		}
-		delete(m.byID, victim.id)
-		evict = append(evict, victim)
+	if err := m.roomLocked(owner); err != nil {
+		m.mu.Unlock()
+		sess.Close(ctx)
+		os.RemoveAll(root)
+		return "", err
 	}
+	evict := m.evictForLocked(owner)
 	m.byID[id] = &managed{id: id, owner: owner, sess: sess, root: root, lastUsed: time.Now()}
 	m.mu.Unlock()
-	for _, v := range evict {
-		m.drop(ctx, v)
-	}
+	m.dropAll(ctx, evict, "too many sessions")
 	return id, nil
 }
 
-func (m *Manager) lruIdleLocked() *managed {
+// roomLocked fails when owner is at its cap with every session busy.
+func (m *Manager) roomLocked(owner string) error {
+	n, idle := 0, false
+	for _, s := range m.byID {
+		if s.owner == owner {
+			n++
+			idle = idle || s.busy == 0
+		}
+	}
+	if n >= m.opts.MaxSessionsPerOwner && !idle {
+		return fmt.Errorf("%w: this owner holds %d sessions, its limit, and all of them are running cells; wait for one to finish or delete one", ErrTooManySessions, n)
+	}
+	return nil
+}
+
+// evictForLocked removes from byID the sessions to evict so that owner
+// may add one: first its own past its cap, then, past the manager's cap,
+// those of the owners that hold the most.
+func (m *Manager) evictForLocked(owner string) []*managed {
+	var evict []*managed
+	take := func(v *managed) {
+		delete(m.byID, v.id)
+		evict = append(evict, v)
+	}
+	for m.ownerLenLocked(owner) >= m.opts.MaxSessionsPerOwner {
+		v := m.lruIdleLocked(owner)
+		if v == nil {
+			break
+		}
+		take(v)
+	}
+	for len(m.byID) >= m.opts.MaxSessions {
+		v := m.globalVictimLocked()
+		if v == nil {
+			break // all busy: go over the cap rather than kill a running cell
+		}
+		take(v)
+	}
+	return evict
+}
+
+// globalVictimLocked is the least recently used idle session of the owner
+// that holds the most sessions (and has an idle one).
+func (m *Manager) globalVictimLocked() *managed {
+	counts := map[string]int{}
+	for _, s := range m.byID {
+		counts[s.owner]++
+	}
 	var victim *managed
 	for _, s := range m.byID {
-		if s.busy == 0 && (victim == nil || s.lastUsed.Before(victim.lastUsed)) {
+		if s.busy != 0 {
+			continue
+		}
+		if victim == nil || counts[s.owner] > counts[victim.owner] ||
+			counts[s.owner] == counts[victim.owner] && s.lastUsed.Before(victim.lastUsed) {
 			victim = s
 		}
 	}
 	return victim
+}
+
+// lruIdleLocked is owner's least recently used idle session.
+func (m *Manager) lruIdleLocked(owner string) *managed {
+	var victim *managed
+	for _, s := range m.byID {
+		if s.owner == owner && s.busy == 0 && (victim == nil || s.lastUsed.Before(victim.lastUsed)) {
+			victim = s
+		}
+	}
+	return victim
+}
+
+func (m *Manager) ownerLenLocked(owner string) int {
+	n := 0
+	for _, s := range m.byID {
+		if s.owner == owner {
+			n++
+		}
+	}
+	return n
 }
 
 // Eval runs req in the session id of owner.
@@ -202,7 +339,12 @@ func (m *Manager) release(s *managed) {
 	m.mu.Lock()
 	s.busy--
 	s.lastUsed = time.Now()
+	s.dirty, s.trimmed = true, false
 	m.mu.Unlock()
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
 }
 
 // Delete closes the session id of owner and removes its folder.
@@ -225,27 +367,164 @@ func (m *Manager) Len() int {
 	return len(m.byID)
 }
 
-// Sweep evicts the sessions idle for longer than IdleTimeout and returns
-// how many it evicted. The manager sweeps by itself; Sweep is for tests and
-// for servers that want to sweep now.
+// Sweep evicts the sessions idle for longer than IdleTimeout, trims those
+// idle for longer than TrimIdleAfter and, when the sessions hold more than
+// MemoryBudgetBytes, trims and then evicts idle sessions until they do
+// not. It returns how many sessions it evicted. The manager sweeps by
+// itself every second; Sweep is for tests and for servers that want to
+// sweep now.
 func (m *Manager) Sweep(ctx context.Context) int {
-	if m.opts.IdleTimeout < 0 {
-		return 0
-	}
-	cut := time.Now().Add(-m.opts.IdleTimeout)
+	m.sweepMu.Lock()
+	defer m.sweepMu.Unlock()
 	var evict []*managed
+	if m.opts.IdleTimeout >= 0 {
+		cut := time.Now().Add(-m.opts.IdleTimeout)
+		m.mu.Lock()
+		for id, s := range m.byID {
+			if s.busy == 0 && s.lastUsed.Before(cut) {
+				delete(m.byID, id)
+				evict = append(evict, s)
+			}
+		}
+		m.mu.Unlock()
+		m.dropAll(ctx, evict, "idle")
+	}
+	return len(evict) + m.memoryLocked(ctx, true)
+}
+
+// sweepMemory measures the sessions used since the last sweep and keeps
+// the budget; it runs after Evals.
+func (m *Manager) sweepMemory(ctx context.Context) {
+	m.sweepMu.Lock()
+	defer m.sweepMu.Unlock()
+	m.memoryLocked(ctx, false)
+}
+
+// memoryLocked (sweepMu held) measures the idle sessions used since they
+// were last measured, trims those idle past TrimIdleAfter (when trimIdle),
+// and over the budget trims then evicts idle sessions, returning how many
+// it evicted.
+func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
+	now := time.Now()
+	var measure, trim []*managed
 	m.mu.Lock()
-	for id, s := range m.byID {
-		if s.busy == 0 && s.lastUsed.Before(cut) {
-			delete(m.byID, id)
-			evict = append(evict, s)
+	for _, s := range m.byID {
+		if s.busy != 0 {
+			continue
+		}
+		switch {
+		case trimIdle && m.opts.TrimIdleAfter > 0 && !s.trimmed && now.Sub(s.lastUsed) >= m.opts.TrimIdleAfter:
+			trim = append(trim, s)
+		case s.dirty:
+			measure = append(measure, s)
 		}
 	}
 	m.mu.Unlock()
-	for _, s := range evict {
-		m.drop(ctx, s)
+	for _, s := range measure {
+		if _, ok := s.sess.measure(); ok {
+			m.mu.Lock()
+			s.dirty = false
+			m.mu.Unlock()
+		}
 	}
+	for _, s := range trim {
+		m.trim(ctx, s)
+	}
+	if m.opts.MemoryBudgetBytes < 0 || m.residentBytes() <= m.opts.MemoryBudgetBytes {
+		return 0
+	}
+	// Over the budget: trim every idle session, largest first, while over.
+	m.mu.Lock()
+	var idle []*managed
+	for _, s := range m.byID {
+		if s.busy == 0 && !s.trimmed {
+			idle = append(idle, s)
+		}
+	}
+	m.mu.Unlock()
+	slices.SortFunc(idle, func(a, b *managed) int { return cmp.Compare(b.sess.lastResident(), a.sess.lastResident()) })
+	for _, s := range idle {
+		if m.residentBytes() <= m.opts.MemoryBudgetBytes {
+			return 0
+		}
+		m.trim(ctx, s)
+	}
+	// Still over: evict by bytes, owner first.
+	var evict []*managed
+	m.mu.Lock()
+	total := int64(0)
+	for _, s := range m.byID {
+		total += s.sess.lastResident()
+	}
+	for total > m.opts.MemoryBudgetBytes {
+		v := m.bytesVictimLocked()
+		if v == nil {
+			break
+		}
+		delete(m.byID, v.id)
+		evict = append(evict, v)
+		total -= v.sess.lastResident()
+	}
+	m.mu.Unlock()
+	m.dropAll(ctx, evict, "over the memory budget")
 	return len(evict)
+}
+
+// trim trims s and records it.
+func (m *Manager) trim(ctx context.Context, s *managed) {
+	if _, ok := s.sess.trim(ctx); !ok {
+		return // an Eval (or Close) took it meanwhile
+	}
+	m.mu.Lock()
+	if s.busy == 0 {
+		s.trimmed, s.dirty = true, false
+	}
+	m.mu.Unlock()
+}
+
+// residentBytes is the sum of the sessions' last measurements.
+func (m *Manager) residentBytes() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var n int64
+	for _, s := range m.byID {
+		n += s.sess.lastResident()
+	}
+	return n
+}
+
+// bytesVictimLocked is the largest idle session of the owner whose
+// sessions hold the most bytes (and who has an idle one).
+func (m *Manager) bytesVictimLocked() *managed {
+	bytes := map[string]int64{}
+	for _, s := range m.byID {
+		bytes[s.owner] += s.sess.lastResident()
+	}
+	var victim *managed
+	for _, s := range m.byID {
+		if s.busy != 0 || s.sess.lastResident() == 0 {
+			continue
+		}
+		if victim == nil || bytes[s.owner] > bytes[victim.owner] ||
+			bytes[s.owner] == bytes[victim.owner] && s.sess.lastResident() > victim.sess.lastResident() {
+			victim = s
+		}
+	}
+	return victim
+}
+
+// ResidentBytes is the host memory the manager's sessions hold together,
+// as last measured (after each Eval and by each sweep).
+func (m *Manager) ResidentBytes() int64 { return m.residentBytes() }
+
+// dropAll closes evicted sessions, logging why.
+func (m *Manager) dropAll(ctx context.Context, evict []*managed, why string) {
+	for _, s := range evict {
+		m.sb.opts.Logger.Info("session evicted", "session", s.id, "owner", s.owner, "reason", why, "residentBytes", s.sess.lastResident())
+		if err := m.drop(ctx, s); err != nil {
+			m.sb.opts.Logger.Warn("evicting a session", "session", s.id, "err", err)
+		}
+	}
 }
 
 func (m *Manager) drop(ctx context.Context, s *managed) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +131,185 @@ func TestManagerBusySessionNotEvicted(t *testing.T) {
 	}
 	if got := <-done; !strings.Contains(got, "finished") {
 		t.Fatalf("cell: %q", got)
+	}
+}
+
+// newFakeManager returns a manager of sessions on the fake runtimes.
+func newFakeManager(t *testing.T, o sandbox.ManagerOptions) *sandbox.Manager {
+	t.Helper()
+	fakes(t)
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close(ctx) })
+	m, err := sandbox.NewManager(sb, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(ctx) })
+	return m
+}
+
+func fakeEval(t *testing.T, m *sandbox.Manager, owner, id, code string) {
+	t.Helper()
+	res, err := m.Eval(context.Background(), owner, id, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: code}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Details.Cells[0]; c.Status != sandbox.StatusComplete {
+		t.Fatalf("%q: %s %q", code, c.Status, c.Output)
+	}
+}
+
+func mustCreate(t *testing.T, m *sandbox.Manager, owner string) string {
+	t.Helper()
+	id, err := m.Create(context.Background(), owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// held reports which of ids owner still holds.
+func held(m *sandbox.Manager, owner string, ids ...string) []bool {
+	var out []bool
+	for _, id := range ids {
+		_, err := m.Session(owner, id)
+		out = append(out, err == nil)
+	}
+	return out
+}
+
+// hangIn starts a cell that runs until the test ends, making id busy.
+func hangIn(t *testing.T, m *sandbox.Manager, owner, id string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	started := make(chan struct{})
+	go func() {
+		defer close(done)
+		close(started)
+		m.Eval(ctx, owner, id, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "hang"}}})
+	}()
+	<-started
+	time.Sleep(50 * time.Millisecond) // until the manager counts it busy
+}
+
+// TestManagerOwnerQuota: an owner past its cap evicts its own least
+// recently used session, never another owner's; with all its sessions
+// busy it is refused.
+func TestManagerOwnerQuota(t *testing.T) {
+	m := newFakeManager(t, sandbox.ManagerOptions{MaxSessionsPerOwner: 2, IdleTimeout: -1})
+	bob := mustCreate(t, m, "bob") // the oldest session of all
+	a1, a2 := mustCreate(t, m, "alice"), mustCreate(t, m, "alice")
+	fakeEval(t, m, "alice", a1, "set k v") // a2 is now alice's least recently used
+	a3 := mustCreate(t, m, "alice")
+	if got := held(m, "alice", a1, a2, a3); !slices.Equal(got, []bool{true, false, true}) {
+		t.Errorf("alice holds %v of a1, a2, a3; want a2 evicted", got)
+	}
+	if got := held(m, "bob", bob); !got[0] {
+		t.Error("alice's creates evicted bob's session")
+	}
+	if n := m.OwnerLen("alice"); n != 2 {
+		t.Errorf("alice holds %d sessions, want 2", n)
+	}
+	// Forks count against the same cap (a3 has no state yet: it can be
+	// copied).
+	a4, err := m.Fork(context.Background(), "alice", a3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := held(m, "alice", a1, a3, a4); !slices.Equal(got, []bool{false, true, true}) {
+		t.Errorf("after a fork alice holds %v of a1, a3, a4; want a1 evicted", got)
+	}
+	// Every session of alice busy: nothing of hers can go, nobody else's
+	// may, so the create is refused.
+	hangIn(t, m, "alice", a3)
+	hangIn(t, m, "alice", a4)
+	if _, err := m.Create(context.Background(), "alice"); !errors.Is(err, sandbox.ErrTooManySessions) || !strings.Contains(err.Error(), "2 sessions") {
+		t.Errorf("create with every session busy: %v, want ErrTooManySessions", err)
+	}
+	if got := held(m, "bob", bob); !got[0] {
+		t.Error("a refused create evicted bob's session")
+	}
+	mustCreate(t, m, "bob") // bob has his own quota
+}
+
+// TestManagerGlobalCapOwnerFirst: at the manager's cap, the session
+// evicted is one of the owner holding the most, even when another owner's
+// is older.
+func TestManagerGlobalCapOwnerFirst(t *testing.T) {
+	m := newFakeManager(t, sandbox.ManagerOptions{MaxSessions: 4, IdleTimeout: -1})
+	alice := mustCreate(t, m, "alice") // the least recently used of all
+	time.Sleep(time.Millisecond)
+	b := []string{mustCreate(t, m, "bob"), mustCreate(t, m, "bob"), mustCreate(t, m, "bob")}
+	mustCreate(t, m, "carol")
+	if got := held(m, "alice", alice); !got[0] {
+		t.Error("bob holds three sessions, alice one; alice's was evicted")
+	}
+	if got := held(m, "bob", b...); !slices.Equal(got, []bool{false, true, true}) {
+		t.Errorf("bob holds %v; want his oldest evicted", got)
+	}
+	if m.Len() != 4 {
+		t.Errorf("len %d, want 4", m.Len())
+	}
+}
+
+// TestManagerMemoryBudget: over the budget the manager first trims idle
+// sessions, then evicts by bytes: the largest idle session of the owner
+// holding the most, never a busy one.
+func TestManagerMemoryBudget(t *testing.T) {
+	const mb = 1 << 20
+	m := newFakeManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: 100 * mb, TrimIdleAfter: -1, IdleTimeout: -1})
+	ctx := context.Background()
+	a := mustCreate(t, m, "alice")
+	b1, b2, b3 := mustCreate(t, m, "bob"), mustCreate(t, m, "bob"), mustCreate(t, m, "bob")
+	fakeEval(t, m, "alice", a, "hold 45000000\ngarbage 30000000")
+	fakeEval(t, m, "bob", b1, "hold 20000000")
+	fakeEval(t, m, "bob", b2, "hold 30000000")
+	fakeEval(t, m, "bob", b3, "hold 1000")
+	m.Sweep(ctx) // measures b3 before it gets busy
+	hangIn(t, m, "bob", b3)
+	m.Sweep(ctx)
+	// 125 MB: trimming alice's garbage gives 95 MB, enough; nobody goes.
+	if got := held(m, "bob", b1, b2, b3); !slices.Equal(got, []bool{true, true, true}) || !held(m, "alice", a)[0] {
+		t.Fatalf("bob holds %v, alice %v; want all kept once trimmed", got, held(m, "alice", a))
+	}
+	if got := m.ResidentBytes(); got != 95001000 {
+		t.Errorf("resident %d after trimming, want 95001000", got)
+	}
+	// Bob grows to 70 MB (40 + 30 + the busy b3), alice holds 45: 115 MB
+	// with nothing left to trim. Bob's largest idle session (b1) goes, not
+	// alice's, though hers is the largest session and the least recently
+	// used.
+	fakeEval(t, m, "bob", b1, "hold 40000000")
+	m.Sweep(ctx)
+	if got := held(m, "bob", b1, b2, b3); !slices.Equal(got, []bool{false, true, true}) {
+		t.Errorf("bob holds %v of b1, b2, b3; want b1 (his largest) evicted", got)
+	}
+	if !held(m, "alice", a)[0] {
+		t.Error("alice's session was evicted, though bob held the most")
+	}
+	if got := m.ResidentBytes(); got > 100*mb {
+		t.Errorf("resident %d, over the budget", got)
+	}
+}
+
+// TestManagerTrimsIdle: a session idle past TrimIdleAfter is trimmed once.
+func TestManagerTrimsIdle(t *testing.T) {
+	m := newFakeManager(t, sandbox.ManagerOptions{TrimIdleAfter: 50 * time.Millisecond, IdleTimeout: -1})
+	id := mustCreate(t, m, "o")
+	fakeEval(t, m, "o", id, "hold 1000\ngarbage 5000")
+	sess, _ := m.Session("o", id)
+	if got := sess.ResidentBytes(); got != 6000 {
+		t.Fatalf("resident %d, want 6000", got)
+	}
+	time.Sleep(100 * time.Millisecond)
+	m.Sweep(context.Background())
+	if got := m.ResidentBytes(); got != 1000 {
+		t.Errorf("resident %d after an idle trim, want 1000", got)
 	}
 }

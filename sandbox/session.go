@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
@@ -32,10 +34,32 @@ type Session struct {
 	closed  bool
 	cancel  context.CancelCauseFunc // the running Eval's, or nil
 	cleaned bool                    // instances closed
+
+	resident atomic.Int64 // ResidentBytes as last measured
 }
 
 // errCellTimeout is the cause of a cell's own deadline.
 var errCellTimeout = errors.New("sandbox: cell timed out")
+
+// errCellHardLimit is the cause of a cell stopped at its hard limit.
+var errCellHardLimit = errors.New("sandbox: cell reached its hard time limit")
+
+// Hard limits of a cell's run time, whatever its status events and host
+// calls: HardLimitFactor times its timeout, at most MaxHardLimitSeconds.
+const (
+	HardLimitFactor     = 10
+	MaxHardLimitSeconds = 600
+)
+
+// CellHardLimit is how long a cell whose timeout is timeoutSeconds may run
+// in all: the timeout is an inactivity budget that status events restart
+// and host calls hold, so without this limit a cell that logs in a loop
+// would never end. It is HardLimitFactor times the timeout, at most
+// MaxHardLimitSeconds, and never less than the timeout.
+func CellHardLimit(timeoutSeconds int) time.Duration {
+	secs := max(timeoutSeconds, min(HardLimitFactor*timeoutSeconds, MaxHardLimitSeconds))
+	return time.Duration(secs) * time.Second
+}
 
 // Root returns the session root as an absolute path.
 func (s *Session) Root() string { return s.opts.Root }
@@ -137,12 +161,17 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 		return "", 0, err
 	}
 	// The timeout is an inactivity budget: each status event (log, phase,
-	// agent progress) starts it afresh; output does not.
+	// agent progress) starts it afresh; output does not. The hard limit is
+	// not restarted by anything, so a cell that logs in a loop (or keeps a
+	// host call in flight) still ends.
 	timeout := time.Duration(c.TimeoutSeconds) * time.Second
 	cellCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	timer := time.AfterFunc(timeout, func() { cancel(errCellTimeout) })
 	defer timer.Stop()
+	hardLimit := CellHardLimit(c.TimeoutSeconds)
+	hard := time.AfterFunc(hardLimit, func() { cancel(errCellHardLimit) })
+	defer hard.Stop()
 	act := &activity{timer: timer, timeout: timeout}
 	cellCtx = context.WithValue(cellCtx, activityKey{}, act)
 	fuel, fuelNote := c.Fuel, fmt.Sprintf("fuel exhausted: the cell used its budget of %d units", c.Fuel)
@@ -184,6 +213,11 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 		return StatusCancelled, dur, nil
 	case errors.Is(context.Cause(cellCtx), errCellTimeout):
 		sink.note(fmt.Sprintf("timed out after %d %s", c.TimeoutSeconds, plural(c.TimeoutSeconds, "second")))
+		return StatusError, dur, nil
+	case errors.Is(context.Cause(cellCtx), errCellHardLimit):
+		secs := int(hardLimit / time.Second)
+		sink.note(fmt.Sprintf("timed out after %d %s, the hard limit for a cell whose timeout is %d %s (status events and host calls restart or hold the timeout, never this limit)",
+			secs, plural(secs, "second"), c.TimeoutSeconds, plural(c.TimeoutSeconds, "second")))
 		return StatusError, dur, nil
 	}
 	return StatusError, dur, nil
@@ -380,6 +414,76 @@ func (s *Session) closeInstances() error {
 func (s *Session) Output(id string) (string, error) {
 	return s.outputs.get(id)
 }
+
+// ResidentBytes is the host memory the session's instances hold: for
+// Python its written guest pages and its checkpoint (runtimes.Sizer);
+// instances that cannot tell, like JavaScript's, count zero. It measures
+// now when the session is idle; while an Eval runs it returns the last
+// measurement.
+func (s *Session) ResidentBytes() int64 {
+	n, _ := s.measure()
+	return n
+}
+
+// Trim asks the session's instances to give back what memory they can
+// while idle (freed guest pages to the OS; the checkpoint, which the next
+// cell takes again) and returns ResidentBytes after it. While an Eval runs
+// it does nothing and returns the last measurement. The Manager trims its
+// sessions by itself (ManagerOptions.TrimIdleAfter).
+func (s *Session) Trim(ctx context.Context) int64 {
+	n, _ := s.trim(ctx)
+	return n
+}
+
+// measure measures the instances if the session is idle; ok is false
+// when it was not (the last measurement is returned).
+func (s *Session) measure() (n int64, ok bool) {
+	return s.sizeIdle(func(z runtimes.Sizer) int64 { return z.ResidentBytes() })
+}
+
+func (s *Session) trim(ctx context.Context) (n int64, ok bool) {
+	return s.sizeIdle(func(z runtimes.Sizer) int64 { return z.Trim(ctx) })
+}
+
+// sizeIdle sums f over the instances that are Sizers, holding sem so no
+// Eval runs meanwhile; when sem is taken it returns the last sum.
+func (s *Session) sizeIdle(f func(runtimes.Sizer) int64) (int64, bool) {
+	select {
+	case s.sem <- struct{}{}:
+	default:
+		return s.resident.Load(), false
+	}
+	defer func() { <-s.sem }()
+	s.mu.Lock()
+	gone := s.cleaned || s.closed
+	s.mu.Unlock()
+	if gone {
+		s.resident.Store(0)
+		return 0, true
+	}
+	var n int64
+	for lang, inst := range s.instances {
+		if z, ok := inst.(runtimes.Sizer); ok {
+			n += safeSize(s.sb.opts.Logger, lang, z, f)
+		}
+	}
+	s.resident.Store(n)
+	return n, true
+}
+
+// safeSize keeps a panicking Sizer from taking the host down.
+func safeSize(log *slog.Logger, lang string, z runtimes.Sizer, f func(runtimes.Sizer) int64) (n int64) {
+	defer func() {
+		if p := recover(); p != nil {
+			log.Error("measuring an instance panicked", "language", lang, "panic", p)
+			n = 0
+		}
+	}()
+	return max(0, f(z))
+}
+
+// lastResident is ResidentBytes as last measured, without measuring.
+func (s *Session) lastResident() int64 { return s.resident.Load() }
 
 // Close cancels a running Eval, waits for it to end and frees the session's
 // instances. If ctx ends first, Close returns ctx.Err() and the instances
