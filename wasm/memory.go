@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -241,6 +242,37 @@ func (h *MemoryHandle) Release() {
 func (h *MemoryHandle) ResidentPages(size uint32) (int, error) {
 	d, err := h.DirtyPages(size)
 	return len(d), err
+}
+
+// AnonymousBytes is the memory's private resident bytes as the kernel
+// counts them (the Anonymous lines of /proc/self/smaps over the mapping),
+// for tests and diagnostics: it reads the whole smaps file.
+func (h *MemoryHandle) AnonymousBytes() (int64, error) {
+	if h == nil || h.m == nil || h.m.buf == nil {
+		return 0, fmt.Errorf("wasm: anonymous bytes: no memory")
+	}
+	b, err := os.ReadFile("/proc/self/smaps")
+	if err != nil {
+		return 0, fmt.Errorf("wasm: anonymous bytes: %w", err)
+	}
+	lo := uint64(uintptr(unsafe.Pointer(&h.m.buf[0])))
+	hi := lo + uint64(len(h.m.buf))
+	var total int64
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		var start, end uint64
+		if n, _ := fmt.Sscanf(line, "%x-%x", &start, &end); n == 2 && strings.Contains(line, " ") {
+			in = start >= lo && end <= hi
+			continue
+		}
+		var kb int64
+		if in && strings.HasPrefix(line, "Anonymous:") {
+			if _, err := fmt.Sscanf(line, "Anonymous: %d kB", &kb); err == nil {
+				total += kb << 10
+			}
+		}
+	}
+	return total, nil
 }
 
 // Discard gives the pages wholly inside [off, off+n) back to the OS: they

@@ -13,3 +13,9 @@ func TakeCheckpointForTest(inst runtimes.Instance) {
 func CheckpointBytesForTest(inst runtimes.Instance) int {
 	return len(inst.(*Instance).ckpt.data)
 }
+
+// AnonymousBytesForTest is the private resident memory of inst's guest
+// memory as the kernel counts it.
+func AnonymousBytesForTest(inst runtimes.Instance) (int64, error) {
+	return inst.(*Instance).mem.AnonymousBytes()
+}
