@@ -135,26 +135,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		if err := wasm.InstantiateWASI(ctx, rt); err != nil { // ENOSPC for the disk quota
 			return err
 		}
-		_, err := rt.NewHostModuleBuilder("wasmeval").
-			NewFunctionBuilder().
-			WithGoModuleFunction(api.GoModuleFunc(hostEmit), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32}, nil).
-			Export("emit").
-			NewFunctionBuilder().
-			WithGoModuleFunction(api.GoModuleFunc(hostFuel), nil, nil).
-			Export("fuel").
-			NewFunctionBuilder().
-			WithGoModuleFunction(api.GoModuleFunc(hostCallStart), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}).
-			Export("call_start").
-			NewFunctionBuilder().
-			WithGoModuleFunction(api.GoModuleFunc(hostCallWait), nil, []api.ValueType{api.ValueTypeI32}).
-			Export("call_wait").
-			NewFunctionBuilder().
-			WithGoModuleFunction(api.GoModuleFunc(hostCallResultLen), []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}).
-			Export("call_result_len").
-			NewFunctionBuilder().
-			WithGoModuleFunction(api.GoModuleFunc(hostCallResult), []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, nil).
-			Export("call_result").
-			Instantiate(ctx)
+		_, err := hostModule(rt).Instantiate(ctx)
 		return err
 	})
 	if err != nil {
@@ -175,6 +156,32 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	r.saveTemplate(cache, key)
 	return r, nil
+}
+
+// hostModule is the host module "wasmeval" the shim imports: every value
+// the guest passes to it is checked (a pointer or length out of its memory
+// is refused, never followed).
+func hostModule(rt wazero.Runtime) wazero.HostModuleBuilder {
+	i32 := api.ValueTypeI32
+	return rt.NewHostModuleBuilder("wasmeval").
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(hostEmit), []api.ValueType{i32, i32, i32}, nil).
+		Export("emit").
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(hostFuel), nil, nil).
+		Export("fuel").
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(hostCallStart), []api.ValueType{i32, i32}, []api.ValueType{i32}).
+		Export("call_start").
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(hostCallWait), nil, []api.ValueType{i32}).
+		Export("call_wait").
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(hostCallResultLen), []api.ValueType{i32}, []api.ValueType{i32}).
+		Export("call_result_len").
+		NewFunctionBuilder().
+		WithGoModuleFunction(api.GoModuleFunc(hostCallResult), []api.ValueType{i32, i32}, nil).
+		Export("call_result")
 }
 
 // fuelOptions are the fuel pass's options for CPython; fuelVersion names
@@ -945,34 +952,38 @@ func (in *Instance) close(ctx context.Context) {
 	}
 }
 
+// Caps on what one emit may carry into the host. Text has none (it is
+// passed on in pieces, and the sink keeps a bounded head and tail); a
+// display bundle or status event is decoded whole, so past these it is
+// dropped with a note instead of costing the host a multiple of its size.
+const (
+	maxBundle = 32 << 20 // room for the sandbox's 16 MiB image plus text
+	maxStatus = 1 << 20
+	piece     = 1 << 20 // text is handed to the sink this much at a time
+)
+
 // hostEmit is the import wasmeval.emit(kind, ptr, len).
 func hostEmit(ctx context.Context, m api.Module, stack []uint64) {
 	in, _ := ctx.Value(instKey{}).(*Instance)
 	kind, ptr, n := int32(stack[0]), uint32(stack[1]), uint32(stack[2])
+	if in == nil || in.sink == nil {
+		return
+	}
 	b, ok := m.Memory().Read(ptr, n)
-	if !ok || in == nil || in.sink == nil {
+	if !ok {
+		in.sink.Stderr(fmt.Sprintf("wasmeval: the guest emitted %d bytes at %#x, outside its %d bytes of memory; dropped\n", n, ptr, m.Memory().Size()))
 		return
 	}
 	switch kind {
-	case emitStdout, emitStderr:
-		// In pieces, so that one huge write (the guest may print hundreds
-		// of MiB at once) is not copied whole into host memory; the sink
-		// keeps a bounded head and tail.
-		out := in.sink.Stdout
-		if kind == emitStderr {
-			out = in.sink.Stderr
-		}
-		const piece = 1 << 20
-		for len(b) > piece {
-			cut := piece
-			for cut > piece-4 && !utf8.RuneStart(b[cut]) {
-				cut-- // keep UTF-8 sequences whole
-			}
-			out(string(b[:cut]))
-			b = b[cut:]
-		}
-		out(string(b))
+	case emitStdout:
+		inPieces(b, in.sink.Stdout)
+	case emitStderr:
+		inPieces(b, in.sink.Stderr)
 	case emitDisplay, emitResult:
+		if len(b) > maxBundle {
+			in.sink.Stderr(fmt.Sprintf("wasmeval: a display bundle of %d MiB was dropped: one display may carry %d MiB\n", len(b)>>20, maxBundle>>20))
+			return
+		}
 		var bundle runtimes.Bundle
 		if err := json.Unmarshal(b, &bundle); err != nil {
 			in.sink.Stderr(fmt.Sprintf("wasmeval: bad display bundle from the guest: %v\n", err))
@@ -980,6 +991,10 @@ func hostEmit(ctx context.Context, m api.Module, stack []uint64) {
 		}
 		in.sink.Display(bundle, kind == emitResult)
 	case emitStatus:
+		if len(b) > maxStatus {
+			in.sink.Stderr(fmt.Sprintf("wasmeval: a status event of %d KiB was dropped: one event may carry %d KiB\n", len(b)>>10, maxStatus>>10))
+			return
+		}
 		var ev struct{ Kind, Message string }
 		if err := json.Unmarshal(b, &ev); err == nil {
 			in.sink.Status(ev.Kind, ev.Message)
@@ -987,13 +1002,31 @@ func hostEmit(ctx context.Context, m api.Module, stack []uint64) {
 	}
 }
 
+// inPieces passes b to out a piece at a time, so that one huge write (the
+// guest may print hundreds of MiB at once) is not copied whole into host
+// memory; UTF-8 sequences are kept whole.
+func inPieces(b []byte, out func(string)) {
+	for len(b) > piece {
+		cut := piece
+		for cut > piece-4 && !utf8.RuneStart(b[cut]) {
+			cut--
+		}
+		out(string(b[:cut]))
+		b = b[cut:]
+	}
+	if len(b) > 0 {
+		out(string(b))
+	}
+}
+
 // stdioWriter receives what the guest writes to WASI fds 1 and 2: only
-// CPython's own fatal messages, since sys.stdout goes through emit.
+// CPython's own fatal messages, since sys.stdout goes through emit (and
+// os.write(1, ...) of a cell).
 type stdioWriter struct{ in *Instance }
 
 func (w stdioWriter) Write(p []byte) (int, error) {
 	if w.in.sink != nil {
-		w.in.sink.Stderr(string(p))
+		inPieces(p, w.in.sink.Stderr)
 	}
 	return len(p), nil
 }
