@@ -2,6 +2,7 @@ package hostcalls
 
 import (
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -12,8 +13,28 @@ const maxDiffCells = 16 << 20
 // Diff returns the unified diff (three lines of context) that turns a into
 // b, labelled with the names aName and bName; it is empty when a == b.
 func Diff(a, b, aName, bName string) (string, error) {
+	return diff(a, b, aName, bName, nil)
+}
+
+// diff is Diff, taking the memory of each stage from charge (if not nil)
+// before it allocates it: the lines and the edit script, the comparison
+// table, the text.
+func diff(a, b, aName, bName string, charge func(int64) error) (string, error) {
 	if a == b {
 		return "", nil
+	}
+	take := func(n int64) error {
+		if charge == nil {
+			return nil
+		}
+		if err := charge(n); err != nil {
+			return fmt.Errorf("the texts are too large to compare at once (%d and %d lines): %w; diff smaller pieces", countLines(a), countLines(b), err)
+		}
+		return nil
+	}
+	// A line is a 16-byte string header in x or y and a 24-byte op.
+	if err := take(40 * int64(countLines(a)+countLines(b))); err != nil {
+		return "", err
 	}
 	x, y := splitLines(a), splitLines(b)
 	pre := 0
@@ -29,18 +50,17 @@ func Diff(a, b, aName, bName string) (string, error) {
 		return "", fmt.Errorf("the texts differ in %d and %d lines, too many to compare at once; diff smaller pieces",
 			len(mx), len(my))
 	}
-	// ops over the whole texts: ' ' keep, '-' delete from a, '+' insert from b.
-	type op struct {
-		kind byte
-		ai   int // index in x (for ' ' and '-')
-		bi   int // index in y (for ' ' and '+')
-	}
+	// ops over the whole texts.
+	type op = diffOp
 	ops := make([]op, 0, len(x)+len(y))
 	for i := 0; i < pre; i++ {
 		ops = append(ops, op{' ', i, i})
 	}
 	// LCS table over the middle parts.
 	n, m := len(mx), len(my)
+	if err := take(4 * int64(n+1) * int64(m+1)); err != nil {
+		return "", err
+	}
 	lcs := make([]int32, (n+1)*(m+1))
 	at := func(i, j int) int32 { return lcs[i*(m+1)+j] }
 	for i := n - 1; i >= 0; i-- {
@@ -74,9 +94,55 @@ func Diff(a, b, aName, bName string) (string, error) {
 		ops = append(ops, op{' ', len(x) - suf + k, len(y) - suf + k})
 	}
 
+	lcs = nil
+	// The text is written twice: once to measure it, then into a buffer of
+	// its size.
+	var count byteCounter
+	writeHunks(&count, ops, x, y, aName, bName)
+	if err := take(int64(count)); err != nil {
+		return "", err
+	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "--- %s\n+++ %s\n", aName, bName)
+	out.Grow(int(count))
+	writeHunks(&out, ops, x, y, aName, bName)
+	return out.String(), nil
+}
+
+// textWriter is where writeHunks writes: a strings.Builder or a byteCounter.
+type textWriter interface {
+	io.Writer
+	io.StringWriter
+}
+
+// byteCounter is a textWriter that only counts.
+type byteCounter int64
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
+}
+
+func (c *byteCounter) WriteString(s string) (int, error) {
+	*c += byteCounter(len(s))
+	return len(s), nil
+}
+
+// diffOp is one line of the edit script: ' ' keep, '-' delete from a, '+'
+// insert from b.
+type diffOp struct {
+	kind byte
+	ai   int // index in x (for ' ' and '-')
+	bi   int // index in y (for ' ' and '+')
+}
+
+// writeHunks writes the unified diff of the edit script ops over the lines
+// x and y.
+func writeHunks(out textWriter, ops []diffOp, x, y []string, aName, bName string) {
+	fmt.Fprintf(out, "--- %s\n+++ %s\n", aName, bName)
 	const ctx = 3
+	// aPos and bPos count the lines of a and b in ops[:scanned]; hunks
+	// start in order, so each op is counted once.
+	aPos, bPos, scanned := 0, 0, 0
 	for k := 0; k < len(ops); {
 		if ops[k].kind == ' ' {
 			k++
@@ -101,8 +167,7 @@ func Diff(a, b, aName, bName string) (string, error) {
 			}
 			end = run
 		}
-		aPos, bPos, aLen, bLen := 0, 0, 0, 0
-		for _, o := range ops[:start] {
+		for _, o := range ops[scanned:start] {
 			if o.kind != '+' {
 				aPos++
 			}
@@ -110,6 +175,8 @@ func Diff(a, b, aName, bName string) (string, error) {
 				bPos++
 			}
 		}
+		scanned = start
+		aLen, bLen := 0, 0
 		for _, o := range ops[start:end] {
 			if o.kind != '+' {
 				aLen++
@@ -118,7 +185,7 @@ func Diff(a, b, aName, bName string) (string, error) {
 				bLen++
 			}
 		}
-		fmt.Fprintf(&out, "@@ -%s +%s @@\n", hunkRange(aPos, aLen), hunkRange(bPos, bLen))
+		fmt.Fprintf(out, "@@ -%s +%s @@\n", hunkRange(aPos, aLen), hunkRange(bPos, bLen))
 		for _, o := range ops[start:end] {
 			line := ""
 			if o.kind == '+' {
@@ -126,7 +193,7 @@ func Diff(a, b, aName, bName string) (string, error) {
 			} else {
 				line = x[o.ai]
 			}
-			out.WriteByte(o.kind)
+			out.WriteString(string(o.kind))
 			out.WriteString(line)
 			if !strings.HasSuffix(line, "\n") {
 				out.WriteString("\n\\ No newline at end of file\n")
@@ -134,7 +201,6 @@ func Diff(a, b, aName, bName string) (string, error) {
 		}
 		k = end
 	}
-	return out.String(), nil
 }
 
 // hunkRange formats a hunk's range as unified diff does ("l,n", or "l"
@@ -147,6 +213,15 @@ func hunkRange(before, n int) string {
 		return fmt.Sprintf("%d", before+1)
 	}
 	return fmt.Sprintf("%d,%d", before+1, n)
+}
+
+// countLines is len(splitLines(s)), without the slice.
+func countLines(s string) int {
+	n := strings.Count(s, "\n")
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
 }
 
 // splitLines splits s after each newline; the last line may lack one.

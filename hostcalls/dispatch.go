@@ -9,7 +9,9 @@ import (
 	"time"
 )
 
-// Default caps of a Dispatcher; DispatcherOptions overrides them.
+// Default caps of a Dispatcher; DispatcherOptions overrides them. The
+// caps of write and read are also bounded by the session's memory limit
+// (see the package documentation, # Memory).
 const (
 	DefaultMaxWriteBytes   = 64 << 20 // content of one write or append
 	DefaultMaxReadBytes    = 16 << 20 // text one read returns
@@ -18,13 +20,26 @@ const (
 )
 
 // DispatcherOptions configure a Dispatcher. The zero value gives the
-// default caps, no agent nesting yet (depth 0) and "the Host" as the name
-// of a missing Host in error messages.
+// default caps and disk quota, no agent nesting yet (depth 0) and "the
+// Host" as the name of a missing Host in error messages.
 type DispatcherOptions struct {
-	// MaxWriteBytes caps the content of one write or append.
+	// MemoryLimitBytes is the session's memory limit (its guest's cap);
+	// host calls hold at most half of it while served and runtimes at most
+	// half for calls in flight (CallBudget), and the default caps of read
+	// and write shrink with it. Zero means DefaultMemoryLimitBytes.
+	MemoryLimitBytes int64
+	// MaxWriteBytes caps the content of one write or append. Zero means
+	// DefaultMaxWriteBytes or an eighth of MemoryLimitBytes, whichever is
+	// less.
 	MaxWriteBytes int
-	// MaxReadBytes caps the text one read returns.
+	// MaxReadBytes caps the text one read returns. Zero means
+	// DefaultMaxReadBytes or a sixteenth of MemoryLimitBytes, whichever is
+	// less.
 	MaxReadBytes int
+	// DiskQuotaBytes and DiskQuotaFiles cap what the session root holds
+	// (see DiskQuota): zero means DefaultDiskQuotaBytes and
+	// DefaultDiskQuotaFiles, a negative value no cap.
+	DiskQuotaBytes, DiskQuotaFiles int64
 	// MaxToolArgBytes caps the JSON arguments of one tool call.
 	MaxToolArgBytes int
 	// MaxPromptBytes caps the text of one llm or agent call.
@@ -50,17 +65,32 @@ type Dispatcher struct {
 	fs   *FS
 	host Host
 	opts DispatcherOptions
+
+	work        *pool       // what calls hold while served
+	budget      *CallBudget // what the runtime holds for calls in flight
+	maxRequest  int64
+	maxResponse int64
 }
 
 // NewDispatcher returns a Dispatcher for the session root dir (an absolute
 // path to a directory). host may be nil: tool, llm and agent then fail with
 // a message that says so.
 func NewDispatcher(dir string, host Host, opts DispatcherOptions) (*Dispatcher, error) {
+	if opts.MemoryLimitBytes < 0 {
+		return nil, fmt.Errorf("hostcalls: DispatcherOptions.MemoryLimitBytes is %d; give a positive number of bytes, or zero for the default", opts.MemoryLimitBytes)
+	}
+	if opts.MemoryLimitBytes == 0 {
+		opts.MemoryLimitBytes = DefaultMemoryLimitBytes
+	}
+	// Half the limit for calls being served, half for calls in flight in
+	// the runtime; never less than a few MiB, so that small limits still
+	// let ordinary calls through.
+	share := max(opts.MemoryLimitBytes/2, 4<<20)
 	if opts.MaxWriteBytes <= 0 {
-		opts.MaxWriteBytes = DefaultMaxWriteBytes
+		opts.MaxWriteBytes = int(min(DefaultMaxWriteBytes, share/4))
 	}
 	if opts.MaxReadBytes <= 0 {
-		opts.MaxReadBytes = DefaultMaxReadBytes
+		opts.MaxReadBytes = int(min(DefaultMaxReadBytes, share/8))
 	}
 	if opts.MaxToolArgBytes <= 0 {
 		opts.MaxToolArgBytes = DefaultMaxToolArgBytes
@@ -74,24 +104,42 @@ func NewDispatcher(dir string, host Host, opts DispatcherOptions) (*Dispatcher, 
 	if opts.HostSetting == "" {
 		opts.HostSetting = "no Host was given"
 	}
+	quota, err := NewDiskQuota(dir, opts.DiskQuotaBytes, opts.DiskQuotaFiles)
+	if err != nil {
+		return nil, err
+	}
 	f, err := OpenFS(dir)
 	if err != nil {
 		return nil, err
 	}
 	f.maxRead = int64(opts.MaxReadBytes)
-	return &Dispatcher{fs: f, host: host, opts: opts}, nil
+	f.quota = quota
+	d := &Dispatcher{fs: f, host: host, opts: opts, work: &pool{size: share}}
+	// A request is held twice while served (its bytes and the decoded
+	// strings): at most half the pool. A write's content may grow by up to
+	// 6x as JSON (\u0000), hence the margin over MaxWriteBytes.
+	d.maxRequest = min(6*int64(opts.MaxWriteBytes)+1<<20, share/2-callOverhead)
+	// An answer's text may grow by escapes as JSON; past twice the read
+	// cap it is refused (read less at once).
+	d.maxResponse = 2*int64(opts.MaxReadBytes) + callOverhead
+	d.budget = NewCallBudget(share, d.maxResponse)
+	return d, nil
 }
 
 // FS returns the dispatcher's confined filesystem.
 func (d *Dispatcher) FS() *FS { return d.fs }
 
+// DiskQuota returns the session's disk quota, which the dispatcher's file
+// helpers keep; give it to the runtime whose guest writes files directly
+// (runtimes.InstanceOptions.DiskQuota), so that both count against it.
+func (d *Dispatcher) DiskQuota() *DiskQuota { return d.fs.quota }
+
+// CallBudget returns the budget for the host calls a runtime holds in
+// flight (runtimes.InstanceOptions.CallBudget).
+func (d *Dispatcher) CallBudget() *CallBudget { return d.budget }
+
 // Close closes the session root.
 func (d *Dispatcher) Close() error { return d.fs.Close() }
-
-// maxRequest is the largest request the dispatcher decodes: a write's
-// content grows by up to 6x as JSON (\u0000), hence the margin; anything
-// larger is refused before decoding.
-func (d *Dispatcher) maxRequest() int { return 6*d.opts.MaxWriteBytes + 1<<20 }
 
 // request is every field of every op; each op reads its own.
 type request struct {
@@ -144,40 +192,77 @@ func errResp(format string, args ...any) []byte {
 
 // Call answers one request; see the package documentation for the ABI. It
 // never panics and always returns a JSON response.
+//
+// The host memory a call holds while served (the request, its decoded
+// fields, the file text or diff it works on, the response) is taken from
+// the session's pool first; a call waits while other calls of the session
+// hold it, and one that would need more than the pool fails.
 func (d *Dispatcher) Call(ctx context.Context, raw []byte) (resp []byte) {
 	defer func() {
 		if p := recover(); p != nil {
 			resp = errResp("internal error: %v", p)
 		}
 	}()
-	if len(raw) > d.maxRequest() {
-		return errResp("the request is %d bytes, more than the %d MiB a host call may carry", len(raw), d.maxRequest()>>20)
+	if int64(len(raw)) > d.maxRequest {
+		return errResp("the request is %s, more than the %s a host call of this session may carry; send less at once (write large content in parts with append)",
+			sizeText(int64(len(raw))), sizeText(d.maxRequest))
+	}
+	m := &meter{p: d.work}
+	defer m.close()
+	if err := m.grow(ctx, 2*int64(len(raw))+callOverhead); err != nil {
+		return errResp("the call was not served: %v", err)
 	}
 	var req request
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&req); err != nil {
+	if err := json.Unmarshal(raw, &req); err != nil {
 		return errResp("the request is not a JSON object of the host-call ABI: %v", err)
 	}
-	if dec.More() {
-		return errResp("the request has data after its JSON object")
-	}
-	result, err := d.serve(ctx, &req)
+	result, err := d.serve(ctx, m, &req)
 	if err != nil {
 		b, _ := json.Marshal(Response{Error: &ResponseError{Message: err.Error()}})
 		return b
+	}
+	b, err := d.encode(ctx, m, result)
+	if err != nil {
+		return errResp("%s: %v", req.Op, err)
+	}
+	return b
+}
+
+// encode writes {"result": result}, within the call's memory and the
+// response cap. A string, the common answer, is measured before it is
+// written and written once, into a buffer of its exact size.
+func (d *Dispatcher) encode(ctx context.Context, m *meter, result any) ([]byte, error) {
+	const head, tail = `{"result":`, `}`
+	if s, ok := result.(string); ok {
+		n := int64(len(head)+len(tail)) + jsonStringLen(s)
+		if n > d.maxResponse {
+			return nil, fmt.Errorf("the answer is %s as JSON (escapes included), more than the %s one host call of this session may return; ask for less at once (read: offset and limit)",
+				sizeText(n), sizeText(d.maxResponse))
+		}
+		if err := m.grow(ctx, n); err != nil {
+			return nil, err
+		}
+		b := make([]byte, 0, n)
+		b = append(b, head...)
+		b = appendJSONString(b, s)
+		return append(b, tail...), nil
 	}
 	b, err := json.Marshal(struct {
 		Result any `json:"result"`
 	}{result})
 	if err != nil {
-		return errResp("%s: the answer is not valid JSON: %v", req.Op, err)
+		return nil, fmt.Errorf("the answer is not valid JSON: %v", err)
 	}
-	return b
+	if int64(len(b)) > d.maxResponse {
+		return nil, fmt.Errorf("the answer is %s as JSON, more than the %s one host call of this session may return",
+			sizeText(int64(len(b))), sizeText(d.maxResponse))
+	}
+	return b, nil
 }
 
 var ops = "read, write, append, tree, diff, output, tool, llm, agent, budget"
 
-func (d *Dispatcher) serve(ctx context.Context, r *request) (any, error) {
+func (d *Dispatcher) serve(ctx context.Context, m *meter, r *request) (any, error) {
 	switch r.Op {
 	case "read":
 		offset, limit := 1, 0
@@ -190,7 +275,8 @@ func (d *Dispatcher) serve(ctx context.Context, r *request) (any, error) {
 			}
 			limit = *r.Limit
 		}
-		text, err := d.fs.Read(r.Path, offset, limit)
+		charge := func(n int64) error { return m.grow(ctx, n) }
+		text, err := d.fs.read(r.Path, offset, limit, charge)
 		return text, err
 	case "write", "append":
 		if len(r.Content) > d.opts.MaxWriteBytes {
@@ -219,13 +305,13 @@ func (d *Dispatcher) serve(ctx context.Context, r *request) (any, error) {
 		if bn == "" {
 			bn = "b"
 		}
-		s, err := Diff(r.A, r.B, an, bn)
+		s, err := diff(r.A, r.B, an, bn, func(n int64) error { return m.grow(ctx, n) })
 		if err != nil {
 			return nil, fmt.Errorf("diff: %w", err)
 		}
 		return s, nil
 	case "output":
-		return d.output(r)
+		return d.output(ctx, m, r)
 	case "tool":
 		return d.tool(ctx, r)
 	case "llm":

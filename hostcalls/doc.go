@@ -58,13 +58,35 @@
 //
 // # Caps
 //
-// A guest cannot make the host allocate without bound: a request larger
-// than 6×MaxWriteBytes+1 MiB is refused unread; write and append content
-// is capped at DefaultMaxWriteBytes (64 MiB), the text of one read at
-// DefaultMaxReadBytes (16 MiB), a tool's arguments at
-// DefaultMaxToolArgBytes (1 MiB), the text of an llm or agent call at
-// DefaultMaxPromptBytes (4 MiB), a tree at 2000 entries, and agents nest at
-// most MaxAgentDepth (3) deep. The Python runtime's transport also caps
-// one request at 16 MiB, so in Python the helpers split larger writes
-// into a write and appends.
+// A guest cannot make the host allocate without bound. Per call: write and
+// append content is capped at DefaultMaxWriteBytes (64 MiB) or an eighth of
+// the session's memory limit, whichever is less (32 MiB at the default
+// 256 MiB), the text of one read at DefaultMaxReadBytes (16 MiB) or a
+// sixteenth of the limit, an answer at twice the read cap as JSON, a
+// request at a quarter of the limit (refused unread, before decoding), a
+// tool's arguments at DefaultMaxToolArgBytes (1 MiB), the text of an llm
+// or agent call at DefaultMaxPromptBytes (4 MiB), a tree at 2000 entries,
+// and agents nest at most MaxAgentDepth (3) deep. The Python runtime's
+// transport also caps one request at 16 MiB, so in Python the helpers
+// split larger writes into a write and appends.
+//
+// # Memory
+//
+// Per session (DispatcherOptions.MemoryLimitBytes, the session's memory
+// limit): the calls a Dispatcher serves at once hold at most half of it
+// (the request, its decoded fields, the file text, a diff's table, the
+// answer), each call taking its share before it allocates; a call waits
+// while other calls of the session (parallel) hold the rest, and one that
+// would need more than the whole half fails with a message that says so.
+// The runtime's calls in flight (requests copied out of the guest, answers
+// not yet handed to it) hold at most the other half: CallBudget.
+//
+// # Disk quota
+//
+// The session root holds at most DiskQuotaBytes (DefaultDiskQuotaBytes,
+// 1 GiB) and DiskQuotaFiles (DefaultDiskQuotaFiles, 100,000 entries); see
+// DiskQuota for what counts. write and append that would pass it fail with
+// "disk quota exceeded: the session root holds N of its M ..." (an
+// *FSError that matches ErrDiskQuota), and so do the guest's own writes
+// through its filesystem (ENOSPC in the guest).
 package hostcalls

@@ -24,6 +24,9 @@ type FS struct {
 	dir  string // the root's absolute, clean host path
 	// MaxReadBytes caps the text one Read returns.
 	maxRead int64
+	// quota, if not nil, is the session's disk quota: Write and Append
+	// record their changes in it and refuse one past it.
+	quota *DiskQuota
 }
 
 // OpenFS opens the session root dir, an absolute path to a directory.
@@ -123,6 +126,12 @@ func fail(op, p string, err error) error {
 // with their line ends); limit <= 0 means to the end. Directories are
 // refused, and so is a selection larger than the read cap.
 func (f *FS) Read(p string, offset, limit int) (string, error) {
+	return f.read(p, offset, limit, nil)
+}
+
+// read is Read, taking the memory the text will need from charge (if not
+// nil) before it reads.
+func (f *FS) read(p string, offset, limit int, charge func(int64) error) (string, error) {
 	rel, err := f.Resolve("read", p)
 	if err != nil {
 		return "", err
@@ -145,8 +154,25 @@ func (f *FS) Read(p string, offset, limit int) (string, error) {
 	if !st.Mode().IsRegular() {
 		return "", &FSError{Op: "read", Path: p, Reason: "it is not a regular file"}
 	}
+	// The text is at most the file's size and the cap. Read whole, it is
+	// read into a buffer of that size; a selection grows its buffer by
+	// doubling, to at most twice the text.
+	whole := offset == 1 && limit <= 0
+	size := min(max(st.Size(), 0), f.maxRead)
+	if charge != nil {
+		need := size
+		if !whole {
+			need = 2 * size
+		}
+		if err := charge(need); err != nil {
+			return "", &FSError{Op: "read", Path: p, Reason: "the file was not read: " + err.Error() + "; give offset and limit to read it in parts"}
+		}
+	}
 	br := bufio.NewReaderSize(file, 64<<10)
 	var out strings.Builder
+	if whole {
+		out.Grow(int(size))
+	}
 	line := 1
 	for limit <= 0 || line < offset+limit {
 		chunk, err := br.ReadSlice('\n')
@@ -183,6 +209,10 @@ func (f *FS) Write(p, content string) (string, error) {
 	if rel == "." {
 		return "", &FSError{Op: "write", Path: p, Reason: "it is the session root, a directory"}
 	}
+	if q := f.quota; q != nil {
+		q.Lock()
+		defer q.Unlock()
+	}
 	if err := f.mkdirs("write", p, rel); err != nil {
 		return "", err
 	}
@@ -192,6 +222,18 @@ func (f *FS) Write(p, content string) (string, error) {
 		return "", &FSError{Op: "write", Path: p, Reason: "it is a directory"}
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", fail("write", p, err)
+	}
+	// The new file replaces the entry at rel (a file, or a link itself).
+	old, oerr := f.root.Lstat(rel)
+	if q := f.quota; q != nil {
+		bytes, files := int64(len(content)), int64(1)
+		if oerr == nil {
+			bytes -= q.releasableLocked(old)
+			files = 0
+		}
+		if err := q.CheckLocked(bytes, files); err != nil {
+			return "", quotaFail("write", p, err)
+		}
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
@@ -211,7 +253,19 @@ func (f *FS) Write(p, content string) (string, error) {
 		_ = f.root.Remove(tmp)
 		return "", fail("write", p, err)
 	}
+	if q := f.quota; q != nil {
+		q.AddLocked(int64(len(content)), 1)
+		if oerr == nil {
+			q.RemovedLocked(old)
+		}
+	}
 	return f.abs(rel), nil
+}
+
+// quotaFail is an FSError for a change the disk quota refused; it matches
+// ErrDiskQuota.
+func quotaFail(op, p string, err error) error {
+	return &FSError{Op: op, Path: p, Reason: err.Error(), Err: err}
 }
 
 // Append adds content at the end of a file, creating it and its parent
@@ -221,14 +275,39 @@ func (f *FS) Append(p, content string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	q := f.quota
+	if q != nil {
+		q.Lock()
+		defer q.Unlock()
+	}
 	if err := f.mkdirs("append", p, rel); err != nil {
 		return "", err
+	}
+	before, berr := f.root.Stat(rel) // the file the open below reaches
+	if q != nil {
+		bytes, files := int64(len(content)), int64(1)
+		if berr == nil {
+			bytes, files = growthOf(0, bytes, links(before)), 0
+		}
+		if err := q.CheckLocked(bytes, files); err != nil {
+			return "", quotaFail("append", p, err)
+		}
 	}
 	file, err := f.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return "", fail("append", p, err)
 	}
 	_, err = io.WriteString(file, content)
+	if q != nil {
+		if after, serr := file.Stat(); serr == nil {
+			switch {
+			case berr != nil:
+				q.AddLocked(entryBytes(after), 1)
+			case os.SameFile(before, after):
+				q.AddLocked(growthOf(before.Size(), after.Size(), links(before)), 0)
+			}
+		}
+	}
 	if cerr := file.Close(); err == nil {
 		err = cerr
 	}
@@ -238,11 +317,34 @@ func (f *FS) Append(p, content string) (string, error) {
 	return f.abs(rel), nil
 }
 
+// mkdirs makes the missing parents of rel, each within the disk quota
+// (whose lock the caller holds).
 func (f *FS) mkdirs(op, p, rel string) error {
-	if dir := path.Dir(rel); dir != "." {
+	dir := path.Dir(rel)
+	if dir == "." {
+		return nil
+	}
+	if f.quota == nil {
 		if err := f.root.MkdirAll(dir, 0o755); err != nil {
 			return fail(op, p, err)
 		}
+		return nil
+	}
+	parts := strings.Split(dir, "/")
+	for i := range parts {
+		sub := strings.Join(parts[:i+1], "/")
+		if _, err := f.root.Stat(sub); err == nil {
+			continue // MkdirAll's habit: a file in the way fails below, at the open
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fail(op, p, err)
+		}
+		if err := f.quota.CheckLocked(0, 1); err != nil {
+			return quotaFail(op, p, err)
+		}
+		if err := f.root.Mkdir(sub, 0o755); err != nil {
+			return fail(op, p, err)
+		}
+		f.quota.AddLocked(0, 1)
 	}
 	return nil
 }

@@ -251,8 +251,10 @@ func TestCaps(t *testing.T) {
 		tool++
 		return hostcalls.ToolResponse{}, nil
 	}})
-	huge := strings.Repeat("x", hostcalls.DefaultMaxWriteBytes+1)
-	if _, msg := call(t, d, m{"op": "write", "path": "big", "content": huge}); !strings.Contains(msg, "more than the 64 MiB one write may carry") {
+	// At the default memory limit (256 MiB), a write carries up to an
+	// eighth of it: 32 MiB.
+	huge := strings.Repeat("x", 32<<20+1)
+	if _, msg := call(t, d, m{"op": "write", "path": "big", "content": huge}); !strings.Contains(msg, "more than the 32 MiB one write may carry") {
 		t.Errorf("huge write: %q", msg)
 	}
 	if _, err := os.Stat(filepath.Join(root, "big")); err == nil {

@@ -219,11 +219,16 @@ func (q *DiskQuota) ClosedLocked(info fs.FileInfo) {
 // regular file that the guest holds open keeps its bytes until it is
 // closed (ClosedLocked).
 func (q *DiskQuota) RemovedLocked(info fs.FileInfo) {
-	bytes := entryBytes(info)
+	q.AddLocked(-q.releasableLocked(info), -1)
+}
+
+// releasableLocked is how many bytes removing the entry info describes
+// gives back now.
+func (q *DiskQuota) releasableLocked(info fs.FileInfo) int64 {
 	if k, ok := keyOf(info); ok && info.Mode().IsRegular() && links(info) <= 1 && q.open[k] > 0 {
-		bytes = 0
+		return 0
 	}
-	q.AddLocked(-bytes, -1)
+	return entryBytes(info)
 }
 
 // entryBytes is what one directory entry counts against the quota's bytes:

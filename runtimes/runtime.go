@@ -59,6 +59,11 @@ type InstanceOptions struct {
 	// records every change there and refuses one past it (ENOSPC). Nil
 	// means no quota.
 	DiskQuota *hostcalls.DiskQuota
+	// CallBudget bounds the host memory the runtime holds for the guest's
+	// host calls in flight: a runtime reserves each call's request and
+	// largest response before copying the request out of the guest, and
+	// refuses the call when the budget is spent. Nil means no bound.
+	CallBudget *hostcalls.CallBudget
 }
 
 // Instance is one session's state in one language. Its methods are not safe

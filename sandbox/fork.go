@@ -66,6 +66,8 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 			MemoryLimitBytes: cp.opts.MemoryLimitBytes,
 			Checkpoints:      cp.opts.Checkpoints,
 			Call:             cp.calls.Call,
+			DiskQuota:        cp.calls.DiskQuota(),
+			CallBudget:       cp.calls.CallBudget(),
 		})
 		if err != nil {
 			cp.Close(ctx)

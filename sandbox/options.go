@@ -65,6 +65,15 @@ type SessionOptions struct {
 	// of its own sets it to hostcalls.AgentRequest.Depth, so that agents
 	// nest at most hostcalls.MaxAgentDepth deep. It must be 0..3.
 	AgentDepth int
+	// DiskQuotaBytes and DiskQuotaFiles cap what the session root may
+	// hold: the bytes of its files (sparse ones at their full size) and
+	// its entries (files, directories, links). Past them the guest's
+	// writes fail with ENOSPC and the file helpers with "disk quota
+	// exceeded". Zero means the default, hostcalls.DefaultDiskQuotaBytes
+	// (1 GiB) and hostcalls.DefaultDiskQuotaFiles (100,000); a negative
+	// value means no cap. The count starts from what the root holds when
+	// the session starts; see hostcalls.DiskQuota.
+	DiskQuotaBytes, DiskQuotaFiles int64
 }
 
 // hostEnvAllowlist are the host variables a session's default environment

@@ -109,6 +109,7 @@ func (sb *Sandbox) NewSession(ctx context.Context, o SessionOptions) (*Session, 
 	// sessionHost lets WithHost override Options.Host per Eval.
 	calls, err := hostcalls.NewDispatcher(o.Root, sessionHost{fallback: sb.opts.Host}, hostcalls.DispatcherOptions{
 		AgentDepth: o.AgentDepth, HostSetting: hostSetting, Outputs: s.outputs.guestGet,
+		MemoryLimitBytes: o.MemoryLimitBytes, DiskQuotaBytes: o.DiskQuotaBytes, DiskQuotaFiles: o.DiskQuotaFiles,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)

@@ -353,6 +353,8 @@ func (s *Session) instance(ctx context.Context, lang string, reset bool) (runtim
 		MemoryLimitBytes: s.opts.MemoryLimitBytes,
 		Checkpoints:      s.opts.Checkpoints,
 		Call:             s.calls.Call,
+		DiskQuota:        s.calls.DiskQuota(),
+		CallBudget:       s.calls.CallBudget(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("starting the %s instance: %w", lang, err)

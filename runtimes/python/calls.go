@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/wasmeval/wasmeval/hostcalls"
 )
 
 // Limits on a cell's host calls. A request larger than maxRequest gets an
@@ -25,30 +27,52 @@ type calls struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	handle func(context.Context, []byte) []byte
+	budget *hostcalls.CallBudget // nil: no bound on bytes in flight
 	wg     sync.WaitGroup
 
 	next     int32
 	inFlight int
 	done     chan finished
-	results  map[int32][]byte
+	results  map[int32]finished
 }
 
 type finished struct {
 	id   int32
 	resp []byte
+	held int64 // bytes of budget held for resp until the guest has it
 }
 
-func newCalls(ctx context.Context, handle func(context.Context, []byte) []byte) *calls {
-	c := &calls{handle: handle, done: make(chan finished, maxInFlight), results: map[int32][]byte{}}
+func newCalls(ctx context.Context, handle func(context.Context, []byte) []byte, budget *hostcalls.CallBudget) *calls {
+	c := &calls{handle: handle, budget: budget, done: make(chan finished, maxInFlight), results: map[int32]finished{}}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	return c
 }
 
 // close cancels the calls still running when the cell ends and waits for
-// them: none outlives its cell.
+// them: none outlives its cell. Answers the guest never took give their
+// budget back.
 func (c *calls) close() {
 	c.cancel()
 	c.wg.Wait()
+	for {
+		select {
+		case f := <-c.done:
+			c.release(f.held)
+			continue
+		default:
+		}
+		break
+	}
+	for id, f := range c.results {
+		c.release(f.held)
+		delete(c.results, id)
+	}
+}
+
+func (c *calls) release(n int64) {
+	if c.budget != nil && n > 0 {
+		c.budget.Release(n)
+	}
 }
 
 func errorResponse(msg string) []byte {
@@ -56,8 +80,11 @@ func errorResponse(msg string) []byte {
 	return b
 }
 
-func (c *calls) start(req []byte) int32 {
+// start starts a call of req, for which reserved bytes of the budget are
+// held; a non-empty refusal answers it with that error instead.
+func (c *calls) start(req []byte, reserved int64, refusal string) int32 {
 	if c.inFlight >= maxInFlight {
+		c.release(reserved)
 		return -1
 	}
 	c.next++
@@ -68,14 +95,25 @@ func (c *calls) start(req []byte) int32 {
 		defer c.wg.Done()
 		var resp []byte
 		switch {
-		case len(req) > maxRequest:
-			resp = errorResponse("the request is larger than the 16 MiB a host call may carry")
+		case refusal != "":
+			resp = errorResponse(refusal)
 		case c.handle == nil:
 			resp = errorResponse("this sandbox has no host calls configured")
 		default:
 			resp = c.handle(c.ctx, req)
 		}
-		c.done <- finished{id, resp}
+		// The request is done with. The answer waits for room in the
+		// budget before it is queued, until the guest takes it: a guest
+		// that takes none stalls its own calls.
+		c.release(reserved)
+		var held int64
+		if c.budget != nil {
+			held = min(int64(len(resp)), c.budget.Max())
+			if err := c.budget.Acquire(c.ctx, held); err != nil {
+				held, resp = 0, errorResponse("the cell ended before its answer could be kept")
+			}
+		}
+		c.done <- finished{id, resp, held}
 	}()
 	return id
 }
@@ -90,7 +128,13 @@ func (in *Instance) waitCall() int32 {
 	select {
 	case f := <-c.done:
 		c.inFlight--
-		c.results[f.id] = f.resp
+		// The shim takes each answer right after its wait; one still here
+		// was orphaned (taking it failed, e.g. MemoryError) and is dropped.
+		for id, old := range c.results {
+			c.release(old.held)
+			delete(c.results, id)
+		}
+		c.results[f.id] = f
 		return f.id
 	case <-in.runCtx.Done():
 		if !in.interrupted.Load() {
@@ -109,20 +153,29 @@ func hostCallStart(ctx context.Context, m api.Module, stack []uint64) {
 		return
 	}
 	if in.calls == nil { // the cell's first host call
-		in.calls = newCalls(in.runCtx, in.opts.Call)
+		in.calls = newCalls(in.runCtx, in.opts.Call, in.opts.CallBudget)
 	}
-	var req []byte
-	if n <= maxRequest {
-		b, ok := m.Memory().Read(ptr, n)
-		if !ok {
-			stack[0] = api.EncodeI32(-1)
+	if n > maxRequest {
+		stack[0] = api.EncodeI32(in.calls.start(nil, 0, "the request is larger than the 16 MiB a host call may carry"))
+		return
+	}
+	// The copy of the request is reserved first, so that calls in flight
+	// cannot hold more host memory than the session's budget.
+	var reserved int64
+	if b := in.calls.budget; b != nil {
+		reserved = int64(n)
+		if err := b.Reserve(reserved); err != nil {
+			stack[0] = api.EncodeI32(in.calls.start(nil, 0, err.Error()))
 			return
 		}
-		req = append([]byte(nil), b...)
-	} else {
-		req = make([]byte, n) // only its length is looked at
 	}
-	stack[0] = api.EncodeI32(in.calls.start(req))
+	b, ok := m.Memory().Read(ptr, n)
+	if !ok {
+		in.calls.release(reserved)
+		stack[0] = api.EncodeI32(-1)
+		return
+	}
+	stack[0] = api.EncodeI32(in.calls.start(append([]byte(nil), b...), reserved, ""))
 }
 
 func hostCallWait(ctx context.Context, m api.Module, stack []uint64) {
@@ -140,7 +193,7 @@ func hostCallResultLen(ctx context.Context, m api.Module, stack []uint64) {
 		stack[0] = 0
 		return
 	}
-	stack[0] = api.EncodeI32(int32(len(in.calls.results[int32(stack[0])])))
+	stack[0] = api.EncodeI32(int32(len(in.calls.results[int32(stack[0])].resp)))
 }
 
 func hostCallResult(ctx context.Context, m api.Module, stack []uint64) {
@@ -149,8 +202,9 @@ func hostCallResult(ctx context.Context, m api.Module, stack []uint64) {
 		return
 	}
 	id, dst := int32(stack[0]), uint32(stack[1])
-	if resp, ok := in.calls.results[id]; ok {
-		m.Memory().Write(dst, resp)
+	if f, ok := in.calls.results[id]; ok {
+		m.Memory().Write(dst, f.resp)
 		delete(in.calls.results, id)
+		in.calls.release(f.held)
 	}
 }
