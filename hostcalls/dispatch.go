@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/wasmeval/wasmeval/internal/redact"
 )
 
 // Default caps of a Dispatcher; DispatcherOptions overrides them. The
@@ -366,7 +368,7 @@ func (d *Dispatcher) tool(ctx context.Context, r *request) (any, error) {
 	}
 	resp, err := d.host.Tool(ctx, ToolRequest{Name: r.Name, Args: json.RawMessage(args)})
 	if err != nil {
-		return nil, fmt.Errorf("tool.%s: %w", r.Name, err)
+		return nil, fmt.Errorf("tool.%s: %w", r.Name, redact.Error(err))
 	}
 	return rawOrNull(resp.Result), nil
 }
@@ -448,7 +450,7 @@ func (d *Dispatcher) llm(ctx context.Context, r *request) (any, error) {
 	}
 	resp, err := d.host.LLM(ctx, LLMRequest{Prompt: r.Prompt, Model: r.Model, System: r.System, Schema: schemaOf(r.Schema)})
 	if err != nil {
-		return nil, fmt.Errorf("llm: %w", err)
+		return nil, fmt.Errorf("llm: %w", redact.Error(err))
 	}
 	return answer("llm", r.Schema, resp.Text, resp.Object)
 }
@@ -469,7 +471,7 @@ func (d *Dispatcher) agent(ctx context.Context, r *request) (any, error) {
 		Label: r.Label, Schema: schemaOf(r.Schema), Depth: depth,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
+		return nil, fmt.Errorf("agent: %w", redact.Error(err))
 	}
 	return answer("agent", r.Schema, resp.Text, resp.Object)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"time"
 
@@ -51,6 +52,7 @@ func (f *hostFlags) host(ctx context.Context, stderr io.Writer) (hostcalls.Host,
 			URL:    f.llmURL,
 			APIKey: os.Getenv(llmhost.KeyEnv),
 			Models: map[string]string{"default": f.models[0], "smol": f.models[1], "slow": f.models[2]},
+			Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "wasmeval eval: --llm-url: %v\n", err)

@@ -58,6 +58,15 @@ func testMCPServer() *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "fail-now", Description: "fails"}, func(ctx context.Context, r *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the disk is full"}}}, nil, nil
 	})
+	// For TestEvalSecretsStayOnTheHost: a server that dies mid-call, and
+	// one whose error repeats its own command line.
+	mcp.AddTool(s, &mcp.Tool{Name: "exit-now", Description: "exits"}, func(ctx context.Context, r *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+		os.Exit(3)
+		return nil, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "show-args", Description: "fails with its command line"}, func(ctx context.Context, r *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "started as " + strings.Join(os.Args, " ")}}}, nil, nil
+	})
 	return s
 }
 
@@ -179,7 +188,7 @@ func TestEvalLLM(t *testing.T) {
 		{"text", `print(llm('hi'))`, `print(await llm('hi'))`, "you said hi to big-1"},
 		{"smol", `print(llm('hi', model='smol', system='be brief'))`, `print(await llm('hi', {model: 'smol', system: 'be brief'}))`, "you said hi to small-1"},
 		{"schema", `print(llm('n?', schema={'type': 'object'})['n'] + 1)`, `print((await llm('n?', {schema: {type: 'object'}})).n + 1)`, "8"},
-		{"HTTP error", `llm('boom')`, `await llm('boom')`, "ERR:llm: " + srv.URL + "/v1/chat/completions answered 429 Too Many Requests: Rate limit reached"},
+		{"HTTP error", `llm('boom')`, `await llm('boom')`, "ERR:llm: the endpoint answered 429 Too Many Requests: Rate limit reached"},
 		{"key not in env", `import os; print(env('WASMEVAL_LLM_API_KEY'), any('4242' in v for v in os.environ.values()))`,
 			`print(env('WASMEVAL_LLM_API_KEY'), Object.values(process.env).some((v) => v.includes('4242')))`, "None False§null false"},
 		{"no tools", `tool.x()`, `await tool.x()`, "ERR:tool.x: no tools are configured (start wasmeval eval with --tools-mcp 'CMD ARGS')"},
@@ -213,7 +222,7 @@ func TestEvalToolsMCP(t *testing.T) {
 		{"structured", `r = tool.add({'a': 2, 'b': 3}); print(type(r).__name__, r['sum'])`,
 			`const r = await tool.add({a: 2, b: 3}); print(typeof r, r.sum)`, "dict 5§object 5"},
 		{"'_' finds '-'", `tool.fail_now()`, `await tool.fail_now()`, "ERR:tool.fail_now: the disk is full"},
-		{"unknown tool", `tool.nope()`, `await tool.nope()`, `ERR:has no tool "nope"; its tools are: add, echo, fail-now`},
+		{"unknown tool", `tool.nope()`, `await tool.nope()`, `ERR:has no tool "nope"; its tools are: add, echo, exit-now, fail-now, show-args`},
 		{"no LLM", `llm('x')`, `await llm('x')`, "ERR:llm: no LLM is configured (start wasmeval eval with --llm-url URL)"},
 	})
 }

@@ -47,6 +47,12 @@ Run 'wasmeval <command> -h' for a command's flags.
 `
 
 func main() {
+	// A reader of stdout that goes away must not kill the process with
+	// SIGPIPE (Go's default for fds 1 and 2): asking for the signal makes the
+	// write fail with EPIPE instead, which eval reports as exit status 3.
+	// Notify, not Ignore: an ignored signal stays ignored in the child
+	// processes (--tools-mcp servers), a notified one is reset for them.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := doMain(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

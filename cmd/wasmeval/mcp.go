@@ -21,6 +21,8 @@ const mcpUsage = `Usage: wasmeval mcp [flags]
 
 Serves sandboxed Python and JavaScript to one MCP client on stdin and stdout
 (newline-delimited JSON-RPC, the MCP stdio transport). Logs go to stderr.
+A line that is not a JSON-RPC message, or is longer than 16 MiB, gets a
+JSON-RPC error (-32700 or -32600, id null) and the connection goes on.
 
 Tools:
   eval                 {"cells": [{"language": "py"|"js", "code", "title"?,
@@ -104,7 +106,9 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
 		return exitHost
 	}
-	err = srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	// A LineTransport, not the SDK's IOTransport: one bad or oversized line
+	// gets a JSON-RPC error instead of ending the connection.
+	err = srv.MCP().Run(ctx, &mcpserver.LineTransport{Reader: stdin, Writer: stdout, Logger: logger})
 	switch {
 	case err == nil, ctx.Err() != nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed):
 		return exitOK
@@ -112,7 +116,3 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
 	return exitHost
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

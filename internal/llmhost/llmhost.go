@@ -17,15 +17,22 @@ package llmhost
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/internal/redact"
 )
 
 // KeyEnv is the host environment variable the command reads the API key
@@ -50,6 +57,10 @@ type Options struct {
 	// HTTPClient makes the requests; nil means http.DefaultClient. The
 	// call's context (the cell's) bounds each request.
 	HTTPClient *http.Client
+	// Logger gets the details of failed calls (with the URL's credentials
+	// and query taken out), which the guest only sees a fixed description
+	// of; nil logs nothing.
+	Logger *slog.Logger
 }
 
 // Client is a hostcalls LLM backed by a chat-completions endpoint. It is
@@ -59,16 +70,26 @@ type Client struct {
 	key      string
 	models   map[string]string
 	hc       *http.Client
+	logger   *slog.Logger
+	// secrets are the configuration's strings that no guest-visible text
+	// may hold: the key, the URL's user name, password and query values.
+	secrets []string
 }
 
 // New checks o and returns a Client.
 func New(o Options) (*Client, error) {
 	u := strings.TrimSpace(o.URL)
 	if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-		return nil, fmt.Errorf("llmhost: the URL %q is not an http:// or https:// URL", o.URL)
+		return nil, fmt.Errorf("llmhost: the URL %q is not an http:// or https:// URL", redact.URLString(o.URL))
 	}
-	if !strings.HasSuffix(strings.TrimRight(u, "/"), "/chat/completions") {
-		u = strings.TrimRight(u, "/") + "/chat/completions"
+	parsed, err := url.Parse(u)
+	if err != nil || parsed.Host == "" {
+		return nil, fmt.Errorf("llmhost: the URL %q is not a valid URL with a host", redact.URLString(u))
+	}
+	if !strings.HasSuffix(strings.TrimRight(parsed.Path, "/"), "/chat/completions") {
+		parsed.Path = strings.TrimRight(parsed.Path, "/") + "/chat/completions"
+		parsed.RawPath = ""
+		u = parsed.String()
 	}
 	hc := o.HTTPClient
 	if hc == nil {
@@ -83,11 +104,25 @@ func New(o Options) (*Client, error) {
 			models[k] = models["default"]
 		}
 	}
-	return &Client{endpoint: u, key: o.APIKey, models: models, hc: hc}, nil
+	c := &Client{endpoint: u, key: o.APIKey, models: models, hc: hc, logger: o.Logger}
+	c.secrets = append(c.secrets, o.APIKey)
+	if ui := parsed.User; ui != nil {
+		c.secrets = append(c.secrets, ui.Username())
+		if pw, ok := ui.Password(); ok {
+			c.secrets = append(c.secrets, pw)
+		}
+	}
+	for _, vs := range parsed.Query() {
+		c.secrets = append(c.secrets, vs...)
+	}
+	// Longest first, so a secret that contains another is replaced whole.
+	slices.SortFunc(c.secrets, func(a, b string) int { return len(b) - len(a) })
+	return c, nil
 }
 
-// Endpoint returns the URL requests go to.
-func (c *Client) Endpoint() string { return c.endpoint }
+// Endpoint returns the URL requests go to, without its user information
+// and query (which may hold credentials), for messages.
+func (c *Client) Endpoint() string { return redact.URLString(c.endpoint) }
 
 type message struct {
 	Role    string `json:"role"`
@@ -121,7 +156,10 @@ type chatReply struct {
 }
 
 // LLM asks the endpoint. Its errors are meant for the guest (the
-// dispatcher prefixes them with "llm: ").
+// dispatcher prefixes them with "llm: "): each is a fixed description, with
+// the HTTP status or the provider's own message where that helps, and never
+// the URL, its credentials or query, the key, or a raw Go error (a
+// *url.Error prints the full URL). Options.Logger gets the full story.
 func (c *Client) LLM(ctx context.Context, req hostcalls.LLMRequest) (hostcalls.LLMResponse, error) {
 	cr := chatRequest{Model: c.models[req.Model]}
 	if req.System != "" {
@@ -133,11 +171,12 @@ func (c *Client) LLM(ctx context.Context, req hostcalls.LLMRequest) (hostcalls.L
 	}
 	body, err := json.Marshal(cr)
 	if err != nil {
-		return hostcalls.LLMResponse{}, fmt.Errorf("encoding the request: %w", err)
+		return hostcalls.LLMResponse{}, fmt.Errorf("the request could not be encoded: %v", err)
 	}
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return hostcalls.LLMResponse{}, fmt.Errorf("the endpoint %s: %w", c.endpoint, err)
+		c.log("building the request", err)
+		return hostcalls.LLMResponse{}, errors.New("the endpoint's URL is not valid (see the host's log)")
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Accept", "application/json")
@@ -147,34 +186,39 @@ func (c *Client) LLM(ctx context.Context, req hostcalls.LLMRequest) (hostcalls.L
 	resp, err := c.hc.Do(hr)
 	if err != nil {
 		if ctx.Err() != nil {
-			return hostcalls.LLMResponse{}, fmt.Errorf("the call to %s was stopped: %w", c.endpoint, context.Cause(ctx))
+			return hostcalls.LLMResponse{}, fmt.Errorf("the call was stopped: %w", context.Cause(ctx))
 		}
-		return hostcalls.LLMResponse{}, fmt.Errorf("could not reach %s: %v", c.endpoint, unwrapURL(err))
+		c.log("sending the request", err)
+		return hostcalls.LLMResponse{}, errors.New(transportProblem(err))
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
 	if err != nil {
-		return hostcalls.LLMResponse{}, fmt.Errorf("reading the reply of %s: %v", c.endpoint, err)
+		if ctx.Err() != nil {
+			return hostcalls.LLMResponse{}, fmt.Errorf("the call was stopped: %w", context.Cause(ctx))
+		}
+		c.log("reading the reply", err)
+		return hostcalls.LLMResponse{}, errors.New("the endpoint's reply could not be read: the connection broke")
 	}
 	if len(raw) > maxReplyBytes {
-		return hostcalls.LLMResponse{}, fmt.Errorf("the reply of %s is larger than %d MiB", c.endpoint, maxReplyBytes>>20)
+		return hostcalls.LLMResponse{}, fmt.Errorf("the endpoint's reply is larger than %d MiB", maxReplyBytes>>20)
 	}
 	if resp.StatusCode/100 != 2 {
-		return hostcalls.LLMResponse{}, fmt.Errorf("%s answered %s: %s", c.endpoint, resp.Status, errorText(raw))
+		return hostcalls.LLMResponse{}, errors.New(c.statusProblem(resp, raw))
 	}
 	var reply chatReply
 	if err := json.Unmarshal(raw, &reply); err != nil {
-		return hostcalls.LLMResponse{}, fmt.Errorf("the reply of %s is not a chat completion: %v", c.endpoint, err)
+		return hostcalls.LLMResponse{}, fmt.Errorf("the endpoint's reply is not a chat completion: %v", err)
 	}
 	if len(reply.Choices) == 0 {
-		return hostcalls.LLMResponse{}, fmt.Errorf("the reply of %s has no choices", c.endpoint)
+		return hostcalls.LLMResponse{}, errors.New("the endpoint's reply has no choices")
 	}
 	m := reply.Choices[0].Message
 	if m.Content == nil {
 		if m.Refusal != "" {
-			return hostcalls.LLMResponse{}, fmt.Errorf("the model refused: %s", m.Refusal)
+			return hostcalls.LLMResponse{}, fmt.Errorf("the model refused: %s", c.scrub(m.Refusal))
 		}
-		return hostcalls.LLMResponse{}, fmt.Errorf("the reply of %s has no text (finish_reason %q)", c.endpoint, reply.Choices[0].FinishReason)
+		return hostcalls.LLMResponse{}, fmt.Errorf("the endpoint's reply has no text (finish_reason %q)", c.scrub(reply.Choices[0].FinishReason))
 	}
 	text := *m.Content
 	if len(req.Schema) == 0 {
@@ -185,6 +229,64 @@ func (c *Client) LLM(ctx context.Context, req hostcalls.LLMRequest) (hostcalls.L
 		return hostcalls.LLMResponse{}, fmt.Errorf("a schema was given but the model's answer is not JSON: %.200q", text)
 	}
 	return hostcalls.LLMResponse{Text: text, Object: obj}, nil
+}
+
+// statusProblem describes a reply that is not 2xx: the status, and the
+// provider's message with the host's secrets taken out. The body of an
+// authentication failure is dropped whole: providers echo part of the key
+// ("Incorrect API key provided: sk-...abcd").
+func (c *Client) statusProblem(resp *http.Response, raw []byte) string {
+	msg := "the endpoint answered " + resp.Status
+	switch resp.StatusCode {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusProxyAuthRequired:
+		c.log("the endpoint refused the credentials", fmt.Errorf("%s: %s", resp.Status, c.scrub(errorText(raw))))
+		return msg + ": the host's credentials for it were refused"
+	}
+	return msg + ": " + c.scrub(errorText(raw))
+}
+
+// transportProblem names what went wrong with a request that got no reply,
+// from a fixed list.
+func transportProblem(err error) string {
+	var (
+		dnsErr  *net.DNSError
+		unknown x509.UnknownAuthorityError
+		hostErr x509.HostnameError
+		invalid x509.CertificateInvalidError
+		verify  *tls.CertificateVerificationError
+		record  tls.RecordHeaderError
+		alert   tls.AlertError
+		netErr  net.Error
+		opErr   *net.OpError
+	)
+	switch {
+	case errors.As(err, &unknown), errors.As(err, &hostErr), errors.As(err, &invalid), errors.As(err, &verify):
+		return "the endpoint's TLS certificate was not accepted"
+	case errors.As(err, &record), errors.As(err, &alert):
+		return "the TLS handshake with the endpoint failed"
+	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"): // net/http's unexported error
+		return "the TLS handshake with the endpoint failed: it answered in plain HTTP"
+	case errors.As(err, &dnsErr):
+		return "the endpoint could not be reached: its host name did not resolve"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the endpoint could not be reached: the connection was refused"
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return "the endpoint could not be reached: it did not answer in time"
+	case errors.As(err, &opErr):
+		return "the endpoint could not be reached: the connection failed"
+	}
+	return "the endpoint could not be reached"
+}
+
+// scrub takes the host's configuration out of text from the endpoint, which
+// may echo what it was sent.
+func (c *Client) scrub(s string) string { return redact.Text(s, c.secrets...) }
+
+// log tells the operator what the guest only gets a fixed description of.
+func (c *Client) log(what string, err error) {
+	if c.logger != nil {
+		c.logger.Warn("llmhost: "+what, "endpoint", c.Endpoint(), "err", c.scrub(err.Error()))
+	}
 }
 
 // unfence drops a Markdown code fence around a JSON answer, which some
@@ -227,13 +329,4 @@ func errorText(raw []byte) string {
 		t = t[:500] + "..."
 	}
 	return t
-}
-
-// unwrapURL drops net/url's "Post \"URL\": " prefix, which repeats the
-// endpoint.
-func unwrapURL(err error) error {
-	if ue, ok := errors.AsType[*url.Error](err); ok {
-		return ue.Err
-	}
-	return err
 }

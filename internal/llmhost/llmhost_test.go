@@ -1,13 +1,17 @@
 package llmhost_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/internal/llmhost"
@@ -109,11 +113,11 @@ func TestLLMErrors(t *testing.T) {
 		want   string
 	}{
 		{name: "HTTP error", f: fakeEndpoint{status: 401, body: `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}`},
-			want: "answered 401 Unauthorized: Incorrect API key provided"},
-		{name: "HTTP error without JSON", f: fakeEndpoint{status: 502, body: "bad gateway"}, want: "answered 502 Bad Gateway: bad gateway"},
+			want: "the endpoint answered 401 Unauthorized: the host's credentials for it were refused"},
+		{name: "HTTP error without JSON", f: fakeEndpoint{status: 502, body: "bad gateway"}, want: "the endpoint answered 502 Bad Gateway: bad gateway"},
 		{name: "not JSON with a schema", f: fakeEndpoint{reply: "sure! here it is"}, schema: `{"type":"object"}`,
 			want: `a schema was given but the model's answer is not JSON: "sure! here it is"`},
-		{name: "no choices", f: fakeEndpoint{status: 200, body: `{"choices":[]}`}, want: "has no choices"},
+		{name: "no choices", f: fakeEndpoint{status: 200, body: `{"choices":[]}`}, want: "the endpoint's reply has no choices"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,5 +159,101 @@ func TestNoKeyNoHeader(t *testing.T) {
 	}
 	if h := f.hdrs[0].Get("Authorization"); h != "" {
 		t.Errorf("Authorization %q without a key", h)
+	}
+}
+
+// TestSecretsStayOnTheHost: whatever goes wrong, the error (which the guest
+// reads) holds none of the URL's user name, password or query, nor the key,
+// nor the URL itself; the provider's message is kept, scrubbed.
+func TestSecretsStayOnTheHost(t *testing.T) {
+	const (
+		user  = "alice-canary"
+		pass  = "pw-canary-123"
+		query = "qk-canary-456"
+		key   = "sk-canary-789"
+	)
+	secrets := []string{user, pass, query, key}
+	echo := func(w http.ResponseWriter, r *http.Request, status int) {
+		// An endpoint that echoes what it was sent, as some do in errors.
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"error":{"message":"bad request to %s with %s"}}`, "http://"+user+":"+pass+"@"+r.Host+r.URL.String(), r.Header.Get("Authorization"))
+	}
+	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/unauthorized"):
+			echo(w, r, http.StatusUnauthorized)
+		case strings.HasPrefix(r.URL.Path, "/limited"):
+			echo(w, r, http.StatusTooManyRequests)
+		case strings.HasPrefix(r.URL.Path, "/hang"):
+			io.ReadAll(r.Body) // the connection's close is noticed once the body is read
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+		default:
+			w.WriteHeader(http.StatusOK)
+			io.WriteString(w, "not json "+r.Header.Get("Authorization"))
+		}
+	}))
+	defer plain.Close()
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer tlsSrv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+
+	withSecrets := func(base, path string) string {
+		return strings.Replace(base, "://", "://"+user+":"+pass+"@", 1) + path + "?api_key=" + query
+	}
+	tests := []struct {
+		name, url string
+		ctx       func() (context.Context, context.CancelFunc)
+		want      string
+	}{
+		{name: "401", url: withSecrets(plain.URL, "/unauthorized/v1"), want: "the endpoint answered 401 Unauthorized: the host's credentials for it were refused"},
+		{name: "429 echoing the request", url: withSecrets(plain.URL, "/limited/v1"), want: "the endpoint answered 429 Too Many Requests: bad request to http://"},
+		{name: "not a chat completion", url: withSecrets(plain.URL, "/v1"), want: "the endpoint's reply is not a chat completion"},
+		{name: "unreachable", url: withSecrets(closedURL, "/v1"), want: "the endpoint could not be reached: the connection was refused"},
+		{name: "TLS", url: withSecrets(tlsSrv.URL, "/v1"), want: "the endpoint's TLS certificate was not accepted"},
+		{name: "not TLS", url: withSecrets(strings.Replace(plain.URL, "http://", "https://", 1), "/v1"), want: "the TLS handshake with the endpoint failed"},
+		{name: "timeout", url: withSecrets(plain.URL, "/hang/v1"), want: "the call was stopped: context deadline exceeded",
+			ctx: func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), 200*time.Millisecond)
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logged bytes.Buffer
+			c, err := llmhost.New(llmhost.Options{URL: tt.url, APIKey: key, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.Background(), func() {}
+			if tt.ctx != nil {
+				ctx, cancel = tt.ctx()
+			}
+			defer cancel()
+			_, err = c.LLM(ctx, hostcalls.LLMRequest{Prompt: "x", Model: "default"})
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("error %v, want it to start with %q", err, tt.want)
+			}
+			for _, s := range secrets {
+				if strings.Contains(err.Error(), s) {
+					t.Errorf("the error shows %q: %v", s, err)
+				}
+			}
+			for _, s := range secrets {
+				if strings.Contains(logged.String(), s) || strings.Contains(c.Endpoint(), s) {
+					t.Errorf("the log or Endpoint shows %q: %s / %s", s, logged.String(), c.Endpoint())
+				}
+			}
+		})
+	}
+}
+
+func TestNewHidesTheURLsSecrets(t *testing.T) {
+	_, err := llmhost.New(llmhost.Options{URL: "ftp://u:pw-secret@h/?k=q-secret"})
+	if err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("New: %v", err)
 	}
 }

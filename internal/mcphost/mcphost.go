@@ -34,14 +34,24 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/internal/redact"
 )
 
 // Client is a connection to one MCP server. It is safe for concurrent use.
+//
+// Its errors from Tool are read by the guest, so they never name the
+// command, its arguments or paths, or hold a raw Go error: they are fixed
+// descriptions, or the server's own words with the command line taken out.
+// The details go to the stderr given to Start.
 type Client struct {
-	name string // the command, for messages
-	cs   *mcp.ClientSession
+	name    string   // the command, for the host's log
+	secrets []string // the command line's words, which no guest-visible text may hold
+	log     io.Writer
+	cs      *mcp.ClientSession
 
 	mu    sync.Mutex
 	tools []string
@@ -68,7 +78,9 @@ func Start(ctx context.Context, argv []string, stderr io.Writer, version string)
 	if err != nil {
 		return nil, fmt.Errorf("mcphost: connecting to the MCP server %q: %w", argv[0], err)
 	}
-	c := &Client{name: argv[0], cs: cs}
+	c := &Client{name: argv[0], cs: cs, log: stderr, secrets: append([]string{strings.Join(argv, " ")}, argv...)}
+	// Longest first, so a secret that contains another is replaced whole.
+	slices.SortFunc(c.secrets, func(a, b string) int { return len(b) - len(a) })
 	if _, err := c.listTools(ctx); err != nil {
 		cs.Close()
 		return nil, fmt.Errorf("mcphost: listing the tools of %q: %w", argv[0], err)
@@ -124,12 +136,12 @@ func (c *Client) resolve(ctx context.Context, name string) (string, error) {
 	}
 	tools, err := c.listTools(ctx) // the server may have added it since
 	if err != nil {
-		return "", fmt.Errorf("listing the tools of the MCP server %q: %w", c.name, err)
+		return "", c.problem(ctx, "listing its tools", err)
 	}
 	if n, ok := find(tools); ok {
 		return n, nil
 	}
-	return "", fmt.Errorf("the MCP server %q has no tool %q; its tools are: %s", c.name, name, strings.Join(tools, ", "))
+	return "", fmt.Errorf("the MCP server has no tool %q; its tools are: %s", name, strings.Join(tools, ", "))
 }
 
 // Tool calls the server's tool. Its errors are meant for the guest (the
@@ -141,23 +153,54 @@ func (c *Client) Tool(ctx context.Context, req hostcalls.ToolRequest) (hostcalls
 	}
 	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: req.Args})
 	if err != nil {
-		if ctx.Err() != nil {
-			return hostcalls.ToolResponse{}, fmt.Errorf("the call was stopped: %w", context.Cause(ctx))
-		}
-		return hostcalls.ToolResponse{}, fmt.Errorf("the MCP server %q failed: %w", c.name, err)
+		return hostcalls.ToolResponse{}, c.problem(ctx, "calling "+name, err)
 	}
 	if res.IsError {
 		msg := strings.TrimSpace(texts(res.Content))
 		if msg == "" {
 			msg = "the tool failed and said nothing more"
 		}
-		return hostcalls.ToolResponse{}, errors.New(msg)
+		return hostcalls.ToolResponse{}, errors.New(c.hide(msg))
 	}
 	out, err := convert(res)
 	if err != nil {
-		return hostcalls.ToolResponse{}, fmt.Errorf("the result of the MCP server %q: %w", c.name, err)
+		c.logf("the result of %s: %v", name, err)
+		return hostcalls.ToolResponse{}, errors.New("the MCP server's result could not be converted to JSON")
 	}
 	return hostcalls.ToolResponse{Result: out}, nil
+}
+
+// problem turns a failed request to the server into the guest's message:
+// the stop's cause, a closed connection, or the server's JSON-RPC error
+// (its code and words, scrubbed); anything else is logged and described.
+func (c *Client) problem(ctx context.Context, what string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("the call was stopped: %w", context.Cause(ctx))
+	}
+	c.logf("%s: %v", what, err)
+	var we *jsonrpc.Error
+	switch {
+	case errors.As(err, &we):
+		return fmt.Errorf("the MCP server answered error %d: %s", we.Code, redact.Text(we.Message, c.secrets...))
+	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrClosedPipe):
+		return errors.New("the MCP server has exited or closed its connection")
+	}
+	return errors.New("the MCP server failed (the host's log has the details)")
+}
+
+// hide takes the command line out of the server's words.
+func (c *Client) hide(s string) string {
+	for _, sec := range c.secrets {
+		if len(sec) >= 4 {
+			s = strings.ReplaceAll(s, sec, redact.Mark)
+		}
+	}
+	return s
+}
+
+// logf tells the operator what the guest only gets a description of.
+func (c *Client) logf(format string, args ...any) {
+	fmt.Fprintf(c.log, "mcphost: the MCP server %q: %s\n", c.name, fmt.Sprintf(format, args...))
 }
 
 func texts(content []mcp.Content) string {

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/internal/redact"
 )
 
 // DefaultMaxTokens is what SamplingHost asks for when MaxTokens is zero.
@@ -77,7 +79,7 @@ func (h *SamplingHost) LLM(ctx context.Context, req hostcalls.LLMRequest) (hostc
 	}
 	res, err := ss.CreateMessage(ctx, params)
 	if err != nil {
-		return hostcalls.LLMResponse{}, fmt.Errorf("the MCP client's sampling failed: %w", err)
+		return hostcalls.LLMResponse{}, samplingProblem(ctx, err)
 	}
 	text, ok := res.Content.(*mcp.TextContent)
 	if !ok {
@@ -91,6 +93,23 @@ func (h *SamplingHost) LLM(ctx context.Context, req hostcalls.LLMRequest) (hostc
 		return hostcalls.LLMResponse{}, fmt.Errorf("the model's answer is not JSON, though a schema was given: %.200q", text.Text)
 	}
 	return hostcalls.LLMResponse{Text: obj, Object: json.RawMessage(obj)}, nil
+}
+
+// samplingProblem is the guest's message for a failed sampling request: a
+// fixed description, with the client's JSON-RPC error code and words (the
+// client reads the cell's output anyway), never a raw Go error.
+func samplingProblem(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("the call was stopped: %w", context.Cause(ctx))
+	}
+	var we *jsonrpc.Error
+	switch {
+	case errors.As(err, &we):
+		return fmt.Errorf("the MCP client refused the sampling request (error %d: %s)", we.Code, redact.Text(we.Message))
+	case errors.Is(err, mcp.ErrConnectionClosed):
+		return errors.New("the MCP client's sampling failed: the connection is closed")
+	}
+	return errors.New("the MCP client's sampling failed")
 }
 
 // unfence takes the JSON out of a ```json fence, which models add unasked.
