@@ -122,6 +122,9 @@ func textOrObject(res json.RawMessage) (string, json.RawMessage) {
 }
 
 func (h *clientHost) call(ctx context.Context, kind string, req any) (json.RawMessage, error) {
+	if h.sse.isEnded() {
+		return nil, errors.New("the client's stream has ended, so nobody can answer this call")
+	}
 	id, err := newCallID()
 	if err != nil {
 		return nil, err
@@ -153,6 +156,13 @@ func (h *clientHost) call(ctx context.Context, kind string, req any) (json.RawMe
 		}
 		s.hostCalls.WithLabelValues(kind, "cancelled").Inc()
 		return nil, fmt.Errorf("cancelled while waiting for the client's answer: %w", context.Cause(ctx))
+	case <-h.sse.done:
+		if !s.forgetCall(id, pc) {
+			a = <-pc.answer
+			break
+		}
+		s.hostCalls.WithLabelValues(kind, "cancelled").Inc()
+		return nil, errors.New("the client's stream ended before it answered")
 	}
 	if a.Error != nil {
 		s.hostCalls.WithLabelValues(kind, "error").Inc()

@@ -2,9 +2,11 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wasmeval/wasmeval/sandbox"
@@ -33,16 +35,20 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, owner string) {
 	if !s.admit(w) {
 		return
 	}
-	defer s.done()
+	release := sync.OnceFunc(s.done)
+	defer release()
 	s.logCells(r.Context(), "run", owner, "", req)
 	cell := req.Cells[0]
 	rc := sandbox.RunCodeRequest{
 		Language: cell.Language, Code: cell.Code, Fuel: cell.Fuel,
 		Timeout: time.Duration(cell.TimeoutSeconds) * time.Second, TempDir: s.cfg.TempDir,
 	}
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
 	var sse *sseWriter
 	if wantsSSE(r) {
-		sse = newSSE(w)
+		sse = newSSE(w, func() { cancel(errStreamEnded) })
+		defer s.closeSSE(sse, owner, "")
 		rc.OnOutput = func(ch sandbox.OutputChunk) {
 			sse.send(string(ch.Type), sandbox.Event{Kind: sandbox.EventKind(ch.Type), Text: ch.Text, Bundle: ch.Data})
 		}
@@ -50,8 +56,9 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, owner string) {
 	start := time.Now()
 	// One-shot runs have no session to answer host calls through; they get
 	// the server's backends, or the message saying there are none.
-	ctx := sandbox.WithHost(r.Context(), s.serverHost())
+	ctx = sandbox.WithHost(ctx, s.serverHost())
 	out, err := s.cfg.Sandbox.RunCode(ctx, rc)
+	release()
 	s.observeRun(out, err, start)
 	if err != nil {
 		if sse != nil {
@@ -65,7 +72,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, owner string) {
 		sse.send("result", out)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	answer(w, http.StatusOK, out)
 }
 
 func (s *Server) observeRun(out *sandbox.Execution, err error, start time.Time) {

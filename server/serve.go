@@ -16,9 +16,15 @@ import (
 // remaining connections are closed. It returns nil after a shutdown asked
 // for by ctx.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, mgr *sandbox.Manager, grace time.Duration) error {
+	// Against slow clients (Slowloris): headers must arrive within
+	// ReadHeaderTimeout and be small; bodies have the handler's own read
+	// deadline (Config.BodyTimeout) and answers a write deadline. There is
+	// no ReadTimeout or WriteTimeout: they would cut long evals and their
+	// streams, which end by their cells' limits instead.
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
 		IdleTimeout:       2 * time.Minute,
 	}
 	errc := make(chan error, 1)

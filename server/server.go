@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -28,6 +29,7 @@ import (
 const (
 	DefaultMaxBodyBytes = 8 << 20
 	DefaultMaxInFlight  = 64
+	DefaultBodyTimeout  = 30 * time.Second
 	// maxLoggedCode is how much of a cell's code a log line carries.
 	maxLoggedCode = 200
 )
@@ -71,6 +73,11 @@ type Config struct {
 	// CallTimeout is how long a streaming client has to answer a host
 	// call before the guest gets an error. Zero means DefaultCallTimeout.
 	CallTimeout time.Duration
+	// BodyTimeout is how long a client has to send a request body; past
+	// it the answer is 408 and the connection closes, so a client that
+	// trickles its body (Slowloris) holds nothing for long. Zero means
+	// DefaultBodyTimeout.
+	BodyTimeout time.Duration
 }
 
 // Server is the HTTP face of a sandbox. It implements http.Handler.
@@ -117,6 +124,9 @@ func New(cfg Config) (*Server, error) {
 	if s.cfg.CallTimeout <= 0 {
 		s.cfg.CallTimeout = DefaultCallTimeout
 	}
+	if s.cfg.BodyTimeout <= 0 {
+		s.cfg.BodyTimeout = DefaultBodyTimeout
+	}
 
 	s.registry = prometheus.NewRegistry()
 	s.evals = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -134,6 +144,10 @@ func New(cfg Config) (*Server, error) {
 	}, []string{"kind", "outcome"})
 	s.registry.MustRegister(
 		s.evals, s.duration, s.hostCalls,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "wasmeval_evals_in_flight",
+			Help: "Evals and runs holding an in-flight slot (Config.MaxInFlight).",
+		}, func() float64 { return float64(len(s.inflight)) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "wasmeval_sessions",
 			Help: "Sessions held by the session manager.",
@@ -259,7 +273,7 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request, owner string) {
 	src := r.PathValue("id")
 	id, err := s.withQuota(owner, func() (string, error) { return s.cfg.Manager.Fork(r.Context(), owner, src) })
 	if err != nil {
-		if errors.Is(err, sandbox.ErrNoSession) || errors.Is(err, errQuota) || errors.Is(err, sandbox.ErrClosed) || r.Context().Err() != nil {
+		if errors.Is(err, sandbox.ErrNoSession) || errors.Is(err, errQuota) || errors.Is(err, sandbox.ErrTooManySessions) || errors.Is(err, sandbox.ErrClosed) || r.Context().Err() != nil {
 			s.sessionError(w, r, err)
 			return
 		}
@@ -317,6 +331,9 @@ func (s *Server) sessionError(w http.ResponseWriter, r *http.Request, err error)
 	case errors.Is(err, errQuota):
 		w.Header().Set("Retry-After", "60")
 		writeError(w, http.StatusTooManyRequests, "quota_exceeded", fmt.Sprintf("this token already holds %d sessions, its quota; delete one first", s.cfg.MaxSessionsPerToken))
+	case errors.Is(err, sandbox.ErrTooManySessions):
+		w.Header().Set("Retry-After", "10")
+		writeError(w, http.StatusTooManyRequests, "quota_exceeded", strings.TrimPrefix(err.Error(), "sandbox: "))
 	case errors.Is(err, sandbox.ErrClosed):
 		writeError(w, http.StatusServiceUnavailable, "shutting_down", "the server is shutting down")
 	case r.Context().Err() != nil:
@@ -327,14 +344,31 @@ func (s *Server) sessionError(w http.ResponseWriter, r *http.Request, err error)
 	}
 }
 
-// readBody reads the body under the size cap, answering 413 past it.
+// readBody reads the body under the size cap and the body timeout,
+// answering 413 or 408 past them.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	// A deadline on the connection, lifted once the body is in: the
+	// server's ReadTimeout would instead also end a long eval's context.
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err == nil {
+		rc.SetReadDeadline(time.Time{})
+	} else {
+		// Past deadline, so that net/http does not wait for the rest of
+		// a body it would discard before closing.
+		rc.SetReadDeadline(time.Now())
+	}
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		var ne net.Error
+		switch {
+		case errors.As(err, &mbe):
 			writeError(w, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("the request body is over %d bytes, the limit", mbe.Limit))
-		} else {
+		case errors.As(err, &ne) && ne.Timeout():
+			w.Header().Set("Connection", "close")
+			writeError(w, http.StatusRequestTimeout, "body_timeout", fmt.Sprintf("the request body did not arrive within %v; send it at once", s.cfg.BodyTimeout))
+		default:
 			writeError(w, http.StatusBadRequest, "invalid_request", "reading the request body: "+err.Error())
 		}
 		return nil, false
@@ -363,6 +397,14 @@ func (s *Server) admit(w http.ResponseWriter) bool {
 
 func (s *Server) done() { <-s.inflight }
 
+// answer writes a JSON answer under a write deadline, so a client that
+// does not read it holds the handler (and its connection) for at most
+// writeTimeout.
+func answer(w http.ResponseWriter, status int, v any) {
+	http.NewResponseController(w).SetWriteDeadline(time.Now().Add(writeTimeout))
+	writeJSON(w, status, v)
+}
+
 func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 	body, ok := s.readBody(w, r)
 	if !ok {
@@ -381,19 +423,26 @@ func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 	if !s.admit(w) {
 		return
 	}
-	defer s.done()
+	// The slot is the cell's: freed as soon as the eval ends, not once a
+	// slow client has read the answer.
+	release := sync.OnceFunc(s.done)
+	defer release()
 	s.logCells(r.Context(), "eval", owner, id, req)
 	stream := wantsSSE(r)
 	var sse *sseWriter
-	ctx := sandbox.WithHost(r.Context(), s.serverHost())
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	ctx = sandbox.WithHost(ctx, s.serverHost())
 	if stream {
-		sse = newSSE(w)
+		sse = newSSE(w, func() { cancel(errStreamEnded) })
+		defer s.closeSSE(sse, owner, id)
 		ctx = sandbox.WithEventFunc(ctx, func(ev sandbox.Event) { sse.send(string(ev.Kind), ev) })
 		// The client that streams answers the host calls.
 		ctx = sandbox.WithHost(ctx, &clientHost{s: s, owner: owner, session: id, sse: sse})
 	}
 	start := time.Now()
 	res, err := s.cfg.Manager.Eval(ctx, owner, id, req)
+	release()
 	s.observe(res, err, start)
 	if stream {
 		if err != nil {
@@ -407,7 +456,19 @@ func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 		s.sessionError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, res)
+	answer(w, http.StatusOK, res)
+}
+
+// errStreamEnded stops the cells of a stream whose client stopped reading.
+var errStreamEnded = errors.New("server: the client stopped reading its stream")
+
+// closeSSE ends a stream, logging a stream that ended early because its
+// client stopped reading: its cell was stopped as for a disconnect, and
+// the session keeps its state and its cut outputs.
+func (s *Server) closeSSE(sse *sseWriter, owner, id string) {
+	if why := sse.close(); why != "" {
+		s.log.Warn("stream ended early", "owner", owner, "session", id, "why", why)
+	}
 }
 
 func (s *Server) badRequest(w http.ResponseWriter, err error) {
@@ -473,37 +534,6 @@ func errorCode(err error) string {
 
 func wantsSSE(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
-}
-
-// sseWriter writes Server-Sent Events, one JSON data line each.
-type sseWriter struct {
-	mu sync.Mutex
-	w  http.ResponseWriter
-	rc *http.ResponseController
-}
-
-func newSSE(w http.ResponseWriter) *sseWriter {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	s := &sseWriter{w: w, rc: http.NewResponseController(w)}
-	s.rc.Flush()
-	return s
-}
-
-func (s *sseWriter) send(event string, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		data, _ = json.Marshal(errorBody("host_error", err.Error()))
-		event = "error"
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// JSON has no raw newlines, so one data line holds it.
-	fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", event, data)
-	s.rc.Flush()
 }
 
 type apiError struct {

@@ -153,7 +153,11 @@ func do(t testing.TB, method, url, token string, body any, header ...string) res
 func wantStatus(t testing.TB, r response, status int) {
 	t.Helper()
 	if r.status != status {
-		t.Fatalf("status %d, want %d; body %s", r.status, status, r.body)
+		body := r.body
+		if len(body) > 500 {
+			body = append(body[:500:500], "..."...)
+		}
+		t.Fatalf("status %d, want %d; body %s", r.status, status, body)
 	}
 }
 
@@ -242,29 +246,81 @@ func TestNewRefusesNoTokens(t *testing.T) {
 	}
 }
 
+// TestIsolation: every per-session endpoint answers 404 to another token
+// and succeeds for the owner, on things that exist: a real cut output, a
+// real pending call, a session that can be forked.
 func TestIsolation(t *testing.T) {
 	ts := newServer(t, server.Config{})
 	id := ts.create(t, tokenA)
-	ts.eval(t, tokenA, id, cells("js", "var secret = 'a-only'"))
-	for _, tt := range []struct{ name, method, path string }{
-		{"eval", "POST", "/eval"},
-		{"fork", "POST", "/fork"},
-		{"delete", "DELETE", ""},
-		{"output", "GET", "/outputs/1"},
+	// Over the 50 KB a cell shows: the full text is kept as a cut output.
+	res := ts.eval(t, tokenA, id, cells("js", "var secret = 'a-only'; print('x'.repeat(60000))"))
+	if len(res.Details.Meta.Truncated) != 1 {
+		t.Fatalf("the output was not cut: %+v", res.Details.Meta)
+	}
+	outputID := res.Details.Meta.Truncated[0].OutputID
+	fresh := ts.create(t, tokenA) // no JavaScript state: it can be forked
+
+	// A pending call of A's, answered through the calls endpoint.
+	calling := ts.create(t, tokenA)
+	body, _ := json.Marshal(cells("js", "print(JSON.stringify(await tool.lookup({q: 1})))"))
+	hr, _ := http.NewRequest("POST", ts.URL+"/v1/sessions/"+calling+"/eval", bytes.NewReader(body))
+	hr.Header.Set("Authorization", "Bearer "+tokenA)
+	hr.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	var call server.CallEvent
+	for call.CallID == "" && sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(data, `"callId"`) {
+			json.Unmarshal([]byte(data), &call)
+		}
+	}
+	if call.CallID == "" {
+		t.Fatalf("no call event: %v", sc.Err())
+	}
+
+	for _, tt := range []struct {
+		name, method, path string
+		body               any
+		ok                 int
+	}{
+		{"eval", "POST", "/v1/sessions/" + id + "/eval", cells("js", "print(secret)"), http.StatusOK},
+		{"output", "GET", "/v1/sessions/" + id + "/outputs/" + outputID, nil, http.StatusOK},
+		{"fork", "POST", "/v1/sessions/" + fresh + "/fork", nil, http.StatusCreated},
+		{"call", "POST", "/v1/sessions/" + calling + "/calls/" + call.CallID, map[string]any{"result": "found"}, http.StatusNoContent},
+		{"delete", "DELETE", "/v1/sessions/" + id, nil, http.StatusNoContent},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var body any
-			if tt.name == "eval" {
-				body = cells("js", "secret")
-			}
-			r := do(t, tt.method, ts.URL+"/v1/sessions/"+id+tt.path, tokenB, body)
+			r := do(t, tt.method, ts.URL+tt.path, tokenB, tt.body)
 			wantStatus(t, r, http.StatusNotFound)
+			r = do(t, tt.method, ts.URL+tt.path, tokenA, tt.body)
+			wantStatus(t, r, tt.ok)
+			switch tt.name {
+			case "eval":
+				var res sandbox.Result
+				r.json(t, &res)
+				if got := output(&res); got != "a-only\n" {
+					t.Errorf("A's state after B's attempts: %q", got)
+				}
+			case "output":
+				var v struct{ Output string }
+				r.json(t, &v)
+				if len(v.Output) != 60001 {
+					t.Errorf("A's output is %d bytes, want 60001", len(v.Output))
+				}
+			}
 		})
 	}
-	// A's session is untouched.
-	if got := output(ts.eval(t, tokenA, id, cells("js", "secret"))); !strings.Contains(got, "a-only") {
-		t.Errorf("output %q, want a-only", got)
+	// The call was answered by A, not B.
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(data, "found") {
+			return
+		}
 	}
+	t.Error("the guest never got A's answer")
 }
 
 func TestPersistenceAndDelete(t *testing.T) {
