@@ -82,3 +82,50 @@ func TestTailAcrossKeepAndRing(t *testing.T) {
 		t.Errorf("small tail %q", small.tail())
 	}
 }
+
+// TestKeepCapExact: the kept part of an output is exactly keepCap bytes,
+// the stream's first, however the writes fall: one write larger than the
+// cap, or writes whose size does not divide it.
+func TestKeepCapExact(t *testing.T) {
+	pattern := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'a' + byte(i%26)
+		}
+		return string(b)
+	}
+	tests := []struct {
+		name   string
+		writes []int
+	}{
+		{"one write past the cap", []int{keepCap + 12345}},
+		{"one write of twice the cap", []int{2 * keepCap}},
+		{"writes that do not divide the cap", []int{1_000_003, 1_000_003, 1_000_003, 1_000_003, 1_000_003, 1_000_003, 1_000_003, 1_000_003, 1_000_003}},
+		{"a small write, then one past the cap", []int{7, keepCap}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var bt boundedText
+			var all strings.Builder
+			for _, n := range tt.writes {
+				s := pattern(n)
+				all.WriteString(s)
+				bt.WriteString(s)
+			}
+			stream := all.String()
+			if len(bt.keep) != keepCap || string(bt.keep) != stream[:keepCap] {
+				t.Errorf("kept %d bytes, want the stream's first %d", len(bt.keep), keepCap)
+			}
+			if bt.total != int64(len(stream)) || !bt.capped() {
+				t.Errorf("total %d, capped %v; want %d, true", bt.total, bt.capped(), len(stream))
+			}
+			if tail := string(bt.tail()); tail != stream[len(stream)-ringSize:] {
+				t.Errorf("the tail is not the stream's last %d bytes", ringSize)
+			}
+			body, note := bt.full()
+			if len(body) != keepCap || !strings.Contains(note, "output capped") {
+				t.Errorf("full output %d bytes, note %q", len(body), note)
+			}
+		})
+	}
+}
