@@ -242,3 +242,29 @@ func TestBodyTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitingEvalHoldsNoSlot: evals queued behind a session's running
+// cell hold no in-flight slot, so queueing on one busy session cannot
+// starve another tenant; past maxWaiting, more are refused.
+func TestWaitingEvalHoldsNoSlot(t *testing.T) {
+	ts := newServer(t, server.Config{MaxInFlight: 2})
+	id := ts.create(t, tokenA)
+	hang := sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "while (true) {}", TimeoutSeconds: 30}}}
+	startEval(t, ts, tokenA, id, hang, false)
+	inFlightWithin(t, ts, 1, 5*time.Second)
+	// Eight more wait for the session (its limit); none takes a slot.
+	for range 8 {
+		startEval(t, ts, tokenA, id, cells("js", "1"), false)
+	}
+	time.Sleep(300 * time.Millisecond)
+	r := do(t, "POST", ts.URL+"/v1/sessions/"+id+"/eval", tokenA, cells("js", "1"))
+	wantStatus(t, r, http.StatusTooManyRequests)
+	if msg := r.errorMessage(t); !strings.Contains(msg, "wait for this session") {
+		t.Errorf("message %q", msg)
+	}
+	r = do(t, "GET", ts.URL+"/metrics", tokenB, nil)
+	if !strings.Contains(string(r.body), "wasmeval_evals_in_flight 1\n") {
+		t.Error("evals waiting for their session hold in-flight slots")
+	}
+	wantStatus(t, do(t, "POST", ts.URL+"/v1/run", tokenB, `{"language":"js","code":"1"}`), http.StatusOK)
+}

@@ -86,6 +86,7 @@ type Server struct {
 	mux      *http.ServeMux
 	tokens   [][sha256.Size]byte
 	inflight chan struct{}
+	turns    turns      // evals waiting for their session
 	quotaMu  sync.Mutex // makes quota check and create one step
 	callsMu  sync.Mutex
 	calls    map[string]*pendingCall // host calls waiting for a client's answer, by call id
@@ -420,6 +421,12 @@ func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 		s.sessionError(w, r, err)
 		return
 	}
+	// Wait behind the session's running eval before taking a slot.
+	endTurn, ok := s.waitTurn(w, r, id)
+	if !ok {
+		return
+	}
+	defer endTurn()
 	if !s.admit(w) {
 		return
 	}
@@ -443,6 +450,7 @@ func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 	start := time.Now()
 	res, err := s.cfg.Manager.Eval(ctx, owner, id, req)
 	release()
+	endTurn()
 	s.observe(res, err, start)
 	if stream {
 		if err != nil {

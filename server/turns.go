@@ -1,0 +1,81 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+)
+
+// maxWaiting is how many evals may wait for their turn in one session;
+// past it the answer is 429.
+const maxWaiting = 8
+
+// turns lets the evals of one session take turns before they take an
+// in-flight slot: an eval waiting behind another of its session holds no
+// slot, so a tenant that queues evals on a busy session does not starve
+// the others.
+type turns struct {
+	mu sync.Mutex
+	m  map[string]*turn // by session id
+}
+
+type turn struct {
+	ch    chan struct{} // held by the session's running eval
+	users int           // holding or waiting
+}
+
+// take waits for session id's turn, or until ctx ends. The returned
+// function ends the turn.
+func (t *turns) take(ctx context.Context, id string) (func(), error) {
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = map[string]*turn{}
+	}
+	tu := t.m[id]
+	if tu == nil {
+		tu = &turn{ch: make(chan struct{}, 1)}
+		t.m[id] = tu
+	}
+	if tu.users > maxWaiting {
+		t.mu.Unlock()
+		return nil, errTooManyWaiting
+	}
+	tu.users++
+	t.mu.Unlock()
+	leave := func() {
+		t.mu.Lock()
+		if tu.users--; tu.users == 0 {
+			delete(t.m, id)
+		}
+		t.mu.Unlock()
+	}
+	select {
+	case tu.ch <- struct{}{}:
+	case <-ctx.Done():
+		leave()
+		return nil, ctx.Err()
+	}
+	return sync.OnceFunc(func() {
+		<-tu.ch
+		leave()
+	}), nil
+}
+
+var errTooManyWaiting = fmt.Errorf("server: %d evals already wait for this session", maxWaiting)
+
+// waitTurn takes session id's turn for r, answering 429 when too many
+// wait; false means the handler is done.
+func (s *Server) waitTurn(w http.ResponseWriter, r *http.Request, id string) (func(), bool) {
+	end, err := s.turns.take(r.Context(), id)
+	switch {
+	case err == errTooManyWaiting:
+		s.evals.WithLabelValues("rejected").Inc()
+		w.Header().Set("Retry-After", "1")
+		writeError(w, http.StatusTooManyRequests, "too_busy", fmt.Sprintf("%d evals already wait for this session, which runs one at a time; retry when one has ended", maxWaiting))
+		return nil, false
+	case err != nil:
+		return nil, false // the client is gone
+	}
+	return end, true
+}
