@@ -19,8 +19,17 @@ import (
 //
 // JavaScript state cannot be copied (a goja VM cannot be cloned): Fork of
 // a session that has run JavaScript since its last reset fails and says
-// so. Symbolic links in the session root are not copied (an error names
-// them). Files the Python guest holds open are not carried over.
+// so. The copy never follows a symbolic link; it copies a link only when
+// the host could follow it safely too (a relative target whose every part
+// is a plain name, leading down from the link's folder) and fails, naming
+// the link, for any other; it fails on named pipes, devices and sockets
+// without opening them. Sparse files stay sparse. o.Root is refused, as
+// by NewSession, when it overlaps wasmeval's own folders (ErrRootOverlap),
+// and when it is, contains or lies inside the session's root. A copy that
+// would pass the new session's disk quota (o.DiskQuotaBytes and
+// DiskQuotaFiles) stops before the entry that passes it, with an error
+// matching hostcalls.ErrDiskQuota. On failure the copy's root is left
+// empty again. Files the Python guest holds open are not carried over.
 func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) {
 	if err := acquire(ctx, s.sem); err != nil {
 		return nil, err
@@ -45,16 +54,23 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 	} else if len(entries) > 0 {
 		return nil, fmt.Errorf("sandbox: fork: %s is not empty; the copy needs an empty root", o.Root)
 	}
-	src, err := os.OpenRoot(s.opts.Root)
+	// Options are checked before anything is copied.
+	o, err := o.resolved()
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: fork: %w", err)
+		return nil, err
 	}
-	defer src.Close()
-	if err := os.CopyFS(o.Root, src.FS()); err != nil {
+	if err := checkRoot(o.Root, s.sb.protected); err != nil {
+		return nil, err
+	}
+	if rel := overlap(o.Root, s.opts.Root); rel != "" {
+		return nil, fmt.Errorf("sandbox: fork: the copy's root %s %s the session's root %s; give a folder outside it", o.Root, rel, s.opts.Root)
+	}
+	if err := copyRoot(s.opts.Root, o.Root, newCopyQuota(o)); err != nil {
 		return nil, fmt.Errorf("sandbox: fork: copying the session's files: %w", err)
 	}
 	cp, err := s.sb.NewSession(ctx, o)
 	if err != nil {
+		emptyDir(o.Root)
 		return nil, err
 	}
 	for lang, inst := range s.instances {
@@ -71,6 +87,7 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 		})
 		if err != nil {
 			cp.Close(ctx)
+			emptyDir(o.Root)
 			return nil, fmt.Errorf("sandbox: fork: %s: %w", lang, err)
 		}
 		cp.instances[lang] = child

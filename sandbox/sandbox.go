@@ -17,8 +17,9 @@ var ErrClosed = errors.New("sandbox: closed")
 // Sandbox holds what its sessions share: the language runtimes, each made
 // on the first cell of its language. It is safe for concurrent use.
 type Sandbox struct {
-	opts     Options
-	runtimes map[string]*lazyRuntime
+	opts      Options
+	runtimes  map[string]*lazyRuntime
+	protected []protectedDir // folders no session root may overlap
 
 	mu       sync.Mutex
 	closed   bool
@@ -47,6 +48,7 @@ func New(ctx context.Context, o Options) (*Sandbox, error) {
 		runtimes: make(map[string]*lazyRuntime, len(newRuntime)),
 		sessions: make(map[*Session]struct{}),
 	}
+	sb.protected = protectedDirs(sb.opts)
 	for lang := range newRuntime {
 		sb.runtimes[lang] = &lazyRuntime{lang: lang, sem: make(chan struct{}, 1)}
 	}
@@ -88,12 +90,21 @@ func (sb *Sandbox) runtime(ctx context.Context, lang string) (runtimes.Runtime, 
 
 // NewSession starts a session. Its language instances start lazily, on the
 // session's first cell of each language.
+//
+// # Errors
+//
+// A root that is, contains or lies inside the cache directory or the
+// folder of the cache key is refused with an error wrapping ErrRootOverlap
+// that names both.
 func (sb *Sandbox) NewSession(ctx context.Context, o SessionOptions) (*Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	o, err := o.resolved()
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRoot(o.Root, sb.protected); err != nil {
 		return nil, err
 	}
 	hostSetting := "sandbox.Options.Host is nil"

@@ -50,7 +50,9 @@ Exit status (the highest that applies):
 Flags:
   --cwd DIR   the session root: the guest's working directory, the only
               part of the host filesystem it sees (default: the current
-              directory)
+              directory). It must not be, contain or lie inside wasmeval's
+              cache ($XDG_CACHE_HOME/wasmeval or ~/.cache/wasmeval), so not
+              $HOME: that is refused with status 2
   --tools-mcp 'CMD ARGS'
               run CMD as an MCP server over stdio (split on spaces, with
               '...' and "..." quoting; no shell) and let tool.<name>(args)
@@ -162,6 +164,9 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	sess, err := openSession(ctx, root, host, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
+		if errors.Is(err, sandbox.ErrRootOverlap) {
+			return exitInvalid // a --cwd that cannot be a session root
+		}
 		return exitHost
 	}
 	defer func() {

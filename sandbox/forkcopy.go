@@ -1,0 +1,329 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/wasmeval/wasmeval/hostcalls"
+)
+
+// copyRoot copies the tree under src into dst, an empty folder, for Fork.
+// The session root is the guest's to shape, so the copy trusts nothing in
+// it:
+//
+//   - it walks by file descriptor (openat with O_NOFOLLOW), never by path,
+//     so no symlink, whatever its target and however it was swapped in, is
+//     followed;
+//   - it copies a symlink only when its target is safe for the host to
+//     follow too (safeLinkTarget) and refuses the fork otherwise, naming
+//     the link: a copy without it would not be the session's files;
+//   - it refuses named pipes, devices and sockets without opening them (a
+//     fifo would block the host);
+//   - it keeps sparse files sparse: only the data extents are read
+//     (SEEK_DATA/SEEK_HOLE) and all-zero blocks are not written, so a
+//     1 TiB hole costs nothing;
+//   - it counts what it copies as the new session's disk quota q will
+//     (hostcalls.DiskQuota: each entry a file, regular files at their
+//     logical size, links at their target's length) and stops before the
+//     entry that would pass it.
+//
+// On error what it copied so far is removed again.
+func copyRoot(src, dst string, q *copyQuota) (err error) {
+	sfd, err := unix.Open(src, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: src, Err: err}
+	}
+	defer unix.Close(sfd)
+	dfd, err := unix.Open(dst, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: dst, Err: err}
+	}
+	defer unix.Close(dfd)
+	defer func() {
+		if err != nil {
+			emptyDir(dst)
+		}
+	}()
+	return copyDir(sfd, dfd, ".", q)
+}
+
+// copyQuota is the disk quota of a fork's new session, counted while
+// copying: caps (negative: none) and what the copy holds so far.
+type copyQuota struct {
+	maxBytes, maxFiles int64
+	bytes, files       int64
+}
+
+// newCopyQuota returns the quota SessionOptions o give (as hostcalls
+// resolves DiskQuotaBytes and DiskQuotaFiles).
+func newCopyQuota(o SessionOptions) *copyQuota {
+	q := &copyQuota{maxBytes: o.DiskQuotaBytes, maxFiles: o.DiskQuotaFiles}
+	if q.maxBytes == 0 {
+		q.maxBytes = hostcalls.DefaultDiskQuotaBytes
+	}
+	if q.maxFiles == 0 {
+		q.maxFiles = hostcalls.DefaultDiskQuotaFiles
+	}
+	return q
+}
+
+// add counts one entry of n bytes, or says which cap it would pass.
+func (q *copyQuota) add(rel string, n int64) error {
+	if q.maxFiles >= 0 && q.files+1 > q.maxFiles {
+		return fmt.Errorf("%s: the copy would pass the new session's disk quota: %w", rel,
+			&hostcalls.QuotaError{Files: true, Used: q.files, Max: q.maxFiles, Asked: 1})
+	}
+	if q.maxBytes >= 0 && n > q.maxBytes-q.bytes {
+		return fmt.Errorf("%s: the copy would pass the new session's disk quota: %w", rel,
+			&hostcalls.QuotaError{Used: q.bytes, Max: q.maxBytes, Asked: n})
+	}
+	q.files++
+	q.bytes += n
+	return nil
+}
+
+// emptyDir removes what is inside dir, not following symlinks.
+func emptyDir(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		os.RemoveAll(dir + "/" + e.Name())
+	}
+}
+
+// copyDir copies the entries of the folder sfd into the folder dfd; rel is
+// the folder's path in the root, for errors.
+func copyDir(sfd, dfd int, rel string, q *copyQuota) error {
+	dup, err := unix.Dup(sfd)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rel, err)
+	}
+	d := os.NewFile(uintptr(dup), rel)
+	names, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		return fmt.Errorf("%s: reading the folder: %w", rel, err)
+	}
+	for _, name := range names {
+		if err := copyEntry(sfd, dfd, name, path.Join(rel, name), q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyEntry(sfd, dfd int, name, rel string, q *copyQuota) error {
+	var st unix.Stat_t
+	if err := unix.Fstatat(sfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fmt.Errorf("%s: %w", rel, err)
+	}
+	perm := uint32(st.Mode & 0o777)
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		sub, err := openChecked(sfd, name, unix.O_RDONLY|unix.O_DIRECTORY, &st)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		defer unix.Close(sub)
+		if err := q.add(rel, 0); err != nil {
+			return err
+		}
+		// Writable while we fill it; its own mode after.
+		if err := unix.Mkdirat(dfd, name, 0o700); err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		dsub, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		defer unix.Close(dsub)
+		if err := copyDir(sub, dsub, rel, q); err != nil {
+			return err
+		}
+		return unix.Fchmod(dsub, perm)
+	case unix.S_IFREG:
+		in, err := openChecked(sfd, name, unix.O_RDONLY, &st)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		defer unix.Close(in)
+		if err := q.add(rel, st.Size); err != nil {
+			return err
+		}
+		out, err := unix.Openat(dfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		defer unix.Close(out)
+		if err := copySparse(out, in, st.Size); err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		return unix.Fchmod(out, perm)
+	case unix.S_IFLNK:
+		target, err := readlinkat(sfd, name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		if !safeLinkTarget(target) {
+			return fmt.Errorf("%s is a symbolic link to %q, which the host could not follow safely: only relative links that lead down from their own folder (no '..', '.', empty or absolute parts) are copied; remove or replace it before forking", rel, target)
+		}
+		if err := q.add(rel, int64(len(target))); err != nil {
+			return err
+		}
+		if err := unix.Symlinkat(target, dfd, name); err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		return nil
+	default:
+		return fmt.Errorf("%s is a %s; a fork copies only regular files, folders and safe symbolic links: remove it before forking", rel, fileKind(st.Mode))
+	}
+}
+
+// openChecked opens name under dirfd without following a symlink or
+// blocking on a fifo, and checks that it is still the file Fstatat saw
+// (the guest is not running, but nothing else is trusted either).
+func openChecked(dirfd int, name string, flags int, want *unix.Stat_t) (int, error) {
+	fd, err := unix.Openat(dirfd, name, flags|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	if st.Dev != want.Dev || st.Ino != want.Ino || st.Mode&unix.S_IFMT != want.Mode&unix.S_IFMT {
+		unix.Close(fd)
+		return -1, errors.New("changed while being copied")
+	}
+	return fd, nil
+}
+
+func readlinkat(dirfd int, name string) (string, error) {
+	buf := make([]byte, 256)
+	for {
+		n, err := unix.Readlinkat(dirfd, name, buf)
+		if err != nil {
+			return "", err
+		}
+		if n < len(buf) {
+			return string(buf[:n]), nil
+		}
+		if len(buf) >= 1<<16 {
+			return "", errors.New("symbolic link target too long")
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
+// safeLinkTarget reports whether a symlink with this target stays inside
+// its own folder for anyone who follows it, on the host too: relative,
+// non-empty, and every part a plain name. A link that leads down can only
+// reach other entries of the root, and every symlink among those is held
+// to the same rule, so no chain of them leads out.
+func safeLinkTarget(target string) bool {
+	if target == "" || strings.HasPrefix(target, "/") {
+		return false
+	}
+	for _, part := range strings.Split(target, "/") {
+		if part == "" || part == "." || part == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+func fileKind(mode uint32) string {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFIFO:
+		return "named pipe (fifo)"
+	case unix.S_IFSOCK:
+		return "socket"
+	case unix.S_IFCHR:
+		return "character device"
+	case unix.S_IFBLK:
+		return "block device"
+	}
+	return fmt.Sprintf("special file (mode %#o)", mode)
+}
+
+// copyBlock is the granularity at which copySparse skips zeros.
+const copyBlock = 64 << 10
+
+// copySparse copies size bytes of in to out, leaving holes where in has
+// holes (SEEK_DATA/SEEK_HOLE, where the filesystem supports them) or
+// all-zero blocks, then sets out's size.
+func copySparse(out, in int, size int64) error {
+	buf := make([]byte, 16*copyBlock)
+	var off int64
+	for off < size {
+		data, err := unix.Seek(in, off, unix.SEEK_DATA)
+		if errors.Is(err, unix.ENXIO) {
+			break // only a hole from off on
+		}
+		end := size
+		if err != nil {
+			data = off // no SEEK_DATA here: read it all, skip zeros
+		} else if hole, err := unix.Seek(in, data, unix.SEEK_HOLE); err == nil {
+			end = min(hole, size)
+		}
+		if err := copyRange(out, in, data, end, buf); err != nil {
+			return err
+		}
+		off = end
+	}
+	return unix.Ftruncate(out, size)
+}
+
+var zeroBlock [copyBlock]byte
+
+// copyRange copies in's bytes [from, to) to out at the same offsets,
+// writing only the blocks that are not all zero.
+func copyRange(out, in int, from, to int64, buf []byte) error {
+	for from < to {
+		n, err := unix.Pread(in, buf[:min(int64(len(buf)), to-from)], from)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil // the file got shorter: Ftruncate fills the rest
+		}
+		for i := 0; i < n; {
+			j := min(i+copyBlock, n)
+			if bytes.Equal(buf[i:j], zeroBlock[:j-i]) {
+				i = j
+				continue
+			}
+			k := j // extend over the following non-zero blocks
+			for k < n {
+				e := min(k+copyBlock, n)
+				if bytes.Equal(buf[k:e], zeroBlock[:e-k]) {
+					break
+				}
+				k = e
+			}
+			if err := pwriteAll(out, buf[i:k], from+int64(i)); err != nil {
+				return err
+			}
+			i = k
+		}
+		from += int64(n)
+	}
+	return nil
+}
+
+func pwriteAll(fd int, b []byte, off int64) error {
+	for len(b) > 0 {
+		n, err := unix.Pwrite(fd, b, off)
+		if err != nil {
+			return err
+		}
+		b, off = b[n:], off+int64(n)
+	}
+	return nil
+}
