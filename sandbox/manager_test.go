@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -311,5 +312,39 @@ func TestManagerTrimsIdle(t *testing.T) {
 	m.Sweep(context.Background())
 	if got := m.ResidentBytes(); got != 1000 {
 		t.Errorf("resident %d after an idle trim, want 1000", got)
+	}
+}
+
+// TestManagerMemoryBudgetPython: real Python sizes. A session holding
+// 100 MiB live goes over a 64 MiB budget and is evicted; a small one of
+// another owner stays.
+func TestManagerMemoryBudgetPython(t *testing.T) {
+	testenv.RequirePython(t)
+	m := newManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: 64 << 20, IdleTimeout: -1, TrimIdleAfter: -1,
+		Session: sandbox.SessionOptions{MemoryLimitBytes: 192 << 20}})
+	ctx := context.Background()
+	small, big := mustCreate(t, m, "alice"), mustCreate(t, m, "bob")
+	py := func(owner, id, code string) {
+		t.Helper()
+		res, err := m.Eval(ctx, owner, id, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: code}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := res.Details.Cells[0]; c.Status != sandbox.StatusComplete {
+			t.Fatalf("%s %q", c.Status, c.Output)
+		}
+	}
+	py("alice", small, "x = 1")
+	py("bob", big, "keep = b'x' * (100 << 20)")
+	sess, _ := m.Session("bob", big)
+	if got := sess.ResidentBytes(); got < 100<<20 {
+		t.Fatalf("a session holding 100 MiB counts %d bytes", got)
+	}
+	m.Sweep(ctx)
+	if !held(m, "alice", small)[0] || held(m, "bob", big)[0] {
+		t.Errorf("alice holds %v, bob %v; want bob's 100 MiB session evicted", held(m, "alice", small), held(m, "bob", big))
+	}
+	if got := m.ResidentBytes(); got > 64<<20 {
+		t.Errorf("resident %d after the sweep, over the budget", got)
 	}
 }
