@@ -165,7 +165,8 @@ func WithMemory(ctx context.Context, o MemoryOptions) context.Context {
 type mmapMemory struct {
 	opts  MemoryOptions
 	limit uint64
-	buf   []byte // the whole mapping; the guest sees buf[:size]
+	buf   []byte // the reservation; the guest sees buf[:size]
+	whole []byte // buf with an inaccessible guard page on each side
 }
 
 // Reallocate implements experimental.LinearMemory.
@@ -186,21 +187,34 @@ func (m *mmapMemory) mapMemory() error {
 	if im := m.opts.Image; im != nil {
 		reserve = max(reserve, (im.size+pageSize-1)/pageSize*pageSize)
 	}
-	b, err := unix.Mmap(-1, 0, int(reserve), unix.PROT_READ|unix.PROT_WRITE,
+	reserve = (reserve + pageSize - 1) / pageSize * pageSize
+	// The guard pages fault a host overrun instead of letting it reach a
+	// neighbour, and keep the kernel from merging the mapping with an
+	// adjacent one (so /proc/self/smaps accounts for it alone).
+	whole, err := unix.Mmap(-1, 0, int(reserve+2*pageSize), unix.PROT_READ|unix.PROT_WRITE,
 		unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
 	if err != nil {
 		return err
 	}
+	if err := unix.Mprotect(whole[:pageSize], unix.PROT_NONE); err != nil {
+		unix.Munmap(whole)
+		return err
+	}
+	if err := unix.Mprotect(whole[pageSize+reserve:], unix.PROT_NONE); err != nil {
+		unix.Munmap(whole)
+		return err
+	}
+	b := whole[pageSize : pageSize+reserve : pageSize+reserve]
 	if im := m.opts.Image; im != nil && im.size > 0 {
 		n := uintptr((im.size + pageSize - 1) / pageSize * pageSize)
 		_, err := unix.MmapPtr(int(im.f.Fd()), 0, unsafe.Pointer(&b[0]), n,
 			unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_FIXED)
 		if err != nil {
-			unix.Munmap(b)
+			unix.Munmap(whole)
 			return err
 		}
 	}
-	m.buf = b
+	m.buf, m.whole = b, whole
 	return nil
 }
 
@@ -219,11 +233,11 @@ func (m *mmapMemory) Free() {
 }
 
 func (m *mmapMemory) unmap() {
-	if m.buf != nil {
+	if m.whole != nil {
 		// Munmap of a mapping we made cannot fail but for a bug of ours;
 		// leaking it then is better than taking the host down.
-		_ = unix.Munmap(m.buf)
-		m.buf = nil
+		_ = unix.Munmap(m.whole)
+		m.buf, m.whole = nil, nil
 	}
 }
 

@@ -298,13 +298,41 @@ func (r *Runtime) setup(ctx context.Context, inst *Instance) error {
 	msg, _ := json.Marshal(map[string]any{"op": "setup", "env": env, "cwd": opts.Root})
 	var log strings.Builder
 	inst.sink = &logSink{&log}
-	if rc, err := inst.call(ctx, inst.fnControl, msg); err != nil || rc != 0 {
-		inst.close(ctx)
-		return fmt.Errorf("python: session setup failed (rc %d, %v): %s", rc, err, log.String())
+	// The setup runs the prelude in the instance's state, which after a
+	// fork is the source's, patched as its guest liked: it gets a deadline
+	// (KeyboardInterrupt, then a hard stop), and no fuel budget of a cell.
+	sctx, cancel := context.WithTimeout(ctx, setupTimeout)
+	defer cancel()
+	budget, out := inst.fuelBudget, inst.fuelOut
+	inst.runCtx, inst.fuelBudget, inst.fuelOut = sctx, 0, false
+	inst.interrupted.Store(false)
+	inst.trippedAt, inst.firstTrip = time.Time{}, time.Time{}
+	rc, err := inst.call(sctx, inst.fnControl, msg)
+	if inst.calls != nil {
+		inst.calls.close()
+		inst.calls = nil
 	}
+	inst.runCtx, inst.fuelBudget, inst.fuelOut = nil, budget, out
 	inst.sink = nil
+	if err != nil || rc != 0 {
+		inst.close(ctx)
+		var exit *sys.ExitError
+		switch {
+		case sctx.Err() != nil && ctx.Err() == nil:
+			return fmt.Errorf("python: session setup did not finish within %v (the guest's state patched what it runs): %s", setupTimeout, log.String())
+		case errors.As(err, &exit):
+			return fmt.Errorf("python: session setup failed: the interpreter exited with status %d", exit.ExitCode())
+		case err != nil:
+			return fmt.Errorf("python: session setup failed: %s: %s", trapText(err), log.String())
+		}
+		return fmt.Errorf("python: session setup failed (rc %d): %s", rc, log.String())
+	}
 	return nil
 }
+
+// setupTimeout bounds setting an instance up for its session (normally
+// well under a millisecond).
+const setupTimeout = 5 * time.Second
 
 // instantiate makes a module instance whose filesystem is the session root
 // plus the read-only stdlib and prelude.
@@ -883,8 +911,9 @@ func (in *Instance) rollback(ctx context.Context) error {
 
 // instanceOverhead estimates the host memory of a module instance besides
 // its linear memory: wazero's per-instance tables, globals and call stacks,
-// and the guest filesystem's state (measured: about 1 MiB).
-const instanceOverhead = 1 << 20
+// and the guest filesystem's state (measured: about 370 KiB of Go heap per
+// idle instance).
+const instanceOverhead = 512 << 10
 
 // ResidentBytes implements runtimes.Sizer: the guest pages the instance
 // wrote (read from the kernel's page map; pages it shares with the template
