@@ -134,6 +134,9 @@ func NewManager(sb *Sandbox, o ManagerOptions) (*Manager, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: workspace %q: %w", o.Workspace, err)
 		}
+		if err := checkWorkspace(abs, sb.protected); err != nil {
+			return nil, err
+		}
 		if err := os.MkdirAll(abs, 0o755); err != nil {
 			return nil, fmt.Errorf("sandbox: workspace: %w", err)
 		}

@@ -164,3 +164,17 @@ func realPath(p string) string {
 		p = parent
 	}
 }
+
+// checkWorkspace refuses a Manager workspace that is or lies inside one of
+// dirs, where every session root would lie too. A workspace that contains
+// one is fine: the roots are folders of their own under it.
+func checkWorkspace(ws string, dirs []protectedDir) error {
+	for _, d := range dirs {
+		if rel := overlap(ws, d.path); rel == "is" || rel == "lies inside" {
+			return fmt.Errorf("%w: the workspace %s %s %s, %s, and so would every session root. "+
+				"Give a workspace (--workspace of serve and mcp) outside %s, %s",
+				ErrRootOverlap, ws, rel, d.path, d.what, d.path, d.fix)
+		}
+	}
+	return nil
+}

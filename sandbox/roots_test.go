@@ -118,26 +118,39 @@ func TestRootBindMountOfCacheIsRefused(t *testing.T) {
 	}
 }
 
-// Servers get it through the manager: a workspace inside the cache makes
-// every session root lie inside it.
+// Servers get it through the manager: a workspace that is or lies inside
+// the cache is refused up front (every session root would lie inside it),
+// and so is each session root, should the manager let one through.
 func TestManagerWorkspaceInsideCacheIsRefused(t *testing.T) {
 	ctx := context.Background()
-	_, defCache := userCache(t)
+	home, defCache := userCache(t)
 	sb, err := sandbox.New(ctx, sandbox.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sb.Close(ctx)
-	m, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: filepath.Join(defCache, "ws")})
+	for _, ws := range []string{defCache, filepath.Join(defCache, "ws")} {
+		m, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: ws})
+		if err == nil {
+			m.Close(ctx)
+			t.Fatalf("workspace %s was accepted", ws)
+		}
+		if !errors.Is(err, sandbox.ErrRootOverlap) || !strings.Contains(err.Error(), "--workspace") {
+			t.Fatalf("workspace %s: %v", ws, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(defCache, "ws")); err == nil {
+		t.Fatal("the refused workspace was made")
+	}
+	// A workspace that contains the cache is fine: the roots are folders
+	// of their own, none of which holds the cache.
+	m, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: home})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close(ctx)
-	if _, err := m.Create(ctx, "owner"); !errors.Is(err, sandbox.ErrRootOverlap) {
-		t.Fatalf("a session inside the cache was created: %v", err)
-	}
-	if entries, _ := os.ReadDir(filepath.Join(defCache, "ws")); len(entries) != 0 {
-		t.Fatalf("the refused session left folders: %v", entries)
+	if _, err := m.Create(ctx, "owner"); err != nil {
+		t.Fatal(err)
 	}
 }
 
