@@ -70,6 +70,10 @@ func (s *Session) Root() string { return s.opts.Root }
 // Details.IsError is set. When ctx is cancelled while a cell runs, that
 // cell ends as "cancelled" and Eval still returns the Result.
 //
+// A cell's timeout is an inactivity budget: each status event (log,
+// phase, agent progress) starts it afresh and a host call in flight holds
+// it. Whatever it does, a cell is stopped at CellHardLimit of its timeout.
+//
 // # Errors
 //
 // An invalid request is a *RequestError. Otherwise an error means the host

@@ -59,7 +59,10 @@ type Config struct {
 	// answer is 429 with Retry-After. Zero means DefaultMaxInFlight.
 	MaxInFlight int
 	// MaxSessionsPerToken caps the sessions one token holds; past it
-	// creating or forking answers 429. Zero means no cap.
+	// creating or forking answers 429. Zero means no refusal: the
+	// Manager's own per-owner cap (sandbox.ManagerOptions.
+	// MaxSessionsPerOwner, 100 by default) then evicts the token's least
+	// recently used idle session, never another token's.
 	MaxSessionsPerToken int
 	// TempDir holds the folders of /v1/run's one-shot sessions. Empty
 	// means os.TempDir().
