@@ -65,6 +65,11 @@ func parseData(b []byte) ([]Segment, error) {
 		return nil, err
 	}
 	p := n
+	// Each segment takes at least 4 bytes: a count past that is a lie that
+	// must not size the allocation.
+	if uint64(count) > uint64(len(b))/4 {
+		return nil, fmt.Errorf("data section: %d segments cannot fit in %d bytes", count, len(b))
+	}
 	segs := make([]Segment, 0, count)
 	for i := uint32(0); i < count; i++ {
 		if p+3 > len(b) {

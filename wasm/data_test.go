@@ -69,3 +69,13 @@ func TestStripDataErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestStripDataLyingCount: a data section whose segment count is far more
+// than its bytes can hold is refused before anything is allocated for it.
+func TestStripDataLyingCount(t *testing.T) {
+	mod := append([]byte(nil), dataModule[:len(dataModule)-11]...)
+	mod = append(mod, 0x0b, 0x05, 0xff, 0xff, 0xff, 0xff, 0x0f) // data: 2^32-1 segments
+	if _, _, err := wasm.StripData(mod); err == nil || !strings.Contains(err.Error(), "cannot fit") {
+		t.Fatalf("StripData = %v, want a refusal of the count", err)
+	}
+}
