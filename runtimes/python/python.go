@@ -513,6 +513,11 @@ func (in *Instance) call(ctx context.Context, fn api.Function, data []byte) (int
 // keeps its state. A guest that has not stopped within the grace period
 // (it catches the interrupt and goes on) is stopped hard: the instance is
 // discarded and Python starts afresh, which the cell's output says.
+//
+// A guest that ends its interpreter (WASI proc_exit: os._exit) or traps
+// (os.abort, a fatal signal, the C stack exhausted) ends the same way: the
+// module it closed or broke is replaced, from the checkpoint taken before
+// the cell when there is one; nothing else of the host is touched.
 func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (runtimes.Outcome, error) {
 	if ctx.Err() != nil {
 		return runtimes.Outcome{Failed: true, Interrupted: true}, nil
