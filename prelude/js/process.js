@@ -4,11 +4,16 @@
 (function (host, internal) {
   'use strict';
 
+  // exitCodes maps each ProcessExit thrown to its code: the host asks it of
+  // every value that ends a cell, which must run none of that value's code
+  // (instanceof would call a Proxy's getPrototypeOf trap).
+  const exitCodes = new WeakMap();
   class ProcessExit extends Error {
     constructor(code) {
       super(`process.exit(${code}) called: the sandbox does not exit, the cell stops here`);
       this.name = 'ProcessExit';
       this.code = code;
+      exitCodes.set(this, code);
     }
   }
 
@@ -94,7 +99,7 @@
     },
   };
 
-  internal.exitCode = (value) => (value instanceof ProcessExit ? value.code : undefined);
+  internal.exitCode = (value) => exitCodes.get(value);
 
   Object.defineProperty(globalThis, 'process', {
     value: process, writable: true, configurable: true, enumerable: false,

@@ -3,6 +3,9 @@ package js
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
+	"runtime/debug"
 	"sync"
 
 	"github.com/dop251/goja"
@@ -66,8 +69,7 @@ func (in *instance) hostCall(call goja.FunctionCall) goja.Value {
 		ctx := c.ctx
 		go func() {
 			defer c.wg.Done()
-			resp := in.opts.Call(ctx, []byte(req))
-			c.done <- callDone{resolve: resolve, resp: string(resp)}
+			c.done <- callDone{resolve: resolve, resp: callHost(ctx, in.opts.Call, req)}
 		}()
 	}
 	return in.vm.ToValue(p)
@@ -76,4 +78,17 @@ func (in *instance) hostCall(call goja.FunctionCall) goja.Value {
 func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// callHost makes one host call; a panic in the host's code answers the call
+// with an error instead of ending the process.
+func callHost(ctx context.Context, call func(context.Context, []byte) []byte, req string) (resp string) {
+	defer func() {
+		if p := recover(); p != nil {
+			// The panic's text stays on the host: it may name host details.
+			fmt.Fprintf(os.Stderr, "js: a host call panicked: %v\n%s", p, debug.Stack())
+			resp = errorJSON("the host call failed with an internal error")
+		}
+	}()
+	return string(call(ctx, []byte(req)))
 }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -26,11 +28,12 @@ const (
 	// DefaultMemoryLimit is the heap growth a cell may cause when
 	// InstanceOptions.MemoryLimitBytes is zero.
 	DefaultMemoryLimit = 256 << 20
-	// maxCallStackSize is the deepest JavaScript call stack: half of Node's,
-	// because an overflow through native code (a getter, a callback of
-	// Array.prototype.map) unwinds in time quadratic in the depth, in Go
-	// panics that no interrupt can stop: about 2 s at this depth.
-	maxCallStackSize = 5000
+	// maxCallStackSize is the deepest JavaScript call stack, a quarter of
+	// Node's: an overflow through native code (a getter, a Proxy trap, a
+	// callback of Array.prototype.map) unwinds in time quadratic in the
+	// depth, in nested Go panics that no interrupt can stop. At 5000 that
+	// took 4-7 s on a busy machine; at this depth it is about 1 s.
+	maxCallStackSize = 2500
 	// v8MaxStringLength is V8's limit on string length, which the guards
 	// apply too (or less, under a small memory limit).
 	v8MaxStringLength = 1<<29 - 24
@@ -399,7 +402,9 @@ func (in *instance) display(call goja.FunctionCall) goja.Value {
 // anything else.
 func (in *instance) promiseState(v goja.Value) goja.Value {
 	obj, ok := v.(*goja.Object)
-	if !ok {
+	// Export converts a plain object deeply (and calls its getters): only a
+	// promise is worth it.
+	if !ok || obj.ExportType() != promiseType {
 		return goja.Undefined()
 	}
 	p, ok := obj.Export().(*goja.Promise)
@@ -478,10 +483,8 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	}
 	in.calls = newHostCalls(ctx)
 	defer func() { in.calls.close(); in.calls = nil }()
-	g := in.startGuard(ctx)
-	c := &cellRun{in: in, ctx: ctx, guard: g, start: start}
-	out := c.run(cell)
-	g.stop()
+	c := &cellRun{in: in, ctx: ctx, start: start}
+	out := c.runGuarded(cell)
 	// Nothing of a cell outlives it: not its timers (unref()ed ones
 	// included), not a rejection it left unhandled.
 	in.loop.clear()
@@ -523,6 +526,25 @@ type cellRun struct {
 	// uncatchable is set when an interrupt or a stack overflow stopped the
 	// cell (see vmfix.go).
 	uncatchable bool
+}
+
+// runGuarded runs the cell under its guard, which it always stops, so that
+// nothing interrupts the VM after the cell. A Go panic out of goja or the
+// sink fails the cell instead of ending the host, and the VM is checked as
+// after an interrupt.
+func (c *cellRun) runGuarded(cell *compiledCell) (out runtimes.Outcome) {
+	c.guard = c.in.startGuard(c.ctx)
+	defer c.guard.stop()
+	defer func() {
+		if p := recover(); p != nil {
+			// The panic's text stays on the host: it may name host details.
+			fmt.Fprintf(os.Stderr, "js: a cell panicked: %v\n%s", p, debug.Stack())
+			c.uncatchable = true
+			out = runtimes.Outcome{Failed: true}
+			c.in.sink.Stderr("Internal error: the JavaScript runtime failed and the cell was stopped; the session is kept\n")
+		}
+	}()
+	return c.run(cell)
 }
 
 func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
@@ -606,9 +628,20 @@ func (c *cellRun) settle() (runtimes.Outcome, bool) {
 		switch c.main.State() {
 		case goja.PromiseStateFulfilled:
 			v := c.main.Result()
-			if obj, ok := v.(*goja.Object); ok {
-				if keys := obj.Keys(); len(keys) == 1 && keys[0] == resultKey {
-					v = obj.Get(resultKey)
+			// Only the cell's own wrapper is unwrapped; what the cell
+			// returned itself (a Proxy, say) is shown as it is.
+			if obj, ok := v.(*goja.Object); ok && className(obj) == "Object" {
+				var inner goja.Value
+				err := in.safely(func() {
+					if keys := obj.Keys(); len(keys) == 1 && keys[0] == resultKey {
+						inner = obj.Get(resultKey)
+					}
+				})
+				if err != nil {
+					return c.fail(err), true
+				}
+				if inner != nil {
+					v = inner
 				}
 			}
 			if out, done := c.showResult(v); done {
@@ -643,24 +676,21 @@ func (c *cellRun) showResult(v goja.Value) (runtimes.Outcome, bool) {
 // fail reports an error that ended the cell.
 func (c *cellRun) fail(err error) runtimes.Outcome {
 	in := c.in
-	var ie *goja.InterruptedError
-	var so *goja.StackOverflowError
-	var ex *goja.Exception
+	ex, ie, so := gojaError(err)
 	switch {
-	case errors.As(err, &ie):
+	case ie != nil:
 		c.uncatchable = true
-		var ml *memoryLimitError
-		if errors.As(err, &ml) {
+		if ml, ok := ie.Value().(*memoryLimitError); ok {
 			in.sink.Stderr("Uncaught RangeError: " + ml.Error() + "\n" + formatFrames(ie.Stack()))
 			return runtimes.Outcome{Failed: true}
 		}
 		in.sink.Stderr(interruptMessage(c.ctx, c.start) + "\n" + formatFrames(ie.Stack()))
 		return runtimes.Outcome{Failed: true, Interrupted: true}
-	case errors.As(err, &so):
+	case so != nil:
 		c.uncatchable = true
 		in.sink.Stderr("Uncaught RangeError: Maximum call stack size exceeded\n" + formatFrames(so.Stack()))
 		return runtimes.Outcome{Failed: true}
-	case errors.As(err, &ex):
+	case ex != nil:
 		return c.uncaught(ex.Value(), ex.Stack())
 	}
 	in.sink.Stderr("Uncaught " + err.Error() + "\n")
@@ -671,7 +701,11 @@ func (c *cellRun) fail(err error) runtimes.Outcome {
 // was thrown, shown for values that carry no stack of their own.
 func (c *cellRun) uncaught(v goja.Value, frames []goja.StackFrame) runtimes.Outcome {
 	in := c.in
-	if code, err := in.hooks.exitCode(goja.Undefined(), v); err == nil && !goja.IsUndefined(code) {
+	code, err := in.hooks.exitCode(goja.Undefined(), v)
+	if err != nil && isUncatchable(err) {
+		return c.fail(err)
+	}
+	if err == nil && !goja.IsUndefined(code) {
 		if code.ToInteger() == 0 {
 			return runtimes.Outcome{}
 		}
@@ -680,11 +714,12 @@ func (c *cellRun) uncaught(v goja.Value, frames []goja.StackFrame) runtimes.Outc
 	}
 	s, err := in.hooks.formatUncaught(goja.Undefined(), v)
 	if err != nil {
-		var ie *goja.InterruptedError
-		if errors.As(err, &ie) {
+		if isUncatchable(err) {
 			return c.fail(err)
 		}
-		in.sink.Stderr("Uncaught " + v.String() + "\n")
+		// The value defeats inspection (a Proxy whose traps throw, a
+		// getter that throws): say what it is without calling it again.
+		in.sink.Stderr("Uncaught " + describeValue(v) + "\n" + formatFrames(frames))
 		return runtimes.Outcome{Failed: true}
 	}
 	text := s.String()
@@ -696,6 +731,77 @@ func (c *cellRun) uncaught(v goja.Value, frames []goja.StackFrame) runtimes.Outc
 	}
 	in.sink.Stderr(text)
 	return runtimes.Outcome{Failed: true}
+}
+
+// isUncatchable reports whether err is an interrupt or a stack overflow,
+// which JavaScript cannot catch.
+func isUncatchable(err error) bool {
+	_, ie, so := gojaError(err)
+	return ie != nil || so != nil
+}
+
+// gojaError finds goja's error in err's chain. It never calls a
+// *goja.Exception's Unwrap or Error, as errors.As and errors.Is would: both
+// run JavaScript on the thrown value (instanceof, a getter, a Proxy trap,
+// toString), outside any try, where what that code throws would be a Go
+// panic.
+func gojaError(err error) (ex *goja.Exception, ie *goja.InterruptedError, so *goja.StackOverflowError) {
+	for err != nil {
+		switch e := err.(type) {
+		case *goja.Exception:
+			return e, nil, nil
+		case *goja.InterruptedError:
+			return nil, e, nil
+		case *goja.StackOverflowError:
+			return nil, nil, e
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return nil, nil, nil
+		}
+		err = u.Unwrap()
+	}
+	return nil, nil, nil
+}
+
+// describeValue names a value without running any of its code: no
+// toString, getter or Proxy trap.
+func describeValue(v goja.Value) string {
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		if v == nil {
+			return "undefined"
+		}
+		return v.String() // a primitive converts without calling anything
+	}
+	return "[" + className(obj) + " that cannot be inspected]"
+}
+
+var (
+	proxyType   = reflect.TypeOf(goja.Proxy{})
+	promiseType = reflect.TypeOf((*goja.Promise)(nil))
+)
+
+// className returns obj's class without running JavaScript, and "Proxy"
+// for a proxy (whose class would ask its target, or throw once revoked).
+func className(obj *goja.Object) string {
+	if obj.ExportType() == proxyType {
+		return "Proxy"
+	}
+	return obj.ClassName()
+}
+
+// safely runs f, which touches JavaScript values from Go (a conversion or a
+// property read can call a getter, a Proxy trap or toString), the way a
+// host function called by JavaScript runs: what it throws, an interrupt and
+// a stack overflow come back as err instead of a panic.
+func (in *instance) safely(f func()) error {
+	fn, _ := goja.AssertFunction(in.vm.ToValue(func(goja.FunctionCall) goja.Value {
+		f()
+		return goja.Undefined()
+	}))
+	_, err := fn(goja.Undefined())
+	return err
 }
 
 // formatFrames formats stack frames as Node does, without the prelude's and

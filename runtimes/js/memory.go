@@ -3,10 +3,14 @@ package js
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"time"
+
+	"github.com/dop251/goja"
 )
 
 // goja allocates on the Go heap with no limit of its own. While a cell runs,
@@ -53,7 +57,11 @@ func heapStats() (live, total int64) {
 // guard interrupts a cell's VM when its context is done or its memory grows
 // too much, and only while the cell runs.
 type guard struct {
-	in       *instance
+	in *instance
+	// vm is the VM of the cell, taken when the guard starts: the
+	// instance's may be replaced or closed after the cell, and the guard
+	// must never reach that one.
+	vm       *goja.Runtime
 	mu       sync.Mutex
 	active   bool
 	fired    bool
@@ -65,11 +73,17 @@ type guard struct {
 }
 
 func (in *instance) startGuard(ctx context.Context) *guard {
-	g := &guard{in: in, active: true}
+	g := &guard{in: in, vm: in.vm, active: true}
 	g.baseLive, g.gcMark = heapStats()
-	g.stopCtx = context.AfterFunc(ctx, func() { g.interrupt(ctx.Err()) })
+	g.stopCtx = context.AfterFunc(ctx, func() {
+		defer recoverGoroutine("interrupt")
+		g.interrupt(ctx.Err())
+	})
 	g.mu.Lock()
-	g.memTimer = time.AfterFunc(memCheckInterval, g.checkMemory)
+	g.memTimer = time.AfterFunc(memCheckInterval, func() {
+		defer recoverGoroutine("memory watchdog")
+		g.checkMemory()
+	})
 	g.mu.Unlock()
 	return g
 }
@@ -81,7 +95,15 @@ func (g *guard) interrupt(reason error) {
 		return
 	}
 	g.fired = true
-	g.in.vm.Interrupt(reason)
+	g.vm.Interrupt(reason)
+}
+
+// recoverGoroutine ends a goroutine of the runtime that panicked instead of
+// the process: no panic in one session may end the others.
+func recoverGoroutine(what string) {
+	if p := recover(); p != nil {
+		fmt.Fprintf(os.Stderr, "js: %s panicked: %v\n%s", what, p, debug.Stack())
+	}
 }
 
 func (g *guard) checkMemory() {
@@ -110,5 +132,5 @@ func (g *guard) stop() {
 	g.active = false
 	g.memTimer.Stop()
 	g.mu.Unlock()
-	g.in.vm.ClearInterrupt()
+	g.vm.ClearInterrupt()
 }

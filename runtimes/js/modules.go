@@ -40,15 +40,13 @@ type moduleRecord struct {
 // function into JavaScript returned. Only values goja recovers may be
 // panicked with: anything else would take the host down.
 func (in *instance) rethrow(err error) {
-	var ex *goja.Exception
-	var ie *goja.InterruptedError
-	var so *goja.StackOverflowError
+	ex, ie, so := gojaError(err)
 	switch {
-	case errors.As(err, &ie):
+	case ie != nil:
 		panic(ie)
-	case errors.As(err, &so):
+	case so != nil:
 		panic(so)
-	case errors.As(err, &ex):
+	case ex != nil:
 		panic(ex)
 	}
 	panic(in.vm.NewGoError(err))
@@ -187,8 +185,7 @@ func (in *instance) require(dir string, specV goja.Value) goja.Value {
 	if strings.HasSuffix(abs, ".json") {
 		v, err := in.hooks.jsonParse(goja.Undefined(), vm.ToValue(string(data)))
 		if err != nil {
-			var ex *goja.Exception
-			if errors.As(err, &ex) {
+			if ex, _, _ := gojaError(err); ex != nil {
 				if obj, isObj := ex.Value().(*goja.Object); isObj {
 					_ = obj.Set("message", abs+": "+obj.Get("message").String())
 				}
