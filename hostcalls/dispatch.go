@@ -225,7 +225,11 @@ func (d *Dispatcher) Call(ctx context.Context, raw []byte) (resp []byte) {
 	}
 	b, err := d.encode(ctx, m, result)
 	if err != nil {
-		return errResp("%s: %v", req.Op, err)
+		helper := req.Op
+		if req.Path != "" {
+			helper += "(" + quote(req.Path) + ")"
+		}
+		return errResp("%s: %v", helper, err)
 	}
 	return b
 }

@@ -1,6 +1,9 @@
 package wasm_test
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -8,9 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tetratelabs/wazero"
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
+	"github.com/tetratelabs/wazero/sys"
 	"golang.org/x/sys/unix"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/wasm"
 )
 
@@ -79,12 +86,38 @@ func hostEscapes(t *testing.T, root, p string) (string, bool) {
 	return real, true
 }
 
+// lexicallyInside reports whether p, read as text from the root, never
+// goes above it: the paths whose host resolution the guest's links must
+// keep inside.
+func lexicallyInside(p string) bool {
+	depth := 0
+	for _, c := range strings.Split(p, "/") {
+		switch c {
+		case "", ".":
+		case "..":
+			if depth--; depth < 0 {
+				return false
+			}
+		default:
+			depth++
+		}
+	}
+	return true
+}
+
 // assertHostConfined checks the given host paths and, for every symlink in
-// the root, the link and the link followed by "..", "../.." and "../../..":
-// none may lead out of the root. It also checks that every link's text
-// points strictly downward.
+// the root at depth d, the link followed by "/.." up to d times (back to
+// the root, lexically): none may lead out of the root. (A path that leaves
+// the root lexically, as "top_link/../..", leaves it on the host too, and
+// says nothing about links.) It also checks that every link's text points
+// strictly downward.
 func assertHostConfined(t *testing.T, root string, probes ...string) {
 	t.Helper()
+	for _, p := range probes {
+		if !lexicallyInside(p) {
+			t.Fatalf("probe %q leaves the root lexically: fix the test", p)
+		}
+	}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -103,7 +136,12 @@ func assertHostConfined(t *testing.T, root string, probes ...string) {
 				break
 			}
 		}
-		probes = append(probes, rel, rel+"/..", rel+"/../..", rel+"/../../..", rel+"/../../../secret.txt")
+		probe := rel
+		for range strings.Count(rel, "/") + 1 {
+			probe += "/.."
+			probes = append(probes, probe, probe+"/hello.txt")
+		}
+		probes = append(probes, rel)
 		return nil
 	})
 	if err != nil {
@@ -209,7 +247,7 @@ func TestGuestFSSymlinkChainsOnHost(t *testing.T) {
 			name:   "g_up via a link into a subdir",
 			ops:    []op{symlink("sub", "g4"), symlink("g4/..", "g_up"), symlink("g4/../..", "g_up2")},
 			wants:  []experimentalsys.Errno{0, perm, perm},
-			probes: []string{"g_up/..", "g_up2", "g4/../../secret.txt"},
+			probes: []string{"g_up", "g_up2", "g4/../secret.txt", "g4/../hello.txt"},
 		},
 		{
 			name:   "l1/l1/.. through a self-referencing link",
@@ -225,7 +263,7 @@ func TestGuestFSSymlinkChainsOnHost(t *testing.T) {
 				rmdir("sw/x"), symlink(".", "sw/x"), symlink("..", "sw/x"),
 			},
 			wants:  []experimentalsys.Errno{0, 0, perm, 0, perm, perm},
-			probes: []string{"p", "sw/x/../../secret.txt", "sw/x/../../outside/secret.txt"},
+			probes: []string{"p", "sw/x/../../secret.txt", "sw/x/../../hello.txt"},
 		},
 		{
 			name: "directory renamed over the path a link uses",
@@ -235,7 +273,7 @@ func TestGuestFSSymlinkChainsOnHost(t *testing.T) {
 				rename("d", "d_old"), rename("t", "d"), rename("d/e2", "d/e"),
 			},
 			wants:  []experimentalsys.Errno{0, 0, 0, 0, 0, 0, 0, 0},
-			probes: []string{"l/..", "l/../..", "l/../../..", "l/../../../secret.txt", "d/e/../../../secret.txt"},
+			probes: []string{"l/..", "l/../hello.txt", "d/e/../../secret.txt", "d_old/e/../../hello.txt"},
 		},
 		{
 			name: "link moved up the tree by rename",
@@ -244,7 +282,7 @@ func TestGuestFSSymlinkChainsOnHost(t *testing.T) {
 				rename("a/b/l", "l"),
 			},
 			wants:  []experimentalsys.Errno{0, 0, 0, 0},
-			probes: []string{"l/..", "l/../../secret.txt"},
+			probes: []string{"l/..", "l/../secret.txt", "a/b/../../secret.txt"},
 		},
 		{
 			name: "hard links of links, in other directories",
@@ -253,7 +291,7 @@ func TestGuestFSSymlinkChainsOnHost(t *testing.T) {
 				symlink("deep", "sub/dl"), link("sub/dl", "dl_top"), link("sub/dl", "sub/deep/dl_deeper"),
 			},
 			wants:  []experimentalsys.Errno{0, 0, 0, 0, 0},
-			probes: []string{"hl_top/..", "dl_top/../..", "sub/deep/dl_deeper/../../../..", "sub/deep/dl_deeper/../../../../secret.txt"},
+			probes: []string{"hl_top/..", "dl_top/../secret.txt", "sub/deep/dl_deeper/../../../secret.txt", "sub/dl/../../secret.txt"},
 		},
 		{
 			name: "a link replaced by a directory and back",
@@ -262,7 +300,7 @@ func TestGuestFSSymlinkChainsOnHost(t *testing.T) {
 				symlink("sub/deep", "s"), symlink("s", "s2"),
 			},
 			wants:  []experimentalsys.Errno{0, 0, 0, 0, 0, 0},
-			probes: []string{"s/..", "s/../..", "s2/../..", "s2/../../../secret.txt"},
+			probes: []string{"s/..", "s2/..", "s2/../secret.txt"},
 		},
 		{
 			name: "absolute targets",
@@ -275,13 +313,13 @@ func TestGuestFSSymlinkChainsOnHost(t *testing.T) {
 				func(fx *hostFixture) experimentalsys.Errno { return fx.fs.Symlink(fx.root+"/sub", fx.r("abs_sub")) },
 			},
 			wants:  []experimentalsys.Errno{perm, perm, perm, 0},
-			probes: []string{"abs_sub/..", "abs_sub/../..", "abs_sub/../../secret.txt"},
+			probes: []string{"abs_sub/..", "abs_sub/../secret.txt"},
 		},
 		{
 			name:   "long chains of plain links",
 			ops:    []op{symlink("sub", "c1"), symlink("c1/deep", "c2"), symlink("c2", "c3"), symlink("c3/x.txt", "c4")},
 			wants:  []experimentalsys.Errno{0, 0, 0, 0},
-			probes: []string{"c3/../../..", "c3/../../../secret.txt", "c4/..", "c2/../../../../secret.txt"},
+			probes: []string{"c3/..", "c3/../secret.txt", "c4/..", "c2/../secret.txt", "c1/deep/../../secret.txt"},
 		},
 	}
 	for _, tt := range tests {
@@ -311,4 +349,100 @@ func TestHostEscapesDetects(t *testing.T) {
 			t.Errorf("%s: the probe says it stays inside (%s)", p, real)
 		}
 	}
+}
+
+// TestGuestFSEndToEndAttack runs testdata/fsguest's attack mode, a wasip1
+// guest, on a root with a disk quota of 1 MiB and 50 files: the links it
+// may not make are EPERM, nothing it made leads host code out, and the
+// quota's refusals reach it as ENOSPC.
+func TestGuestFSEndToEndAttack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a wasip1 guest")
+	}
+	wasmBytes := gfsBuildGuest(t)
+	fx := newHostFixture(t, nil)
+	q, err := hostcalls.NewDiskQuota(fx.root, 1<<20, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := wasm.NewGuestFS(fx.root, nil, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+
+	ctx := context.Background()
+	r := wazero.NewRuntime(ctx)
+	defer r.Close(ctx)
+	if err := wasm.InstantiateWASI(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	cfg := wazero.NewModuleConfig().
+		WithArgs("fsguest", "attack", fx.root).
+		WithEnv("PWD", fx.root).
+		WithStdout(&stdout).
+		WithStderr(&stderr).
+		WithFSConfig(wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(g, "/"))
+	_, err = r.InstantiateWithConfig(ctx, wasmBytes, cfg)
+	if exitErr, ok := errors.AsType[*sys.ExitError](err); ok && exitErr.ExitCode() == 0 {
+		err = nil
+	}
+	if err != nil {
+		t.Fatalf("guest: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	t.Logf("guest output:\n%s", stdout.String())
+	got := map[string]string{}
+	for line := range strings.Lines(stdout.String()) {
+		label, res, _ := strings.Cut(strings.TrimSuffix(line, "\n"), ": ")
+		got[label] = res
+	}
+	want := map[string]string{
+		"link/dot":                 "EPERM",
+		"link/via-dot-up":          "EPERM",
+		"link/mkdir":               "ok",
+		"link/plain":               "ok",
+		"link/via-link-up":         "EPERM",
+		"link/l1-dot":              "EPERM",
+		"link/l1-chain":            "EPERM",
+		"link/mkdir-sw":            "ok",
+		"link/through-sw":          "EPERM",
+		"link/rmdir-sw-x":          "ok",
+		"link/swap-sw-x":           "EPERM",
+		"link/swap-sw-x-up":        "EPERM",
+		"link/dot-slash":           "EPERM",
+		"link/abs-inside":          "ok",
+		"link/abs-inside-readlink": `"hello.txt" ok`,
+		"link/abs-inside-read":     `"hello"`,
+		"link/abs-parent":          "EPERM",
+		"link/abs-root":            "EPERM",
+		"link/hardlink-of-link":    "ok",
+		"link/rename-link-down":    "ok",
+		"quota/small":              "ok",
+		"quota/create":             "ok",
+		"quota/truncate-2GiB":      "ENOSPC",
+		"quota/seek-write-2GiB":    "ENOSPC",
+		"quota/writeat-1TiB":       "ENOSPC",
+		"quota/write-2MiB":         "ENOSPC",
+		"quota/write-512KiB":       "ok",
+		"quota/close":              "ok",
+		"quota/sparse-size":        "524288",
+		"quota/remove-sparse":      "ok",
+		"quota/write-after-remove": "ok",
+	}
+	for label, w := range want {
+		if g, ok := got[label]; !ok {
+			t.Errorf("%s: missing from the output", label)
+		} else if g != w {
+			t.Errorf("%s: got %s, want %s", label, g, w)
+		}
+	}
+	if n, res, _ := strings.Cut(got["quota/mkdirs"], " "); res != "ENOSPC" || n < "1" {
+		t.Errorf("quota/mkdirs: %s, want some made, then ENOSPC", got["quota/mkdirs"])
+	}
+	if _, files := q.Usage(); files != 50 {
+		t.Errorf("the root holds %d entries, want the cap, 50", files)
+	}
+	assertHostConfined(t, fx.root, "g_up", "g_up2", "l1/l1/..", "l2", "p", "sw/x/../../secret.txt", "gsub/g5_moved/../..", "gsub/g5_again/../../secret.txt")
+	assertCounts(t, q, fx.root)
 }

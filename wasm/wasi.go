@@ -59,9 +59,11 @@ func (nospcListener) Before(context.Context, api.Module, api.FunctionDefinition,
 }
 
 // After changes the errno the function returns: results is a view of the
-// guest's stack, which the engine hands back to the guest after this.
+// guest's stack, which the engine hands back to the guest after this. (The
+// compiler engine passes the whole call frame, as long as the parameters;
+// the one result, the errno, is first either way.)
 func (nospcListener) After(_ context.Context, _ api.Module, _ api.FunctionDefinition, results []uint64) {
-	if len(results) == 1 && uint32(results[0]) == wasiErrnoNotsock {
+	if len(results) > 0 && uint32(results[0]) == wasiErrnoNotsock {
 		results[0] = wasiErrnoNospc
 	}
 }

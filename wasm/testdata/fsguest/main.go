@@ -5,6 +5,8 @@
 //
 // Build: GOOS=wasip1 GOARCH=wasm go build -o fsguest.wasm ./wasm/testdata/fsguest
 // Run with: fsguest ROOT OUTSIDE ZIP, working directory ROOT (PWD=ROOT).
+// Or: fsguest attack ROOT, with a disk quota of 1 MiB and 50 files, for
+// the symlink chains that lead host tools out and the quota's refusals.
 package main
 
 import (
@@ -28,6 +30,8 @@ var errnoNames = map[syscall.Errno]string{
 	syscall.EISDIR:    "EISDIR",
 	syscall.ELOOP:     "ELOOP",
 	syscall.ENOENT:    "ENOENT",
+	syscall.ENOSPC:    "ENOSPC",
+	syscall.ENOTSOCK:  "ENOTSOCK",
 	syscall.ENOSYS:    "ENOSYS",
 	syscall.ENOTDIR:   "ENOTDIR",
 	syscall.ENOTEMPTY: "ENOTEMPTY",
@@ -80,6 +84,10 @@ func list(label, dir string) {
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "attack" {
+		attack(os.Args[2])
+		return
+	}
 	if len(os.Args) != 4 {
 		fmt.Fprintln(os.Stderr, "usage: fsguest ROOT OUTSIDE ZIP")
 		os.Exit(2)
@@ -202,4 +210,64 @@ func main() {
 	fmt.Printf("rw/walk: %s %s\n", strings.Join(walked, " "), result(err))
 	check("rw/unlink", os.Remove("hello-link.txt"))
 	list("rw/list-root", ".")
+}
+
+// attack tries the symlinks that host code would follow out of the root,
+// then fills the disk quota.
+func attack(root string) {
+	// Links whose target does not point strictly down: EPERM.
+	check("link/dot", os.Symlink(".", "g4"))
+	check("link/via-dot-up", os.Symlink("g4/..", "g_up"))
+	check("link/mkdir", os.Mkdir("gsub", 0o755))
+	check("link/plain", os.Symlink("gsub", "g5"))
+	check("link/via-link-up", os.Symlink("g5/..", "g_up2"))
+	check("link/l1-dot", os.Symlink(".", "l1"))
+	check("link/l1-chain", os.Symlink("l1/l1/..", "l2"))
+	check("link/mkdir-sw", os.MkdirAll("sw/x", 0o755))
+	check("link/through-sw", os.Symlink("sw/x/../../secret.txt", "p"))
+	check("link/rmdir-sw-x", os.Remove("sw/x"))
+	check("link/swap-sw-x", os.Symlink(".", "sw/x"))
+	check("link/swap-sw-x-up", os.Symlink("..", "sw/x"))
+	check("link/dot-slash", os.Symlink("./hello.txt", "ds"))
+	check("link/abs-inside", os.Symlink(root+"/hello.txt", "abs_in"))
+	target, err := os.Readlink("abs_in")
+	fmt.Printf("link/abs-inside-readlink: %q %s\n", target, result(err))
+	read("link/abs-inside-read", "abs_in")
+	check("link/abs-parent", os.Symlink(filepath.Dir(root), "abs_parent"))
+	check("link/abs-root", os.Symlink(root, "abs_root"))
+	check("link/hardlink-of-link", os.Link("g5", "gsub/g5_again"))
+	check("link/rename-link-down", os.Rename("g5", "gsub/g5_moved"))
+
+	// The disk quota: 1 MiB and 50 files.
+	check("quota/small", os.WriteFile("small", make([]byte, 1000), 0o644))
+	f, err := os.Create("sparse")
+	check("quota/create", err)
+	if err == nil {
+		check("quota/truncate-2GiB", f.Truncate(2<<30))
+		_, err = f.Seek(2<<30, io.SeekStart)
+		if err == nil {
+			_, err = f.Write([]byte("x"))
+		}
+		check("quota/seek-write-2GiB", err)
+		_, err = f.WriteAt([]byte("x"), 1<<40)
+		check("quota/writeat-1TiB", err)
+		_, err = f.WriteAt(make([]byte, 2<<20), 0)
+		check("quota/write-2MiB", err)
+		_, err = f.WriteAt(make([]byte, 512<<10), 0)
+		check("quota/write-512KiB", err)
+		check("quota/close", f.Close())
+	}
+	fi, err := os.Stat("sparse")
+	if err == nil {
+		fmt.Printf("quota/sparse-size: %d\n", fi.Size())
+	}
+	var made int
+	for made = 0; made < 100; made++ {
+		if err = os.Mkdir(fmt.Sprintf("dir%03d", made), 0o755); err != nil {
+			break
+		}
+	}
+	fmt.Printf("quota/mkdirs: %d %s\n", made, result(err))
+	check("quota/remove-sparse", os.Remove("sparse"))
+	check("quota/write-after-remove", os.WriteFile("after", make([]byte, 900<<10), 0o644))
 }

@@ -1,0 +1,159 @@
+package hostcalls_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/hostcalls"
+)
+
+func quotaDispatcher(t *testing.T, root string, maxBytes, maxFiles int64) *hostcalls.Dispatcher {
+	t.Helper()
+	d, err := hostcalls.NewDispatcher(root, nil, hostcalls.DispatcherOptions{DiskQuotaBytes: maxBytes, DiskQuotaFiles: maxFiles})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// usageOfWalk is what a fresh quota counts in root: the truth the kept
+// counts must match.
+func usageOfWalk(t *testing.T, root string) (int64, int64) {
+	t.Helper()
+	q, err := hostcalls.NewDiskQuota(root, 1<<62, 1<<62)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q.Usage()
+}
+
+func TestDiskQuotaHelpers(t *testing.T) {
+	root := t.TempDir()
+	d := quotaDispatcher(t, root, 1000, 6)
+	steps := []struct {
+		req     m
+		wantErr string // "" = must succeed
+	}{
+		{m{"op": "write", "path": "a.txt", "content": strings.Repeat("a", 600)}, ""},
+		{m{"op": "write", "path": "b.txt", "content": strings.Repeat("b", 401)}, "write('b.txt'): disk quota exceeded: the session root holds 600 bytes of its 1000 bytes (this change needs 401 bytes more)"},
+		{m{"op": "append", "path": "a.txt", "content": strings.Repeat("a", 401)}, "append('a.txt'): disk quota exceeded"},
+		{m{"op": "write", "path": "b.txt", "content": strings.Repeat("b", 400)}, ""},
+		// Overwriting counts what the file becomes, not both copies.
+		{m{"op": "write", "path": "a.txt", "content": strings.Repeat("A", 600)}, ""},
+		{m{"op": "write", "path": "a.txt", "content": strings.Repeat("A", 601)}, "disk quota exceeded"},
+		{m{"op": "write", "path": "a.txt", "content": "short"}, ""},
+		{m{"op": "append", "path": "a.txt", "content": strings.Repeat("a", 595)}, ""},
+		// Files: a.txt, b.txt, then d1, d1/d2, d1/d2/c.txt = 5; a sixth is the last.
+		{m{"op": "write", "path": "d1/d2/c.txt", "content": ""}, ""},
+		{m{"op": "write", "path": "e.txt", "content": ""}, ""},
+		{m{"op": "write", "path": "f.txt", "content": ""}, "disk quota exceeded: the session root holds 6 of its 6 files and directories"},
+		{m{"op": "append", "path": "d3/f.txt", "content": ""}, "append('d3/f.txt'): disk quota exceeded"},
+		{m{"op": "write", "path": "d1/d2/c.txt", "content": ""}, ""}, // replaced, not added
+	}
+	for i, st := range steps {
+		_, msg := call(t, d, st.req)
+		switch {
+		case st.wantErr == "" && msg != "":
+			t.Fatalf("step %d %v: %s", i, st.req["path"], msg)
+		case st.wantErr != "" && !strings.Contains(msg, st.wantErr):
+			t.Fatalf("step %d %v: error %q, want %q", i, st.req["path"], msg, st.wantErr)
+		}
+	}
+	for _, name := range []string{"f.txt", "d3"} {
+		if _, err := os.Lstat(filepath.Join(root, name)); err == nil {
+			t.Errorf("%s was made past the quota", name)
+		}
+	}
+	gotB, gotF := d.DiskQuota().Usage()
+	wantB, wantF := usageOfWalk(t, root)
+	if gotB != wantB || gotF != wantF {
+		t.Errorf("the quota counts %d bytes, %d files; the root holds %d, %d", gotB, gotF, wantB, wantF)
+	}
+}
+
+func TestDiskQuotaErrorIs(t *testing.T) {
+	root := t.TempDir()
+	d := quotaDispatcher(t, root, 10, 0)
+	_, err := d.FS().Write("x", strings.Repeat("x", 11))
+	if !errors.Is(err, hostcalls.ErrDiskQuota) {
+		t.Fatalf("Write: %v, want ErrDiskQuota", err)
+	}
+	var qe *hostcalls.QuotaError
+	if !errors.As(err, &qe) || qe.Files || qe.Max != 10 || qe.Asked != 11 {
+		t.Errorf("QuotaError = %+v", qe)
+	}
+}
+
+// TestDiskQuotaWalk: the count at the start takes sparse files at their
+// full size, counts links and directories, and never follows a link.
+func TestDiskQuotaWalk(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	outside := filepath.Join(base, "outside")
+	for _, dir := range []string{filepath.Join(root, "sub"), outside} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "big"), make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "out")); err != nil { // 1 entry, len(outside) bytes
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(root, "sub", "sparse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 40); err != nil { // 1 TiB of holes
+		t.Fatal(err)
+	}
+	f.Close()
+	q, err := hostcalls.NewDiskQuota(root, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bytes, files := q.Usage()
+	if want := int64(1<<40 + len(outside)); bytes != want || files != 3 {
+		t.Errorf("Usage = %d bytes, %d files; want %d, 3", bytes, files, want)
+	}
+	// Over its quota from the start: it may shrink, not grow.
+	d := quotaDispatcher(t, root, 0, 0)
+	if _, msg := call(t, d, m{"op": "write", "path": "x", "content": "x"}); !strings.Contains(msg, "holds 1.0 TiB of its 1 GiB") {
+		t.Errorf("write to a root over quota: %q", msg)
+	}
+	if err := os.Remove(filepath.Join(root, "sub", "sparse")); err != nil {
+		t.Fatal(err)
+	}
+	if q, _ := hostcalls.NewDiskQuota(root, -1, -1); q == nil {
+		t.Fatal("no quota")
+	} else if b, f := q.Usage(); b != 0 || f != 0 {
+		t.Errorf("an unlimited quota counted %d bytes, %d files without need", b, f)
+	}
+}
+
+// TestDiskQuotaWalkStops: a root with more entries than the cap is not
+// walked to its end.
+func TestDiskQuotaWalkStops(t *testing.T) {
+	root := t.TempDir()
+	for i := range 50 {
+		if err := os.WriteFile(filepath.Join(root, strings.Repeat("f", i+1)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q, err := hostcalls.NewDiskQuota(root, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, files := q.Usage(); files != 11 {
+		t.Errorf("walked %d entries, want it to stop at 11", files)
+	}
+	d := quotaDispatcher(t, root, 0, 10)
+	if _, msg := call(t, d, m{"op": "write", "path": "x", "content": ""}); !strings.Contains(msg, "disk quota exceeded") {
+		t.Errorf("write to a root over its file cap: %q", msg)
+	}
+}

@@ -1,0 +1,315 @@
+package wasm_test
+
+import (
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+
+	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/wasm"
+)
+
+// errnoQuota is what GuestFS returns for a change past the disk quota
+// (ENOSPC once InstantiateWASI's module has translated it).
+const errnoQuota = experimentalsys.ENOTSOCK
+
+func newQuotaFixture(t *testing.T, maxBytes, maxFiles int64) (*hostFixture, *hostcalls.DiskQuota) {
+	t.Helper()
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	q, err := hostcalls.NewDiskQuota(root, maxBytes, maxFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := &hostFixture{base: base, root: root}
+	g, err := wasm.NewGuestFS(root, nil, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	fx.fs = g
+	return fx, q
+}
+
+// assertCounts checks that the quota's counts are what a fresh walk of
+// the root finds.
+func assertCounts(t *testing.T, q *hostcalls.DiskQuota, root string) {
+	t.Helper()
+	fresh, err := hostcalls.NewDiskQuota(root, 1<<62, 1<<62)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gb, gf := q.Usage()
+	wb, wf := fresh.Usage()
+	if gb != wb || gf != wf {
+		t.Errorf("the quota counts %d bytes and %d files; the root holds %d and %d", gb, gf, wb, wf)
+	}
+}
+
+func hostSize(t *testing.T, root, name string) int64 {
+	t.Helper()
+	info, err := os.Lstat(filepath.Join(root, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Size()
+}
+
+func TestGuestFSQuotaBytes(t *testing.T) {
+	const mib = 1 << 20
+	fx, q := newQuotaFixture(t, mib, 0)
+	g := fx.fs
+	must := func(what string, errno experimentalsys.Errno) {
+		t.Helper()
+		if errno != 0 {
+			t.Fatalf("%s: %v", what, errno)
+		}
+	}
+	refused := func(what string, errno experimentalsys.Errno) {
+		t.Helper()
+		if errno != errnoQuota {
+			t.Errorf("%s: %v, want the quota's refusal", what, errno)
+		}
+	}
+	f, errno := g.OpenFile(fx.r("a"), experimentalsys.O_CREAT|experimentalsys.O_RDWR, 0o644)
+	must("create", errno)
+	defer f.Close()
+	_, errno = f.Write(make([]byte, 512<<10))
+	must("write under the cap", errno)
+	_, errno = f.Write(make([]byte, 600<<10))
+	refused("write past the cap", errno)
+
+	// The sparse tricks: a huge hole costs its full size.
+	refused("truncate to 2 GiB", f.Truncate(2<<30))
+	_, errno = f.Seek(2<<30, io.SeekStart)
+	must("seek to 2 GiB", errno)
+	_, errno = f.Write([]byte("x"))
+	refused("write at 2 GiB", errno)
+	_, errno = f.Pwrite([]byte("x"), 1<<40)
+	refused("pwrite at 1 TiB", errno)
+	_, errno = f.Pwrite([]byte("x"), 1<<62)
+	refused("pwrite near the end of int64", errno)
+	if size := hostSize(t, fx.root, "a"); size != 512<<10 {
+		t.Errorf("the refused changes left a file of %d bytes", size)
+	}
+	assertCounts(t, q, fx.root)
+
+	// Shrinking gives room back; O_TRUNC too.
+	must("truncate to 0", f.Truncate(0))
+	_, errno = f.Pwrite(make([]byte, mib), 0)
+	must("write the whole quota", errno)
+	refused("one byte more", gfsErrno(f.Pwrite([]byte("x"), mib)))
+	f2, errno := g.OpenFile(fx.r("a"), experimentalsys.O_WRONLY|experimentalsys.O_TRUNC, 0)
+	must("open with O_TRUNC", errno)
+	must("close", f2.Close())
+	assertCounts(t, q, fx.root)
+
+	// Append mode counts from the end, whatever the offset.
+	f3, errno := g.OpenFile(fx.r("b"), experimentalsys.O_CREAT|experimentalsys.O_WRONLY|experimentalsys.O_APPEND, 0o644)
+	must("open append", errno)
+	_, errno = f3.Write(make([]byte, 700<<10))
+	must("append", errno)
+	_, errno = f3.Pwrite(make([]byte, 400<<10), 0)
+	refused("pwrite in append mode past the cap", errno)
+	must("close b", f3.Close())
+	assertCounts(t, q, fx.root)
+
+	// A hard link counts as a copy, and growth through it counts twice.
+	refused("link of 700 KiB with 324 KiB left", g.Link(fx.r("b"), fx.r("b2")))
+	must("truncate b", truncateHost(g, fx.r("b"), 300<<10))
+	must("link", g.Link(fx.r("b"), fx.r("b2")))
+	assertCounts(t, q, fx.root)
+	refused("truncate a doubly linked file past the cap", truncateHost(g, fx.r("b2"), 600<<10))
+	must("truncate a doubly linked file within it", truncateHost(g, fx.r("b2"), 500<<10))
+	assertCounts(t, q, fx.root)
+	must("unlink b", g.Unlink(fx.r("b")))
+	must("rename over a", g.Rename(fx.r("b2"), fx.r("a")))
+	assertCounts(t, q, fx.root)
+}
+
+// truncateHost truncates name through a file opened by the guest FS.
+func truncateHost(g interface {
+	OpenFile(string, experimentalsys.Oflag, os.FileMode) (experimentalsys.File, experimentalsys.Errno)
+}, name string, size int64) experimentalsys.Errno {
+	f, errno := g.OpenFile(name, experimentalsys.O_WRONLY, 0)
+	if errno != 0 {
+		return errno
+	}
+	defer f.Close()
+	return f.Truncate(size)
+}
+
+// TestGuestFSQuotaOpenUnlinked: a file removed while open keeps its space
+// until it is closed, and keeps counting: removing open files cannot
+// free the quota while the disk still holds them.
+func TestGuestFSQuotaOpenUnlinked(t *testing.T) {
+	fx, q := newQuotaFixture(t, 1<<20, 0)
+	g := fx.fs
+	f, errno := g.OpenFile(fx.r("held"), experimentalsys.O_CREAT|experimentalsys.O_RDWR, 0o644)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	if _, errno := f.Write(make([]byte, 800<<10)); errno != 0 {
+		t.Fatal(errno)
+	}
+	if errno := g.Unlink(fx.r("held")); errno != 0 {
+		t.Fatal(errno)
+	}
+	if used, _ := q.Usage(); used != 800<<10 {
+		t.Errorf("after unlink, the open file counts %d bytes, want %d", used, 800<<10)
+	}
+	// Writing on into the removed file still counts.
+	if _, errno := f.Write(make([]byte, 300<<10)); errno != errnoQuota {
+		t.Errorf("writing past the cap into a removed file: %v", errno)
+	}
+	g2, errno := g.OpenFile(fx.r("other"), experimentalsys.O_CREAT|experimentalsys.O_RDWR, 0o644)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	defer g2.Close()
+	if _, errno := g2.Write(make([]byte, 300<<10)); errno != errnoQuota {
+		t.Errorf("a new file while the removed one is open: %v", errno)
+	}
+	if errno := f.Close(); errno != 0 {
+		t.Fatal(errno)
+	}
+	if _, errno := g2.Write(make([]byte, 300<<10)); errno != 0 {
+		t.Errorf("after the removed file was closed: %v", errno)
+	}
+	assertCounts(t, q, fx.root)
+}
+
+func TestGuestFSQuotaFiles(t *testing.T) {
+	fx, q := newQuotaFixture(t, 0, 4)
+	g := fx.fs
+	steps := []struct {
+		name string
+		op   func() experimentalsys.Errno
+		want experimentalsys.Errno
+	}{
+		{"mkdir", func() experimentalsys.Errno { return g.Mkdir(fx.r("d"), 0o755) }, 0},
+		{"create", func() experimentalsys.Errno {
+			f, errno := g.OpenFile(fx.r("d/f"), experimentalsys.O_CREAT|experimentalsys.O_WRONLY, 0o644)
+			if errno == 0 {
+				f.Close()
+			}
+			return errno
+		}, 0},
+		{"symlink", func() experimentalsys.Errno { return g.Symlink("d/f", fx.r("l")) }, 0},
+		{"link", func() experimentalsys.Errno { return g.Link(fx.r("d/f"), fx.r("h")) }, 0},
+		{"mkdir past the cap", func() experimentalsys.Errno { return g.Mkdir(fx.r("e"), 0o755) }, errnoQuota},
+		{"create past the cap", func() experimentalsys.Errno {
+			_, errno := g.OpenFile(fx.r("g"), experimentalsys.O_CREAT|experimentalsys.O_WRONLY, 0o644)
+			return errno
+		}, errnoQuota},
+		{"symlink past the cap", func() experimentalsys.Errno { return g.Symlink("d", fx.r("l2")) }, errnoQuota},
+		{"link past the cap", func() experimentalsys.Errno { return g.Link(fx.r("h"), fx.r("h2")) }, errnoQuota},
+		{"open existing with O_CREAT", func() experimentalsys.Errno {
+			f, errno := g.OpenFile(fx.r("h"), experimentalsys.O_CREAT|experimentalsys.O_WRONLY, 0o644)
+			if errno == 0 {
+				f.Close()
+			}
+			return errno
+		}, 0},
+		{"rename within", func() experimentalsys.Errno { return g.Rename(fx.r("h"), fx.r("d/h")) }, 0},
+		{"unlink", func() experimentalsys.Errno { return g.Unlink(fx.r("l")) }, 0},
+		{"mkdir in the room made", func() experimentalsys.Errno { return g.Mkdir(fx.r("e"), 0o755) }, 0},
+		{"rmdir", func() experimentalsys.Errno { return g.Rmdir(fx.r("e")) }, 0},
+	}
+	for _, st := range steps {
+		if got := st.op(); got != st.want {
+			t.Errorf("%s: %v, want %v", st.name, got, st.want)
+		}
+	}
+	assertCounts(t, q, fx.root)
+}
+
+// TestGuestFSQuotaConsistent runs a long random mix of the guest's changes
+// and file helper calls on one session quota (the dispatcher's, as a
+// session shares it), then checks its counts against a walk of the root.
+func TestGuestFSQuotaConsistent(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, err := hostcalls.NewDispatcher(root, nil, hostcalls.DispatcherOptions{DiskQuotaBytes: 1 << 20, DiskQuotaFiles: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	q := d.DiskQuota()
+	g, err := wasm.NewGuestFS(root, nil, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	fx := &hostFixture{base: base, root: root, fs: g}
+	rng := rand.New(rand.NewPCG(9, 9))
+	names := []string{"a", "b", "c", "d/a", "d/b", "d/e/a", "l1", "l2"}
+	var open []experimentalsys.File
+	for i := 0; i < 3000; i++ {
+		name := fx.r(names[rng.IntN(len(names))])
+		other := fx.r(names[rng.IntN(len(names))])
+		rel := strings.TrimPrefix(name, fx.r(""))
+		switch rng.IntN(13) {
+		case 11:
+			d.FS().Write(rel, strings.Repeat("w", rng.IntN(150<<10)))
+		case 12:
+			d.FS().Append(rel, strings.Repeat("a", rng.IntN(150<<10)))
+		case 0:
+			f, errno := fx.fs.OpenFile(name, experimentalsys.O_CREAT|experimentalsys.O_RDWR, 0o644)
+			if errno == 0 {
+				open = append(open, f)
+			}
+		case 1:
+			if len(open) > 0 {
+				f := open[rng.IntN(len(open))]
+				f.Pwrite(make([]byte, rng.IntN(200<<10)), int64(rng.IntN(400<<10)))
+			}
+		case 2:
+			if len(open) > 0 {
+				open[rng.IntN(len(open))].Truncate(int64(rng.IntN(300 << 10)))
+			}
+		case 3:
+			if len(open) > 0 {
+				k := rng.IntN(len(open))
+				open[k].Close()
+				open = append(open[:k], open[k+1:]...)
+			}
+		case 4:
+			fx.fs.Unlink(name)
+		case 5:
+			fx.fs.Mkdir(name, 0o755)
+		case 6:
+			fx.fs.Rmdir(name)
+		case 7:
+			fx.fs.Rename(name, other)
+		case 8:
+			fx.fs.Link(name, other)
+		case 9:
+			fx.fs.Symlink(strings.TrimPrefix(other, fx.r("")), name)
+		case 10:
+			f, errno := fx.fs.OpenFile(name, experimentalsys.O_WRONLY|experimentalsys.O_TRUNC, 0)
+			if errno == 0 {
+				f.Write(make([]byte, rng.IntN(100<<10)))
+				f.Close()
+			}
+		}
+		if used, files := q.Usage(); used > 1<<20 || files > 60 {
+			t.Fatalf("step %d: the quota counts %d bytes, %d files: past its caps", i, used, files)
+		}
+	}
+	for _, f := range open {
+		f.Close()
+	}
+	assertCounts(t, q, fx.root)
+}
