@@ -1,0 +1,103 @@
+package attack_test
+
+import (
+	"os"
+	"testing"
+)
+
+// TestFS: files outside the session root stay out of reach, by path, by
+// '..', by symbolic links the guest makes or finds, by directory
+// descriptors and through the read-only stdlib and prelude mounts; what is
+// inside stays readable (so the refusals are not a broken filesystem).
+func TestFS(t *testing.T) {
+	run(t, []attack{
+		py("the root is readable", `print(open('inside.txt').read())`, ok, insideText),
+		py("/etc/passwd", `print(open('/etc/passwd').read())`, fail, "FileNotFoundError"),
+		py("/proc/self/environ", `print(open('/proc/self/environ').read())`, fail, "FileNotFoundError"),
+		py("/proc/self/mem", `print(open('/proc/self/mem', 'rb').read(16))`, fail, "FileNotFoundError"),
+		py("/dev/mem", `print(open('/dev/mem', 'rb').read(16))`, fail, "FileNotFoundError"),
+		py("relative ..", `print(open('../outside/secret.txt').read())`, fail, "FileNotFoundError"),
+		py("deep ..", `print(open('../../../../../../etc/passwd').read())`, fail, "Error: [Errno"),
+		py("absolute path of the secret", `print(open('{{SECRET}}').read())`, fail, "FileNotFoundError"),
+		py("the parent lists only the root", `import os; print(sorted(os.listdir('..')), sorted(os.listdir('/')))`, ok, "['root']"),
+		py("chdir out and back", `import os
+try:
+    os.chdir('../..')
+    print(os.listdir('.'), os.path.exists('{{OUTSIDE}}'))
+    print(open('outside/secret.txt').read())
+finally:
+    os.chdir('{{ROOT}}')`, fail, "FileNotFoundError"),
+		py("the operator's link out", `print(open('hostlink/secret.txt').read())`, fail, "No such file"),
+		py("the operator's link listed", `import os; print(os.listdir('hostlink'))`, fail, "No such file"),
+		py("symlink to an absolute path outside", `import os
+os.symlink('{{SECRET}}', 'abs_link')
+print(open('abs_link').read())`, fail, "Operation not permitted"),
+		py("symlink to ..", `import os; os.symlink('..', 'up'); print(os.listdir('up'))`, fail, "Operation not permitted"),
+		py("symlink chain through a symlinked folder", `import os
+os.makedirs('g1/g2', exist_ok=True)
+try:
+    os.symlink('g1/g2', 'g4')
+    os.symlink('g4/..', 'g_up')
+    print(os.listdir('g_up/..'))
+    print(open('g_up/../../outside/secret.txt').read())
+except OSError as e:
+    print('refused:', e)`, ok, "refused"),
+		py("swap a folder for a symlink", `import os, shutil
+os.makedirs('sw/x', exist_ok=True)
+shutil.rmtree('sw')
+try:
+    os.symlink('..', 'sw')
+    print(open('sw/outside/secret.txt').read())
+except OSError as e:
+    print('refused:', e)`, ok, "refused"),
+		py("os.open with O_NOFOLLOW and O_DIRECTORY flags", `import os
+fd = os.open('..', os.O_RDONLY | os.O_DIRECTORY)
+try:
+    f = os.open('outside/secret.txt', os.O_RDONLY | getattr(os, 'O_NOFOLLOW', 0), dir_fd=fd)
+    print(os.read(f, 100))
+finally:
+    os.close(fd)`, fail, "No such file"),
+		py("os.open of the secret by its path", `import os; print(os.read(os.open('{{SECRET}}', os.O_RDONLY), 100))`, fail, "No such file"),
+		py("stat of the secret", `import os; print(os.stat('{{SECRET}}'))`, fail, "No such file"),
+		py("os.walk from /", `import os
+seen = [os.path.join(d, f) for d, _, fs in os.walk('/') for f in fs if 'outside' in d or f == 'secret.txt']
+print('seen', seen)`, ok, "seen []"),
+		py("__file__ of the stdlib and ..", `import os, posixpath
+p = posixpath.join(posixpath.dirname(os.__file__), '..', '..', '..', '..', 'etc', 'passwd')
+print(open(p).read())`, fail, "Error"),
+		py("zipimport of the stdlib zip reads only the stdlib", `import zipimport, sys
+z = zipimport.zipimporter(sys.path[0])
+print(z.get_data('../../../../etc/passwd'))`, fail, "OSError"),
+		py("write into the stdlib mount", `open('/usr/local/lib/python311.zip', 'ab').write(b'x')`, fail, "Read-only file system"),
+		py("write beside the stdlib", `open('/usr/local/lib/evil.py', 'w').write('x')`, fail, "Read-only file system"),
+		py("write over the prelude", `import sys; open(sys.path[1], 'wb').write(b'x')`, fail, "Read-only file system"),
+		py("remove the prelude", `import os, sys; os.remove(sys.path[1])`, fail, "Read-only file system"),
+		py("the prelude still works", `print(read('inside.txt'))`, ok, insideText),
+		{name: "write beside the root", lang: "py", code: `open('../escape.txt', 'w').write('x')`, status: fail, want: []string{"Error"}, host: noFile("escape.txt")},
+		{name: "write to /tmp", lang: "py", code: `open('/tmp/escape-attack.txt', 'w').write('x')`, status: fail, want: []string{"Read-only file system"},
+			host: func(t *testing.T, w *world) {
+				if _, err := os.Lstat("/tmp/escape-attack.txt"); err == nil {
+					t.Error("the guest wrote /tmp/escape-attack.txt on the host")
+				}
+			}},
+		py("the read helper refuses /etc/passwd", `print(read('/etc/passwd'))`, fail, "outside the session root"),
+		py("the read helper refuses ..", `print(read('../outside/secret.txt'))`, fail, "outside the session root"),
+		py("the read helper refuses the operator's link", `print(read('hostlink/secret.txt'))`, fail, "outside the session root"),
+		py("the tree helper refuses ..", `print(tree('..'))`, fail, "outside the session root"),
+		{name: "the write helper refuses ..", lang: "py", code: `write('../escape2.txt', 'x')`, status: fail, want: []string{"outside the session root"}, host: noFile("escape2.txt")},
+
+		js("the root is readable", `print(await read('inside.txt'))`, ok, insideText),
+		js("read /etc/passwd", `print(await read('/etc/passwd'))`, fail, "outside the session root"),
+		js("read ..", `print(await read('../outside/secret.txt'))`, fail, "outside the session root"),
+		js("read the secret by its path", `print(await read('{{SECRET}}'))`, fail, "outside the session root"),
+		js("read through the operator's link", `print(await read('hostlink/secret.txt'))`, fail, "outside the session root"),
+		js("tree of ..", `print(await tree('..'))`, fail, "outside the session root"),
+		{name: "write ..", lang: "js", code: `await write('../escape3.txt', 'x')`, status: fail, want: []string{"outside the session root"}, host: noFile("escape3.txt")},
+		{name: "append to the secret", lang: "js", code: `await append('{{SECRET}}', 'x')`, status: fail, want: []string{"outside the session root"}},
+		js("require ..", `require('../outside/secret.txt')`, fail, "outside the session root"),
+		js("require /etc/passwd", `require('/etc/passwd')`, fail, "outside the session root"),
+		js("require through the operator's link", `require('./hostlink/secret.txt')`, fail, "Cannot find module"),
+		js("dynamic import of ..", `await import('../outside/secret.txt')`, fail, "Cannot find module"),
+		js("process.chdir out", `process.chdir('..'); print(await read('outside/secret.txt'))`, fail, "Error"),
+	})
+}

@@ -1,0 +1,63 @@
+package attack_test
+
+import (
+	"testing"
+	"time"
+)
+
+// TestResources: loops, allocations, recursion, output floods, exits and
+// disk bombs each stop at their cap, in time, and leave the session usable
+// (run checks 1+1 after every case).
+func TestResources(t *testing.T) {
+	const flood = 200 << 10 // a flood's output comes back cut to about 50 KB
+	run(t, []attack{
+		{name: "infinite loop", lang: "py", code: `while True: pass`, timeout: 1, status: fail,
+			want: []string{"timed out after 1 second"}, within: 8 * time.Second},
+		{name: "loop that swallows KeyboardInterrupt", lang: "py", code: `while True:
+    try:
+        while True: pass
+    except BaseException:
+        pass`, timeout: 1, status: fail, want: []string{"timed out"}, within: 15 * time.Second},
+		py("one huge allocation", `x = bytearray((1 << 31) - 1)`, fail, "MemoryError"),
+		py("allocation growth past the cap", `def grow():
+    l = []
+    while True: l.append(bytearray(1 << 20))
+grow()`, fail, "MemoryError"),
+		py("the state survives the allocation bomb", `x = 41; print(x + 1)`, ok, "42"),
+		py("deep recursion", `def f(): return f()
+f()`, fail, "RecursionError"),
+		{name: "recursion past the wasm stack", lang: "py", code: `import sys; sys.setrecursionlimit(10**8)
+def g(): return g()
+g()`, timeout: 2, status: fail, within: 15 * time.Second},
+		{name: "output flood", lang: "py", code: `while True: print('x' * 10000)`, timeout: 1, status: fail,
+			want: []string{"cut", "timed out"}, maxOut: flood, within: 8 * time.Second},
+		py("os._exit ends the interpreter only", `import os; os._exit(0)`, fail, "the Python interpreter exited with status 0"),
+		py("os._exit with a status", `import os; os._exit(77)`, fail, "exited with status 77"),
+		py("sys.exit", `import sys; sys.exit(3)`, fail, "SystemExit"),
+		{name: "log() in a loop hits the hard limit", lang: "py", code: `while True: log('x')`, timeout: 1, status: fail,
+			want: []string{"timed out after"}, within: 20 * time.Second},
+		py("a file past the disk quota", `open('big', 'wb').write(b'x' * (9 << 20))`, fail, "No space left on device"),
+		py("a sparse file past the disk quota", `f = open('sparse', 'wb'); f.seek(1 << 40); f.write(b'x'); f.close()`, fail, "No space left on device"),
+		py("the write helper past the disk quota", `write('big2', 'x' * (9 << 20))`, fail, "disk quota"),
+		py("space comes back when files go", `import os
+for f in ('big', 'sparse', 'big2'):
+    if os.path.exists(f): os.remove(f)
+open('small', 'wb').write(b'x' * (1 << 20)); print('ok')`, ok, "ok"),
+
+		{name: "infinite loop", lang: "js", code: `for (;;) {}`, timeout: 1, status: fail,
+			want: []string{"timed out after 1 second"}, within: 8 * time.Second},
+		{name: "loop that catches the interrupt", lang: "js", code: `while (true) { try { for (;;) {} } catch (e) {} }`, timeout: 1, status: fail,
+			want: []string{"timed out"}, within: 8 * time.Second},
+		js("one huge allocation", `new ArrayBuffer(2 ** 40)`, fail, "RangeError"),
+		js("a huge array", `new Array(2 ** 32)`, fail, "Invalid array length"),
+		js("deep recursion", `function f() { return f() } f()`, fail, "Maximum call stack size exceeded"),
+		{name: "output flood", lang: "js", code: `for (;;) console.log('x'.repeat(10000))`, timeout: 1, status: fail,
+			want: []string{"cut", "timed out"}, maxOut: flood, within: 8 * time.Second},
+		js("an await that never settles", `await new Promise(() => {})`, fail, "never settles"),
+		{name: "a timer that never ends", lang: "js", code: `setInterval(() => {}, 0)`, timeout: 1, status: fail,
+			want: []string{"timed out"}, within: 8 * time.Second},
+		{name: "log() in a loop hits the hard limit", lang: "js", code: `for (;;) log('x')`, timeout: 1, status: fail,
+			want: []string{"timed out after"}, within: 20 * time.Second},
+		js("the write helper past the disk quota", `await write('bigjs', 'x'.repeat(9 << 20))`, fail, "disk quota"),
+	})
+}
