@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -330,5 +331,35 @@ print('flood', sum('hold' in a for a in answers), 'refused of', len(answers))
 	}
 	if out, _ := evalLang(t, s, "py", "print('alive')"); !strings.Contains(out, "alive") {
 		t.Errorf("next cell: %q", out)
+	}
+}
+
+// TestJSHostCallsBounded: JavaScript's host calls count against the same
+// budget: large calls at once past it are refused instead of the host
+// holding a copy of each.
+func TestJSHostCallsBounded(t *testing.T) {
+	sb, err := sandbox.New(context.Background(), sandbox.Options{Host: &countingHost{delay: 500 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(context.Background())
+	// A 32 MiB session: its runtime may hold 16 MiB for calls in flight;
+	// each call below holds twice its 3 MiB request.
+	s, err := sb.NewSession(context.Background(), sandbox.SessionOptions{Root: t.TempDir(), MemoryLimitBytes: 32 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	js := `const big = 'x'.repeat(3 << 20);
+const ps = [];
+for (let i = 0; i < 4; i++) ps.push(llm(big).then(() => 'ok', (e) => e.message));
+const r = await Promise.all(ps);
+print('refused', r.filter((m) => m.includes('host calls in flight of this session hold')).length, 'ok', r.filter((m) => m === 'ok').length);
+print(r.find((m) => m !== 'ok') || '');`
+	out, _ := evalLang(t, s, "js", js)
+	t.Logf("%s", out)
+	var refused, ok int
+	fmt.Sscanf(out, "refused %d ok %d", &refused, &ok)
+	if refused != 2 || ok != 2 {
+		t.Errorf("want two calls served and two refused by the budget: %s", out)
 	}
 }

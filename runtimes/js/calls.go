@@ -64,12 +64,36 @@ func (in *instance) hostCall(call goja.FunctionCall) goja.Value {
 	case c.pending >= maxCallsInFlight:
 		_ = resolve(errorJSON("too many host calls are in flight at once (the cap is 64); lower parallel's concurrency"))
 	default:
+		// The host's copies of the request (and of its answer, until the
+		// event loop takes it) count against the session's budget for
+		// calls in flight, so that many calls of a large request cannot
+		// make the host hold many copies.
+		budget := in.opts.CallBudget
+		reserved := 2 * int64(len(req))
+		if budget != nil {
+			if err := budget.Reserve(reserved); err != nil {
+				_ = resolve(errorJSON(err.Error()))
+				return in.vm.ToValue(p)
+			}
+		}
 		c.pending++
 		c.wg.Add(1)
 		ctx := c.ctx
 		go func() {
 			defer c.wg.Done()
-			c.done <- callDone{resolve: resolve, resp: callHost(ctx, in.opts.Call, req)}
+			resp := callHost(ctx, in.opts.Call, req)
+			var held int64
+			if budget != nil {
+				budget.Release(reserved)
+				held = min(int64(len(resp)), budget.Max())
+				if err := budget.Acquire(ctx, held); err != nil {
+					held, resp = 0, errorJSON("the cell ended before the answer could be kept")
+				}
+			}
+			c.done <- callDone{resolve: resolve, resp: resp}
+			if budget != nil {
+				budget.Release(held)
+			}
 		}()
 	}
 	return in.vm.ToValue(p)
