@@ -1,8 +1,13 @@
 package attack_test
 
 import (
+	"context"
+	"errors"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/wasmeval/wasmeval/sandbox"
 )
 
 // TestFS: files outside the session root stay out of reach, by path, by
@@ -100,4 +105,34 @@ print(z.get_data('../../../../etc/passwd'))`, fail, "OSError"),
 		js("dynamic import of ..", `await import('../outside/secret.txt')`, fail, "Cannot find module"),
 		js("process.chdir out", `process.chdir('..'); print(await read('outside/secret.txt'))`, fail, "Error"),
 	})
+}
+
+// TestRootsOverlappingTheCache: no session root may be, contain or lie
+// inside the cache that later wasmeval processes load compiled code from
+// (by path or through a symlink), or a guest could plant code there.
+func TestRootsOverlappingTheCache(t *testing.T) {
+	sb := sharedSandbox(t)
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Skipf("skipped: no user cache folder: %v", err)
+	}
+	dir := filepath.Join(cache, "wasmeval")
+	inside := filepath.Join(dir, "attack-inside")
+	if err := os.MkdirAll(inside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(inside)
+	link := filepath.Join(t.TempDir(), "cache-link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, root := range []string{dir, cache, inside, link} {
+		s, err := sb.NewSession(context.Background(), sandbox.SessionOptions{Root: root})
+		if err == nil {
+			s.Close(context.Background())
+		}
+		if !errors.Is(err, sandbox.ErrRootOverlap) {
+			t.Errorf("NewSession with the root %s: %v, want ErrRootOverlap", root, err)
+		}
+	}
 }

@@ -58,6 +58,12 @@ open('small', 'wb').write(b'x' * (1 << 20)); print('ok')`, ok, "ok"),
 			want: []string{"timed out"}, within: 8 * time.Second},
 		{name: "log() in a loop hits the hard limit", lang: "js", code: `for (;;) log('x')`, timeout: 1, status: fail,
 			want: []string{"timed out after"}, within: 20 * time.Second},
+		js("throw a Proxy", `throw new Proxy({}, {})`, fail, "Uncaught"),
+		js("throw a Proxy whose traps throw", `throw new Proxy({}, {get() { throw new Error('trap') }})`, fail, "Uncaught"),
+		js("reject with a Proxy in an async path", `await Promise.reject(new Proxy({}, {get() { throw 1 }}))`, fail, "Uncaught"),
+		js("an unawaited async throw of a Proxy", `(async () => { throw new Proxy({}, {getPrototypeOf() { throw 1 }}) })(); await null`, fail, "Uncaught"),
+		js("throw an object whose getters throw", `throw {get message() { throw 1 }, toString() { throw 2 }}`, fail, "Uncaught"),
+		js("a Proxy that throws itself", `const p = new Proxy(function () {}, {apply() { throw p }}); p()`, fail, "Uncaught"),
 		js("the write helper past the disk quota", `await write('bigjs', 'x'.repeat(9 << 20))`, fail, "disk quota"),
 	})
 }
