@@ -44,10 +44,15 @@ func NewCallBudget(max, maxResponse int64) *CallBudget {
 }
 
 // Reserve takes n bytes of the budget at once, or returns an error that
-// says how much the session's calls hold already.
+// says how much the session's calls hold already. It may take room that an
+// answer waits for (Acquire): answers can wait, the guest cannot.
 func (b *CallBudget) Reserve(n int64) error {
 	if n <= 0 {
 		return nil
+	}
+	if n > b.p.size {
+		return fmt.Errorf("the request needs %s of host memory, more than the %s a host call of this session may carry; send less at once (write large content in parts with append)",
+			sizeText(n), sizeText(b.p.size))
 	}
 	if !b.p.tryAcquire(n, true) {
 		return fmt.Errorf("the host calls in flight of this session hold %s of the %s they may (this call needs %s more); wait for some to finish, or run fewer at once",

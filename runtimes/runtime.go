@@ -60,9 +60,10 @@ type InstanceOptions struct {
 	// means no quota.
 	DiskQuota *hostcalls.DiskQuota
 	// CallBudget bounds the host memory the runtime holds for the guest's
-	// host calls in flight: a runtime reserves each call's request and
-	// largest response before copying the request out of the guest, and
-	// refuses the call when the budget is spent. Nil means no bound.
+	// host calls in flight: a runtime reserves a call's request before
+	// copying it out of the guest (refusing the call when the budget is
+	// spent), and holds room for the answer until the guest has taken it
+	// (see hostcalls.CallBudget). Nil means no bound.
 	CallBudget *hostcalls.CallBudget
 }
 
