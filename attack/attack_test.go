@@ -60,7 +60,7 @@ func sharedSandbox(t *testing.T) *sandbox.Sandbox {
 
 // world is a session root with things around it that no guest may reach:
 // a secret file in a sibling folder, and an operator's symbolic link in the
-// root that points at that folder.
+// root that points at that folder (and one that stays inside).
 type world struct {
 	base, root, outside, secret string
 }
@@ -82,6 +82,9 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	if err := os.Symlink(w.outside, filepath.Join(w.root, "hostlink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("inside.txt", filepath.Join(w.root, "innerlink")); err != nil {
 		t.Fatal(err)
 	}
 	return w

@@ -34,6 +34,9 @@ finally:
     os.chdir('{{ROOT}}')`, fail, "FileNotFoundError"),
 		py("the operator's link out", `print(open('hostlink/secret.txt').read())`, fail, "No such file"),
 		py("the operator's link listed", `import os; print(os.listdir('hostlink'))`, fail, "No such file"),
+		py("the operator's link's target", `import os; print(os.readlink('hostlink'))`, fail, "Permission denied"),
+		py("realpath of the operator's link", `import os; print(os.path.realpath('hostlink/secret.txt'))`, fail, "Permission denied"),
+		py("an operator's link inside the root still reads", `import os; print(os.readlink('innerlink'))`, ok, "inside.txt"),
 		py("symlink to an absolute path outside", `import os
 os.symlink('{{SECRET}}', 'abs_link')
 print(open('abs_link').read())`, fail, "Operation not permitted"),

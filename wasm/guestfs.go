@@ -780,7 +780,18 @@ func (g *GuestFS) Readlink(name string) (string, experimentalsys.Errno) {
 	if err != nil {
 		return "", experimentalsys.UnwrapOSError(err)
 	}
-	return filepath.ToSlash(target), 0
+	target = filepath.ToSlash(target)
+	// A link made on the host (Symlink stores only downward targets) may
+	// lead out of the root: its target is a host path the guest must not
+	// read.
+	p := target
+	if !path.IsAbs(p) {
+		p = path.Join(path.Dir(n.path), p)
+	}
+	if p = path.Clean(p); p != g.rootPath && !strings.HasPrefix(p, g.rootPath+"/") {
+		return "", experimentalsys.EACCES
+	}
+	return target, 0
 }
 
 // Utimens implements the same method as documented on experimental/sys.FS.
