@@ -115,6 +115,14 @@ func New(o Options) (*Client, error) {
 	for _, vs := range parsed.Query() {
 		c.secrets = append(c.secrets, vs...)
 	}
+	// An endpoint may echo them URL-encoded, as they went out.
+	for _, sec := range c.secrets {
+		for _, esc := range []string{url.QueryEscape(sec), url.PathEscape(sec)} {
+			if esc != sec {
+				c.secrets = append(c.secrets, esc)
+			}
+		}
+	}
 	// Longest first, so a secret that contains another is replaced whole.
 	slices.SortFunc(c.secrets, func(a, b string) int { return len(b) - len(a) })
 	return c, nil

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -168,15 +169,16 @@ func TestNoKeyNoHeader(t *testing.T) {
 func TestSecretsStayOnTheHost(t *testing.T) {
 	const (
 		user  = "alice-canary"
-		pass  = "pw-canary-123"
+		pass  = "pw-canary/123@x"
 		query = "qk-canary-456"
 		key   = "sk-canary-789"
 	)
-	secrets := []string{user, pass, query, key}
+	secrets := []string{user, pass, url.QueryEscape(pass), url.PathEscape(pass), query, key}
 	echo := func(w http.ResponseWriter, r *http.Request, status int) {
 		// An endpoint that echoes what it was sent, as some do in errors.
 		w.WriteHeader(status)
-		fmt.Fprintf(w, `{"error":{"message":"bad request to %s with %s"}}`, "http://"+user+":"+pass+"@"+r.Host+r.URL.String(), r.Header.Get("Authorization"))
+		fmt.Fprintf(w, `{"error":{"message":"bad request to %s with %s (%s, %s)"}}`, "http://"+url.UserPassword(user, pass).String()+"@"+r.Host+r.URL.String(),
+			r.Header.Get("Authorization"), url.QueryEscape(pass), pass)
 	}
 	plain := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -203,7 +205,7 @@ func TestSecretsStayOnTheHost(t *testing.T) {
 	closed.Close()
 
 	withSecrets := func(base, path string) string {
-		return strings.Replace(base, "://", "://"+user+":"+pass+"@", 1) + path + "?api_key=" + query
+		return strings.Replace(base, "://", "://"+url.UserPassword(user, pass).String()+"@", 1) + path + "?api_key=" + query
 	}
 	tests := []struct {
 		name, url string

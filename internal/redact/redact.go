@@ -71,16 +71,17 @@ var (
 // lines) replaced by Mark. Secrets shorter than 4 bytes are ignored: they
 // would redact ordinary words.
 func Text(s string, secrets ...string) string {
-	for _, sec := range secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, Mark)
-		}
-	}
+	// URLs first: a secret replaced inside one would leave it unparsable.
 	s = urlRE.ReplaceAllStringFunc(s, func(m string) string {
 		// Trailing punctuation is the sentence's, not the URL's.
 		trim := strings.TrimRight(m, ".,;:)]}")
 		return URLString(trim) + m[len(trim):]
 	})
+	for _, sec := range secrets {
+		if len(sec) >= 4 {
+			s = strings.ReplaceAll(s, sec, Mark)
+		}
+	}
 	s = schemeRE.ReplaceAllString(s, "$1$2"+Mark)
 	return assignRE.ReplaceAllString(s, "$1$2"+Mark)
 }
