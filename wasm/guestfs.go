@@ -72,7 +72,10 @@ const syntheticDev = 0x7761736d // "wasm"
 // never less than the lexical one. Renames and hard links move links but do
 // not change their text, so they keep that property. Links planted in the
 // root by the host before the session are the host's own: the guest's view
-// confines them, host tools follow them as the host made them.
+// confines them, host tools follow them as the host made them, and the
+// guest may remove such a link but not rename it or link it elsewhere (a
+// link moved up the tree leads further out). A directory that holds one
+// can still be renamed.
 // Hard links need a source inside the root.
 //
 // # Errors
@@ -84,7 +87,8 @@ const syntheticDev = 0x7761736d // "wasm"
 //     directories and the root's own directory entry. (A rename across the
 //     boundary would be EXDEV, which wazero's errno set lacks.)
 //   - EPERM: a symlink whose target does not point strictly downward (see
-//     above); a hard link whose source is outside the root.
+//     above), or a rename or hard link of one; a hard link whose source is
+//     outside the root.
 //   - EACCES: opening a FIFO, socket or device file found in the root (opening
 //     one could block the host thread).
 //   - ENOENT: anything that is not part of the guest's tree.
@@ -616,7 +620,9 @@ func (g *GuestFS) Chmod(name string, perm fs.FileMode) experimentalsys.Errno {
 // Rename implements the same method as documented on experimental/sys.FS.
 // Both paths must be inside the root; otherwise the result is EROFS, as the
 // directory entry outside the root cannot change. Like os.Root.Rename, it does
-// not replace an existing directory (EEXIST), even an empty one.
+// not replace an existing directory (EEXIST), even an empty one. A symlink
+// whose target does not point strictly downward (one the host planted) is
+// not moved (EPERM).
 func (g *GuestFS) Rename(from, to string) experimentalsys.Errno {
 	src, errno := g.resolve(from, false)
 	if errno != 0 {
@@ -631,6 +637,8 @@ func (g *GuestFS) Rename(from, to string) experimentalsys.Errno {
 		return errno
 	case !src.writable(), !dst.writable():
 		return experimentalsys.EROFS
+	case !g.movable(src):
+		return experimentalsys.EPERM
 	}
 	rename := func() error { return g.root.Rename(src.rel, dst.rel) }
 	if g.quota == nil {
@@ -684,7 +692,8 @@ func (g *GuestFS) Unlink(name string) experimentalsys.Errno {
 
 // Link implements the same method as documented on experimental/sys.FS.
 // The source must be inside the root (EPERM otherwise); a symlink source is
-// linked itself, not its target.
+// linked itself, not its target, and only when its target points strictly
+// downward (EPERM otherwise).
 func (g *GuestFS) Link(oldName, newName string) experimentalsys.Errno {
 	src, errno := g.resolve(oldName, false)
 	switch {
@@ -703,6 +712,8 @@ func (g *GuestFS) Link(oldName, newName string) experimentalsys.Errno {
 		return experimentalsys.EEXIST
 	case !dst.writable():
 		return experimentalsys.EROFS
+	case !g.movable(src):
+		return experimentalsys.EPERM
 	}
 	// The new entry counts as a copy: the source's bytes again.
 	size := func() int64 {
@@ -712,6 +723,25 @@ func (g *GuestFS) Link(oldName, newName string) experimentalsys.Errno {
 		return 0
 	}
 	return g.create(size, func() error { return g.root.Link(src.rel, dst.rel) })
+}
+
+// movable reports whether the guest may give n another name (rename, hard
+// link): anything but a symlink the host planted whose target does not
+// point strictly downward. Such a link, moved up the tree, would lead host
+// tools further out than where the host put it.
+func (g *GuestFS) movable(n node) bool {
+	if !n.isSymlink() {
+		return true
+	}
+	target, err := g.root.Readlink(n.rel)
+	if err != nil {
+		return false
+	}
+	if target = filepath.ToSlash(target); strings.HasPrefix(target, "/") {
+		return false
+	}
+	_, ok := downwardTarget(target, "")
+	return ok
 }
 
 // Symlink implements the same method as documented on experimental/sys.FS.
