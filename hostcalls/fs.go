@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // FS is the confined filesystem of a session: every path is resolved
@@ -139,7 +140,9 @@ func (f *FS) read(p string, offset, limit int, charge func(int64) error) (string
 	if offset < 1 {
 		return "", &FSError{Op: "read", Path: p, Reason: fmt.Sprintf("offset is %d; lines count from 1", offset)}
 	}
-	file, err := f.root.Open(rel)
+	// O_NONBLOCK: opening a named pipe planted in the root must not hang
+	// the host; it is refused below, as anything but a regular file is.
+	file, err := f.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "", fail("read", p, err)
 	}
@@ -293,9 +296,17 @@ func (f *FS) Append(p, content string) (string, error) {
 			return "", quotaFail("append", p, err)
 		}
 	}
-	file, err := f.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	// O_NONBLOCK: a named pipe planted in the root must not hang the host.
+	file, err := f.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
 		return "", fail("append", p, err)
+	}
+	if st, err := file.Stat(); err != nil || !st.Mode().IsRegular() {
+		file.Close()
+		if err != nil {
+			return "", fail("append", p, err)
+		}
+		return "", &FSError{Op: "append", Path: p, Reason: "it is not a regular file"}
 	}
 	_, err = io.WriteString(file, content)
 	if q != nil {

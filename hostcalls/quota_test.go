@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
 )
@@ -155,5 +157,32 @@ func TestDiskQuotaWalkStops(t *testing.T) {
 	d := quotaDispatcher(t, root, 0, 10)
 	if _, msg := call(t, d, m{"op": "write", "path": "x", "content": ""}); !strings.Contains(msg, "disk quota exceeded") {
 		t.Errorf("write to a root over its file cap: %q", msg)
+	}
+}
+
+// TestNamedPipeDoesNotHang: a named pipe planted in the root is refused by
+// read and append at once, not waited on.
+func TestNamedPipeDoesNotHang(t *testing.T) {
+	root := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	d := quotaDispatcher(t, root, 0, 0)
+	done := make(chan string, 2)
+	go func() {
+		_, msg := call(t, d, m{"op": "read", "path": "fifo"})
+		done <- msg
+		_, msg = call(t, d, m{"op": "append", "path": "fifo", "content": "x"})
+		done <- msg
+	}()
+	for _, op := range []string{"read", "append"} {
+		select {
+		case msg := <-done:
+			if !strings.HasPrefix(msg, op+"('fifo'): ") {
+				t.Errorf("%s of a named pipe: %q", op, msg)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s of a named pipe hangs", op)
+		}
 	}
 }
