@@ -439,6 +439,7 @@ func (g *GuestFS) openHost(rel string, flag experimentalsys.Oflag, perm fs.FileM
 	// A file created or truncated changes the root: measure it before.
 	var before fs.FileInfo
 	changes := q != nil && flag&(experimentalsys.O_CREAT|experimentalsys.O_TRUNC) != 0
+	creates := false
 	if changes {
 		info, err := g.root.Lstat(rel)
 		switch {
@@ -448,6 +449,7 @@ func (g *GuestFS) openHost(rel string, flag experimentalsys.Oflag, perm fs.FileM
 			if q.CheckLocked(0, 1) != nil {
 				return nil, errnoQuota
 			}
+			creates = true
 		}
 	}
 	f, err := g.root.OpenFile(rel, osFlag(flag), perm.Perm())
@@ -470,9 +472,9 @@ func (g *GuestFS) openHost(rel string, flag experimentalsys.Oflag, perm fs.FileM
 	}
 	if q != nil {
 		switch {
-		case !changes:
-		case before == nil:
+		case creates:
 			q.AddLocked(entryBytes(info), 1)
+		case before == nil:
 		case os.SameFile(before, info):
 			q.AddLocked(growth(before.Size(), info.Size(), links(before)), 0)
 		}
