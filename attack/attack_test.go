@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -59,8 +60,9 @@ func sharedSandbox(t *testing.T) *sandbox.Sandbox {
 }
 
 // world is a session root with things around it that no guest may reach:
-// a secret file in a sibling folder, and an operator's symbolic link in the
-// root that points at that folder (and one that stays inside).
+// a secret file in a sibling folder, operator's symbolic links in the root
+// that point at that folder (and one that stays inside), and a named pipe
+// that would block whoever opens it.
 type world struct {
 	base, root, outside, secret string
 }
@@ -85,6 +87,12 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("inside.txt", filepath.Join(w.root, "innerlink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(w.outside, filepath.Join(w.root, "hostlink2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(w.root, "pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return w

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/wasmeval/wasmeval/sandbox"
 )
@@ -35,6 +36,13 @@ finally:
 		py("the operator's link out", `print(open('hostlink/secret.txt').read())`, fail, "No such file"),
 		py("the operator's link listed", `import os; print(os.listdir('hostlink'))`, fail, "No such file"),
 		py("the operator's link's target", `import os; print(os.readlink('hostlink'))`, fail, "Permission denied"),
+		py("move the operator's link deeper", `import os; os.makedirs('deeper', exist_ok=True); os.rename('hostlink2', 'deeper/hl')`, fail, "Operation not permitted"),
+		py("hard-link the operator's link", `import os; os.link('hostlink2', 'hl_copy')`, fail, "Operation not permitted"),
+		py("remove the operator's link", `import os; os.remove('hostlink2'); print(os.path.lexists('hostlink2'))`, ok, "False"),
+		{name: "open a named pipe", lang: "py", code: `print(open('pipe').read())`, status: fail, want: []string{"Permission denied"}, within: 5 * time.Second},
+		{name: "write a named pipe", lang: "py", code: `open('pipe', 'w').write('x')`, status: fail, want: []string{"Permission denied"}, within: 5 * time.Second},
+		{name: "the read helper on a named pipe", lang: "py", code: `print(read('pipe'))`, status: fail, want: []string{"not a regular file"}, within: 5 * time.Second},
+		{name: "the append helper on a named pipe", lang: "py", code: `append('pipe', 'x')`, status: fail, want: []string{"append('pipe')"}, within: 5 * time.Second},
 		py("realpath of the operator's link", `import os; print(os.path.realpath('hostlink/secret.txt'))`, fail, "Permission denied"),
 		py("an operator's link inside the root still reads", `import os; print(os.readlink('innerlink'))`, ok, "inside.txt"),
 		py("symlink to an absolute path outside", `import os
@@ -106,6 +114,8 @@ print(z.get_data('../../../../etc/passwd'))`, fail, "OSError"),
 		js("require /etc/passwd", `require('/etc/passwd')`, fail, "outside the session root"),
 		js("require through the operator's link", `require('./hostlink/secret.txt')`, fail, "Cannot find module"),
 		js("dynamic import of ..", `await import('../outside/secret.txt')`, fail, "Cannot find module"),
+		{name: "read a named pipe", lang: "js", code: `await read('pipe')`, status: fail, want: []string{"not a regular file"}, within: 5 * time.Second},
+		{name: "require a named pipe", lang: "js", code: `require('./pipe')`, status: fail, want: []string{"Cannot find module './pipe'"}, within: 8 * time.Second},
 		js("process.chdir out", `process.chdir('..'); print(await read('outside/secret.txt'))`, fail, "Error"),
 	})
 }
