@@ -53,6 +53,8 @@ Flags:
               directory). It must not be, contain or lie inside wasmeval's
               cache ($XDG_CACHE_HOME/wasmeval or ~/.cache/wasmeval), so not
               $HOME: that is refused with status 2
+  --memory-limit SIZE, --disk-quota SIZE, --disk-quota-files N
+              the session's limits (see Limits below)
   --tools-mcp 'CMD ARGS'
               run CMD as an MCP server over stdio (split on spaces, with
               '...' and "..." quoting; no shell) and let tool.<name>(args)
@@ -70,7 +72,9 @@ Flags:
               when unset)
   --llm-model-smol NAME, --llm-model-slow NAME
               the models for 'smol' and 'slow' (default: --llm-model)
-`
+
+Limits:
+` + limitUsage
 
 // maxLineBytes is the longest request line eval reads.
 var maxLineBytes = 16 << 20
@@ -83,12 +87,12 @@ type evalSession interface {
 
 // openSession starts the sandbox and the one session eval runs in; host
 // may be nil.
-var openSession = func(ctx context.Context, root string, host hostcalls.Host, logger *slog.Logger) (evalSession, error) {
+var openSession = func(ctx context.Context, opts sandbox.SessionOptions, host hostcalls.Host, logger *slog.Logger) (evalSession, error) {
 	sb, err := sandbox.New(ctx, sandbox.Options{Logger: logger, Host: host})
 	if err != nil {
 		return nil, err
 	}
-	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: root, Checkpoints: true})
+	s, err := sb.NewSession(ctx, opts)
 	if err != nil {
 		sb.Close(ctx)
 		return nil, err
@@ -121,6 +125,8 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.SetOutput(&flagOut)
 	fs.Usage = func() { fmt.Fprint(&flagOut, evalUsage) }
 	cwd := fs.String("cwd", "", "the session root (default: the current directory)")
+	var lf limitFlags
+	lf.register(fs)
 	var hf hostFlags
 	fs.StringVar(&hf.toolsMCP, "tools-mcp", "", "an MCP server command whose tools tool.<name>() calls")
 	fs.StringVar(&hf.llmURL, "llm-url", "", "an OpenAI-compatible chat-completions endpoint for llm()")
@@ -153,6 +159,12 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return exitInvalid
 	}
 	root, _ = filepath.Abs(root)
+	if err := lf.check(); err != nil {
+		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
+		return exitInvalid
+	}
+	opts := sandbox.SessionOptions{Root: root, Checkpoints: true}
+	lf.apply(&opts)
 
 	host, closeHost, code := hf.host(ctx, stderr)
 	if code != exitOK {
@@ -161,7 +173,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer closeHost()
 
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	sess, err := openSession(ctx, root, host, logger)
+	sess, err := openSession(ctx, opts, host, logger)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
 		if errors.Is(err, sandbox.ErrRootOverlap) {

@@ -61,7 +61,7 @@ func withFakeSession(t *testing.T) *fakeSession {
 	t.Helper()
 	f := &fakeSession{}
 	old := openSession
-	openSession = func(ctx context.Context, root string, host hostcalls.Host, logger *slog.Logger) (evalSession, error) {
+	openSession = func(ctx context.Context, opts sandbox.SessionOptions, host hostcalls.Host, logger *slog.Logger) (evalSession, error) {
 		return f, nil
 	}
 	t.Cleanup(func() { openSession = old })
@@ -329,8 +329,8 @@ func TestCommandLine(t *testing.T) {
 func TestEvalDefaultCwd(t *testing.T) {
 	var gotRoot string
 	old := openSession
-	openSession = func(ctx context.Context, root string, host hostcalls.Host, logger *slog.Logger) (evalSession, error) {
-		gotRoot = root
+	openSession = func(ctx context.Context, opts sandbox.SessionOptions, host hostcalls.Host, logger *slog.Logger) (evalSession, error) {
+		gotRoot = opts.Root
 		return &fakeSession{}, nil
 	}
 	t.Cleanup(func() { openSession = old })

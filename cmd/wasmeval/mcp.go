@@ -50,13 +50,20 @@ Flags:
   --max-sessions N
         the most sessions kept; one more evicts the least recently used idle
         session (default 100)
-`
+  --memory-budget SIZE
+        the host memory all sessions together may hold (default: half the
+        machine's memory, at most 4GiB; "none" for no cap)
+` + limitUsage
 
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var workspace, cacheDir string
 	var idle time.Duration
 	var maxSessions int
+	var limits limitFlags
+	var memoryBudget byteSize
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	limits.register(fs)
+	fs.Var(&memoryBudget, "memory-budget", "")
 	var flagOut bytes.Buffer
 	fs.SetOutput(&flagOut)
 	fs.Usage = func() {}
@@ -83,6 +90,10 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "wasmeval mcp: --idle-timeout %s: give a positive duration, or 0 for never\n", idle)
 		return exitInvalid
 	}
+	if err := limits.check(); err != nil {
+		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
+		return exitInvalid
+	}
 	if idle == 0 {
 		idle = -1 // the manager's "never"
 	}
@@ -94,8 +105,10 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitHost
 	}
 	defer sb.Close(context.WithoutCancel(ctx))
+	sessOpts := sandbox.SessionOptions{Checkpoints: true}
+	limits.apply(&sessOpts)
 	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: workspace, IdleTimeout: idle, MaxSessions: maxSessions,
-		Session: sandbox.SessionOptions{Checkpoints: true}})
+		MemoryBudgetBytes: memoryBudget.n, Session: sessOpts})
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
 		return exitHost

@@ -85,7 +85,11 @@ Flags:
         code to 200 characters
   --cache-dir DIR
         the wasm compilation cache (default: the user cache folder)
-  --call-timeout DURATION
+  --memory-budget SIZE
+        the host memory all sessions together may hold, like 8GiB; past it
+        idle sessions are trimmed, then the largest idle ones evicted
+        (default: half the machine's memory, at most 4GiB; "none" for no cap)
+` + limitUsage + `  --call-timeout DURATION
         how long a streaming client has to answer a host call before the
         guest's helper fails with a timeout error (default 60s)
   --tools-mcp 'CMD ARGS'
@@ -119,6 +123,8 @@ type serveConfig struct {
 	maxBody                                          int64
 	callTimeout                                      time.Duration
 	host                                             hostFlags
+	limits                                           limitFlags
+	memoryBudget                                     byteSize
 }
 
 func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int, bool) {
@@ -128,6 +134,8 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 	fs.SetOutput(&flagOut)
 	fs.Usage = func() {}
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "")
+	c.limits.register(fs)
+	fs.Var(&c.memoryBudget, "memory-budget", "")
 	fs.Var(&c.tokens, "token", "")
 	fs.StringVar(&c.tokensFile, "tokens-file", "", "")
 	fs.StringVar(&c.workspace, "workspace", "", "")
@@ -176,6 +184,9 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 		return bad("--call-timeout %s: give a positive duration, like 30s or 2m", c.callTimeout)
 	case c.idle < 0:
 		return bad("--idle-timeout %s: give a positive duration, or 0 for never", c.idle)
+	}
+	if err := c.limits.check(); err != nil {
+		return bad("%v", err)
 	}
 	return c, exitOK, true
 }
@@ -249,10 +260,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if idle == 0 {
 		idle = -1 // the manager's "never"
 	}
+	// Untrusted agents: a runaway cell rolls back instead of costing the
+	// session its Python state.
+	sessOpts := sandbox.SessionOptions{Checkpoints: true}
+	c.limits.apply(&sessOpts)
 	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: c.workspace, IdleTimeout: idle, MaxSessions: c.maxSessions,
-		// Untrusted agents: a runaway cell rolls back instead of costing
-		// the session its Python state.
-		Session: sandbox.SessionOptions{Checkpoints: true}})
+		MemoryBudgetBytes: c.memoryBudget.n, Session: sessOpts})
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
 		return exitHost
