@@ -95,6 +95,47 @@
     writable: true, configurable: true, enumerable: false,
   });
 
+  // sort without a comparator compares the elements' strings (numbers for
+  // typed arrays) in native code, which no interrupt stops: a million
+  // numbers took 8 s, ten million would take minutes. A long array is
+  // sorted with the same order given as a JavaScript comparator instead,
+  // which an interrupt does stop; the limits keep a native sort near 1 s.
+  const nativeSortLimit = 100000;
+  const nativeTypedSortLimit = 1000000;
+  const stringOrder = (a, b) => {
+    const x = `${a}`;
+    const y = `${b}`;
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+  const numericOrder = (a, b) => {
+    if (a < b) return -1;
+    if (a > b) return 1;
+    if (a !== a) return b !== b ? 0 : 1; // NaN last
+    if (b !== b) return -1;
+    if (a === 0 && b === 0) return Object.is(a, -0) ? (Object.is(b, -0) ? 0 : -1) : (Object.is(b, -0) ? 1 : 0);
+    return 0;
+  };
+  function sortWith(proto, name, order, limit) {
+    const original = proto[name];
+    const wrapped = {
+      [name](compare) {
+        if (compare === undefined && toLength(this && this.length) > limit) {
+          return apply(original, this, [order]);
+        }
+        return apply(original, this, arguments);
+      },
+    }[name];
+    Object.defineProperty(wrapped, 'length', { value: original.length });
+    Object.defineProperty(proto, name, { value: wrapped, writable: true, configurable: true, enumerable: false });
+  }
+  sortWith(Array.prototype, 'sort', stringOrder, nativeSortLimit);
+  if (typeof Array.prototype.toSorted === 'function') sortWith(Array.prototype, 'toSorted', stringOrder, nativeSortLimit);
+  const typedArrayProto = Object.getPrototypeOf(Int8Array.prototype);
+  sortWith(typedArrayProto, 'sort', numericOrder, nativeTypedSortLimit);
+  if (typeof typedArrayProto.toSorted === 'function') {
+    sortWith(typedArrayProto, 'toSorted', numericOrder, nativeTypedSortLimit);
+  }
+
   // JSON.stringify recurses in native code, in time quadratic in the depth
   // (its cycle check) that no interrupt can stop, and without limit: a
   // linked list of a million nodes would hang the session for an hour and
@@ -175,4 +216,129 @@
       return 0;
     });
   }
+
+  // BigInt operators. The host rewrites **, << and >> (and their
+  // assignments) in the guest's code into calls of these, unless an operand
+  // is a number literal (runtimes/js/source.go): a BigInt result past
+  // maxBigIntBits would be a native allocation of any size, which ends the
+  // host process when it fails. Each converts its operands once, in order,
+  // as the operator does, and then applies it.
+  const maxBigIntBits = BigInt(host.maxBigIntBits);
+  const bigIntBits = host.bigIntBits; // the bit length of |x|
+  const tooBig = () => new RangeError('Maximum BigInt size exceeded');
+  const numeric = (v) => -(-v); // ToNumeric, and nothing else
+  function pow(a, b) {
+    const x = numeric(a);
+    const y = numeric(b);
+    if (typeof x === 'bigint' && typeof y === 'bigint' && y > 1n) {
+      const bits = BigInt(bigIntBits(x));
+      if (bits > 1n && (y >= maxBigIntBits || (bits - 1n) * y >= maxBigIntBits)) throw tooBig();
+    }
+    return x ** y;
+  }
+  function shl(a, b) {
+    const x = numeric(a);
+    const y = numeric(b);
+    if (typeof x === 'bigint' && typeof y === 'bigint' && y > 0n && x !== 0n &&
+        BigInt(bigIntBits(x)) + y > maxBigIntBits) {
+      throw tooBig();
+    }
+    return x << y;
+  }
+  function sar(a, b) {
+    const x = numeric(a);
+    const y = numeric(b);
+    if (typeof x === 'bigint' && typeof y === 'bigint' && y < 0n && x !== 0n &&
+        BigInt(bigIntBits(x)) - y > maxBigIntBits) {
+      throw tooBig();
+    }
+    return x >> y;
+  }
+  const assignOps = { '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar };
+  // assign is `object[key] op= right`, with object and key evaluated once.
+  function assign(object, key, op, right) {
+    const k = typeof key === 'symbol' ? key : String(key);
+    return (object[k] = assignOps[op](object[k], right));
+  }
+  internal.operators = { '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar, '%wasmeval.assign': assign };
+
+  // BigInt.asIntN and asUintN compute 2 ** bits first; BigInt(text)
+  // parses in time quadratic in the length of the text.
+  const maxBigIntDigits = 100000;
+  const { asIntN, asUintN } = BigInt;
+  Object.defineProperty(BigInt, 'asIntN', {
+    value: function asIntN_(bits, bigint) {
+      const n = Number(bits);
+      if (n > host.maxBigIntBits) {
+        const x = BigInt(bigint);
+        if (bigIntBits(x) < n) return x;
+        throw tooBig();
+      }
+      return apply(asIntN, BigInt, [bits, bigint]);
+    },
+    writable: true, configurable: true, enumerable: false,
+  });
+  Object.defineProperty(BigInt, 'asUintN', {
+    value: function asUintN_(bits, bigint) {
+      const n = Number(bits);
+      if (n > host.maxBigIntBits) {
+        const x = BigInt(bigint);
+        if (x >= 0n && bigIntBits(x) <= n) return x;
+        throw tooBig();
+      }
+      return apply(asUintN, BigInt, [bits, bigint]);
+    },
+    writable: true, configurable: true, enumerable: false,
+  });
+  Object.defineProperty(BigInt.asIntN, 'name', { value: 'asIntN' });
+  Object.defineProperty(BigInt.asUintN, 'name', { value: 'asUintN' });
+  const nativeBigInt = BigInt;
+  const bigIntWrapper = {
+    BigInt(value) {
+      if (new.target !== undefined) throw new TypeError('BigInt is not a constructor');
+      if (typeof value === 'string' && value.length > maxBigIntDigits) {
+        throw new RangeError(`BigInt: the text has ${value.length} characters, more than the ${maxBigIntDigits} the sandbox parses`);
+      }
+      return nativeBigInt(value);
+    },
+  }.BigInt;
+  for (const key of Reflect.ownKeys(nativeBigInt)) {
+    if (key !== 'name' && key !== 'length') {
+      Object.defineProperty(bigIntWrapper, key, Object.getOwnPropertyDescriptor(nativeBigInt, key));
+    }
+  }
+  Object.defineProperty(nativeBigInt.prototype, 'constructor', {
+    value: bigIntWrapper, writable: true, configurable: true, enumerable: false,
+  });
+  Object.defineProperty(globalThis, 'BigInt', { value: bigIntWrapper, writable: true, configurable: true, enumerable: false });
+
+  // Code made at run time is guarded as the cells are (source.go): the
+  // Function constructors and eval parse it in the host. eval is always
+  // an indirect eval: it runs in the global scope, never in the caller's.
+  function replaceFunctionConstructor(proto, kind) {
+    const original = proto.constructor;
+    const wrapper = {
+      [kind]: function (...args) {
+        const body = args.length > 0 ? String(args[args.length - 1]) : '';
+        const params = args.slice(0, -1).map(String).join(',');
+        return host.compileFunction(kind, params, body);
+      },
+    }[kind];
+    Object.setPrototypeOf(wrapper, Object.getPrototypeOf(original));
+    Object.defineProperty(wrapper, 'prototype', { value: proto, writable: false, enumerable: false, configurable: false });
+    Object.defineProperty(wrapper, 'length', { value: 1, writable: false, enumerable: false, configurable: true });
+    Object.defineProperty(proto, 'constructor', { value: wrapper, writable: false, enumerable: false, configurable: true });
+    return wrapper;
+  }
+  Object.defineProperty(globalThis, 'Function', {
+    value: replaceFunctionConstructor(Function.prototype, 'Function'),
+    writable: true, configurable: true, enumerable: false,
+  });
+  replaceFunctionConstructor(Object.getPrototypeOf(function* () {}), 'GeneratorFunction');
+  replaceFunctionConstructor(Object.getPrototypeOf(async function () {}), 'AsyncFunction');
+  const evalScript = host.evalScript;
+  Object.defineProperty(globalThis, 'eval', {
+    value: { eval(x) { return typeof x === 'string' ? evalScript(x) : x; } }.eval,
+    writable: true, configurable: true, enumerable: false,
+  });
 })

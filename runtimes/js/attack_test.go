@@ -118,3 +118,104 @@ func TestHostCallPanics(t *testing.T) {
 		t.Errorf("after the call: %s", got)
 	}
 }
+
+// TestLongNativePaths: code that runs long in goja's native code, where no
+// interrupt lands, or asks Go for more memory than exists (which ends the
+// process), stops within its timeout and a grace, with a clear message.
+func TestLongNativePaths(t *testing.T) {
+	tests := []struct{ name, code, want string }{
+		// Backtracking regular expressions (regexp2).
+		{"regexp lookahead test", "/^(a+)+(?=c)b$/.test('a'.repeat(40) + '!')", "took more than 1s to match"},
+		{"regexp backreference test", "/^(a+)+\\1b$/.test('a'.repeat(40) + '!')", "took more than 1s to match"},
+		{"regexp match", "'a'.repeat(40).match(/^(a+)+(?=c)b$/)", "took more than 1s to match"},
+		{"regexp search", "'a'.repeat(40).search(/^(a+)+(?=c)b$/)", "took more than 1s to match"},
+		{"regexp exec in a loop", "for (;;) /^(a+)+(?=c)b$/.exec('a'.repeat(40) + '!')", "Interrupted"},
+		{"regexp from lastIndex", "const r = /(a+)+b/g; for (;;) { r.lastIndex = 1; r.exec('a'.repeat(40)) }", "Interrupted"},
+		// Sorting in native code.
+		{"default sort of a long array", "const a = new Array(2e6).fill(5); a.push(1); a.sort()", "Interrupted"},
+		{"default sort of a long typed array", "const a = new Float64Array(1e7); a.fill(1, 0, 5e6); a.sort()", "Interrupted"},
+		{"slow comparator", "[...Array(1e5).keys()].sort((a, b) => { for (let i = 0; i < 1e4; i++); return a - b })", "Interrupted"},
+		// Recursion through native frames.
+		{"recursive Proxy trap", "const p = new Proxy({}, { get(t, k) { return p[k] } }); p.x", "Maximum call stack size exceeded"},
+		{"recursive getter", "const o = {}; Object.defineProperty(o, 'x', { get() { return this.x } }); o.x", "Maximum call stack size exceeded"},
+		// BigInt operators that would allocate without limit.
+		{"BigInt power", "2n ** (2n ** 30n)", "Maximum BigInt size exceeded"},
+		{"BigInt power of a power", "2n ** (2n ** 40n)", "Maximum BigInt size exceeded"},
+		{"BigInt shift", "1n << (2n ** 40n)", "Maximum BigInt size exceeded"},
+		{"BigInt negative right shift", "1n >> -(2n ** 40n)", "Maximum BigInt size exceeded"},
+		{"BigInt power assignment", "let x = 2n; x **= 2n ** 40n", "Maximum BigInt size exceeded"},
+		{"BigInt member shift assignment", "const o = { x: 1n }; o['x'] <<= 2n ** 40n", "Maximum BigInt size exceeded"},
+		{"BigInt through valueOf", "({ valueOf() { return 2n } }) ** (2n ** 40n)", "Maximum BigInt size exceeded"},
+		{"BigInt.asUintN", "BigInt.asUintN(2 ** 50, -1n)", "Maximum BigInt size exceeded"},
+		{"BigInt of a long text", "BigInt('1'.repeat(1e6))", "more than the 100000"},
+		{"BigInt power in eval", "eval('2n ** (2n ** 40n)')", "Maximum BigInt size exceeded"},
+		{"BigInt power in indirect eval", "globalThis['ev' + 'al']('1n << (2n ** 40n)')", "Maximum BigInt size exceeded"},
+		{"BigInt power in Function", "new Function('return 2n ** (2n ** 40n)')()", "Maximum BigInt size exceeded"},
+		{"BigInt power in AsyncFunction", "await (async function () {}).constructor('return 1n << (2n ** 40n)')()", "Maximum BigInt size exceeded"},
+		{"BigInt power via constructor chain", "({}).constructor.constructor('return 1n << (2n ** 40n)')()", "Maximum BigInt size exceeded"},
+		// Code that goja's parser or compiler would recurse on without end.
+		{"deep brackets in eval", "eval('('.repeat(2e6))", "nests brackets more than"},
+		{"deep arrays in eval", "eval('['.repeat(2e6))", "nests brackets more than"},
+		{"deep templates in eval", "eval('`${'.repeat(1e6))", "nests brackets more than"},
+		{"long prefix chain in eval", "eval('!'.repeat(3e6) + '1')", "chains more than"},
+		{"long assignment chain in Function", "new Function('a=' .repeat(1e6) + '1')", "chains more than"},
+		{"long binary chain in Function", "new Function('return ' + '1+'.repeat(1e6) + '1')", "nests expressions more than"},
+		{"long binary chain in eval", "eval('1+'.repeat(1e5) + '1')", "nests expressions more than"},
+		{"deep JSON.parse", "JSON.parse('['.repeat(1e6))", "Maximum call stack size exceeded"},
+		// Allocations refused up front.
+		{"huge repeat", "'x'.repeat(2 ** 28)", "Invalid string length"},
+		{"huge fill", "Array(1e9).fill(0)", "Invalid array length"},
+		{"huge join", "new Array(2 ** 32 - 1).join('x')", "Invalid string length"},
+		{"huge padStart", "'x'.padStart(2 ** 30)", "Invalid string length"},
+		{"4 GiB typed array", "new Uint8Array(2 ** 32)", "Array buffer allocation failed"},
+		{"no structuredClone", "structuredClone({})", "structuredClone is not defined"},
+		{"no Atomics", "Atomics.wait(new Int32Array(4), 0, 0)", "Atomics is not defined"},
+	}
+	s := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: 128 << 20})
+	s.ok("let kept = 'still here'")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), hostileTimeout)
+			defer cancel()
+			start := time.Now()
+			out, rec := s.runCtx(ctx, tt.code)
+			if d := time.Since(start); d > hostileTimeout+hostileGrace {
+				t.Errorf("the cell took %v, want at most its timeout and %v", d, hostileGrace)
+			}
+			if !out.Failed {
+				t.Errorf("outcome = %+v, want a failure; results %v", out, rec.Results())
+			}
+			want(t, "stderr", rec.StderrText(), tt.want)
+			if got, _ := s.ok("kept"); got != "'still here'" {
+				t.Errorf("after the cell: kept = %s", got)
+			}
+		})
+	}
+}
+
+// TestGuardedCodeStillWorks: what the guards rewrite or wrap behaves as
+// before for ordinary code.
+func TestGuardedCodeStillWorks(t *testing.T) {
+	s := newSession(t, runtimes.InstanceOptions{})
+	tests := []struct{ code, want string }{
+		{"String([2n ** 10n, 3n ** 3n, 1n << 10n, 1024n >> 3n, -1024n >> 3n, 2 ** 10, 1 << 4, -8 >> 1])",
+			"'1024,27,1024,128,-128,1024,16,-4'"},
+		{"let y = 3n; y **= 2n; const o = { v: 1n, w: 5 }; o.v <<= 4n; o['w'] **= 2; [y, o.v, o.w]", "[ 9n, 16n, 25 ]"},
+		{"let n = 2; n **= 3; let m = 1; m <<= n; [n, m, 2 ** -1, (-2) ** 2]", "[ 8, 256, 0.5, 4 ]"},
+		{"const e = []; try { 1n ** 2 } catch (x) { e.push(x.constructor.name) } try { 1n << 2 } catch (x) { e.push(x.constructor.name) } e", "[ 'TypeError', 'TypeError' ]"},
+		{"[BigInt.asUintN(8, 257n), BigInt.asIntN(8, 255n), BigInt.asUintN(2 ** 40, 5n), BigInt('12345'), typeof BigInt(1)]", "[ 1n, -1n, 5n, 12345n, 'bigint' ]"},
+		{"[eval('let q = 1; q + 1'), eval('var g1 = 5; g1'), typeof q, g1, eval(42)]", "[ 2, 5, 'undefined', 5, 42 ]"},
+		{"[new Function('a', 'b', 'return a + b')(1, 2), Function('return this')() === globalThis, (function () {}) instanceof Function]", "[ 3, true, true ]"},
+		{"const G = Object.getPrototypeOf(function* () {}).constructor; [...G('yield 1; yield 2')()]", "[ 1, 2 ]"},
+		{"const A = Object.getPrototypeOf(async function () {}).constructor; await A('return 7')()", "7"},
+		{"try { Function('a) { return 1 }); (function (', '') } catch (e) { e.name }", "'SyntaxError'"},
+		{"const a = Array.from({ length: 200001 }, (_, i) => (i * 7919) % 1000003); a.sort(); [a.every((v, i) => i === 0 || String(a[i - 1]) <= String(v)), a.length, a[0]]", "[ true, 200001, 0 ]"},
+		{"const t = new Float64Array([3, NaN, -0, 0, -1, 2]); Array.from(t.sort()).map(String)", "[ '-1', '0', '0', '2', '3', 'NaN' ]"},
+		{"/(?<=a)b/.test('ab') && 'xaby'.replace(/(?=b)/, '-') === 'xa-by'", "true"},
+	}
+	for _, tt := range tests {
+		if got, _ := s.ok(tt.code); got != tt.want {
+			t.Errorf("%s\n got %s\nwant %s", tt.code, got, tt.want)
+		}
+	}
+}

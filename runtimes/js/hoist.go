@@ -150,6 +150,10 @@ func compileError(err error, name, src string) *codeError {
 
 // compileCell parses, hoists and compiles a cell.
 func compileCell(code string) (*compiledCell, *codeError) {
+	// Before anything recurses over the code: see source.go.
+	if err := checkNesting(code); err != nil {
+		return nil, &codeError{file: cellFile, src: code, line: 1, col: 1, msg: err.Error()}
+	}
 	src := rewriteModuleSyntax(code, false).src
 	opts := []parser.Option{parser.WithDisableSourceMaps}
 	if !strings.Contains(src, "await") && !strings.Contains(src, "return") {
@@ -157,12 +161,24 @@ func compileCell(code string) (*compiledCell, *codeError) {
 		if err != nil {
 			return nil, parseError(err, cellFile, src, 0, 0)
 		}
+		if err := checkDepth(prog); err != nil {
+			return nil, &codeError{file: cellFile, src: src, line: 1, col: 1, msg: err.Error()}
+		}
 		return compileProgram(hoistScript(prog.Body, prog.DeclarationList, prog.File), false, src)
 	}
 	wrapped, err := parser.ParseFile(nil, cellFile, asyncPrefix+src+asyncSuffix, 0, opts...)
+	if err == nil {
+		err = checkDepth(wrapped)
+		if err != nil {
+			return nil, &codeError{file: cellFile, src: src, line: 1, col: 1, msg: err.Error()}
+		}
+	}
 	if err != nil {
 		// Code that is only valid as a script (await as a name) still runs.
 		if prog, err2 := parser.ParseFile(nil, cellFile, src, 0, opts...); err2 == nil {
+			if err := checkDepth(prog); err != nil {
+				return nil, &codeError{file: cellFile, src: src, line: 1, col: 1, msg: err.Error()}
+			}
 			return compileProgram(hoistScript(prog.Body, prog.DeclarationList, prog.File), false, src)
 		}
 		return nil, parseError(err, cellFile, src, 1, 0)
@@ -178,6 +194,7 @@ func compileCell(code string) (*compiledCell, *codeError) {
 }
 
 func compileProgram(prog *ast.Program, async bool, src string) (*compiledCell, *codeError) {
+	guardOperators(prog)
 	prg, err := goja.CompileAST(prog, false)
 	if err != nil {
 		return nil, compileError(err, cellFile, src)

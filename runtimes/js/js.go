@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/big"
 	mathrand "math/rand/v2"
 	"os"
 	"path"
@@ -255,6 +256,15 @@ func (in *instance) start() error {
 		cwd = "/"
 	}
 	set("cwd", cwd)
+	set("bigIntBits", func(v goja.Value) int {
+		if b, ok := v.Export().(*big.Int); ok {
+			return b.BitLen()
+		}
+		return 0
+	})
+	set("maxBigIntBits", maxBigIntBits)
+	set("compileFunction", in.compileFunction)
+	set("evalScript", in.evalScript)
 	set("maxStringLength", min(int64(v8MaxStringLength), in.memLimit/2))
 	set("memoryLimitBytes", in.memLimit)
 	internal := vm.NewObject()
@@ -294,8 +304,21 @@ func (in *instance) start() error {
 	if err := in.guardJSONParse(); err != nil {
 		return err
 	}
+	if err := in.guardRegExp(); err != nil {
+		return err
+	}
 	// The cells' own require and import helpers, relative to the root.
 	global := vm.GlobalObject()
+	// The operator guards, under names no binding can shadow (source.go).
+	if ops, ok := internal.Get("operators").(*goja.Object); ok {
+		for _, name := range []string{opPow, opShl, opSar, opAssign} {
+			if err == nil {
+				err = global.DefineDataProperty(name, ops.Get(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+			}
+		}
+	} else if err == nil {
+		err = errors.New("js: prelude defines no operators")
+	}
 	define := func(name string, v goja.Value) {
 		if err == nil {
 			err = global.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)

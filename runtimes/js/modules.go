@@ -228,6 +228,10 @@ func (in *instance) require(dir string, specV goja.Value) goja.Value {
 // back by the wrapper's length, so stacks show the file's own lines and
 // columns.
 func compileModule(name, text string) (*goja.Program, *codeError) {
+	// Before anything recurses over the code: see source.go.
+	if err := checkNesting(text); err != nil {
+		return nil, &codeError{file: name, src: text, line: 1, col: 1, msg: err.Error()}
+	}
 	ms := rewriteModuleSyntax(text, true)
 	src := ms.src
 	opts := []parser.Option{parser.WithDisableSourceMaps}
@@ -261,6 +265,9 @@ func compileModule(name, text string) (*goja.Program, *codeError) {
 	prog, err := parser.ParseFile(nil, name, modulePrefix+src+suffix, 0, opts...)
 	if err != nil {
 		return nil, parseError(err, name, src, 0, len(modulePrefix))
+	}
+	if err := guardProgram(prog); err != nil {
+		return nil, &codeError{file: name, src: src, line: 1, col: 1, msg: err.Error()}
 	}
 	shiftPositions(prog, -len(modulePrefix))
 	prog.File = file.NewFile(name, src+suffix, 1)

@@ -1,0 +1,537 @@
+package js
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
+	"github.com/dop251/goja/parser"
+	"github.com/dop251/goja/token"
+	"github.com/dop251/goja/unistring"
+)
+
+// Source guards: all code the guest runs (cells, modules, eval, the
+// Function constructors) goes through these before goja compiles it.
+//
+// goja's parser recurses once per nested bracket, template or prefix
+// operator, in Go, with no limit: 1.5 million nested brackets (a few MB of
+// text, which eval can make) overflow the goroutine's stack, a fatal error
+// that ends the process. Its compiler takes time quadratic in the length
+// of a chain of binary operators: `1+1+...` 100 000 times compiled for 90 s
+// with no interrupt possible. checkNesting refuses deep nestings before the
+// parser sees them, checkDepth deep trees before the compiler does.
+//
+// BigInt operators run in native code: `2n ** (2n ** 40n)` or
+// `1n << (2n ** 40n)` ask Go for terabytes at once, and Go ends the process
+// when it cannot have them. guardOperators rewrites `**`, `<<` and `>>`
+// (and their assignments) into calls of the prelude's guards, which refuse
+// a BigInt result of more than maxBigIntBits bits with V8's RangeError. An
+// operand that is a number literal needs no guard (a BigInt on the other
+// side is a TypeError), so `x ** 2` and `h << 5` stay as they are.
+// Multiplication is not rewritten: it only adds the sizes of its operands,
+// and the memory watchdog sees those.
+
+const (
+	// maxSourceNesting is the deepest nesting of brackets, templates and
+	// right-recursive operators (prefix operators, ?:, assignments, arrows)
+	// that code may have.
+	maxSourceNesting = 2000
+	// maxASTDepth is the deepest syntax tree goja may compile.
+	maxASTDepth = 3000
+	// maxBigIntBits is the largest BigInt that ** and the shifts make.
+	maxBigIntBits = 1 << 22
+)
+
+// The prelude's operator guards, as global properties whose names no
+// JavaScript identifier can spell, so that no binding shadows them.
+const (
+	opPow    = "%wasmeval.pow"
+	opShl    = "%wasmeval.shl"
+	opSar    = "%wasmeval.sar"
+	opAssign = "%wasmeval.assign" // (object, key, operator, right)
+)
+
+// nestingError is code that nests too deeply for the parser or compiler.
+type nestingError struct{ what string }
+
+func (e *nestingError) Error() string {
+	return fmt.Sprintf("the code %s: it is refused before parsing, since goja's parser and compiler recurse without limit in native code; split it up or build the structure at run time", e.what)
+}
+
+// checkNesting scans src for brackets, template substitutions and chains
+// of right-recursive operators nested deeper than maxSourceNesting. It
+// tokenizes strings, comments, templates and regular expressions loosely,
+// never recursing itself.
+func checkNesting(src string) error {
+	type frame struct {
+		template bool // a ${ substitution: its } resumes the template
+		chain    int  // the operator chain outside this bracket
+	}
+	var stack []frame
+	chain := 0
+	prevValue := false // the last token ends an operand: a / is division
+	i, n := 0, len(src)
+	push := func(template bool) error {
+		stack = append(stack, frame{template: template, chain: chain})
+		chain = 0
+		if len(stack)+chain > maxSourceNesting {
+			return &nestingError{fmt.Sprintf("nests brackets more than %d deep", maxSourceNesting)}
+		}
+		return nil
+	}
+	// skipTemplate skips template text up to a ${ (then true) or the closing
+	// backquote.
+	skipTemplate := func() bool {
+		for i < n {
+			switch src[i] {
+			case '\\':
+				i += 2
+			case '`':
+				i++
+				return false
+			case '$':
+				if i+1 < n && src[i+1] == '{' {
+					i += 2
+					return true
+				}
+				i++
+			default:
+				i++
+			}
+		}
+		return false
+	}
+	newline := false // a line break after an operand: maybe a new statement
+	for i < n {
+		c := src[i]
+		if c == '\n' && prevValue {
+			newline = true
+		}
+		if newline && c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '/' {
+			// A statement without a semicolon ends the chains of the last.
+			if isIdentByte(c) || c == '\'' || c == '"' || c == '`' {
+				chain = 0
+			}
+			newline = false
+		}
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+			continue
+		case c == '/' && i+1 < n && src[i+1] == '/':
+			if j := strings.IndexByte(src[i:], '\n'); j >= 0 {
+				i += j
+			} else {
+				i = n
+			}
+			continue
+		case c == '/' && i+1 < n && src[i+1] == '*':
+			if j := strings.Index(src[i+2:], "*/"); j >= 0 {
+				i += j + 4
+			} else {
+				i = n
+			}
+			continue
+		case c == '\'' || c == '"':
+			for i++; i < n && src[i] != c && src[i] != '\n'; i++ {
+				if src[i] == '\\' {
+					i++
+				}
+			}
+			i++
+			prevValue = true
+		case c == '`':
+			i++
+			if skipTemplate() {
+				if err := push(true); err != nil {
+					return err
+				}
+				prevValue = false
+				continue
+			}
+			prevValue = true
+		case c == '/' && !prevValue:
+			inClass := false
+			for i++; i < n && src[i] != '\n'; i++ {
+				if src[i] == '\\' {
+					i++
+				} else if src[i] == '[' {
+					inClass = true
+				} else if src[i] == ']' {
+					inClass = false
+				} else if src[i] == '/' && !inClass {
+					break
+				}
+			}
+			i++
+			prevValue = true
+		case c == '(' || c == '[' || c == '{':
+			i++
+			if err := push(false); err != nil {
+				return err
+			}
+			prevValue = false
+		case c == ')' || c == ']' || c == '}':
+			i++
+			if len(stack) == 0 {
+				prevValue = true
+				continue
+			}
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			chain = top.chain
+			if c == '}' && top.template {
+				if skipTemplate() {
+					if err := push(true); err != nil {
+						return err
+					}
+					prevValue = false
+					continue
+				}
+			}
+			prevValue = true
+		case isIdentByte(c):
+			j := i
+			for j < n && isIdentByte(src[j]) {
+				j++
+			}
+			word := src[i:j]
+			i = j
+			switch word {
+			case "typeof", "void", "delete", "await", "new", "yield":
+				chain++
+				prevValue = false
+			default:
+				prevValue = !regexAfter[word]
+			}
+		default:
+			op := punctuator(src[i:])
+			i += len(op)
+			prefix := !prevValue
+			switch op {
+			case ";", ",":
+				chain = 0
+			case "!", "~", "?", "=>", "=", "**=", "<<=", ">>=", ">>>=", "+=", "-=", "*=", "/=", "%=",
+				"&=", "|=", "^=", "&&=", "||=", "??=":
+				chain++
+			case "+", "-", "++", "--":
+				if prefix {
+					chain++
+				}
+			}
+			prevValue = (op == "++" || op == "--") && !prefix
+		}
+		if len(stack)+chain > maxSourceNesting {
+			return &nestingError{fmt.Sprintf("chains more than %d prefix, conditional or assignment operators", maxSourceNesting)}
+		}
+	}
+	return nil
+}
+
+// punctuators are JavaScript's punctuators of more than one character,
+// longest first.
+var punctuators = []string{">>>=", "...", "===", "!==", "**=", "<<=", ">>=", ">>>", "&&=", "||=", "??=",
+	"=>", "==", "!=", "<=", ">=", "&&", "||", "??", "?.", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=",
+	"|=", "^=", "**", "<<", ">>"}
+
+// punctuator returns the punctuator at the start of s: the longest one,
+// or its first byte.
+func punctuator(s string) string {
+	for _, p := range punctuators {
+		if strings.HasPrefix(s, p) {
+			return p
+		}
+	}
+	return s[:1]
+}
+
+// checkDepth refuses a syntax tree deeper than maxASTDepth. It walks with
+// a stack of its own: the tree may be far deeper than Go should recurse.
+func checkDepth(root ast.Node) error {
+	type item struct {
+		v     reflect.Value
+		depth int
+	}
+	stack := []item{{reflect.ValueOf(root), 0}}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		v, depth := it.v, it.depth
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() || v.Type() == fileType {
+				continue
+			}
+			if depth++; depth > maxASTDepth {
+				return &nestingError{fmt.Sprintf("nests expressions more than %d deep (a long chain of binary operators counts one level each)", maxASTDepth)}
+			}
+			stack = append(stack, item{v.Elem(), depth})
+		case reflect.Interface:
+			if !v.IsNil() {
+				stack = append(stack, item{v.Elem(), depth})
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if f := v.Field(i); f.Kind() == reflect.Pointer || f.Kind() == reflect.Interface || f.Kind() == reflect.Slice || f.Kind() == reflect.Struct {
+					stack = append(stack, item{f, depth})
+				}
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				stack = append(stack, item{v.Index(i), depth})
+			}
+		}
+	}
+	return nil
+}
+
+// guardOperators rewrites, in place, the operators that can make a huge
+// BigInt into calls of the prelude's guards. The tree must have passed
+// checkDepth: the walk recurses.
+func guardOperators(root ast.Node) {
+	seen := make(map[any]struct{})
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.Pointer:
+			if v.IsNil() || v.Type() == fileType {
+				return
+			}
+			key := v.Interface()
+			if _, ok := seen[key]; ok {
+				return
+			}
+			seen[key] = struct{}{}
+			walk(v.Elem())
+		case reflect.Interface:
+			if v.IsNil() {
+				return
+			}
+			walk(v.Elem())
+			if e, ok := v.Interface().(ast.Expression); ok && v.CanSet() {
+				if r, ok := rewriteOperator(e); ok && reflect.TypeOf(r).AssignableTo(v.Type()) {
+					v.Set(reflect.ValueOf(r))
+				}
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				walk(v.Field(i))
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		}
+	}
+	walk(reflect.ValueOf(root))
+}
+
+// guardedOps maps the operators that guardOperators rewrites to their
+// guards.
+var guardedOps = map[token.Token]string{
+	token.EXPONENT:    opPow,
+	token.SHIFT_LEFT:  opShl,
+	token.SHIFT_RIGHT: opSar,
+}
+
+// rewriteOperator returns the guarded form of e, if e needs one.
+func rewriteOperator(e ast.Expression) (ast.Expression, bool) {
+	switch x := e.(type) {
+	case *ast.BinaryExpression:
+		guard, ok := guardedOps[x.Operator]
+		if !ok || isNumberLiteral(x.Right) || isNumberLiteral(x.Left) {
+			return nil, false
+		}
+		return callGuard(guard, x.Left.Idx0(), x.Right.Idx1(), x.Left, x.Right), true
+	case *ast.AssignExpression:
+		guard, ok := guardedOps[x.Operator]
+		if !ok || isNumberLiteral(x.Right) {
+			return nil, false
+		}
+		idx := x.Left.Idx0()
+		switch l := x.Left.(type) {
+		case *ast.DotExpression:
+			if _, super := l.Left.(*ast.SuperExpression); !super {
+				key := &ast.StringLiteral{Idx: l.Identifier.Idx, Literal: "'" + l.Identifier.Name.String() + "'", Value: l.Identifier.Name}
+				return callGuard(opAssign, idx, x.Right.Idx1(), l.Left, key, opName(guard), x.Right), true
+			}
+		case *ast.BracketExpression:
+			return callGuard(opAssign, idx, x.Right.Idx1(), l.Left, l.Member, opName(guard), x.Right), true
+		}
+		// An identifier, or super.x and this.#x, whose references are
+		// evaluated twice: once to read, once to assign.
+		return &ast.AssignExpression{
+			Operator: token.ASSIGN,
+			Left:     x.Left,
+			Right:    callGuard(guard, idx, x.Right.Idx1(), x.Left, x.Right),
+		}, true
+	}
+	return nil, false
+}
+
+func opName(guard string) ast.Expression {
+	return &ast.StringLiteral{Literal: "'" + guard + "'", Value: unistring.NewFromString(guard)}
+}
+
+func callGuard(guard string, from, to file.Idx, args ...ast.Expression) *ast.CallExpression {
+	return &ast.CallExpression{
+		Callee:           &ast.Identifier{Name: unistring.NewFromString(guard), Idx: from},
+		LeftParenthesis:  from,
+		ArgumentList:     args,
+		RightParenthesis: max(to-1, from),
+	}
+}
+
+// isNumberLiteral reports whether e is a number literal, signed or not (a
+// BigInt literal is a NumberLiteral too, and is not one).
+func isNumberLiteral(e ast.Expression) bool {
+	if u, ok := e.(*ast.UnaryExpression); ok && !u.Postfix && (u.Operator == token.MINUS || u.Operator == token.PLUS) {
+		e = u.Operand
+	}
+	n, ok := e.(*ast.NumberLiteral)
+	if !ok {
+		return false
+	}
+	switch n.Value.(type) {
+	case int64, float64:
+		return true
+	}
+	return false
+}
+
+// guardProgram checks and rewrites a parsed program.
+func guardProgram(prog *ast.Program) error {
+	if err := checkDepth(prog); err != nil {
+		return err
+	}
+	guardOperators(prog)
+	return nil
+}
+
+// compileGuarded parses src as a script with name, guards it and compiles
+// it.
+func compileGuarded(name, src string, strict bool) (*goja.Program, *ast.Program, error) {
+	if err := checkNesting(src); err != nil {
+		return nil, nil, err
+	}
+	prog, err := parser.ParseFile(nil, name, src, 0, parser.WithDisableSourceMaps)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := guardProgram(prog); err != nil {
+		return nil, nil, err
+	}
+	prg, err := goja.CompileAST(prog, strict)
+	if err != nil {
+		return nil, nil, err
+	}
+	return prg, prog, nil
+}
+
+// functionKinds are the source prefixes of the function constructors
+// (goja has no async generators).
+var functionKinds = map[string]string{
+	"Function":          "function",
+	"GeneratorFunction": "function*",
+	"AsyncFunction":     "async function",
+}
+
+// compileFunction is the Function constructors' work: a function of params
+// and body, made in the global scope from guarded code.
+func (in *instance) compileFunction(kind, params, body string) goja.Value {
+	prefix, ok := functionKinds[kind]
+	if !ok {
+		panic(in.vm.NewTypeError("unknown function kind " + kind))
+	}
+	src := "(" + prefix + " anonymous(" + params + "\n) {\n" + body + "\n})"
+	prg, prog, err := compileGuarded("<anonymous>", src, false)
+	if err == nil && !isOneFunction(prog) {
+		err = fmt.Errorf("the parameters or the body of the function are not well-formed")
+	}
+	if err != nil {
+		in.throwSyntax(err)
+	}
+	v, err := in.vm.RunProgram(prg)
+	if err != nil {
+		in.rethrow(err)
+	}
+	return v
+}
+
+// isOneFunction reports whether prog is a single function expression.
+func isOneFunction(prog *ast.Program) bool {
+	if prog == nil || len(prog.Body) != 1 {
+		return false
+	}
+	es, ok := prog.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return false
+	}
+	_, ok = es.Expression.(*ast.FunctionLiteral)
+	return ok
+}
+
+// evalScript is the global eval's work: src, guarded, run in the global
+// scope as an indirect eval runs it. Its let, const and class declarations
+// stay inside it (the code runs as a block), its var and function
+// declarations become globals.
+func (in *instance) evalScript(src string) goja.Value {
+	strict := hasUseStrict(src)
+	prg, prog, err := compileGuarded("<eval>", "{\n"+src+"\n}", strict)
+	if err == nil && (len(prog.Body) != 1 || !isBlock(prog.Body[0])) {
+		err = fmt.Errorf("unexpected token: the code closes more blocks than it opens")
+	}
+	if err != nil {
+		in.throwSyntax(err)
+	}
+	v, err := in.vm.RunProgram(prg)
+	if err != nil {
+		in.rethrow(err)
+	}
+	return v
+}
+
+func isBlock(st ast.Statement) bool {
+	_, ok := st.(*ast.BlockStatement)
+	return ok
+}
+
+// hasUseStrict reports whether src begins with a "use strict" directive.
+func hasUseStrict(src string) bool {
+	for {
+		src = strings.TrimLeft(src, " \t\r\n")
+		switch {
+		case strings.HasPrefix(src, "//"):
+			i := strings.IndexByte(src, '\n')
+			if i < 0 {
+				return false
+			}
+			src = src[i:]
+		case strings.HasPrefix(src, "/*"):
+			i := strings.Index(src, "*/")
+			if i < 0 {
+				return false
+			}
+			src = src[i+2:]
+		default:
+			return strings.HasPrefix(src, `"use strict"`) || strings.HasPrefix(src, `'use strict'`)
+		}
+	}
+}
+
+// throwSyntax throws a SyntaxError for code that does not parse or is
+// refused.
+func (in *instance) throwSyntax(err error) {
+	msg := err.Error()
+	if ne, ok := err.(*nestingError); ok {
+		msg = ne.Error()
+	}
+	obj, e := in.vm.New(in.vm.Get("SyntaxError"), in.vm.ToValue(msg))
+	if e != nil {
+		panic(in.vm.NewTypeError(msg))
+	}
+	panic(obj)
+}
