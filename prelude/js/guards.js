@@ -1,8 +1,10 @@
 // guards.js: goja has no memory limit, and its built-ins allocate in native
 // code that an interrupt cannot stop. These wrappers refuse, before any
 // allocation, the calls that would build one huge string, array or buffer,
-// with the RangeError V8 throws for them. Growth by many small steps is the
-// host's heap watchdog's job.
+// with the RangeError V8 throws for them, and ask the host to reserve the
+// bytes of a big result (host.reserve throws when the session would pass
+// its memory limit; runtimes/js/memory.go). Growth by many small steps is
+// the host's memory monitor's job.
 (function (host, internal) {
   'use strict';
 
@@ -41,6 +43,20 @@
   internal.resetGuards = () => {
     nativeDepth = 0; // an interrupt skips the finally blocks below
   };
+  // afterCell runs after each cell. goja keeps the last primitive string a
+  // property was read from in an object of its own (its stringSingleton):
+  // a huge string the cell dropped would stay alive until the next read.
+  internal.afterCell = () => ''.length;
+  // releaseGlobals lets go of global bindings of a cell that left its
+  // session over its memory limit; it runs none of the guest's code.
+  internal.releaseGlobals = (names) => {
+    for (const name of names) {
+      const d = Reflect.getOwnPropertyDescriptor(globalThis, name);
+      if (d === undefined) continue;
+      if (d.configurable) delete globalThis[name];
+      else if ('value' in d && d.writable) globalThis[name] = undefined;
+    }
+  };
   function nested(proto, name, check) {
     const original = proto[name];
     const wrapped = {
@@ -59,13 +75,35 @@
     Object.defineProperty(proto, name, { value: wrapped, writable: true, configurable: true, enumerable: false });
   }
 
+  const reserve = host.reserve;
+  const stringBytes = host.stringBytes; // 1 per character if all ASCII, else 2
+  const bytesPerChar = (s) => (stringBytes(s) > s.length ? 2 : 1);
+  // Reservations below this many bytes are not worth a call to the host.
+  const reserveFrom = 1 << 20;
+  const want = (bytes) => {
+    if (bytes >= reserveFrom) reserve(bytes);
+  };
+  // The bytes goja needs per array element (a slot), and per element
+  // holding a new string (the slot and the string's header).
+  const slotBytes = 16;
+  const stringElementBytes = 48;
+
   method(String.prototype, 'repeat', (self, [count]) => {
     const n = Math.trunc(Number(count));
-    if (n > 0 && len(self) * n > maxStringLength) throw invalidString();
+    if (n > 0) {
+      const s = String(self);
+      if (s.length * n > maxStringLength) throw invalidString();
+      want(stringBytes(s) * n);
+    }
   });
   for (const name of ['padStart', 'padEnd']) {
-    method(String.prototype, name, (self, [target]) => {
-      if (toLength(target) > maxStringLength) throw invalidString();
+    method(String.prototype, name, (self, [target, fill]) => {
+      const n = toLength(target);
+      if (n > maxStringLength) throw invalidString();
+      if (n >= reserveFrom) {
+        const wide = bytesPerChar(String(self)) === 2 || (fill !== undefined && bytesPerChar(String(fill)) === 2);
+        want(n * (wide ? 2 : 1));
+      }
     });
   }
   nested(Array.prototype, 'join', (self, [sep]) => {
@@ -73,6 +111,112 @@
     const sepLen = sep === undefined ? 1 : len(sep);
     if (n > 1 && (n - 1) * sepLen > maxStringLength) throw invalidString();
     if (n > maxElements) throw invalidString();
+    if (n > 1000) want(host.joinBytes(self, sep === undefined ? sep : String(sep)));
+  });
+  method(String.prototype, 'split', (self, [sep, limit]) => {
+    if (typeof sep !== 'string') return; // a RegExp splits in its own method
+    const s = String(self);
+    if (s.length * stringElementBytes < reserveFrom) return;
+    let n = host.countOf(s, sep) + 1;
+    if (limit !== undefined) n = Math.min(n, limit >>> 0);
+    want(n * stringElementBytes);
+  });
+  for (const name of ['replace', 'replaceAll']) {
+    method(String.prototype, name, (self, [pattern, replacement]) => {
+      if (typeof pattern !== 'string' || typeof replacement !== 'string') return;
+      const s = String(self);
+      if (s.length < 4096) return;
+      // $& and friends put up to the whole text in: count them at most.
+      const dollars = replacement.split('$').length - 1;
+      const grow = replacement.length + dollars * Math.max(pattern.length, s.length) - pattern.length;
+      if (grow <= 0) return;
+      const n = name === 'replace' ? 1 : host.countOf(s, pattern);
+      const chars = s.length + n * grow;
+      if (chars > maxStringLength) throw invalidString();
+      want(chars * Math.max(bytesPerChar(s), bytesPerChar(replacement)));
+    });
+  }
+  // Spreading a string, or Array.from of it, makes one string per
+  // character.
+  const stringIterator = String.prototype[Symbol.iterator];
+  Object.defineProperty(String.prototype, Symbol.iterator, {
+    value: {
+      [Symbol.iterator]() {
+        const s = String(this);
+        want(s.length * stringElementBytes);
+        return apply(stringIterator, s, []);
+      },
+    }[Symbol.iterator],
+    writable: true, configurable: true, enumerable: false,
+  });
+  // So do Object.keys and its kin of a string: one key per character.
+  for (const name of ['keys', 'values', 'entries', 'getOwnPropertyNames']) {
+    const original = Object[name];
+    Object.defineProperty(Object, name, {
+      value: {
+        [name](o) {
+          if (typeof o === 'string' || o instanceof String) want(String(o).length * 64);
+          return original(o);
+        },
+      }[name],
+      writable: true, configurable: true, enumerable: false,
+    });
+  }
+  // Escaping and normalizing can make many characters of one.
+  for (const name of ['encodeURIComponent', 'encodeURI', 'escape']) {
+    const original = globalThis[name];
+    if (typeof original !== 'function') continue;
+    Object.defineProperty(globalThis, name, {
+      value: {
+        [name](s) {
+          const t = String(s);
+          if (t.length * 9 > maxStringLength) throw new URIError('URI malformed: the result would be too long');
+          want(t.length * 9);
+          return original(t);
+        },
+      }[name],
+      writable: true, configurable: true, enumerable: false,
+    });
+  }
+  method(String.prototype, 'normalize', (self) => {
+    const s = String(self);
+    if (s.length * 3 > maxStringLength) throw invalidString();
+    want(stringBytes(s) * 3);
+  });
+  method(Array.prototype, 'concat', (self, args) => {
+    let n = toLength(self && self.length);
+    for (const a of args) {
+      n += a !== null && typeof a === 'object' && (a[Symbol.isConcatSpreadable] ?? Array.isArray(a)) ? toLength(a.length) : 1;
+    }
+    if (n > maxElements) throw invalidArray();
+    want(n * slotBytes);
+  });
+  // Methods that loop over an array's length in native code: on a sparse
+  // array or an array-like with a huge length they would run for hours
+  // without a single interrupt check, or make an array of that length.
+  for (const name of ['indexOf', 'lastIndexOf', 'includes', 'reverse', 'copyWithin', 'slice', 'splice',
+    'flat', 'flatMap', 'forEach', 'map', 'filter', 'some', 'every', 'find', 'findIndex', 'findLast',
+    'findLastIndex', 'reduce', 'reduceRight', 'shift', 'unshift', 'toReversed', 'toSpliced', 'with']) {
+    if (typeof Array.prototype[name] !== 'function') continue;
+    method(Array.prototype, name, (self) => {
+      if (self !== null && self !== undefined && self.length > maxElements && toLength(self.length) > maxElements) {
+        throw invalidArray();
+      }
+    });
+  }
+  // bind keeps its arguments in a Go closure, where a walk of the session
+  // cannot see them (memory.go): keep them in sight.
+  const nativeBind = Function.prototype.bind;
+  const boundArguments = new WeakMap();
+  Object.defineProperty(Function.prototype, 'bind', {
+    value: {
+      bind(...args) {
+        const f = apply(nativeBind, this, args);
+        if (args.length > 0) boundArguments.set(f, args);
+        return f;
+      },
+    }.bind,
+    writable: true, configurable: true, enumerable: false,
   });
   nested(Array.prototype, 'toLocaleString', () => {});
   method(Array.prototype, 'fill', (self, [, start, end]) => {
@@ -81,14 +225,17 @@
     let e = end === undefined ? n : Math.trunc(Number(end)) || 0;
     if (s < 0) s = Math.max(n + s, 0);
     if (e < 0) e = Math.max(n + e, 0);
-    if (Math.min(e, n) - Math.min(s, n) > maxElements) throw invalidArray();
+    const count = Math.min(e, n) - Math.min(s, n);
+    if (count > maxElements) throw invalidArray();
+    want(count * slotBytes);
   });
   const arrayFrom = Array.from;
   Object.defineProperty(Array, 'from', {
     value: function from(items, ...rest) {
-      if (items !== null && items !== undefined && typeof items[Symbol.iterator] !== 'function' &&
-          toLength(items.length) > maxElements) {
-        throw invalidArray();
+      if (items !== null && items !== undefined && typeof items[Symbol.iterator] !== 'function') {
+        const n = toLength(items.length);
+        if (n > maxElements) throw invalidArray();
+        want(n * slotBytes);
       }
       return apply(arrayFrom, this, [items, ...rest]);
     },
@@ -171,6 +318,8 @@
   Object.defineProperty(JSON, 'stringify', {
     value: function stringify(value, replacer, space) {
       if (value !== null && typeof value === 'object') checkDepth(value);
+      // A string may come out six times longer (\u0001).
+      if (typeof value === 'string') want(stringBytes(value) * 6);
       return apply(nativeStringify, JSON, [value, replacer, space]);
     },
     writable: true, configurable: true, enumerable: false,
@@ -185,7 +334,9 @@
     const wrapper = {
       [name]: function (...args) {
         if (new.target === undefined) throw new TypeError(`Constructor ${name} requires 'new'`);
-        if (bytesOf(args) > maxBytes) throw allocFailed();
+        const bytes = bytesOf(args);
+        if (bytes > maxBytes) throw allocFailed();
+        want(bytes);
         return Reflect.construct(target, args, new.target === wrapper ? target : new.target);
       },
     }[name];

@@ -14,6 +14,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -96,6 +97,9 @@ func (r *Runtime) NewInstance(ctx context.Context, opts runtimes.InstanceOptions
 	if _, err := compilePrelude(); err != nil {
 		return nil, err
 	}
+	// The size of a fresh VM, which measurements subtract, is taken once
+	// per process: ahead of the first measurement, which may be in a hurry.
+	go freshSize()
 	in := &instance{opts: opts, memLimit: opts.MemoryLimitBytes}
 	if in.memLimit <= 0 {
 		in.memLimit = DefaultMemoryLimit
@@ -131,6 +135,8 @@ type hooks struct {
 	exitCode       goja.Callable
 	helpers        goja.Callable
 	resetGuards    goja.Callable
+	afterCell      goja.Callable
+	releaseGlobals goja.Callable
 	jsonParse      goja.Callable
 }
 
@@ -151,6 +157,17 @@ type instance struct {
 	calls *hostCalls
 	// rejections are promises rejected with no handler yet, in order.
 	rejections []*goja.Promise
+
+	// vmMu is held by the goroutine that runs the VM, all through a cell
+	// except while the cell waits for a timer or a host call: the memory
+	// monitor measures a waiting cell's VM under it (memory.go).
+	vmMu sync.Mutex
+	// guard is the running cell's; nil between cells.
+	guard *guard
+	// size is the session's size as last measured (walk.go), sizeLive and
+	// sizeTotal the process's live heap and heap then.
+	size, sizeLive, sizeTotal int64
+	sizeAt                    time.Time
 }
 
 // discardSink is the sink outside of Run: the prelude prints nothing.
@@ -161,8 +178,11 @@ func (discardSink) Stderr(string)                 {}
 func (discardSink) Display(runtimes.Bundle, bool) {}
 func (discardSink) Status(kind, message string)   {}
 
-// now is the guest's clock (Date.now, new Date()).
-func (in *instance) now() time.Time { return in.opts.Now() }
+// now is the guest's clock (Date.now, new Date()), and a safe point.
+func (in *instance) now() time.Time {
+	in.safePoint()
+	return in.opts.Now()
+}
 
 // monotonicNanos is the guest clock's time since the session started, for
 // performance.now and process.hrtime: deterministic under a fake clock.
@@ -184,6 +204,7 @@ func (in *instance) rangeError(msg string) *goja.Object {
 // the reader fail (a finite seed runs out), from a generator with a fixed
 // seed, so that a session stays deterministic.
 func (in *instance) random() float64 {
+	in.safePoint()
 	if in.rand == nil {
 		var b [8]byte
 		if _, err := io.ReadFull(in.opts.Rand, b[:]); err == nil {
@@ -212,6 +233,8 @@ func (in *instance) start() error {
 	in.start0 = in.opts.Now()
 	in.rand = nil
 	in.rejections = nil
+	live, total := heapStats()
+	in.setSize(0, live, total)
 
 	host := vm.NewObject()
 	set := func(name string, v any) {
@@ -220,13 +243,20 @@ func (in *instance) start() error {
 		}
 	}
 	set("stdout", func(call goja.FunctionCall) goja.Value {
+		in.safePoint()
 		in.sink.Stdout(call.Argument(0).String())
 		return goja.Undefined()
 	})
 	set("stderr", func(call goja.FunctionCall) goja.Value {
+		in.safePoint()
 		in.sink.Stderr(call.Argument(0).String())
 		return goja.Undefined()
 	})
+	set("reserve", func(n float64) { in.reserve(int64(n)) })
+	set("stringBytes", stringBytes)
+	set("countOf", countOf)
+	set("joinBytes", joinBytes)
+	set("checkpoint", in.safePoint)
 	set("display", in.display)
 	set("promiseState", in.promiseState)
 	set("setTimer", func(call goja.FunctionCall) goja.Value {
@@ -234,8 +264,9 @@ func (in *instance) start() error {
 		if !ok {
 			panic(vm.NewTypeError("setTimer: callback is not a function"))
 		}
+		in.safePoint()
 		delay := time.Duration(call.Argument(1).ToFloat() * float64(time.Millisecond))
-		return vm.ToValue(in.loop.add(cb, delay, call.Argument(2).ToBoolean()))
+		return vm.ToValue(in.loop.add(cb, call.Argument(0), delay, call.Argument(2).ToBoolean()))
 	})
 	set("clearTimer", func(id int64) { in.loop.remove(id) })
 	set("refTimer", func(id int64, ref bool) { in.loop.setRef(id, ref) })
@@ -243,7 +274,10 @@ func (in *instance) start() error {
 	set("refreshTimer", func(id int64) { in.loop.refresh(id) })
 	set("monotonicNanos", in.monotonicNanos)
 	set("call", in.hostCall)
-	set("status", func(kind, message string) { in.sink.Status(kind, message) })
+	set("status", func(kind, message string) {
+		in.safePoint()
+		in.sink.Status(kind, message)
+	})
 	env := vm.NewObject()
 	for k, v := range in.opts.Env {
 		if err == nil {
@@ -297,6 +331,8 @@ func (in *instance) start() error {
 		exitCode:       fn("exitCode"),
 		helpers:        fn("helpers"),
 		resetGuards:    fn("resetGuards"),
+		afterCell:      fn("afterCell"),
+		releaseGlobals: fn("releaseGlobals"),
 	}
 	if err != nil {
 		return err
@@ -309,7 +345,14 @@ func (in *instance) start() error {
 	}
 	// The cells' own require and import helpers, relative to the root.
 	global := vm.GlobalObject()
-	// The operator guards, under names no binding can shadow (source.go).
+	// The operator guards and the loops' safe point, under names no binding
+	// can shadow (source.go).
+	if err == nil {
+		err = global.DefineDataProperty(opSafePoint, vm.ToValue(func(goja.FunctionCall) goja.Value {
+			in.safePoint()
+			return goja.Undefined()
+		}), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	}
 	if ops, ok := internal.Get("operators").(*goja.Object); ok {
 		for _, name := range []string{opPow, opShl, opSar, opAssign} {
 			if err == nil {
@@ -358,6 +401,7 @@ func (in *instance) guardJSONParse() error {
 				in.throwRange(fmt.Sprintf("JSON.parse: the %d-byte input would need about %d MiB, more than the memory limit of %d MiB",
 					len(s), need>>20, in.memLimit>>20))
 			}
+			in.reserve(need)
 		}
 		v, err := parse(call.This, call.Arguments...)
 		if err != nil {
@@ -409,6 +453,7 @@ func jsonParseEstimate(s string) (need int64, depth int) {
 }
 
 func (in *instance) display(call goja.FunctionCall) goja.Value {
+	in.safePoint()
 	obj, ok := call.Argument(0).(*goja.Object)
 	if !ok {
 		return goja.Undefined()
@@ -474,6 +519,7 @@ func (in *instance) Close(ctx context.Context) error {
 	}
 	in.vm = nil
 	in.modules = nil
+	in.setSize(0, 0, 0)
 	if in.root != nil {
 		err := in.root.Close()
 		in.root = nil
@@ -504,10 +550,19 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		sink.Stderr(cerr.render())
 		return runtimes.Outcome{Failed: true}, nil
 	}
+	in.vmMu.Lock()
+	defer in.vmMu.Unlock()
+	// The cell's JavaScript runs on this goroutine, locked to its thread so
+	// that the memory monitor can tell the thread's page faults (memory.go).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	in.calls = newHostCalls(ctx)
 	defer func() { in.calls.close(); in.calls = nil }()
+	globals := in.vm.GlobalObject().Keys()
+	startSize := in.size
 	c := &cellRun{in: in, ctx: ctx, start: start}
 	out := c.runGuarded(cell)
+	defer c.guard.settled()
 	// Nothing of a cell outlives it: not its timers (unref()ed ones
 	// included), not a rejection it left unhandled.
 	in.loop.clear()
@@ -528,7 +583,91 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 			return out, fmt.Errorf("js: reset guards: %w", err)
 		}
 	}
+	if _, err := in.hooks.afterCell(goja.Undefined()); err != nil {
+		return out, fmt.Errorf("js: after the cell: %w", err)
+	}
+	// A session over its limit after the cell: the cell fails, and what it
+	// made global is let go.
+	if over := in.checkSize(max(in.memLimit, startSize)); over != nil || c.memoryFailed {
+		if over != nil && !c.memoryFailed {
+			sink.Stderr("Uncaught RangeError: " + over.Error() + "\n")
+			out = runtimes.Outcome{Failed: true}
+		}
+		if err := in.releaseGlobals(globals, sink); err != nil {
+			return out, err
+		}
+	}
 	return out, nil
+}
+
+// checkSize measures the session at the end of a cell, when the live heap
+// has grown enough since its last measurement that the session could be
+// over its limit, or that the memory monitor's account of it would be far
+// off, and reports whether it is over.
+func (in *instance) checkSize(limit int64) *memoryLimitError {
+	live, total := heapStats()
+	grown := max(live-in.sizeLive, total-in.sizeTotal)
+	if in.size+max(0, grown-minWalkGrowth) <= limit && grown <= max(minWalkGrowth, in.memLimit/8) {
+		return nil
+	}
+	size, _ := in.measure(0)
+	in.setSize(size, live, total)
+	if size > limit {
+		return &memoryLimitError{limit: in.memLimit, size: size}
+	}
+	return nil
+}
+
+// setSize records a measurement of the session between cells.
+func (in *instance) setSize(size, live, total int64) {
+	monitor.known.Add(size - in.size)
+	in.size, in.sizeLive, in.sizeTotal, in.sizeAt = size, live, total, time.Now()
+}
+
+// releaseGlobals lets go of the global bindings that were not in before,
+// the global object's keys when the cell started, and says what the
+// session holds now.
+func (in *instance) releaseGlobals(before []string, sink runtimes.Sink) error {
+	had := make(map[string]bool, len(before))
+	for _, k := range before {
+		had[k] = true
+	}
+	var fresh []string
+	for _, k := range in.vm.GlobalObject().Keys() {
+		if !had[k] {
+			fresh = append(fresh, k)
+		}
+	}
+	var b strings.Builder
+	if len(fresh) > 0 {
+		names := make([]any, len(fresh))
+		for i, k := range fresh {
+			names[i] = k
+		}
+		if _, err := in.hooks.releaseGlobals(goja.Undefined(), in.vm.NewArray(names...)); err != nil {
+			return fmt.Errorf("js: release globals: %w", err)
+		}
+		shown := fresh[:min(len(fresh), 8)]
+		fmt.Fprintf(&b, "The cell's new globals were released: %s", strings.Join(shown, ", "))
+		if len(fresh) > len(shown) {
+			fmt.Fprintf(&b, " and %d more", len(fresh)-len(shown))
+		}
+		b.WriteString(". ")
+	}
+	// Collect what was let go before saying what is left: until then the
+	// memory monitor would count it against other sessions.
+	runtime.GC()
+	live, total := heapStats()
+	size, _ := in.measure(0)
+	in.setSize(size, live, total)
+	if size > in.memLimit {
+		fmt.Fprintf(&b, "The session still holds %d MiB, more than its limit of %d MiB: free some (set large values to null) or reset the session; until then a cell may not make it grow.\n",
+			size>>20, in.memLimit>>20)
+	} else {
+		fmt.Fprintf(&b, "The session now holds %d MiB of its limit of %d MiB.\n", size>>20, in.memLimit>>20)
+	}
+	sink.Stderr(b.String())
+	return nil
 }
 
 // interruptMessage names the stop in the cell's own output; the sandbox
@@ -549,6 +688,9 @@ type cellRun struct {
 	// uncatchable is set when an interrupt or a stack overflow stopped the
 	// cell (see vmfix.go).
 	uncatchable bool
+	// memoryFailed is set when the cell was stopped for its session's
+	// memory.
+	memoryFailed bool
 }
 
 // runGuarded runs the cell under its guard, which it always stops, so that
@@ -619,13 +761,30 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 				}
 				timerC = wait.C
 			}
+			// The memory monitor may measure the VM while it waits.
+			in.vmMu.Unlock()
+			var d callDone
+			woken := 0
 			select {
+			case <-c.guard.stopped:
 			case <-c.ctx.Done():
-				c.uncatchable = true // the interrupt flag may be set
+			case <-timerC:
+				woken = 1
+			case d = <-in.calls.done:
+				woken = 2
+			}
+			in.vmMu.Lock()
+			switch woken {
+			case 0:
+				c.uncatchable = true // the interrupt flag is set
+				if ml, ok := c.guard.firedFor().(*memoryLimitError); ok {
+					c.memoryFailed = true
+					in.sink.Stderr("Uncaught RangeError: " + ml.Error() + "\n")
+					return runtimes.Outcome{Failed: true}
+				}
 				in.sink.Stderr(interruptMessage(c.ctx, c.start) + "\n")
 				return runtimes.Outcome{Failed: true, Interrupted: true}
-			case <-timerC:
-			case d := <-in.calls.done:
+			case 2:
 				in.calls.pending--
 				if err := d.resolve(d.resp); err != nil {
 					return c.fail(err)
@@ -704,6 +863,7 @@ func (c *cellRun) fail(err error) runtimes.Outcome {
 	case ie != nil:
 		c.uncatchable = true
 		if ml, ok := ie.Value().(*memoryLimitError); ok {
+			c.memoryFailed = true
 			in.sink.Stderr("Uncaught RangeError: " + ml.Error() + "\n" + formatFrames(ie.Stack()))
 			return runtimes.Outcome{Failed: true}
 		}

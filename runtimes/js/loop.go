@@ -25,7 +25,10 @@ type timer struct {
 	repeat   bool
 	ref      bool
 	callback goja.Callable
-	index    int // in the heap; -1 when not scheduled
+	// fn is the callback as a value, which a walk of the session sees
+	// (walk.go): a Callable is a Go closure.
+	fn    goja.Value
+	index int // in the heap; -1 when not scheduled
 }
 
 type timerHeap []*timer
@@ -80,9 +83,9 @@ func (l *loop) schedule(t *timer, now time.Time) {
 }
 
 // add schedules callback after delay and returns the timer's id.
-func (l *loop) add(callback goja.Callable, delay time.Duration, repeat bool) int64 {
+func (l *loop) add(callback goja.Callable, fn goja.Value, delay time.Duration, repeat bool) int64 {
 	l.nextID++
-	t := &timer{id: l.nextID, delay: delay, repeat: repeat, ref: true, callback: callback, index: -1}
+	t := &timer{id: l.nextID, delay: delay, repeat: repeat, ref: true, callback: callback, fn: fn, index: -1}
 	l.byID[t.id] = t
 	l.schedule(t, time.Now())
 	return t.id

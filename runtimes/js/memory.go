@@ -1,43 +1,106 @@
 package js
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/dop251/goja"
 )
 
-// goja allocates on the Go heap with no limit of its own. While a cell runs,
-// a watchdog samples the process's heap and interrupts the cell when the live
-// heap has grown by more than the session's memory limit since the cell
-// started. Live means as of the last garbage collection; each time the heap
-// (garbage included) grows by twice the limit without the runtime having
-// collected, the watchdog collects itself to decide. The measure is
-// approximate and process-wide: cells of other sessions that allocate at the
-// same time count too, and garbage that was live at the last collection
-// before the cell started counts in the cell's favour, so a limit is a
-// safety net for the host, not an exact budget.
+// Memory.
+//
+// goja has no memory limit and allocates on the Go heap that every session
+// of the process shares, so the heap's growth says nothing about which
+// session grew. A session's limit (InstanceOptions.MemoryLimitBytes) caps
+// the session's own size: what its VM holds beyond a fresh VM's, measured by
+// walking the VM (walk.go), across cells.
+//
+// Walks cost time in proportion to the session's data, so they happen only
+// when the process's heap has grown enough since the session was last
+// measured that the session could be over its limit:
+//
+//   - at the end of a cell, where the VM is idle;
+//   - while a cell runs, when the process's memory monitor (one goroutine,
+//     ticking every 10 ms while any cell runs) sees the live heap grow: a
+//     cell waiting for a timer or a host call is walked by the monitor,
+//     under the instance's vmMu; a cell running JavaScript is asked to walk
+//     itself at its next safe point: any host function (console, Date.now,
+//     Math.random, timers, the prelude's allocation guards) and every
+//     65536th turn of every loop (source.go counts them);
+//   - before a built-in makes a big string or array: the prelude's guards
+//     ask the host to reserve its size.
+//
+// A running cell that reaches no safe point in time (a short loop of
+// `s = s + s`, each turn a native copy of the whole string) cannot be
+// walked. The monitor then judges it by the live heap: the growth since the
+// cell started that what the other sessions are known to hold does not
+// account for. When the heap grows by more than burstBytes within one check,
+// the cell whose thread faulted the fresh pages in (each cell runs on a
+// thread of its own while it runs; Linux counts each thread's page faults)
+// is judged at once, before its copy is done. When two or more running
+// cells could own the growth, page faults tell which; a cell that only
+// computes faults no fresh pages in. Without page fault counts (not Linux),
+// the monitor waits for the cells to measure themselves, then samples their
+// stacks.
+//
+// A cell that takes its session past the limit is interrupted with a
+// RangeError. When a cell ends with its session over the limit, the global
+// bindings the cell created are released (deleted, or set to undefined when
+// they cannot be deleted), and the cell fails saying what the session
+// holds now; a session that is still over its limit may run cells, but they
+// may not grow it.
 //
 // Single huge allocations are refused before they happen by the prelude's
-// guards (guards.js, and JSON.parse's estimate): the watchdog cannot stop
-// native code.
+// guards (guards.js, JSON.parse's estimate, source.go's BigInt guards):
+// native code cannot be stopped once it runs. A doubling string still
+// overshoots: the copy that crosses the limit completes before the
+// interrupt lands, so the heap peaks at about three times the limit.
 
-const memCheckInterval = 10 * time.Millisecond
+const (
+	memCheckInterval = 10 * time.Millisecond
+	// answerWait is how long the monitor waits for a cell to measure
+	// itself when another running cell could own the heap's growth.
+	answerWait = 50 * time.Millisecond
+	// silentWait is how long it waits when the page faults of two or more
+	// silent cells do not tell which grows, before it samples their stacks.
+	silentWait = 500 * time.Millisecond
+	// growingFaults are the page faults that show a thread growing its data:
+	// 16 MiB of fresh pages.
+	growingFaults = 4096
+	// burstBytes is a growth of the heap within one check that only big
+	// allocations make.
+	burstBytes = 32 << 20
+	// minWalkGrowth is the live heap growth below which a session's last
+	// measurement stands.
+	minWalkGrowth = 4 << 20
+)
 
-// memoryLimitError is the reason a cell was interrupted for its memory.
+// memoryLimitError is why a cell was stopped for its session's memory.
 type memoryLimitError struct {
-	limit, grown int64
+	limit, size int64
+	estimated   bool // judged by the live heap, not measured
 }
 
 func (e *memoryLimitError) Error() string {
-	return fmt.Sprintf("memory limit exceeded: the heap grew by %d MiB while the cell ran, more than the session's limit of %d MiB",
-		e.grown>>20, e.limit>>20)
+	if e.estimated {
+		return fmt.Sprintf("memory limit exceeded: the session's heap grew to about %d MiB, more than its limit of %d MiB",
+			e.size>>20, e.limit>>20)
+	}
+	return fmt.Sprintf("memory limit exceeded: the session holds %d MiB, more than its limit of %d MiB",
+		e.size>>20, e.limit>>20)
 }
 
 // heapStats returns the bytes of live heap as of the last garbage
@@ -54,40 +117,66 @@ func heapStats() (live, total int64) {
 	return live, total
 }
 
-// guard interrupts a cell's VM when its context is done or its memory grows
-// too much, and only while the cell runs.
+// guard is one running cell's: it interrupts the cell's VM when the cell's
+// context is done or its session grows past its limit, and only while the
+// cell runs.
 type guard struct {
 	in *instance
 	// vm is the VM of the cell, taken when the guard starts: the
 	// instance's may be replaced or closed after the cell, and the guard
 	// must never reach that one.
-	vm       *goja.Runtime
-	mu       sync.Mutex
-	active   bool
-	fired    bool
-	stopCtx  func() bool
-	memTimer *time.Timer
-	// baseLive is the live heap when the cell started; gcMark is the heap's
-	// size then, or after the watchdog's last collection.
-	baseLive, gcMark int64
+	vm    *goja.Runtime
+	limit int64
+	goid  int64 // the goroutine running the cell
+	tid   int   // and the thread it is locked to
+
+	started              time.Time
+	startSize, startLive int64
+	// othersStart is what the other sessions were known to hold when the
+	// cell started.
+	othersStart int64
+
+	// size is the session's size as last measured, liveAt and totalAt the
+	// process's live heap and heap then, measuredAt the time.
+	size, liveAt, totalAt, measuredAt atomic.Int64
+	// want asks the cell to measure itself at its next safe point; asked
+	// is when it was first asked (zero when not).
+	want  atomic.Bool
+	asked atomic.Int64
+	// faultsStart are the thread's page faults when the cell started, or
+	// -1 where they cannot be read; lastFaults at the monitor's last check.
+	faultsStart, lastFaults, prevFaults int64
+
+	mu      sync.Mutex
+	active  bool
+	fired   bool
+	reason  error
+	stopped chan struct{} // closed when the guard fires
+	stopCtx func() bool
 }
 
 func (in *instance) startGuard(ctx context.Context) *guard {
-	g := &guard{in: in, vm: in.vm, active: true}
-	g.baseLive, g.gcMark = heapStats()
+	live, _ := heapStats()
+	limit := max(in.memLimit, in.size) // a session over its limit may not grow
+	g := &guard{in: in, vm: in.vm, limit: limit, goid: goroutineID(), tid: threadID(), active: true, started: time.Now(),
+		startSize: in.size, startLive: live, stopped: make(chan struct{})}
+	g.faultsStart = threadFaults(g.tid)
+	g.lastFaults, g.prevFaults = g.faultsStart, g.faultsStart
+	g.othersStart = monitor.known.Load() - in.size
+	g.size.Store(in.size)
+	g.liveAt.Store(in.sizeLive)
+	g.totalAt.Store(in.sizeTotal)
+	g.measuredAt.Store(in.sizeAt.UnixNano())
+	in.guard = g
 	g.stopCtx = context.AfterFunc(ctx, func() {
 		defer recoverGoroutine("interrupt")
 		g.interrupt(ctx.Err())
 	})
-	g.mu.Lock()
-	g.memTimer = time.AfterFunc(memCheckInterval, func() {
-		defer recoverGoroutine("memory watchdog")
-		g.checkMemory()
-	})
-	g.mu.Unlock()
+	monitor.add(g)
 	return g
 }
 
+// interrupt stops the cell with reason, once.
 func (g *guard) interrupt(reason error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -95,7 +184,103 @@ func (g *guard) interrupt(reason error) {
 		return
 	}
 	g.fired = true
+	g.reason = reason
+	close(g.stopped)
 	g.vm.Interrupt(reason)
+}
+
+// firedFor returns why the guard fired, or nil.
+func (g *guard) firedFor() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.reason
+}
+
+// rearm interrupts the VM again if the guard has fired: JavaScript that
+// runs after an interrupt was delivered (the host formatting an error) must
+// stop too.
+func (g *guard) rearm() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.active && g.fired {
+		g.vm.Interrupt(g.reason)
+	}
+}
+
+// stop ends the guard; after it returns, nothing interrupts the VM. The
+// caller holds the instance's vmMu.
+func (g *guard) stop() {
+	g.stopCtx()
+	monitor.settling.Add(1) // the instance calls settled when it has measured
+	monitor.remove(g)
+	g.mu.Lock()
+	g.active = false
+	g.mu.Unlock()
+	g.vm.ClearInterrupt()
+	g.in.guard = nil
+	g.in.size, g.in.sizeLive, g.in.sizeTotal = g.size.Load(), g.liveAt.Load(), g.totalAt.Load()
+	g.in.sizeAt = time.Unix(0, g.measuredAt.Load())
+}
+
+// measure walks the session and stops the cell if it is over its limit.
+// The caller owns the VM: it runs the cell, or holds vmMu while the cell
+// waits.
+func (g *guard) measure() {
+	live, total := heapStats()
+	size, over := g.in.measure(g.limit + 1)
+	monitor.known.Add(size - g.size.Swap(size))
+	g.liveAt.Store(live)
+	g.totalAt.Store(total)
+	g.measuredAt.Store(time.Now().UnixNano())
+	g.want.Store(false)
+	g.asked.Store(0)
+	if over || size > g.limit {
+		g.interrupt(&memoryLimitError{limit: g.limit, size: size})
+	}
+}
+
+// settled ends what stop began: the session of the cell is measured.
+func (g *guard) settled() { monitor.settling.Add(-1) }
+
+// estimate is an upper bound of the session's size now, from its last
+// measurement and the process's live heap since.
+func (g *guard) estimate(live int64) int64 {
+	return g.size.Load() + max(0, live-g.liveAt.Load()-minWalkGrowth)
+}
+
+// safePoint runs in host functions, on the goroutine running the cell: it
+// measures the session when the monitor asked for it.
+func (in *instance) safePoint() {
+	if g := in.guard; g != nil && g.want.Load() {
+		g.measure()
+	}
+}
+
+// reserve is called before a built-in makes n bytes at once: it throws a
+// RangeError, which the guest can catch, if the session would pass its
+// limit.
+func (in *instance) reserve(n int64) {
+	g := in.guard
+	if g == nil || n <= 0 {
+		return
+	}
+	// An upper bound first: the growth of the heap, garbage included, or
+	// of the live heap, since the last measurement.
+	live, total := heapStats()
+	grown := max(live-g.liveAt.Load(), total-g.totalAt.Load())
+	if g.size.Load()+max(0, grown-minWalkGrowth)+n <= g.limit {
+		return
+	}
+	// The session may have shrunk too (the cell let go of data): measure
+	// unless this cell has just done so.
+	if measured := time.Unix(0, g.measuredAt.Load()); grown > minWalkGrowth || measured.Before(g.started) ||
+		time.Since(measured) > 10*memCheckInterval {
+		g.measure()
+	}
+	if size := g.size.Load(); size+n > g.limit {
+		in.throwRange(fmt.Sprintf("memory limit: this needs %d MiB more, and the session holds %d MiB of its limit of %d MiB",
+			max(n>>20, 1), size>>20, g.limit>>20))
+	}
 }
 
 // recoverGoroutine ends a goroutine of the runtime that panicked instead of
@@ -106,31 +291,410 @@ func recoverGoroutine(what string) {
 	}
 }
 
-func (g *guard) checkMemory() {
-	limit := g.in.memLimit
-	live, total := heapStats()
-	if total-g.gcMark > 2*limit && live-g.baseLive <= limit {
-		// Much garbage, or much live data the runtime has not seen yet.
-		runtime.GC()
-		live, g.gcMark = heapStats()
+// goroutineID returns the id of the calling goroutine, from its stack
+// header ("goroutine 123 [running]:").
+func goroutineID() int64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		id, _ := strconv.ParseInt(string(b[:i]), 10, 64)
+		return id
 	}
-	if grown := live - g.baseLive; grown > limit {
-		g.interrupt(&memoryLimitError{limit: limit, grown: grown})
-		return
-	}
-	g.mu.Lock()
-	if g.active {
-		g.memTimer.Reset(memCheckInterval)
-	}
-	g.mu.Unlock()
+	return 0
 }
 
-// stop ends the guard; after it returns, nothing interrupts the VM.
-func (g *guard) stop() {
-	g.stopCtx()
-	g.mu.Lock()
-	g.active = false
-	g.memTimer.Stop()
-	g.mu.Unlock()
-	g.vm.ClearInterrupt()
+// monitor watches the process's heap while cells run.
+var monitor = &heapMonitor{cells: make(map[*guard]struct{}), wake: make(chan struct{}, 1)}
+
+type heapMonitor struct {
+	mu      sync.Mutex
+	cells   map[*guard]struct{}
+	running bool
+	// known is what all sessions of the process are known to hold: each
+	// one's last measured size.
+	known atomic.Int64
+	// settling counts cells that have ended but whose sessions are not
+	// measured yet: until they are, the live heap holds data that known
+	// does not, and no silent cell is judged.
+	settling atomic.Int32
+	// totalMark is the heap (garbage included) after the monitor's last
+	// forced collection; collecting is set while one runs.
+	totalMark  int64
+	collecting atomic.Bool
+	// lastTotal is the heap at the last check, lastBurst its growth then
+	// if it was a burst.
+	lastTotal, lastBurst int64
+	wake                 chan struct{} // a check at once
+}
+
+func (m *heapMonitor) add(g *guard) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.cells[g] = struct{}{}
+	if !m.running {
+		m.running = true
+		_, m.totalMark = heapStats()
+		m.lastTotal = m.totalMark
+		go m.loop()
+	}
+}
+
+func (m *heapMonitor) remove(g *guard) {
+	m.mu.Lock()
+	delete(m.cells, g)
+	m.mu.Unlock()
+}
+
+func (m *heapMonitor) loop() {
+	defer recoverGoroutine("memory monitor")
+	defer func() {
+		// After a panic, a later cell starts a new loop.
+		m.mu.Lock()
+		m.running = false
+		m.mu.Unlock()
+	}()
+	t := time.NewTicker(memCheckInterval)
+	defer t.Stop()
+	var cells []*guard
+	for {
+		select {
+		case <-t.C:
+		case <-m.wake:
+		}
+		m.mu.Lock()
+		if len(m.cells) == 0 {
+			m.mu.Unlock()
+			return
+		}
+		cells = cells[:0]
+		for g := range m.cells {
+			cells = append(cells, g)
+		}
+		mark := m.totalMark
+		m.mu.Unlock()
+		m.check(cells, mark)
+	}
+}
+
+// check is one look at the heap on behalf of the running cells.
+func (m *heapMonitor) check(cells []*guard, totalMark int64) {
+	for _, g := range cells {
+		g.rearm()
+	}
+	live, total := heapStats()
+	// The live heap is as of the last collection: collect when the heap
+	// has grown by more than the smallest room any cell has left.
+	room := int64(1 << 62)
+	for _, g := range cells {
+		room = min(room, g.limit-g.estimate(live))
+	}
+	if total-totalMark > max(room/2, 8<<20) && m.collecting.CompareAndSwap(false, true) {
+		// In the background: a collection under an allocating cell can take
+		// a while, and the monitor must keep watching meanwhile. When it is
+		// done, the monitor looks again at once: a doubling string does
+		// not wait for the next tick.
+		go func() {
+			defer recoverGoroutine("memory monitor collection")
+			runtime.GC()
+			_, total := heapStats()
+			m.mu.Lock()
+			m.totalMark = total
+			m.mu.Unlock()
+			m.collecting.Store(false)
+			select {
+			case m.wake <- struct{}{}:
+			default:
+			}
+		}()
+	}
+	known := monitor.known.Load()
+	// A burst: the heap grew by a lot within one tick, which only one big
+	// allocation does (a string doubled, a huge array copied). It is the
+	// running cell whose thread touched the fresh memory; judge it now,
+	// while the allocation is still being filled: an interrupt lands as
+	// soon as it is done, before the next one doubles it again.
+	// A burst counts for two checks: the thread fills the fresh memory
+	// (and so faults its pages in) after the heap has grown.
+	burst := total - m.lastTotal
+	m.lastTotal = total
+	if burst < burstBytes {
+		burst, m.lastBurst = m.lastBurst, 0
+	} else {
+		m.lastBurst = burst
+	}
+	var busyCells []*guard
+	var grower *guard
+	var mostFaults int64 = -1
+	for _, g := range cells {
+		if g.in.vmMu.TryLock() {
+			g.in.vmMu.Unlock()
+			continue
+		}
+		busyCells = append(busyCells, g)
+		f := threadFaults(g.tid)
+		if f >= 0 && g.prevFaults >= 0 && f-g.prevFaults > mostFaults {
+			grower, mostFaults = g, f-g.prevFaults
+		}
+		g.prevFaults, g.lastFaults = g.lastFaults, f
+	}
+	if burst >= burstBytes && m.settling.Load() == 0 {
+		if mostFaults < 0 && len(busyCells) == 1 {
+			grower = busyCells[0] // no page faults to tell: the only one
+		} else if mostFaults*pageSize < burst/8 {
+			grower = nil // the fresh memory is not its own
+		}
+		if g := grower; g != nil {
+			others := known - g.size.Load() - g.othersStart
+			if size := g.startSize + max(0, live-g.startLive-others) + burst; size > g.limit {
+				g.interrupt(&memoryLimitError{limit: g.limit, size: size, estimated: true})
+				m.lastBurst = 0
+			}
+		}
+	}
+	var silent []*guard // suspects that cannot be measured now
+	busy := len(busyCells)
+	for _, g := range cells {
+		if g.estimate(live) <= g.limit {
+			continue
+		}
+		if !contains(busyCells, g) && g.in.vmMu.TryLock() {
+			// The cell waits for a timer or a host call: measure it here.
+			g.mu.Lock()
+			active := g.active && !g.fired
+			g.mu.Unlock()
+			if active {
+				g.measure()
+			}
+			g.in.vmMu.Unlock()
+			continue
+		}
+		if g.want.CompareAndSwap(false, true) {
+			g.asked.Store(time.Now().UnixNano())
+		}
+		silent = append(silent, g)
+	}
+	if len(silent) == 0 || m.settling.Load() > 0 {
+		return
+	}
+	if busy > 1 {
+		// Another running cell could own the growth: wait for the
+		// suspects to measure themselves, which cells with safe points do
+		// within milliseconds, and judge only those that stay silent.
+		waited := silent[:0]
+		for _, g := range silent {
+			if asked := g.asked.Load(); asked != 0 && time.Since(time.Unix(0, asked)) >= answerWait {
+				waited = append(waited, g)
+			}
+		}
+		silent = waited
+	}
+	// Judge the silent cells by the live heap: the growth since a cell
+	// started that what the other sessions are known to hold does not
+	// account for.
+	var judged []*guard
+	var sizes []int64
+	for _, g := range silent {
+		others := known - g.size.Load() - g.othersStart
+		if size := g.startSize + live - g.startLive - others; size > g.limit {
+			judged = append(judged, g)
+			sizes = append(sizes, size)
+		}
+	}
+	if len(judged) == 0 {
+		return
+	}
+	i := 0
+	if len(judged) > 1 {
+		// Several silent cells could own the same growth. The one whose
+		// thread touched most fresh memory (page faults) grows; a cell that
+		// only computes touches none.
+		i = -1
+		var most int64 = -1
+		for j, g := range judged {
+			f := threadFaults(g.tid)
+			if f < 0 || g.faultsStart < 0 {
+				most = -1
+				break
+			}
+			if d := f - g.faultsStart; d > most {
+				i, most = j, d
+			}
+		}
+		if most < growingFaults {
+			// No clear sign (growth into memory the heap already had
+			// faults nowhere; other systems have no counts): wait a while
+			// longer, then sample the stacks.
+			for _, g := range judged {
+				if time.Since(time.Unix(0, g.asked.Load())) < silentWait {
+					return
+				}
+			}
+			i = busiestAllocator(judged)
+		}
+	}
+	judged[i].interrupt(&memoryLimitError{limit: judged[i].limit, size: sizes[i], estimated: true})
+}
+
+var pageSize = int64(os.Getpagesize())
+
+func contains(gs []*guard, g *guard) bool {
+	for _, h := range gs {
+		if h == g {
+			return true
+		}
+	}
+	return false
+}
+
+// growthFrames are functions that a goroutine growing its data spends its
+// time in, and one spinning over data it has does not.
+var growthFrames = [][]byte{
+	[]byte("runtime.growslice"), []byte("runtime.concatstring"), []byte("runtime.mallocgcLarge"),
+	[]byte("runtime.makeslicecopy"), []byte("internal/runtime/maps.(*table).grow"),
+	[]byte("internal/runtime/maps.(*Map).growToTable"), []byte("internal/runtime/maps.(*Map).growToSmall"),
+}
+
+// busiestAllocator samples the goroutines' stacks a few times and returns
+// the index of the cell whose goroutine was seen growing data most often.
+func busiestAllocator(cells []*guard) int {
+	score := make([]int, len(cells))
+	buf := make([]byte, 1<<20)
+	for range 4 {
+		n := runtime.Stack(buf, true)
+		for _, block := range bytes.Split(buf[:n], []byte("\n\n")) {
+			id := goroutineOf(block)
+			for i, g := range cells {
+				if g.goid != id {
+					continue
+				}
+				for _, f := range growthFrames {
+					if bytes.Contains(block, f) {
+						score[i]++
+						break
+					}
+				}
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	best := 0
+	for i := range score {
+		if score[i] > score[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+func goroutineOf(block []byte) int64 {
+	block = bytes.TrimPrefix(block, []byte("goroutine "))
+	if i := bytes.IndexByte(block, ' '); i > 0 {
+		id, _ := strconv.ParseInt(string(block[:i]), 10, 64)
+		return id
+	}
+	return -1
+}
+
+// stringBytes returns the bytes goja keeps for the characters of a string:
+// one each when they are all ASCII, two otherwise.
+func stringBytes(v goja.Value) int64 {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.String:
+		return int64(rv.Len())
+	case reflect.Slice:
+		return 2 * int64(rv.Len())
+	}
+	if s, ok := v.(goja.String); ok {
+		return 2 * int64(s.Length())
+	}
+	return 0
+}
+
+// utf16Of returns goja's UTF-16 characters of a non-ASCII string (without
+// the marker goja keeps first), or nil.
+func utf16Of(rv reflect.Value) []uint16 {
+	if rv.Kind() != reflect.Slice || rv.Type().Elem().Kind() != reflect.Uint16 || rv.Len() == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(rv.Pointer())), rv.Len())[1:]
+}
+
+// countOf returns how many times sep occurs in s, without overlaps, as
+// split and replaceAll find it; an empty sep occurs between characters.
+func countOf(s, sep goja.Value) int64 {
+	rs, rsep := reflect.ValueOf(s), reflect.ValueOf(sep)
+	n, ok := s.(goja.String)
+	if !ok {
+		return 0
+	}
+	if p, ok := sep.(goja.String); ok && p.Length() == 0 {
+		return int64(n.Length())
+	}
+	switch {
+	case rs.Kind() == reflect.String && rsep.Kind() == reflect.String:
+		return int64(strings.Count(rs.String(), rsep.String()))
+	case rs.Kind() == reflect.String:
+		return 0 // a string with non-ASCII characters is not in an ASCII one
+	}
+	hay := utf16Of(rs)
+	var needle []uint16
+	if rsep.Kind() == reflect.String {
+		for _, c := range []byte(rsep.String()) {
+			needle = append(needle, uint16(c))
+		}
+	} else {
+		needle = utf16Of(rsep)
+	}
+	if len(needle) == 0 {
+		return 0
+	}
+	var count int64
+	for i := 0; i+len(needle) <= len(hay); {
+		if hay[i] == needle[0] && slices.Equal(hay[i:i+len(needle)], needle) {
+			count++
+			i += len(needle)
+		} else {
+			i++
+		}
+	}
+	return count
+}
+
+// joinBytes estimates the bytes of arr.join(sep): exact for a plain array
+// of strings, about right for numbers, and a guess for other elements.
+func joinBytes(arr, sep goja.Value) int64 {
+	obj, ok := arr.(*goja.Object)
+	if !ok {
+		return 0
+	}
+	self := reflect.ValueOf(obj).Elem().FieldByName("self")
+	if !self.IsValid() || self.IsNil() || self.Elem().Kind() != reflect.Pointer || self.Elem().Elem().Type().Name() != "arrayObject" {
+		return 0
+	}
+	values := self.Elem().Elem().FieldByName("values")
+	sepBytes := int64(1)
+	if sep != nil && !goja.IsUndefined(sep) {
+		sepBytes = stringBytes(sep)
+	}
+	n := int64(values.Len())
+	total := max(n-1, 0) * sepBytes
+	for i := range values.Len() {
+		e := values.Index(i)
+		if e.IsNil() {
+			continue
+		}
+		switch e.Elem().Kind() {
+		case reflect.String:
+			total += int64(e.Elem().Len())
+		case reflect.Slice:
+			total += 2 * int64(e.Elem().Len())
+		case reflect.Int64, reflect.Float64:
+			total += 8
+		default:
+			total += 16
+		}
+	}
+	return total
 }

@@ -311,8 +311,16 @@ func guardOperators(root ast.Node) {
 				return
 			}
 			walk(v.Elem())
-			if e, ok := v.Interface().(ast.Expression); ok && v.CanSet() {
+			if !v.CanSet() {
+				return
+			}
+			if e, ok := v.Interface().(ast.Expression); ok {
 				if r, ok := rewriteOperator(e); ok && reflect.TypeOf(r).AssignableTo(v.Type()) {
+					v.Set(reflect.ValueOf(r))
+				}
+			}
+			if st, ok := v.Interface().(ast.Statement); ok {
+				if r, ok := countLoop(st); ok && reflect.TypeOf(r).AssignableTo(v.Type()) {
 					v.Set(reflect.ValueOf(r))
 				}
 			}
@@ -327,6 +335,67 @@ func guardOperators(root ast.Node) {
 		}
 	}
 	walk(reflect.ValueOf(root))
+}
+
+// Loops count their turns, and every loopTurns turns call the prelude's
+// safe point (memory.go): a cell spinning in a loop of plain JavaScript
+// then still lets the memory monitor measure its session.
+//
+//	L: for (...) body  ->  { let %k = 0; L: for (...) { if (++%k === 65536) { %k = 0; %sp() } body } }
+//
+// A counter costs a third or so of a loop that does next to nothing, and
+// nothing measurable in one that does some work.
+const (
+	loopCounter = "%wasmeval.k"
+	opSafePoint = "%wasmeval.sp"
+	loopTurns   = 65536
+)
+
+// countLoop returns st, a loop or a labelled loop, counting its turns.
+func countLoop(st ast.Statement) (ast.Statement, bool) {
+	inner := st
+	for {
+		l, ok := inner.(*ast.LabelledStatement)
+		if !ok {
+			break
+		}
+		inner = l.Statement
+	}
+	var body *ast.Statement
+	switch x := inner.(type) {
+	case *ast.ForStatement:
+		body = &x.Body
+	case *ast.ForInStatement:
+		body = &x.Body
+	case *ast.ForOfStatement:
+		body = &x.Body
+	case *ast.WhileStatement:
+		body = &x.Body
+	case *ast.DoWhileStatement:
+		body = &x.Body
+	default:
+		return nil, false
+	}
+	idx := st.Idx0()
+	counter := func() *ast.Identifier { return &ast.Identifier{Name: loopCounter, Idx: idx} }
+	number := func(n int64) *ast.NumberLiteral {
+		return &ast.NumberLiteral{Idx: idx, Literal: fmt.Sprint(n), Value: n}
+	}
+	check := &ast.IfStatement{
+		If: idx,
+		Test: &ast.BinaryExpression{
+			Operator: token.STRICT_EQUAL,
+			Left:     &ast.UnaryExpression{Operator: token.INCREMENT, Idx: idx, Operand: counter()},
+			Right:    number(loopTurns),
+		},
+		Consequent: &ast.BlockStatement{LeftBrace: idx, RightBrace: idx, List: []ast.Statement{
+			&ast.ExpressionStatement{Expression: &ast.AssignExpression{Operator: token.ASSIGN, Left: counter(), Right: number(0)}},
+			&ast.ExpressionStatement{Expression: callGuard(opSafePoint, idx, idx+1)},
+		}},
+	}
+	*body = &ast.BlockStatement{LeftBrace: idx, RightBrace: idx, List: []ast.Statement{check, *body}}
+	decl := &ast.LexicalDeclaration{Idx: idx, Token: token.LET, List: []*ast.Binding{{Target: counter(), Initializer: number(0)}}}
+	return &ast.BlockStatement{LeftBrace: idx, RightBrace: idx, List: []ast.Statement{decl, st}}, true
 }
 
 // guardedOps maps the operators that guardOperators rewrites to their

@@ -1,0 +1,184 @@
+package js_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/runtimes"
+)
+
+// heapPeak samples the process's heap (garbage included) until stop is
+// called, and returns the most it saw above what it was at the start.
+func heapPeak() (stop func() int64) {
+	read := func() int64 {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		metrics.Read(s)
+		return int64(s[0].Value.Uint64())
+	}
+	runtime.GC()
+	base := read()
+	var peak atomic.Int64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			if v := read() - base; v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		wg.Wait()
+		return peak.Load()
+	}
+}
+
+// memoryError reports whether stderr is a memory error of some kind.
+func memoryError(stderr string) bool {
+	for _, s := range []string{"memory limit", "Invalid string length", "Invalid array length", "allocation failed"} {
+		if strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAllocationBombs: each bomb stops with a memory error while the
+// process's heap stays within the session's limit and a bounded slack.
+func TestAllocationBombs(t *testing.T) {
+	const limit = 64 << 20
+	bombs := []struct{ name, code string }{
+		{"doubling concatenation", "let s = 'ab'; for (;;) s = s + s"},
+		{"doubling template", "let s = 'ab'; for (;;) s = `${s}${s}`"},
+		{"unicode doubling", "let s = '\\u00e9'; for (;;) s += s"},
+		{"split", "let s = 'ab'.repeat(1e6); const keep = []; for (;;) keep.push(s.split(''))"},
+		{"split and join", "let s = 'ab'.repeat(1e6); for (;;) s = s.split('').concat(s.split('')).join('')"},
+		{"replaceAll", "let s = 'ab'.repeat(1e6); for (;;) s = s.replaceAll('a', 'aaaa')"},
+		{"spread of arrays", "let a = [1]; for (;;) a = [...a, ...a]"},
+		{"spread of a string", "const keep = []; const s = 'x'.repeat(8e6); for (;;) keep.push([...s])"},
+		{"Array.from and concat", "let a = [1]; for (;;) a = Array.from(a).concat(a)"},
+		{"concat of many arrays", "Array.prototype.concat.apply([], Array(1e5).fill(Array(1e3).fill(0))).length"},
+		{"padEnd", "let s = 'x'; for (;;) s = s.padEnd(s.length * 2, 'y')"},
+		{"repeat", "let s = 'x'; for (;;) s = s.repeat(2)"},
+		{"join", "let a = ['x'.repeat(1000)]; for (;;) { a = a.concat(a); globalThis.j = a.join('') }"},
+		{"JSON.stringify", "let o = ['x'.repeat(1e6)]; for (;;) o = [JSON.stringify(o), JSON.stringify(o)]"},
+		{"JSON.stringify escapes", "const keep = []; for (;;) keep.push(JSON.stringify('\\u0001'.repeat(4e6)))"},
+		{"Object.keys of a string", "const keep = []; for (;;) keep.push(Object.keys('x'.repeat(3e7)))"},
+		{"push objects", "const a = []; for (let i = 0; ; i++) a.push({ i, s: 'v' + i })"},
+		{"map of arrays", "const m = new Map(); for (let i = 0; ; i++) m.set(i, [i, i, i])"},
+		{"typed arrays", "const keep = []; for (;;) keep.push(new Float64Array(1e6))"},
+		{"closures", "const keep = []; for (let i = 0; ; i++) keep.push(() => i)"},
+		{"bound arguments", "const keep = []; const f = () => 0; for (;;) keep.push(f.bind(null, 'x'.repeat(1e6) + Math.random()))"},
+		{"timer callbacks", "for (let i = 0; ; i++) { const big = 'x'.repeat(1e5) + i; setTimeout(() => big, 1e9) }"},
+	}
+	for _, b := range bombs {
+		t.Run(b.name, func(t *testing.T) {
+			s := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: limit})
+			s.ok("globalThis.kept = 'still here'")
+			stop := heapPeak()
+			start := time.Now()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			out, rec := s.runCtx(ctx, b.code)
+			peak := stop()
+			t.Logf("%v, heap peak +%d MiB: %s", time.Since(start).Round(time.Millisecond), peak>>20, firstLine(rec.StderrText()))
+			if !out.Failed || out.Interrupted || !memoryError(rec.StderrText()) {
+				t.Errorf("outcome %+v, stderr %q: want a memory error", out, rec.StderrText())
+			}
+			if bound := int64(2*limit + 256<<20); peak > bound {
+				t.Errorf("the heap grew by %d MiB, more than %d MiB", peak>>20, bound>>20)
+			}
+			runtime.GC()
+			if got, _ := s.ok("kept"); got != "'still here'" {
+				t.Errorf("after the bomb: kept = %s", got)
+			}
+		})
+	}
+}
+
+// TestMemoryIsPerSession: one session's allocation does not stop another
+// session's cell that allocates nothing.
+func TestMemoryIsPerSession(t *testing.T) {
+	const limit = 64 << 20
+	bombs := []string{
+		"let s = 'ab'; for (;;) s = s + s",
+		"const a = []; for (let i = 0; ; i++) a.push({ i, s: 'v' + i })",
+		"const keep = []; for (;;) keep.push('x'.repeat(1 << 20) + Math.random())",
+	}
+	quiet := []string{
+		"let n = 0; for (let i = 0; i < 3e6; i++) n += i % 7; n > 0",
+		"const end = Date.now() + 1500; let n = 0; while (Date.now() < end) n++; n > 0",
+		"await new Promise((r) => setTimeout(r, 1500)); true",
+	}
+	for i, bomb := range bombs {
+		for j, q := range quiet {
+			t.Run(fmt.Sprintf("bomb %d quiet %d", i, j), func(t *testing.T) {
+				a := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: limit})
+				b := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: limit})
+				var wg sync.WaitGroup
+				wg.Add(1)
+				var aOut runtimes.Outcome
+				var aErr string
+				go func() {
+					defer wg.Done()
+					time.Sleep(100 * time.Millisecond) // b is running by now
+					out, rec := a.run(bomb)
+					aOut, aErr = out, rec.StderrText()
+				}()
+				out, rec := b.run(q)
+				wg.Wait()
+				if out.Failed {
+					t.Errorf("the quiet cell failed: %s", rec.StderrText())
+				} else if r := rec.Results(); len(r) != 1 || r[0]["text/plain"] != "true" {
+					t.Errorf("the quiet cell's results = %v", r)
+				}
+				if !aOut.Failed || !memoryError(aErr) {
+					t.Errorf("the bomb: outcome %+v, stderr %q; want a memory error", aOut, aErr)
+				}
+			})
+		}
+	}
+}
+
+// TestMemoryAcrossCells: a session's limit holds across cells, a cell that
+// passes it fails naming the limit, and the session goes on.
+func TestMemoryAcrossCells(t *testing.T) {
+	const limit = 128 << 20
+	s := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: limit})
+	failed := -1
+	for i := range 17 {
+		out, rec := s.run(fmt.Sprintf("globalThis.chunk%d = 'x'.repeat(30 << 20) + %d; chunk%d.length", i, i, i))
+		if out.Failed {
+			want(t, "stderr", rec.StderrText(), "memory limit", "limit of 128 MiB")
+			failed = i
+			break
+		}
+	}
+	if failed < 3 || failed > 4 {
+		t.Fatalf("the cell that failed is %d, want the 4th or 5th (30 MiB each, 128 MiB limit)", failed)
+	}
+	if got, _ := s.ok("[typeof chunk0, chunk0.length, typeof globalThis['chunk" + fmt.Sprint(failed) + "']]"); got != "[ 'string', 31457281, 'undefined' ]" {
+		t.Errorf("after the failing cell: %s", got)
+	}
+	// Freeing makes room again.
+	s.ok("chunk0 = null; chunk1 = null")
+	runtime.GC()
+	if out, rec := s.run("globalThis.again = 'y'.repeat(30 << 20); again.length"); out.Failed {
+		t.Errorf("after freeing 60 MiB: %s", rec.StderrText())
+	}
+}

@@ -1,0 +1,355 @@
+package js
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+)
+
+// A session's size.
+//
+// goja allocates on the Go heap that every session shares, and the Go
+// runtime measures only the whole heap: one session's growth looks the same
+// as another's. sizeOf measures one VM instead: it walks the Go values
+// reachable from the VM (its global object, prototypes, stacks, scopes,
+// compiled code, and the instance's modules and timers) with reflect, and
+// adds up their sizes: each struct, array, slice backing array and map
+// once, the bytes of strings once (overlapping substrings are merged).
+// Functions are opaque to reflect: what only a Go closure holds is not
+// counted (goja's bound functions keep their bound arguments so; the
+// prelude keeps a visible copy). The result is an estimate within some ten
+// per cent of the heap the VM holds.
+//
+// A walk reads the VM's maps and slices, so it runs only where the VM
+// cannot change meanwhile: on the goroutine running the cell (in a host
+// function, at a safe point) or while the cell waits for a timer or a host
+// call with the instance's vmMu held.
+
+// walkBudgetObjects bounds a walk's work: past it the walk stops and
+// reports what it found, which is then a lower bound.
+const walkBudgetObjects = 20_000_000
+
+// sizeOf returns the bytes reachable from roots, stopping once the count
+// passes budget (then over is true).
+func sizeOf(budget int64, roots ...any) (size int64, over bool) {
+	w := walker{budget: budget, seen: make(map[seenKey]struct{}, 1<<12)}
+	for _, r := range roots {
+		w.push(reflect.ValueOf(r))
+	}
+	w.run()
+	return w.total(), w.over
+}
+
+type span struct{ start, end uintptr }
+
+type seenKey struct {
+	p uintptr
+	t reflect.Type
+}
+
+type walker struct {
+	budget int64
+	bytes  int64
+	visits int
+	over   bool
+	// seen has the structs, arrays and maps counted, by address and type:
+	// a struct and its first field share an address.
+	seen    map[seenKey]struct{}
+	stack   []reflect.Value
+	strings []span // strings and slices of bytes or uint16 of 1 KiB or more
+	// spanBytes is the sum of the spans' lengths, overlaps counted twice.
+	spanBytes    int64
+	checkedSpans int
+}
+
+// bigLeaf is the size from which string-like data is merged by address:
+// substrings share their string's bytes.
+const bigLeaf = 1024
+
+func (w *walker) push(v reflect.Value) {
+	if v.IsValid() {
+		w.stack = append(w.stack, v)
+	}
+}
+
+func (w *walker) add(n int64) {
+	w.bytes += n
+	if w.budget > 0 && w.bytes > w.budget {
+		w.over = true
+	}
+}
+
+// total is the bytes counted, with the big strings' merged spans.
+func (w *walker) total() int64 {
+	slices.SortFunc(w.strings, func(a, b span) int {
+		switch {
+		case a.start < b.start:
+			return -1
+		case a.start > b.start:
+			return 1
+		}
+		return 0
+	})
+	var sum int64
+	var cur span
+	for _, s := range w.strings {
+		if s.start >= cur.end {
+			sum += int64(cur.end - cur.start)
+			cur = s
+		} else if s.end > cur.end {
+			cur.end = s.end
+		}
+	}
+	sum += int64(cur.end - cur.start)
+	return w.bytes + sum
+}
+
+// leaf counts string-like data of n bytes at p. Big ones are merged by
+// address at the end; the budget sees them unmerged.
+func (w *walker) leaf(p uintptr, n int64) {
+	if n <= 0 {
+		return
+	}
+	if n < bigLeaf {
+		w.add(n)
+		return
+	}
+	w.strings = append(w.strings, span{p, p + uintptr(n)})
+	w.spanBytes += n
+}
+
+func (w *walker) run() {
+	for len(w.stack) > 0 && !w.over {
+		// Merging the spans costs a sort: only as their number doubles.
+		if w.budget > 0 && len(w.strings) > 2*w.checkedSpans && w.bytes+w.spanBytes > w.budget {
+			w.checkedSpans = len(w.strings)
+			if w.total() > w.budget {
+				w.over = true
+				return
+			}
+		}
+		if w.visits++; w.visits > walkBudgetObjects {
+			w.over = true
+			return
+		}
+		v := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		w.value(v)
+	}
+}
+
+// value counts what v refers to; v's own bytes are its container's.
+func (w *walker) value(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return
+		}
+		t := v.Type().Elem()
+		if skipType(t) || t.Size() == 0 {
+			return
+		}
+		k := seenKey{v.Pointer(), t}
+		if _, ok := w.seen[k]; ok {
+			return
+		}
+		w.seen[k] = struct{}{}
+		w.add(int64(t.Size()))
+		if hasPointers(t) {
+			w.push(v.Elem())
+		}
+	case reflect.Interface:
+		if v.IsNil() {
+			return
+		}
+		e := v.Elem()
+		switch e.Kind() {
+		case reflect.Pointer, reflect.Map, reflect.Func, reflect.Chan, reflect.UnsafePointer:
+			w.push(e)
+		default:
+			// A value stored in an interface lives in a box of its own.
+			if skipType(e.Type()) {
+				return
+			}
+			w.add(int64(e.Type().Size()))
+			if hasPointers(e.Type()) {
+				w.push(e)
+			}
+		}
+	case reflect.Struct:
+		for _, i := range pointerFields(v.Type()) {
+			w.push(v.Field(i))
+		}
+	case reflect.Array:
+		if hasPointers(v.Type().Elem()) {
+			for i := range v.Len() {
+				w.push(v.Index(i))
+			}
+		}
+	case reflect.Slice:
+		if v.IsNil() || v.Cap() == 0 {
+			return
+		}
+		et := v.Type().Elem()
+		if skipType(et) {
+			return
+		}
+		p := v.Pointer()
+		if k := et.Kind(); (k == reflect.Uint8 || k == reflect.Uint16) && et.Size() <= 2 {
+			w.leaf(p, int64(v.Len())*int64(et.Size()))
+			return
+		}
+		k := seenKey{p, v.Type()}
+		if _, ok := w.seen[k]; ok {
+			return
+		}
+		w.seen[k] = struct{}{}
+		w.add(int64(v.Cap()) * int64(et.Size()))
+		if hasPointers(et) {
+			for i := range v.Len() {
+				w.push(v.Index(i))
+			}
+		}
+	case reflect.String:
+		if n := v.Len(); n > 0 {
+			w.leaf(uintptr(unsafe.Pointer(unsafe.StringData(v.String()))), int64(n))
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		k := seenKey{v.Pointer(), v.Type()}
+		if _, ok := w.seen[k]; ok {
+			return
+		}
+		w.seen[k] = struct{}{}
+		t := v.Type()
+		// Go's maps hold groups of eight slots with a control word, at a
+		// load of at most 7/8.
+		n := int64(v.Len())
+		w.add(48 + (n*8/7+8)*(int64(t.Key().Size()+t.Elem().Size())+1))
+		kp, ep := hasPointers(t.Key()), hasPointers(t.Elem())
+		if !kp && !ep {
+			return
+		}
+		it := v.MapRange()
+		for it.Next() {
+			if kp {
+				w.push(it.Key())
+			}
+			if ep {
+				w.push(it.Value())
+			}
+			if w.visits++; w.visits > walkBudgetObjects {
+				w.over = true
+				return
+			}
+		}
+	}
+}
+
+// skipType reports types a walk does not enter: shared, static or opaque
+// data that no session allocates (collation and Unicode tables, reflection
+// metadata, synchronisation).
+func skipType(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	pkg := t.PkgPath()
+	return pkg == "reflect" || pkg == "sync" || pkg == "sync/atomic" || pkg == "unsafe" ||
+		strings.HasPrefix(pkg, "golang.org/x/text/") || pkg == "hash/maphash" || pkg == "github.com/go-sourcemap/sourcemap"
+}
+
+var typeInfo sync.Map // reflect.Type -> *typeFacts
+
+type typeFacts struct {
+	hasPointers bool
+	fields      []int // of a struct: the fields that may hold pointers
+}
+
+func factsOf(t reflect.Type) *typeFacts {
+	if f, ok := typeInfo.Load(t); ok {
+		return f.(*typeFacts)
+	}
+	f := &typeFacts{}
+	// Store first: a recursive type refers to itself.
+	typeInfo.Store(t, f)
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map, reflect.String:
+		f.hasPointers = true
+	case reflect.Array:
+		f.hasPointers = t.Len() > 0 && hasPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			ft := t.Field(i).Type
+			if hasPointers(ft) {
+				f.fields = append(f.fields, i)
+			}
+		}
+		f.hasPointers = len(f.fields) > 0
+	}
+	return f
+}
+
+func hasPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map, reflect.String:
+		return true
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer:
+		return false
+	case reflect.Struct, reflect.Array:
+		return factsOf(t).hasPointers
+	}
+	return false
+}
+
+func pointerFields(t reflect.Type) []int { return factsOf(t).fields }
+
+// vmRoots are what a walk of the instance starts from.
+func (in *instance) vmRoots() []any {
+	roots := []any{in.vm, in.modules, in.rejections}
+	if in.loop != nil {
+		roots = append(roots, in.loop.timers)
+	}
+	return roots
+}
+
+// measure returns the session's size: the bytes its VM holds beyond a
+// fresh one's. The caller owns the VM (see above).
+func (in *instance) measure(budget int64) (size int64, over bool) {
+	base := freshSize()
+	if budget > 0 {
+		budget += base
+	}
+	n, over := sizeOf(budget, in.vmRoots()...)
+	return max(n-base, 0), over
+}
+
+var (
+	freshOnce sync.Once
+	freshN    int64
+)
+
+// freshSize is the size of a VM that has run the prelude and nothing else,
+// measured once per process on a VM of its own.
+func freshSize() int64 {
+	freshOnce.Do(func() {
+		probe := &instance{memLimit: DefaultMemoryLimit}
+		probe.opts.Now = time.Now
+		probe.opts.Rand = zeroReader{}
+		if err := probe.start(); err == nil {
+			freshN, _ = sizeOf(0, probe.vmRoots()...)
+		}
+	})
+	return freshN
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
