@@ -25,6 +25,7 @@ var snippets = runtimetest.Snippets{
 	ReadFile:        `print(await read("data.txt"))`,
 	ReadPasswd:      `print(read("/etc/passwd"))`,
 	ReadOutside:     `print(read("{{outside}}"))`,
+	ReadLink:        `print(await read("link.txt"))`,
 	PrintEnv:        `print(process.env.WASMEVAL_TEST_VAR)`,
 	PrintHostSecret: `print(process.env.WASMEVAL_HOST_SECRET)`,
 	DisplayJSON:     `display({a: 1, b: [1, 2]})`,

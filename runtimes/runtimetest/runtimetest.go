@@ -56,8 +56,14 @@ type Snippets struct {
 	ReadOutside string
 	// EscapeSymlink creates a symbolic link named link.txt in the working
 	// directory that points at the path replacing {{outside}}, then reads
-	// link.txt and prints it (or fails trying).
+	// link.txt and prints it (or fails trying). A language that cannot make
+	// links leaves it empty and gives ReadLink.
 	EscapeSymlink string
+	// ReadLink reads the file link.txt in the working directory and prints
+	// it (or fails trying). Before it runs, the suite makes link.txt a
+	// symbolic link that leads outside the root (as a cell of another
+	// language, or the host, could have made it), in several ways.
+	ReadLink string
 	// PrintEnv prints the value of the environment variable
 	// WASMEVAL_TEST_VAR.
 	PrintEnv string
@@ -212,10 +218,56 @@ func Run(t *testing.T, rt runtimes.Runtime, s Snippets) {
 				t.Errorf("the guest read a file outside its root: %q", rec.All())
 			}
 		}},
-		{"NoSymlinkEscape", []string{s.EscapeSymlink}, func(t *testing.T, h *harness) {
-			_, rec := h.run(context.Background(), strings.ReplaceAll(s.EscapeSymlink, "{{outside}}", h.outside))
-			if strings.Contains(rec.All(), outsideSecret) {
-				t.Errorf("the guest read a file outside its root through a symlink: %q", rec.All())
+		{"NoSymlinkEscape", nil, func(t *testing.T, h *harness) {
+			if s.EscapeSymlink == "" && s.ReadLink == "" {
+				t.Skip("no snippet for this behaviour")
+			}
+			if s.EscapeSymlink != "" {
+				_, rec := h.run(context.Background(), strings.ReplaceAll(s.EscapeSymlink, "{{outside}}", h.outside))
+				if strings.Contains(rec.All(), outsideSecret) {
+					t.Errorf("the guest read a file outside its root through a symlink it made: %q", rec.All())
+				}
+			}
+			if s.ReadLink == "" {
+				return
+			}
+			link := filepath.Join(h.root, "link.txt")
+			up := filepath.Join(h.root, "up")
+			if err := os.Symlink("..", up); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(filepath.Join(h.root, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, target := range []string{
+				h.outside,                        // absolute
+				"../" + filepath.Base(h.outside), // relative
+				"sub/../../" + filepath.Base(h.outside),
+				"up/" + filepath.Base(h.outside), // through a link to the parent
+			} {
+				if err := os.Remove(link); err != nil && !os.IsNotExist(err) {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, link); err != nil {
+					t.Fatal(err)
+				}
+				_, rec := h.run(context.Background(), s.ReadLink)
+				if strings.Contains(rec.All(), outsideSecret) {
+					t.Errorf("the guest read a file outside its root through link.txt -> %s: %q", target, rec.All())
+				}
+			}
+			// The same read works for a link that stays inside.
+			if err := os.WriteFile(filepath.Join(h.root, "inside.txt"), []byte("inside-ok-7f3a"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(link); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("inside.txt", link); err != nil {
+				t.Fatal(err)
+			}
+			if rec := h.ok(s.ReadLink); !strings.Contains(rec.StdoutText(), "inside-ok-7f3a") {
+				t.Errorf("reading link.txt -> inside.txt printed %q, want the file's text", rec.StdoutText())
 			}
 		}},
 		{"Env", []string{s.PrintEnv}, func(t *testing.T, h *harness) {
