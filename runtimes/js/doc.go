@@ -36,11 +36,30 @@
 // The guest has no host modules, no fs module and no network. require and
 // static import load .js, .mjs, .cjs and .json files inside the session root
 // only, through an os.Root, which refuses `..` and symbolic links out of the
-// root (and, as os.Root does, symbolic links with absolute targets). Memory is
-// guarded twice: built-ins that would allocate one huge string, array or
-// buffer, or recurse natively into a very deep structure, throw a RangeError
-// first (prelude/js/guards.js); and a watchdog interrupts a cell whose heap
-// growth passes InstanceOptions.MemoryLimitBytes (memory.go).
+// root (and, as os.Root does, symbolic links with absolute targets).
+//
+// InstanceOptions.MemoryLimitBytes (default 256 MiB) caps what the session
+// holds beyond a fresh VM, across cells, measured for that session alone
+// (walk.go, memory.go): another session's allocation never counts against
+// it. Built-ins that would make one huge string, array or buffer, or recurse
+// natively into a very deep structure, throw a RangeError first, and those
+// that make a big result reserve its size with the host before they make it
+// (prelude/js/guards.js); a process-wide monitor interrupts a running cell
+// that takes its session past the limit. A cell that ends with its session
+// over the limit fails, and the global bindings it created are released.
+//
+// Code that goja's parser or compiler would take without limit in native
+// code is refused before it is parsed (source.go): nesting deeper than 2000
+// brackets or prefix operators, syntax trees deeper than 3000. The BigInt
+// operators **, << and >> refuse results of more than 2^22 bits. The same
+// guards apply to code made at run time with eval and the Function
+// constructors. Each regexp2 match (patterns with lookaround or
+// backreferences) stops after 1 s, and each loop calls a safe point every
+// 65536 turns, where the memory monitor can measure the session.
+//
+// No goroutine of the runtime lets a panic end the process: Run, its
+// timers, interrupts and host calls recover, and report the failure as the
+// cell's.
 //
 // # Notes
 //
@@ -56,4 +75,19 @@
 //     structuredClone or atob.
 //   - Error.prototype.stack is goja's text (tab-indented frames with program
 //     counters); the REPL's rendering of errors cleans it to Node's format.
+//   - eval is always an indirect eval: it runs in the global scope, not in
+//     its caller's, and its let, const and class declarations stay inside it.
+//   - A regexp2 match stopped after 1 s makes RegExp.prototype.test, match
+//     and search throw a RangeError; exec, replace, split and matchAll take
+//     it as no match (their callbacks' time cannot be told from the
+//     match's).
+//   - The call stack holds 2500 frames: an overflow through native frames
+//     unwinds in time quadratic in the depth, which no interrupt stops.
+//   - Array methods refuse an array-like (or sparse array) longer than the
+//     memory limit allows a dense array to be: they would loop over its
+//     length in native code.
+//   - A doubling string (`s = s + s`) is stopped after the copy that passes
+//     the limit: the heap peaks at about three times the limit.
+//   - Memory that only a Go closure holds is not seen by the measure:
+//     Function.prototype.bind keeps its arguments where it is.
 package js
