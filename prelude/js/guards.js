@@ -178,6 +178,11 @@
       writable: true, configurable: true, enumerable: false,
     });
   }
+  // Collation keys are several bytes per character.
+  method(String.prototype, 'localeCompare', (self, [that]) => {
+    const s = String(self);
+    if (s.length > 4096) want((stringBytes(s) + stringBytes(String(that))) * 8);
+  });
   method(String.prototype, 'normalize', (self) => {
     const s = String(self);
     if (s.length * 3 > maxStringLength) throw invalidString();
@@ -266,6 +271,12 @@
     const original = proto[name];
     const wrapped = {
       [name](compare) {
+        // A sparse array or array-like is copied out at its full length
+        // (a typed array's length is its memory's).
+        if (proto === Array.prototype && this !== null && this !== undefined && this.length > maxElements &&
+            toLength(this.length) > maxElements) {
+          throw invalidArray();
+        }
         if (compare === undefined && toLength(this && this.length) > limit) {
           return apply(original, this, [order]);
         }
@@ -411,7 +422,77 @@
     const k = typeof key === 'symbol' ? key : String(key);
     return (object[k] = assignOps[op](object[k], right));
   }
-  internal.operators = { '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar, '%wasmeval.assign': assign };
+  // spread checks the value of `...x` (source.go): goja spreads an array
+  // over all of its length in native code, a string or an object's own
+  // properties into new values.
+  function spread(x) {
+    if (typeof x === 'string') {
+      if (x.length > maxElements) throw invalidArray();
+      want(x.length * stringElementBytes);
+    } else if (x !== null && typeof x === 'object' && Array.isArray(x)) {
+      const n = toLength(x.length);
+      if (n > maxElements) throw invalidArray();
+      want(n * slotBytes);
+    }
+    return x;
+  }
+  internal.operators = {
+    '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar, '%wasmeval.assign': assign,
+    '%wasmeval.spread': spread,
+  };
+
+  // apply and construct with an array-like make a list of its length at
+  // once, in native code: {length: 2 ** 32 - 1} asked Go for 64 GiB, and Go
+  // ends the process when it cannot have it. V8 stops long before.
+  const maxArguments = 1 << 20;
+  const checkArguments = (args) => {
+    if (args !== null && args !== undefined && (typeof args === 'object' || typeof args === 'function') &&
+        toLength(args.length) > maxArguments) {
+      throw new RangeError('Maximum call stack size exceeded: too many arguments');
+    }
+  };
+  const nativeApply = Function.prototype.apply;
+  Object.defineProperty(Function.prototype, 'apply', {
+    value: {
+      apply(thisArg, args) {
+        checkArguments(args);
+        return apply(nativeApply, this, [thisArg, args]);
+      },
+    }.apply,
+    writable: true, configurable: true, enumerable: false,
+  });
+  const nativeConstruct = Reflect.construct;
+  Object.defineProperty(Reflect, 'apply', {
+    value: {
+      apply(target, thisArg, args) {
+        checkArguments(args);
+        return apply(target, thisArg, args);
+      },
+    }.apply,
+    writable: true, configurable: true, enumerable: false,
+  });
+  Object.defineProperty(Reflect, 'construct', {
+    value: {
+      construct(target, args, ...newTarget) {
+        checkArguments(args);
+        return apply(nativeConstruct, Reflect, [target, args, ...newTarget]);
+      },
+    }.construct,
+    writable: true, configurable: true, enumerable: false,
+  });
+  // Object.assign copies a string source one property per character.
+  const nativeAssign = Object.assign;
+  Object.defineProperty(Object, 'assign', {
+    value: {
+      assign(target, ...sources) {
+        for (const s of sources) {
+          if (typeof s === 'string' || s instanceof String) want(String(s).length * 64);
+        }
+        return apply(nativeAssign, Object, [target, ...sources]);
+      },
+    }.assign,
+    writable: true, configurable: true, enumerable: false,
+  });
 
   // BigInt.asIntN and asUintN compute 2 ** bits first; BigInt(text)
   // parses in time quadratic in the length of the text.

@@ -168,6 +168,20 @@ func TestLongNativePaths(t *testing.T) {
 		{"huge join", "new Array(2 ** 32 - 1).join('x')", "Invalid string length"},
 		{"huge padStart", "'x'.padStart(2 ** 30)", "Invalid string length"},
 		{"4 GiB typed array", "new Uint8Array(2 ** 32)", "Array buffer allocation failed"},
+		// Native loops and allocations over an array-like's whole length:
+		// each of these asked Go for tens of GiB, which ends the process,
+		// or looped for hours.
+		{"apply with a huge array-like", "Math.max.apply(null, { length: 2 ** 32 - 1 })", "too many arguments"},
+		{"Reflect.apply with a huge array-like", "Reflect.apply(Math.max, null, { length: 2 ** 31 })", "too many arguments"},
+		{"Reflect.construct with a huge array-like", "Reflect.construct(Array, { length: 2 ** 31 })", "too many arguments"},
+		{"sort of a sparse array", "const a = []; a.length = 2 ** 32 - 1; a.sort()", "Invalid array length"},
+		{"concat of a sparse array", "Array(2 ** 31).concat([1]).length", "Invalid array length"},
+		{"spread of a sparse array", "[...Array(2 ** 31)].length", "Invalid array length"},
+		{"spread call of a sparse array", "Math.max(...Array(2 ** 31))", "Invalid array length"},
+		{"indexOf of a huge array-like", "Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)", "Invalid array length"},
+		{"forEach of a sparse array", "Array(2 ** 32 - 1).forEach((x) => x)", "Invalid array length"},
+		{"object spread of a long string", "({ ...'x'.repeat(3e7) })", "Invalid array length"},
+		{"Object.assign of a long string", "Object.assign({}, 'x'.repeat(2e7))", "memory limit"},
 		{"no structuredClone", "structuredClone({})", "structuredClone is not defined"},
 		{"no Atomics", "Atomics.wait(new Int32Array(4), 0, 0)", "Atomics is not defined"},
 	}
@@ -212,6 +226,9 @@ func TestGuardedCodeStillWorks(t *testing.T) {
 		{"const a = Array.from({ length: 200001 }, (_, i) => (i * 7919) % 1000003); a.sort(); [a.every((v, i) => i === 0 || String(a[i - 1]) <= String(v)), a.length, a[0]]", "[ true, 200001, 0 ]"},
 		{"const t = new Float64Array([3, NaN, -0, 0, -1, 2]); Array.from(t.sort()).map(String)", "[ '-1', '0', '0', '2', '3', 'NaN' ]"},
 		{"/(?<=a)b/.test('ab') && 'xaby'.replace(/(?=b)/, '-') === 'xa-by'", "true"},
+		{"let [p, ...q] = [1, 2, 3]; ({ a: p, ...q } = { a: 1, b: 2 }); JSON.stringify([Math.max(...[1, 5, 3]), [...'ab', ...[1]], { ...{ x: 1 } }, q, Math.max.apply(null, [1, 9]), Reflect.construct(Date, [0]).getTime(), Object.assign({}, { a: 1 }, 'xy')])",
+			`'[5,["a","b",1],{"x":1},{"b":2},9,0,{"0":"x","1":"y","a":1}]'`},
+		{"let n = 0; for (let i = 0; i < 200000; i++) { if (i % 2) continue; n++ } outer: for (const x of [1, 2]) { for (;;) { continue outer } } let m = 0; do { m++ } while (m < 70000); [n, m]", "[ 100000, 70000 ]"},
 	}
 	for _, tt := range tests {
 		if got, _ := s.ok(tt.code); got != tt.want {

@@ -70,7 +70,7 @@ import (
 // interrupt lands, so the heap peaks at about three times the limit.
 
 const (
-	memCheckInterval = 10 * time.Millisecond
+	memCheckInterval = 5 * time.Millisecond
 	// answerWait is how long the monitor waits for a cell to measure
 	// itself when another running cell could own the heap's growth.
 	answerWait = 50 * time.Millisecond
@@ -441,7 +441,7 @@ func (m *heapMonitor) check(cells []*guard, totalMark int64) {
 	if burst >= burstBytes && m.settling.Load() == 0 {
 		if mostFaults < 0 && len(busyCells) == 1 {
 			grower = busyCells[0] // no page faults to tell: the only one
-		} else if mostFaults*pageSize < burst/8 {
+		} else if mostFaults*pageSize < burst/16 {
 			grower = nil // the fresh memory is not its own
 		}
 		if g := grower; g != nil {

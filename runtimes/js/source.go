@@ -24,6 +24,9 @@ import (
 // with no interrupt possible. checkNesting refuses deep nestings before the
 // parser sees them, checkDepth deep trees before the compiler does.
 //
+// Spreading (`[...x]`, `f(...x)`, `{...x}`) runs in native code over all of
+// x: guardOperators passes each spread value through a check first.
+//
 // BigInt operators run in native code: `2n ** (2n ** 40n)` or
 // `1n << (2n ** 40n)` ask Go for terabytes at once, and Go ends the process
 // when it cannot have them. guardOperators rewrites `**`, `<<` and `>>`
@@ -52,6 +55,9 @@ const (
 	opShl    = "%wasmeval.shl"
 	opSar    = "%wasmeval.sar"
 	opAssign = "%wasmeval.assign" // (object, key, operator, right)
+	// opSpread checks what `...x` spreads: goja spreads an array in
+	// native code, all of its length (a sparse Array(2**31) too).
+	opSpread = "%wasmeval.spread"
 )
 
 // nestingError is code that nests too deeply for the parser or compiler.
@@ -293,8 +299,9 @@ func checkDepth(root ast.Node) error {
 // checkDepth: the walk recurses.
 func guardOperators(root ast.Node) {
 	seen := make(map[any]struct{})
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
+	// slot is false for a value whose place must not be rewritten.
+	var walk func(v reflect.Value, slot bool)
+	walk = func(v reflect.Value, slot bool) {
 		switch v.Kind() {
 		case reflect.Pointer:
 			if v.IsNil() || v.Type() == fileType {
@@ -305,13 +312,16 @@ func guardOperators(root ast.Node) {
 				return
 			}
 			seen[key] = struct{}{}
-			walk(v.Elem())
+			walk(v.Elem(), true)
+			if sp, ok := key.(*ast.SpreadElement); ok {
+				sp.Expression = callGuard(opSpread, sp.Expression.Idx0(), sp.Expression.Idx1(), sp.Expression)
+			}
 		case reflect.Interface:
 			if v.IsNil() {
 				return
 			}
-			walk(v.Elem())
-			if !v.CanSet() {
+			walk(v.Elem(), true)
+			if !v.CanSet() || !slot {
 				return
 			}
 			if e, ok := v.Interface().(ast.Expression); ok {
@@ -325,17 +335,22 @@ func guardOperators(root ast.Node) {
 				}
 			}
 		case reflect.Struct:
+			// A labelled loop is counted at its label: the label must stay
+			// on the loop itself.
+			labelled := v.Type() == labelledType
 			for i := range v.NumField() {
-				walk(v.Field(i))
+				walk(v.Field(i), !labelled || v.Type().Field(i).Name != "Statement")
 			}
 		case reflect.Slice:
 			for i := range v.Len() {
-				walk(v.Index(i))
+				walk(v.Index(i), true)
 			}
 		}
 	}
-	walk(reflect.ValueOf(root))
+	walk(reflect.ValueOf(root), true)
 }
+
+var labelledType = reflect.TypeFor[ast.LabelledStatement]()
 
 // Loops count their turns, and every loopTurns turns call the prelude's
 // safe point (memory.go): a cell spinning in a loop of plain JavaScript
