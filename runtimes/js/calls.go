@@ -23,6 +23,7 @@ type hostCalls struct {
 	ctx     context.Context
 	cancel  context.CancelFunc
 	pending int
+	started bool // a call was made
 	done    chan callDone
 	wg      sync.WaitGroup
 }
@@ -41,6 +42,9 @@ func newHostCalls(ctx context.Context) *hostCalls {
 // close cancels the calls still running and waits for them.
 func (c *hostCalls) close() {
 	c.cancel()
+	if !c.started {
+		return // nothing to wait for
+	}
 	go func() { c.wg.Wait(); close(c.done) }()
 	for range c.done {
 	}
@@ -77,6 +81,7 @@ func (in *instance) hostCall(call goja.FunctionCall) goja.Value {
 			}
 		}
 		c.pending++
+		c.started = true
 		c.wg.Add(1)
 		ctx := c.ctx
 		go func() {

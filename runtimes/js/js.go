@@ -552,13 +552,9 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	}
 	in.vmMu.Lock()
 	defer in.vmMu.Unlock()
-	// The cell's JavaScript runs on this goroutine, locked to its thread so
-	// that the memory monitor can tell the thread's page faults (memory.go).
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	in.calls = newHostCalls(ctx)
 	defer func() { in.calls.close(); in.calls = nil }()
-	globals := in.vm.GlobalObject().Keys()
+	globals := globalCount(in.vm)
 	startSize := in.size
 	c := &cellRun{in: in, ctx: ctx, start: start}
 	out := c.runGuarded(cell)
@@ -624,19 +620,45 @@ func (in *instance) setSize(size, live, total int64) {
 	in.size, in.sizeLive, in.sizeTotal, in.sizeAt = size, live, total, time.Now()
 }
 
-// releaseGlobals lets go of the global bindings that were not in before,
-// the global object's keys when the cell started, and says what the
-// session holds now.
-func (in *instance) releaseGlobals(before []string, sink runtimes.Sink) error {
-	had := make(map[string]bool, len(before))
-	for _, k := range before {
-		had[k] = true
-	}
-	var fresh []string
-	for _, k := range in.vm.GlobalObject().Keys() {
-		if !had[k] {
-			fresh = append(fresh, k)
+// globalNames returns the global object's property names in the order
+// they were made, from goja's unexported list (reading it runs no
+// JavaScript, unlike Keys, and costs nothing). nil if goja's layout changed.
+func globalNames(vm *goja.Runtime) (names []string) {
+	defer func() {
+		if recover() != nil {
+			names = nil
 		}
+	}()
+	self := reflect.ValueOf(vm.GlobalObject()).Elem().FieldByName("self").Elem().Elem()
+	base := self.FieldByName("baseObject")
+	if !base.IsValid() {
+		base = self
+	}
+	list := base.FieldByName("propNames")
+	for i := range list.Len() {
+		names = append(names, list.Index(i).String())
+	}
+	return names
+}
+
+// globalCount is how many properties the global object has had made.
+func globalCount(vm *goja.Runtime) int {
+	defer func() { _ = recover() }()
+	self := reflect.ValueOf(vm.GlobalObject()).Elem().FieldByName("self").Elem().Elem()
+	base := self.FieldByName("baseObject")
+	if !base.IsValid() {
+		base = self
+	}
+	return base.FieldByName("propNames").Len()
+}
+
+// releaseGlobals lets go of the global bindings made after the first
+// before (a cell that deleted older globals may keep a few of its own), and
+// says what the session holds now.
+func (in *instance) releaseGlobals(before int, sink runtimes.Sink) error {
+	var fresh []string
+	if names := globalNames(in.vm); before < len(names) {
+		fresh = names[before:]
 	}
 	var b strings.Builder
 	if len(fresh) > 0 {
@@ -698,6 +720,10 @@ type cellRun struct {
 // sink fails the cell instead of ending the host, and the VM is checked as
 // after an interrupt.
 func (c *cellRun) runGuarded(cell *compiledCell) (out runtimes.Outcome) {
+	// The cell's JavaScript runs on this goroutine, locked to its thread so
+	// that the memory monitor can tell the thread's page faults (memory.go).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	c.guard = c.in.startGuard(c.ctx)
 	defer c.guard.stop()
 	defer func() {
@@ -762,6 +788,7 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 				timerC = wait.C
 			}
 			// The memory monitor may measure the VM while it waits.
+			c.guard.unlockThread()
 			in.vmMu.Unlock()
 			var d callDone
 			woken := 0
@@ -774,6 +801,7 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 				woken = 2
 			}
 			in.vmMu.Lock()
+			c.guard.lockThread()
 			switch woken {
 			case 0:
 				c.uncatchable = true // the interrupt flag is set

@@ -128,7 +128,9 @@ type guard struct {
 	vm    *goja.Runtime
 	limit int64
 	goid  int64 // the goroutine running the cell
-	tid   int   // and the thread it is locked to
+	// tid is the thread the cell's goroutine is locked to while it runs
+	// JavaScript, 0 while it waits (see relock).
+	tid atomic.Int64
 
 	started              time.Time
 	startSize, startLive int64
@@ -143,8 +145,10 @@ type guard struct {
 	// is when it was first asked (zero when not).
 	want  atomic.Bool
 	asked atomic.Int64
-	// faultsStart are the thread's page faults when the cell started, or
-	// -1 where they cannot be read; lastFaults at the monitor's last check.
+	// faultsStart are the page faults of thread faultsTid when the monitor
+	// first saw the cell on it, or -1 where they cannot be read; lastFaults
+	// and prevFaults at its last two checks. Only the monitor uses them.
+	faultsTid                           int
 	faultsStart, lastFaults, prevFaults int64
 
 	mu      sync.Mutex
@@ -158,10 +162,16 @@ type guard struct {
 func (in *instance) startGuard(ctx context.Context) *guard {
 	live, _ := heapStats()
 	limit := max(in.memLimit, in.size) // a session over its limit may not grow
-	g := &guard{in: in, vm: in.vm, limit: limit, goid: goroutineID(), tid: threadID(), active: true, started: time.Now(),
+	g := &guard{in: in, vm: in.vm, limit: limit, active: true, started: time.Now(),
 		startSize: in.size, startLive: live, stopped: make(chan struct{})}
-	g.faultsStart = threadFaults(g.tid)
-	g.lastFaults, g.prevFaults = g.faultsStart, g.faultsStart
+	g.tid.Store(int64(threadID()))
+	if g.tid.Load() == 0 {
+		// No page faults to go by: stack samples need the goroutine.
+		g.goid = goroutineID()
+	}
+	// The monitor reads the thread's page faults when it first sees the
+	// cell, off the cell's goroutine: reading them costs a system call.
+	g.faultsTid = -1
 	g.othersStart = monitor.known.Load() - in.size
 	g.size.Store(in.size)
 	g.liveAt.Store(in.sizeLive)
@@ -237,6 +247,19 @@ func (g *guard) measure() {
 	if over || size > g.limit {
 		g.interrupt(&memoryLimitError{limit: g.limit, size: size})
 	}
+}
+
+// unlockThread lets the cell's goroutine leave its thread while the cell
+// waits for a timer or a host call: a goroutine locked to its thread that
+// blocks costs two thread switches. lockThread takes a thread again.
+func (g *guard) unlockThread() {
+	g.tid.Store(0)
+	runtime.UnlockOSThread()
+}
+
+func (g *guard) lockThread() {
+	runtime.LockOSThread()
+	g.tid.Store(int64(threadID()))
 }
 
 // settled ends what stop began: the session of the cell is measured.
@@ -427,12 +450,19 @@ func (m *heapMonitor) check(cells []*guard, totalMark int64) {
 	var grower *guard
 	var mostFaults int64 = -1
 	for _, g := range cells {
+		tid := int(g.tid.Load())
+		if tid != g.faultsTid {
+			// A new thread, or the first look: count from here.
+			g.faultsTid = tid
+			g.faultsStart = threadFaults(tid)
+			g.lastFaults, g.prevFaults = g.faultsStart, g.faultsStart
+		}
 		if g.in.vmMu.TryLock() {
 			g.in.vmMu.Unlock()
 			continue
 		}
 		busyCells = append(busyCells, g)
-		f := threadFaults(g.tid)
+		f := threadFaults(tid)
 		if f >= 0 && g.prevFaults >= 0 && f-g.prevFaults > mostFaults {
 			grower, mostFaults = g, f-g.prevFaults
 		}
@@ -512,7 +542,7 @@ func (m *heapMonitor) check(cells []*guard, totalMark int64) {
 		i = -1
 		var most int64 = -1
 		for j, g := range judged {
-			f := threadFaults(g.tid)
+			f := threadFaults(g.faultsTid)
 			if f < 0 || g.faultsStart < 0 {
 				most = -1
 				break
