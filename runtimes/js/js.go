@@ -164,10 +164,11 @@ type instance struct {
 	vmMu sync.Mutex
 	// guard is the running cell's; nil between cells.
 	guard *guard
-	// size is the session's size as last measured (walk.go), sizeLive and
-	// sizeTotal the process's live heap and heap then.
-	size, sizeLive, sizeTotal int64
-	sizeAt                    time.Time
+	// size is the session's size as last measured (walk.go), sizeMark the
+	// heap then.
+	size     int64
+	sizeMark heapMark
+	sizeAt   time.Time
 }
 
 // discardSink is the sink outside of Run: the prelude prints nothing.
@@ -233,8 +234,7 @@ func (in *instance) start() error {
 	in.start0 = in.opts.Now()
 	in.rand = nil
 	in.rejections = nil
-	live, total := heapStats()
-	in.setSize(0, live, total)
+	in.setSize(0, markNow())
 
 	host := vm.NewObject()
 	set := func(name string, v any) {
@@ -519,7 +519,7 @@ func (in *instance) Close(ctx context.Context) error {
 	}
 	in.vm = nil
 	in.modules = nil
-	in.setSize(0, 0, 0)
+	in.setSize(0, heapMark{})
 	if in.root != nil {
 		err := in.root.Close()
 		in.root = nil
@@ -601,13 +601,13 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 // over its limit, or that the memory monitor's account of it would be far
 // off, and reports whether it is over.
 func (in *instance) checkSize(limit int64) *memoryLimitError {
-	live, total := heapStats()
-	grown := max(live-in.sizeLive, total-in.sizeTotal)
+	now := markNow()
+	grown := in.sizeMark.grownSince(now)
 	if in.size+max(0, grown-minWalkGrowth) <= limit && grown <= max(minWalkGrowth, in.memLimit/8) {
 		return nil
 	}
 	size, _ := in.measure(0)
-	in.setSize(size, live, total)
+	in.setSize(size, now)
 	if size > limit {
 		return &memoryLimitError{limit: in.memLimit, size: size}
 	}
@@ -615,9 +615,9 @@ func (in *instance) checkSize(limit int64) *memoryLimitError {
 }
 
 // setSize records a measurement of the session between cells.
-func (in *instance) setSize(size, live, total int64) {
+func (in *instance) setSize(size int64, mark heapMark) {
 	monitor.known.Add(size - in.size)
-	in.size, in.sizeLive, in.sizeTotal, in.sizeAt = size, live, total, time.Now()
+	in.size, in.sizeMark, in.sizeAt = size, mark, time.Now()
 }
 
 // globalNames returns the global object's property names in the order
@@ -679,9 +679,9 @@ func (in *instance) releaseGlobals(before int, sink runtimes.Sink) error {
 	// Collect what was let go before saying what is left: until then the
 	// memory monitor would count it against other sessions.
 	runtime.GC()
-	live, total := heapStats()
+	mark := markNow()
 	size, _ := in.measure(0)
-	in.setSize(size, live, total)
+	in.setSize(size, mark)
 	if size > in.memLimit {
 		fmt.Fprintf(&b, "The session still holds %d MiB, more than its limit of %d MiB: free some (set large values to null) or reset the session; until then a cell may not make it grow.\n",
 			size>>20, in.memLimit>>20)

@@ -106,7 +106,13 @@ func (e *memoryLimitError) Error() string {
 // heapStats returns the bytes of live heap as of the last garbage
 // collection, and of all heap objects now (garbage included).
 func heapStats() (live, total int64) {
-	s := [2]metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}}
+	live, total, _ = heapState()
+	return live, total
+}
+
+// heapState is heapStats with the number of collections so far.
+func heapState() (live, total int64, cycles uint64) {
+	s := [3]metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
 	metrics.Read(s[:])
 	if s[0].Value.Kind() == metrics.KindUint64 {
 		live = int64(s[0].Value.Uint64())
@@ -114,7 +120,32 @@ func heapStats() (live, total int64) {
 	if s[1].Value.Kind() == metrics.KindUint64 {
 		total = int64(s[1].Value.Uint64())
 	}
-	return live, total
+	if s[2].Value.Kind() == metrics.KindUint64 {
+		cycles = s[2].Value.Uint64()
+	}
+	return live, total, cycles
+}
+
+// heapMark is the heap as a measurement of a session saw it.
+type heapMark struct {
+	live, total int64
+	cycles      uint64
+}
+
+func markNow() heapMark {
+	live, total, cycles := heapState()
+	return heapMark{live, total, cycles}
+}
+
+// grownSince is an upper bound of how much any session can have grown since
+// m: the growth of the live heap if a collection has ended since (the live
+// heap then was at least what was live at m), else of the heap with its
+// garbage.
+func (m heapMark) grownSince(now heapMark) int64 {
+	if now.cycles > m.cycles {
+		return now.live - m.live
+	}
+	return max(now.live-m.live, now.total-m.total)
 }
 
 // guard is one running cell's: it interrupts the cell's VM when the cell's
@@ -138,9 +169,10 @@ type guard struct {
 	// cell started.
 	othersStart int64
 
-	// size is the session's size as last measured, liveAt and totalAt the
-	// process's live heap and heap then, measuredAt the time.
-	size, liveAt, totalAt, measuredAt atomic.Int64
+	// size is the session's size as last measured, mark the heap then,
+	// measuredAt the time.
+	size, measuredAt atomic.Int64
+	mark             atomic.Pointer[heapMark]
 	// want asks the cell to measure itself at its next safe point; asked
 	// is when it was first asked (zero when not).
 	want  atomic.Bool
@@ -174,8 +206,8 @@ func (in *instance) startGuard(ctx context.Context) *guard {
 	g.faultsTid = -1
 	g.othersStart = monitor.known.Load() - in.size
 	g.size.Store(in.size)
-	g.liveAt.Store(in.sizeLive)
-	g.totalAt.Store(in.sizeTotal)
+	mark := in.sizeMark
+	g.mark.Store(&mark)
 	g.measuredAt.Store(in.sizeAt.UnixNano())
 	in.guard = g
 	g.stopCtx = context.AfterFunc(ctx, func() {
@@ -228,7 +260,7 @@ func (g *guard) stop() {
 	g.mu.Unlock()
 	g.vm.ClearInterrupt()
 	g.in.guard = nil
-	g.in.size, g.in.sizeLive, g.in.sizeTotal = g.size.Load(), g.liveAt.Load(), g.totalAt.Load()
+	g.in.size, g.in.sizeMark = g.size.Load(), *g.mark.Load()
 	g.in.sizeAt = time.Unix(0, g.measuredAt.Load())
 }
 
@@ -236,11 +268,10 @@ func (g *guard) stop() {
 // The caller owns the VM: it runs the cell, or holds vmMu while the cell
 // waits.
 func (g *guard) measure() {
-	live, total := heapStats()
+	mark := markNow()
 	size, over := g.in.measure(g.limit + 1)
 	monitor.known.Add(size - g.size.Swap(size))
-	g.liveAt.Store(live)
-	g.totalAt.Store(total)
+	g.mark.Store(&mark)
 	g.measuredAt.Store(time.Now().UnixNano())
 	g.want.Store(false)
 	g.asked.Store(0)
@@ -268,7 +299,7 @@ func (g *guard) settled() { monitor.settling.Add(-1) }
 // estimate is an upper bound of the session's size now, from its last
 // measurement and the process's live heap since.
 func (g *guard) estimate(live int64) int64 {
-	return g.size.Load() + max(0, live-g.liveAt.Load()-minWalkGrowth)
+	return g.size.Load() + max(0, live-g.mark.Load().live-minWalkGrowth)
 }
 
 // safePoint runs in host functions, on the goroutine running the cell: it
@@ -287,10 +318,8 @@ func (in *instance) reserve(n int64) {
 	if g == nil || n <= 0 {
 		return
 	}
-	// An upper bound first: the growth of the heap, garbage included, or
-	// of the live heap, since the last measurement.
-	live, total := heapStats()
-	grown := max(live-g.liveAt.Load(), total-g.totalAt.Load())
+	// An upper bound first: the growth since the last measurement.
+	grown := g.mark.Load().grownSince(markNow())
 	if g.size.Load()+max(0, grown-minWalkGrowth)+n <= g.limit {
 		return
 	}
