@@ -178,6 +178,18 @@
       writable: true, configurable: true, enumerable: false,
     });
   }
+  method(String.prototype, 'concat', (self, args) => {
+    if (args.length === 0) return;
+    let chars = len(self);
+    let bytes = stringBytes(String(self));
+    for (const a of args) {
+      const t = String(a);
+      chars += t.length;
+      bytes += stringBytes(t);
+    }
+    if (chars > maxStringLength) throw invalidString();
+    want(bytes);
+  });
   // Collation keys are several bytes per character.
   method(String.prototype, 'localeCompare', (self, [that]) => {
     const s = String(self);

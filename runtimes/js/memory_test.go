@@ -73,6 +73,7 @@ func TestAllocationBombs(t *testing.T) {
 		{"spread of a string", "const keep = []; const s = 'x'.repeat(8e6); for (;;) keep.push([...s])"},
 		{"Array.from and concat", "let a = [1]; for (;;) a = Array.from(a).concat(a)"},
 		{"concat of many arrays", "Array.prototype.concat.apply([], Array(1e5).fill(Array(1e3).fill(0))).length"},
+		{"String concat", "let s = 'x'.repeat(1e6); for (;;) s = s.concat(s, s)"},
 		{"padEnd", "let s = 'x'; for (;;) s = s.padEnd(s.length * 2, 'y')"},
 		{"repeat", "let s = 'x'; for (;;) s = s.repeat(2)"},
 		{"join", "let a = ['x'.repeat(1000)]; for (;;) { a = a.concat(a); globalThis.j = a.join('') }"},
@@ -180,5 +181,15 @@ func TestMemoryAcrossCells(t *testing.T) {
 	runtime.GC()
 	if out, rec := s.run("globalThis.again = 'y'.repeat(30 << 20); again.length"); out.Failed {
 		t.Errorf("after freeing 60 MiB: %s", rec.StderrText())
+	}
+	// A cell stopped on its way past the limit has what it made global let
+	// go, and the session goes on.
+	out, rec := s.run("var small = 1; globalThis.big = []; for (let i = 0; ; i++) big.push({ i, s: 'v' + i })")
+	if !out.Failed {
+		t.Fatalf("the growing cell: %+v", out)
+	}
+	want(t, "stderr", rec.StderrText(), "memory limit", "limit of 128 MiB", "The cell's new globals were released: small, big")
+	if got, _ := s.ok("[typeof big, small, typeof chunk2, again.length]"); got != "[ 'undefined', undefined, 'string', 31457280 ]" {
+		t.Errorf("after the growing cell: %s", got)
 	}
 }
