@@ -229,12 +229,11 @@ func (f *FS) Write(p, content string) (string, error) {
 	// The new file replaces the entry at rel (a file, or a link itself).
 	old, oerr := f.root.Lstat(rel)
 	if q := f.quota; q != nil {
-		bytes, files := int64(len(content)), int64(1)
+		var replaced fs.FileInfo
 		if oerr == nil {
-			bytes -= q.releasableLocked(old)
-			files = 0
+			replaced = old
 		}
-		if err := q.CheckLocked(bytes, files); err != nil {
+		if err := q.CheckReplaceLocked(replaced, int64(len(content))); err != nil {
 			return "", quotaFail("write", p, err)
 		}
 	}
@@ -257,7 +256,9 @@ func (f *FS) Write(p, content string) (string, error) {
 		return "", fail("write", p, err)
 	}
 	if q := f.quota; q != nil {
-		q.AddLocked(int64(len(content)), 1)
+		if info, err := f.root.Lstat(rel); err == nil {
+			q.AddedLocked(info)
+		}
 		if oerr == nil {
 			q.RemovedLocked(old)
 		}
@@ -288,11 +289,13 @@ func (f *FS) Append(p, content string) (string, error) {
 	}
 	before, berr := f.root.Stat(rel) // the file the open below reaches
 	if q != nil {
-		bytes, files := int64(len(content)), int64(1)
+		var err error
 		if berr == nil {
-			bytes, files = growthOf(0, bytes, links(before)), 0
+			err = q.CheckGrowLocked(before, before.Size()+int64(len(content)))
+		} else {
+			err = q.CheckLocked(int64(len(content)), 1)
 		}
-		if err := q.CheckLocked(bytes, files); err != nil {
+		if err != nil {
 			return "", quotaFail("append", p, err)
 		}
 	}
@@ -313,9 +316,9 @@ func (f *FS) Append(p, content string) (string, error) {
 		if after, serr := file.Stat(); serr == nil {
 			switch {
 			case berr != nil:
-				q.AddLocked(entryBytes(after), 1)
+				q.AddedLocked(after)
 			case os.SameFile(before, after):
-				q.AddLocked(growthOf(before.Size(), after.Size(), links(before)), 0)
+				q.ChangedLocked(before, after)
 			}
 		}
 	}
@@ -355,7 +358,9 @@ func (f *FS) mkdirs(op, p, rel string) error {
 		if err := f.root.Mkdir(sub, 0o755); err != nil {
 			return fail(op, p, err)
 		}
-		f.quota.AddLocked(0, 1)
+		if info, err := f.root.Lstat(sub); err == nil {
+			f.quota.AddedLocked(info)
+		}
 	}
 	return nil
 }

@@ -186,3 +186,31 @@ func TestNamedPipeDoesNotHang(t *testing.T) {
 		}
 	}
 }
+
+// TestDiskQuotaSeesOthers: the helpers' quota walks the root again before
+// it trusts its counts, so files others put in (or took out) behind its
+// back count: write refuses what the real root cannot hold, and gets back
+// what the host freed.
+func TestDiskQuotaSeesOthers(t *testing.T) {
+	const mib = 1 << 20
+	root := t.TempDir()
+	d := quotaDispatcher(t, root, 8*mib, 0)
+	planted := filepath.Join(root, "planted")
+	if err := os.WriteFile(planted, make([]byte, 7*mib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, msg := call(t, d, m{"op": "write", "path": "x", "content": strings.Repeat("x", 5*mib)}); !strings.Contains(msg, "disk quota exceeded: the session root holds 7 MiB of its 8 MiB") {
+		t.Fatalf("5 MiB into a root others filled to 7 of 8 MiB: %q", msg)
+	}
+	if err := os.Remove(planted); err != nil {
+		t.Fatal(err)
+	}
+	if _, msg := call(t, d, m{"op": "write", "path": "x", "content": strings.Repeat("x", 5*mib)}); msg != "" {
+		t.Fatalf("5 MiB after the host freed the room: %q", msg)
+	}
+	gotB, gotF := d.DiskQuota().Usage()
+	wantB, wantF := usageOfWalk(t, root)
+	if gotB != wantB || gotF != wantF {
+		t.Errorf("the quota counts %d bytes, %d files; the root holds %d, %d", gotB, gotF, wantB, wantF)
+	}
+}

@@ -6,13 +6,11 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
@@ -114,26 +112,6 @@ type GuestFS struct {
 }
 
 var _ experimentalsys.FS = (*GuestFS)(nil)
-
-// DiskQuota is a session's disk quota as GuestFS uses it: the session's
-// *hostcalls.DiskQuota, which its file helpers share (see there for what
-// counts). A change is measured, made and recorded between Lock and Unlock.
-type DiskQuota interface {
-	Lock()
-	Unlock()
-	// CheckLocked returns an error when growing the root by bytes and
-	// files would pass the quota; growth of zero or less always passes.
-	CheckLocked(bytes, files int64) error
-	// AddLocked records a change of the root; either may be negative.
-	AddLocked(bytes, files int64)
-	// OpenedLocked and ClosedLocked record the guest's open files (info is
-	// the file's stat), so that a file removed while open keeps its bytes
-	// counted until its last close.
-	OpenedLocked(info fs.FileInfo)
-	ClosedLocked(info fs.FileInfo)
-	// RemovedLocked records that an entry (info: its Lstat) went away.
-	RemovedLocked(info fs.FileInfo)
-}
 
 // errnoQuota is the errno of a change the disk quota refused: ENOTSOCK,
 // which no file operation returns otherwise, stands for ENOSPC (missing
@@ -473,10 +451,10 @@ func (g *GuestFS) openHost(rel string, flag experimentalsys.Oflag, perm fs.FileM
 	if q != nil {
 		switch {
 		case creates:
-			q.AddLocked(entryBytes(info), 1)
+			q.AddedLocked(info)
 		case before == nil:
 		case os.SameFile(before, info):
-			q.AddLocked(growth(before.Size(), info.Size(), links(before)), 0)
+			q.ChangedLocked(before, info)
 		}
 		q.OpenedLocked(info)
 	}
@@ -559,29 +537,34 @@ func (g *GuestFS) Mkdir(name string, perm fs.FileMode) experimentalsys.Errno {
 	case n.rel == "":
 		return experimentalsys.EROFS
 	}
-	return g.create(nil, func() error { return g.root.Mkdir(n.rel, perm.Perm()) })
+	return g.create(n.rel, nil, func() error { return g.root.Mkdir(n.rel, perm.Perm()) })
 }
 
-// create makes a new entry in the root with mk, within the disk quota;
-// size, if not nil, says how many bytes the entry counts.
-func (g *GuestFS) create(size func() int64, mk func() error) experimentalsys.Errno {
+// create makes the new entry rel in the root with mk, within the disk
+// quota; check, if not nil, says whether the quota holds it (nil: an entry
+// of no bytes, such as a directory). The entry is recorded as its Lstat
+// after mk finds it.
+func (g *GuestFS) create(rel string, check func(DiskQuota) error, mk func() error) experimentalsys.Errno {
 	q := g.quota
 	if q == nil {
 		return experimentalsys.UnwrapOSError(mk())
 	}
 	q.Lock()
 	defer q.Unlock()
-	var bytes int64
-	if size != nil {
-		bytes = size()
+	if check == nil {
+		check = func(q DiskQuota) error { return q.CheckLocked(0, 1) }
 	}
-	if q.CheckLocked(bytes, 1) != nil {
+	if err := check(q); errors.Is(err, ErrDiskQuota) {
 		return errnoQuota
+	} else if err != nil {
+		return experimentalsys.UnwrapOSError(err)
 	}
 	if err := mk(); err != nil {
 		return experimentalsys.UnwrapOSError(err)
 	}
-	q.AddLocked(bytes, 1)
+	if info, err := g.root.Lstat(rel); err == nil {
+		q.AddedLocked(info)
+	}
 	return 0
 }
 
@@ -718,13 +701,14 @@ func (g *GuestFS) Link(oldName, newName string) experimentalsys.Errno {
 		return experimentalsys.EPERM
 	}
 	// The new entry counts as a copy: the source's bytes again.
-	size := func() int64 {
-		if info, err := g.root.Lstat(src.rel); err == nil {
-			return entryBytes(info)
+	check := func(q DiskQuota) error {
+		info, err := g.root.Lstat(src.rel)
+		if err != nil {
+			return err
 		}
-		return 0
+		return q.CheckEntryLocked(info)
 	}
-	return g.create(size, func() error { return g.root.Link(src.rel, dst.rel) })
+	return g.create(dst.rel, check, func() error { return g.root.Link(src.rel, dst.rel) })
 }
 
 // movable reports whether the guest may give n another name (rename, hard
@@ -770,8 +754,8 @@ func (g *GuestFS) Symlink(target, linkName string) experimentalsys.Errno {
 	if !ok {
 		return experimentalsys.EPERM
 	}
-	size := func() int64 { return int64(len(stored)) }
-	return g.create(size, func() error { return g.root.Symlink(stored, dst.rel) })
+	check := func(q DiskQuota) error { return q.CheckLocked(int64(len(stored)), 1) }
+	return g.create(dst.rel, check, func() error { return g.root.Symlink(stored, dst.rel) })
 }
 
 // downwardTarget returns the text to store for a symlink with target in the
@@ -852,45 +836,6 @@ func (g *GuestFS) chtimes(rel string, atim, mtim int64) experimentalsys.Errno {
 		return time.Unix(0, t)
 	}
 	return experimentalsys.UnwrapOSError(g.root.Chtimes(rel, toTime(atim), toTime(mtim)))
-}
-
-// entryBytes is what one directory entry counts against the disk quota's
-// bytes, as hostcalls.DiskQuota counts it: a regular file's size, a
-// symbolic link's target length, zero otherwise.
-func entryBytes(info fs.FileInfo) int64 {
-	if m := info.Mode(); m.IsRegular() || m&fs.ModeSymlink != 0 {
-		return max(info.Size(), 0)
-	}
-	return 0
-}
-
-// links is the number of hard links of the file info describes.
-func links(info fs.FileInfo) int64 {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return int64(st.Nlink)
-	}
-	return 1
-}
-
-// growth is how much taking a file with n links from size before to size
-// after grows the disk quota's bytes: each link counts, and a file removed
-// while open (no links) once. It saturates instead of overflowing.
-func growth(before, after, n int64) int64 {
-	d, n := after-before, max(n, 1)
-	switch {
-	case d > 0 && d > math.MaxInt64/n:
-		return math.MaxInt64
-	case d < 0 && d < math.MinInt64/n:
-		return math.MinInt64
-	}
-	return d * n
-}
-
-func addSat(a, b int64) int64 {
-	if b > 0 && a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }
 
 // syntheticIno is the inode of an in-memory file or synthetic directory. It
@@ -1076,12 +1021,12 @@ func (f *hostFile) grow(end func(size int64) (int64, error), do func() (int, err
 	if err != nil {
 		return 0, experimentalsys.UnwrapOSError(err)
 	}
-	if q.CheckLocked(growth(before.Size(), e, links(before)), 0) != nil {
+	if q.CheckGrowLocked(before, e) != nil {
 		return 0, errnoQuota
 	}
 	n, err := do()
 	if after, serr := f.file.Stat(); serr == nil {
-		q.AddLocked(growth(before.Size(), after.Size(), links(before)), 0)
+		q.ChangedLocked(before, after)
 	}
 	return n, experimentalsys.UnwrapOSError(err)
 }

@@ -18,14 +18,14 @@ import (
 // (ENOSPC once InstantiateWASI's module has translated it).
 const errnoQuota = experimentalsys.ENOTSOCK
 
-func newQuotaFixture(t *testing.T, maxBytes, maxFiles int64) (*hostFixture, *hostcalls.DiskQuota) {
+func newQuotaFixture(t *testing.T, maxBytes, maxFiles int64) (*hostFixture, *wasm.RootQuota) {
 	t.Helper()
 	base := t.TempDir()
 	root := filepath.Join(base, "root")
 	if err := os.Mkdir(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	q, err := hostcalls.NewDiskQuota(root, maxBytes, maxFiles)
+	q, err := wasm.NewRootQuota(root, maxBytes, maxFiles)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,9 +41,9 @@ func newQuotaFixture(t *testing.T, maxBytes, maxFiles int64) (*hostFixture, *hos
 
 // assertCounts checks that the quota's counts are what a fresh walk of
 // the root finds.
-func assertCounts(t *testing.T, q *hostcalls.DiskQuota, root string) {
+func assertCounts(t *testing.T, q *wasm.RootQuota, root string) {
 	t.Helper()
-	fresh, err := hostcalls.NewDiskQuota(root, 1<<62, 1<<62)
+	fresh, err := wasm.NewRootQuota(root, 1<<62, 1<<62)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,6 +310,107 @@ func TestGuestFSQuotaConsistent(t *testing.T) {
 	}
 	for _, f := range open {
 		f.Close()
+	}
+	assertCounts(t, q, fx.root)
+}
+
+// writeGuest creates name through the guest FS and writes n zero bytes.
+func writeGuest(g *wasm.GuestFS, name string, n int) experimentalsys.Errno {
+	f, errno := g.OpenFile(name, experimentalsys.O_CREAT|experimentalsys.O_WRONLY|experimentalsys.O_TRUNC, 0o644)
+	if errno != 0 {
+		return errno
+	}
+	defer f.Close()
+	_, errno = f.Write(make([]byte, n))
+	return errno
+}
+
+// TestGuestFSQuotaSeesHostRemovals: space the host frees in the root
+// behind the quota's back is given back when a change would pass the cap
+// (the quota walks the root again instead of trusting its counts).
+func TestGuestFSQuotaSeesHostRemovals(t *testing.T) {
+	fx, q := newQuotaFixture(t, 1<<20, 0)
+	if errno := writeGuest(fx.fs, fx.r("a"), 900<<10); errno != 0 {
+		t.Fatal(errno)
+	}
+	if err := os.Remove(filepath.Join(fx.root, "a")); err != nil { // the host, not the guest
+		t.Fatal(err)
+	}
+	if errno := writeGuest(fx.fs, fx.r("b"), 900<<10); errno != 0 {
+		t.Fatalf("a write into space the host freed: %v", errno)
+	}
+	assertCounts(t, q, fx.root)
+}
+
+// TestGuestFSQuotaSeesHostAdditions: files others put into the root (a
+// fork's copy, the host, another process) count before the guest could
+// use the same room again: the guest cannot pass the cap through them.
+func TestGuestFSQuotaSeesHostAdditions(t *testing.T) {
+	const mib = 1 << 20
+	fx, q := newQuotaFixture(t, 8*mib, 0)
+	if err := os.WriteFile(filepath.Join(fx.root, "planted"), make([]byte, 7*mib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if errno := writeGuest(fx.fs, fx.r("big"), 5*mib); errno != errnoQuota {
+		t.Fatalf("5 MiB into a root holding 7 of its 8 MiB: %v, want the quota's refusal", errno)
+	}
+	if _, err := os.Lstat(filepath.Join(fx.root, "big")); err != nil {
+		t.Fatal(err) // created empty, not written
+	}
+	if errno := writeGuest(fx.fs, fx.r("big"), mib/2); errno != 0 {
+		t.Fatalf("half a MiB in the room left: %v", errno)
+	}
+	assertCounts(t, q, fx.root)
+	// The same through many small writes: once others have filled the
+	// root, the guest's own growth stops within the least step between
+	// walks (1 MiB), not at its own count's cap.
+	f, errno := fx.fs.OpenFile(fx.r("drip"), experimentalsys.O_CREAT|experimentalsys.O_WRONLY, 0o644)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	defer f.Close()
+	if err := os.WriteFile(filepath.Join(fx.root, "planted2"), make([]byte, 2*mib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 64 {
+		if _, errno = f.Write(make([]byte, 64<<10)); errno != 0 {
+			break
+		}
+	}
+	if errno != errnoQuota {
+		t.Fatalf("writing on: %v, want the quota's refusal", errno)
+	}
+	if n := hostSize(t, fx.root, "drip"); n > mib {
+		t.Errorf("the guest wrote %d bytes into a root others had filled", n)
+	}
+}
+
+// TestGuestFSQuotaWalkKeepsOpenUnlinked: a walk of the root (which cannot
+// see a removed file the guest holds open) keeps counting that file's
+// bytes, so removing open files and forcing a walk frees nothing.
+func TestGuestFSQuotaWalkKeepsOpenUnlinked(t *testing.T) {
+	const mib = 1 << 20
+	fx, q := newQuotaFixture(t, 4*mib, 0)
+	f, errno := fx.fs.OpenFile(fx.r("held"), experimentalsys.O_CREAT|experimentalsys.O_RDWR, 0o644)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	defer f.Close()
+	if _, errno := f.Write(make([]byte, 3*mib)); errno != 0 {
+		t.Fatal(errno)
+	}
+	if errno := fx.fs.Unlink(fx.r("held")); errno != 0 {
+		t.Fatal(errno)
+	}
+	q.Remeasure()
+	if errno := writeGuest(fx.fs, fx.r("more"), 2*mib); errno != errnoQuota {
+		t.Fatalf("2 MiB with 3 MiB held open of a 4 MiB quota: %v, want the quota's refusal", errno)
+	}
+	if errno := f.Close(); errno != 0 {
+		t.Fatal(errno)
+	}
+	if errno := writeGuest(fx.fs, fx.r("more"), 2*mib); errno != 0 {
+		t.Fatalf("2 MiB after the close: %v", errno)
 	}
 	assertCounts(t, q, fx.root)
 }

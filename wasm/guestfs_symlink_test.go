@@ -17,7 +17,6 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 	"golang.org/x/sys/unix"
 
-	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/wasm"
 )
 
@@ -361,7 +360,7 @@ func TestGuestFSEndToEndAttack(t *testing.T) {
 	}
 	wasmBytes := gfsBuildGuest(t)
 	fx := newHostFixture(t, nil)
-	q, err := hostcalls.NewDiskQuota(fx.root, 1<<20, 50)
+	q, err := wasm.NewRootQuota(fx.root, 1<<20, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
