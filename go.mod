@@ -3,6 +3,7 @@ module github.com/wasmeval/wasmeval
 go 1.26.0
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/dlclark/regexp2/v2 v2.5.2
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/klauspost/compress v1.20.3

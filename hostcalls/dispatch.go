@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/wasmeval/wasmeval/internal/redact"
 )
@@ -70,6 +69,7 @@ type Dispatcher struct {
 
 	work        *pool       // what calls hold while served
 	budget      *CallBudget // what the runtime holds for calls in flight
+	agents      agentOutputs
 	maxRequest  int64
 	maxResponse int64
 }
@@ -158,6 +158,7 @@ type request struct {
 	B     string `json:"b"`
 	AName string `json:"a_name"`
 	BName string `json:"b_name"`
+	Files bool   `json:"files"` // diff: a and b are file paths, not texts
 
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
@@ -253,9 +254,13 @@ func (d *Dispatcher) encode(ctx context.Context, m *meter, result any) ([]byte, 
 		b = appendJSONString(b, s)
 		return append(b, tail...), nil
 	}
-	b, err := json.Marshal(struct {
+	var v any = struct {
 		Result any `json:"result"`
-	}{result})
+	}{result}
+	if a, ok := result.(agentAnswer); ok {
+		v = a // with its output id
+	}
+	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("the answer is not valid JSON: %v", err)
 	}
@@ -304,6 +309,9 @@ func (d *Dispatcher) serve(ctx context.Context, m *meter, r *request) (any, erro
 		}
 		return d.fs.Tree(p, depth, r.ShowHidden)
 	case "diff":
+		if r.Files {
+			return d.diffFiles(r.A, r.B, func(n int64) error { return m.grow(ctx, n) })
+		}
 		an, bn := r.AName, r.BName
 		if an == "" {
 			an = "a"
@@ -325,11 +333,7 @@ func (d *Dispatcher) serve(ctx context.Context, m *meter, r *request) (any, erro
 	case "agent":
 		return d.agent(ctx, r)
 	case "budget":
-		b := map[string]any{"agent_depth": d.opts.AgentDepth, "max_agent_depth": MaxAgentDepth, "seconds_left": nil}
-		if dl, ok := ctx.Deadline(); ok {
-			b["seconds_left"] = max(0, time.Until(dl).Seconds())
-		}
-		return b, nil
+		return d.budgetOf(ctx), nil
 	case "":
 		return nil, fmt.Errorf("the request has no op; give one of %s", ops)
 	}
@@ -456,6 +460,11 @@ func (d *Dispatcher) llm(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: %w", redact.Error(err))
 	}
+	if strings.TrimSpace(resp.Text) == "" && len(bytes.TrimSpace(resp.Object)) == 0 {
+		// The seed raises on empty output: an empty string would pass for
+		// an answer.
+		return nil, fmt.Errorf("llm: the model returned an empty completion; ask again, or reword the prompt")
+	}
 	return answer("llm", r.Schema, resp.Text, resp.Object)
 }
 
@@ -477,5 +486,9 @@ func (d *Dispatcher) agent(ctx context.Context, r *request) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", redact.Error(err))
 	}
-	return answer("agent", r.Schema, resp.Text, resp.Object)
+	out, err := answer("agent", r.Schema, resp.Text, resp.Object)
+	if err != nil {
+		return nil, err
+	}
+	return d.keepAgentAnswer(r, out), nil
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
 )
@@ -116,7 +117,8 @@ func TestFiles(t *testing.T) {
 		{"diff equal", m{"op": "diff", "a": "x", "b": "x"}, `""`, ""},
 		{"no op", m{}, "", "the request has no op"},
 		{"unknown op", m{"op": "exec"}, "", `unknown op "exec"`},
-		{"budget", m{"op": "budget"}, `{"agent_depth":0,"max_agent_depth":3,"seconds_left":null}`, ""},
+		{"budget", m{"op": "budget"}, `{"total":{"seconds":null,"fuel":null,"agent_depth":3},"spent":{"seconds":null,"fuel":0,"agent_depth":0},` +
+			`"remaining":{"seconds":null,"fuel":null,"agent_depth":3},"hard":true,"timeout_seconds":null,"agent_depth":0,"max_agent_depth":3,"seconds_left":null}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,6 +310,9 @@ func TestHost(t *testing.T) {
 			return hostcalls.ToolResponse{Result: json.RawMessage(`{"name":"` + r.Name + `","args":` + string(r.Args) + `}`)}, nil
 		},
 		LLMFunc: func(_ context.Context, r hostcalls.LLMRequest) (hostcalls.LLMResponse, error) {
+			if r.System == "empty" {
+				return hostcalls.LLMResponse{Text: " \n"}, nil
+			}
 			if r.Schema != nil {
 				return hostcalls.LLMResponse{Text: ` {"model":"` + r.Model + `"} `}, nil
 			}
@@ -337,6 +342,7 @@ func TestHost(t *testing.T) {
 		{"llm empty prompt", m{"op": "llm", "prompt": " "}, "", "llm: the prompt is empty"},
 		{"llm bad schema", m{"op": "llm", "prompt": "p", "schema": "x"}, "", "must be a JSON schema object, not a string"},
 		{"agent", m{"op": "agent", "prompt": "p", "label": "L", "agent_type": "coder"}, `"done"`, ""},
+		{"llm empty completion", m{"op": "llm", "prompt": "p", "system": "empty"}, "", "llm: the model returned an empty completion"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -354,6 +360,155 @@ func TestHost(t *testing.T) {
 	}
 	if gotAgent.Depth != 1 || gotAgent.Label != "L" || gotAgent.AgentType != "coder" {
 		t.Errorf("agent request %+v", gotAgent)
+	}
+}
+
+// TestDiffFiles: diff compares two files of the root under git's a/ and b/
+// headers; "files": false (the default of the op) compares texts.
+func TestDiffFiles(t *testing.T) {
+	root, _ := fixture(t)
+	if err := os.WriteFile(filepath.Join(root, "sub", "a2.txt"), []byte("one\nTWO\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := newDispatcher(t, root, nil)
+	tests := []struct {
+		name    string
+		req     m
+		want    string
+		wantErr string
+	}{
+		{"files", m{"op": "diff", "files": true, "a": "a.txt", "b": "sub/a2.txt"},
+			`"--- a/a.txt\n+++ b/sub/a2.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"`, ""},
+		{"absolute paths inside", m{"op": "diff", "files": true, "a": filepath.Join(root, "a.txt"), "b": "./sub/a2.txt"},
+			`"--- a/a.txt\n+++ b/sub/a2.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"`, ""},
+		{"equal files", m{"op": "diff", "files": true, "a": "a.txt", "b": "link-in"}, `""`, ""},
+		{"texts", m{"op": "diff", "a": "x\n", "b": "y\n"}, `"--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n"`, ""},
+		{"no newline at end", m{"op": "diff", "a": "x", "b": "y"}, `"--- a\n+++ b\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"`, ""},
+		{"missing file", m{"op": "diff", "files": true, "a": "a.txt", "b": "nope"}, "", "diff('nope'): no such file or directory (diff(a, b) compares two files; diff(text_a, text_b, text=True)"},
+		{"a directory", m{"op": "diff", "files": true, "a": "sub", "b": "a.txt"}, "", "diff('sub'): it is a directory; diff compares two files"},
+		{"outside", m{"op": "diff", "files": true, "a": "a.txt", "b": "../outside/secret"}, "", "diff('../outside/secret'): the path leads outside the session root"},
+		{"link out", m{"op": "diff", "files": true, "a": "link-out", "b": "a.txt"}, "", "diff('link-out'): the path leads outside the session root"},
+		{"empty path", m{"op": "diff", "files": true, "a": "a.txt"}, "", "diff: the second path is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, msg := call(t, d, tt.req)
+			if tt.wantErr != "" {
+				if !strings.Contains(msg, tt.wantErr) {
+					t.Fatalf("error %q (result %s), want %q", msg, got, tt.wantErr)
+				}
+				return
+			}
+			if msg != "" || string(got) != tt.want {
+				t.Fatalf("got %s (error %q)\nwant %s", got, msg, tt.want)
+			}
+		})
+	}
+}
+
+// TestAgentOutputs: an agent's answer comes back with an "agent://" id
+// (its label, or its type, as the prefix) under which output() reads it
+// back, in the default "raw" format and as JSON.
+func TestAgentOutputs(t *testing.T) {
+	root, _ := fixture(t)
+	host := hostcalls.HostFuncs{AgentFunc: func(_ context.Context, r hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
+		if r.Schema != nil {
+			return hostcalls.AgentResponse{Object: json.RawMessage(`{"n":1}`)}, nil
+		}
+		return hostcalls.AgentResponse{Text: "line 1\nfound it\nline 3\n"}, nil
+	}}
+	d, err := hostcalls.NewDispatcher(root, host, hostcalls.DispatcherOptions{Outputs: func(id string) (string, error) {
+		return "", errors.New("unknown id")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	agentCall := func(req m) (result json.RawMessage, id string) {
+		t.Helper()
+		b, _ := json.Marshal(req)
+		var resp struct {
+			Result   json.RawMessage `json:"result"`
+			OutputID string          `json:"output_id"`
+			Error    *struct{ Message string }
+		}
+		if err := json.Unmarshal(d.Call(context.Background(), b), &resp); err != nil || resp.Error != nil {
+			t.Fatalf("agent: %v %+v", err, resp.Error)
+		}
+		return resp.Result, resp.OutputID
+	}
+	res, id1 := agentCall(m{"op": "agent", "prompt": "p", "label": "Find bug"})
+	if string(res) != `"line 1\nfound it\nline 3\n"` || id1 != "agent://Find-bug-1" {
+		t.Fatalf("answer %s, id %q; want the text and agent://Find-bug-1", res, id1)
+	}
+	res, id2 := agentCall(m{"op": "agent", "prompt": "p", "agent_type": "task", "schema": m{"type": "object"}})
+	if string(res) != `{"n":1}` || id2 != "agent://task-2" {
+		t.Fatalf("answer %s, id %q; want the object and agent://task-2", res, id2)
+	}
+	tests := []struct {
+		name    string
+		req     m
+		want    string
+		wantErr string
+	}{
+		{"raw by default", m{"op": "output", "ids": []string{id1}}, `"line 1\nfound it\nline 3\n"`, ""},
+		{"raw", m{"op": "output", "ids": []string{id1}, "format": "raw", "query": "found"}, `"found it\n"`, ""},
+		{"without the scheme", m{"op": "output", "ids": []string{"task-2"}}, `"{\"n\":1}"`, ""},
+		{"json", m{"op": "output", "ids": []string{id2}, "format": "json"}, `{"id":"agent://task-2","lines":1,"text":"{\"n\":1}"}`, ""},
+		{"unknown agent id", m{"op": "output", "ids": []string{"agent://x-9"}}, "", "output('agent://x-9'): no agent output has this id; there are agent://Find-bug-1, agent://task-2"},
+		{"cut outputs still asked", m{"op": "output", "ids": []string{"out-1"}}, "", "output('out-1'): unknown id"},
+		{"bad format", m{"op": "output", "ids": []string{id1}, "format": "xml"}, "", "give 'raw' (the default"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, msg := call(t, d, tt.req)
+			if tt.wantErr != "" {
+				if !strings.Contains(msg, tt.wantErr) {
+					t.Fatalf("error %q (result %s), want %q", msg, got, tt.wantErr)
+				}
+				return
+			}
+			if msg != "" || string(got) != tt.want {
+				t.Fatalf("got %s (error %q)\nwant %s", got, msg, tt.want)
+			}
+		})
+	}
+}
+
+// TestBudget: the budget op reports the cell's limits (WithCellLimits) as
+// the seed's total, spent, remaining and hard.
+func TestBudget(t *testing.T) {
+	root, _ := fixture(t)
+	d, err := hostcalls.NewDispatcher(root, nil, hostcalls.DispatcherOptions{AgentDepth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	start := time.Now().Add(-10 * time.Second)
+	ctx := hostcalls.WithCellLimits(context.Background(), func() hostcalls.CellLimits {
+		return hostcalls.CellLimits{Start: start, HardLimit: 300 * time.Second, Timeout: 30 * time.Second, FuelTotal: 1000, FuelSpent: 250}
+	})
+	var b struct {
+		Total, Spent, Remaining struct {
+			Seconds    *float64
+			Fuel       *int64
+			AgentDepth int `json:"agent_depth"`
+		}
+		Hard           bool
+		TimeoutSeconds float64 `json:"timeout_seconds"`
+	}
+	if err := json.Unmarshal(d.Call(ctx, []byte(`{"op":"budget"}`)), &struct{ Result any }{&b}); err != nil {
+		t.Fatal(err)
+	}
+	if b.Total.Seconds == nil || *b.Total.Seconds != 300 || b.Spent.Seconds == nil || *b.Spent.Seconds < 10 || *b.Spent.Seconds > 20 ||
+		b.Remaining.Seconds == nil || *b.Remaining.Seconds > 290 || *b.Remaining.Seconds < 280 {
+		t.Errorf("seconds: total %v spent %v remaining %v", b.Total.Seconds, b.Spent.Seconds, b.Remaining.Seconds)
+	}
+	if b.Total.Fuel == nil || *b.Total.Fuel != 1000 || *b.Spent.Fuel != 250 || *b.Remaining.Fuel != 750 {
+		t.Errorf("fuel: %+v", b)
+	}
+	if b.Total.AgentDepth != 3 || b.Spent.AgentDepth != 1 || b.Remaining.AgentDepth != 2 || !b.Hard || b.TimeoutSeconds != 30 {
+		t.Errorf("agent depth, hard or timeout: %+v", b)
 	}
 }
 

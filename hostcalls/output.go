@@ -2,8 +2,10 @@ package hostcalls
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // outputResult is one output in the "json" format of the output op.
@@ -25,11 +27,12 @@ func (d *Dispatcher) output(ctx context.Context, m *meter, r *request) (any, err
 		return nil, fmt.Errorf("output: give one or more output ids, as in output('out-1'); a cut output's marker and meta.truncated[].outputId name it")
 	}
 	format := r.Format
-	if format == "" {
-		format = "text"
-	}
-	if format != "text" && format != "json" {
-		return nil, fmt.Errorf("output: format is %q; give 'text' or 'json'", format)
+	switch format {
+	case "", "raw", "text":
+		format = "text" // the seed's "raw": the output's text as it was
+	case "json":
+	default:
+		return nil, fmt.Errorf("output: format is %q; give 'raw' (the default: the text) or 'json' ({id, lines, text})", format)
 	}
 	offset, limit := 1, 0
 	if r.Offset != nil {
@@ -44,13 +47,10 @@ func (d *Dispatcher) output(ctx context.Context, m *meter, r *request) (any, err
 		}
 		limit = *r.Limit
 	}
-	if d.opts.Outputs == nil {
-		return nil, fmt.Errorf("output: this sandbox keeps no cut outputs (DispatcherOptions.Outputs is nil)")
-	}
 	var results []outputResult
 	size := int64(0)
 	for _, id := range r.IDs {
-		full, err := d.opts.Outputs(id)
+		full, err := d.outputText(id)
 		if err != nil {
 			return nil, fmt.Errorf("output(%s): %w", quote(id), err)
 		}
@@ -100,6 +100,138 @@ func (d *Dispatcher) output(ctx context.Context, m *meter, r *request) (any, err
 		}
 	}
 	return b.String(), nil
+}
+
+// outputText is the full text of output id: an agent's answer
+// ("agent://..."), or a cut output of the session (DispatcherOptions.Outputs).
+func (d *Dispatcher) outputText(id string) (string, error) {
+	if text, ok := d.agents.get(id); ok {
+		return text, nil
+	}
+	if strings.HasPrefix(id, agentScheme) {
+		return "", fmt.Errorf("no agent output has this id; %s", d.agents.known())
+	}
+	if d.opts.Outputs == nil {
+		return "", fmt.Errorf("this sandbox keeps no cut outputs (DispatcherOptions.Outputs is nil)")
+	}
+	return d.opts.Outputs(id)
+}
+
+// agentScheme prefixes the ids of agents' answers.
+const agentScheme = "agent://"
+
+// Caps of the answers an agentOutputs keeps: past either, the oldest are
+// forgotten.
+const (
+	maxAgentOutputs     = 256
+	maxAgentOutputBytes = 16 << 20
+)
+
+// agentOutputs keeps the answers of a session's agent() calls, so that
+// output('agent://ID') reads them back as the seed's task outputs are. The
+// zero value is ready to use; it is safe for concurrent use.
+type agentOutputs struct {
+	mu    sync.Mutex
+	n     int               // answers kept so far, for ids
+	texts map[string]string // by id
+	order []string          // ids, oldest first
+	size  int
+}
+
+// add keeps text under a new id "agent://PREFIX-N" and returns the id.
+// PREFIX is the agent's label (or its type) with anything but letters,
+// digits, '-', '_' and '.' replaced by '-'.
+func (a *agentOutputs) add(prefix, text string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.texts == nil {
+		a.texts = map[string]string{}
+	}
+	a.n++
+	id := fmt.Sprintf("%s%s-%d", agentScheme, idPrefix(prefix), a.n)
+	if len(text) > maxAgentOutputBytes {
+		return id // answered, but too large to keep: output() says so
+	}
+	a.texts[id] = text
+	a.order = append(a.order, id)
+	a.size += len(text)
+	for len(a.order) > maxAgentOutputs || a.size > maxAgentOutputBytes {
+		old := a.order[0]
+		a.order = a.order[1:]
+		a.size -= len(a.texts[old])
+		delete(a.texts, old)
+	}
+	return id
+}
+
+// get returns the answer kept under id, which may omit "agent://".
+func (a *agentOutputs) get(id string) (string, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !strings.HasPrefix(id, agentScheme) {
+		if strings.Contains(id, "://") {
+			return "", false
+		}
+		id = agentScheme + id
+	}
+	text, ok := a.texts[id]
+	return text, ok
+}
+
+// known says which ids there are, for an error.
+func (a *agentOutputs) known() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case len(a.order) == 0:
+		return "no agent() call of this session has answered yet (or its answers were dropped: at most 256, 16 MiB, are kept)"
+	case len(a.order) > 10:
+		return fmt.Sprintf("there are %d, the latest %s", len(a.order), strings.Join(a.order[len(a.order)-10:], ", "))
+	}
+	return "there are " + strings.Join(a.order, ", ")
+}
+
+// idPrefix makes s fit in an output id.
+func idPrefix(s string) string {
+	if s == "" {
+		s = "agent"
+	}
+	var b strings.Builder
+	for _, c := range s {
+		if b.Len() >= 64 {
+			break
+		}
+		if c == '_' || c == '-' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// agentAnswer is the result of an agent call: the answer, and the id under
+// which output() reads it back. It is sent as {"result": ..., "output_id": ID}.
+type agentAnswer struct {
+	Result   any    `json:"result"`
+	OutputID string `json:"output_id"`
+}
+
+// keepAgentAnswer keeps an agent's answer (a string, or the JSON of a
+// structured one) for output() and returns it with its id.
+func (d *Dispatcher) keepAgentAnswer(r *request, out any) agentAnswer {
+	text := ""
+	switch v := out.(type) {
+	case string:
+		text = v
+	case json.RawMessage:
+		text = string(v)
+	}
+	prefix := r.Label
+	if prefix == "" {
+		prefix = r.AgentType
+	}
+	return agentAnswer{Result: out, OutputID: d.agents.add(prefix, text)}
 }
 
 // selectLines walks the lines of text (each with its end): those that

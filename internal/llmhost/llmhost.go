@@ -9,7 +9,8 @@
 //
 // (the system message only when a system prompt is given, response_format
 // only with a schema, model only when one is configured), with
-// "Authorization: Bearer KEY" when a key is set. The answer is the first
+// "Authorization: Bearer KEY". Without a key a call fails before it sends
+// anything (ErrNoKey). The answer is the first
 // choice's message content; with a schema it must parse as JSON (a
 // surrounding ```json fence is tolerated), and llm() returns the object.
 package llmhost
@@ -39,6 +40,10 @@ import (
 // from. The guest never sees it: its environment is the session's own.
 const KeyEnv = "WASMEVAL_LLM_API_KEY"
 
+// ErrNoKey is the error of every call of a Client made without an API key.
+var ErrNoKey = errors.New("no API key for the LLM endpoint: the host must set " + KeyEnv +
+	" in wasmeval's environment (any non-empty value for an endpoint that needs none); nothing was sent")
+
 // maxReplyBytes caps the reply body read from the endpoint.
 const maxReplyBytes = 16 << 20
 
@@ -48,7 +53,10 @@ type Options struct {
 	// "/chat/completions" is added, or the full URL when it already ends in
 	// "/chat/completions".
 	URL string
-	// APIKey is sent as a bearer token; empty sends no Authorization header.
+	// APIKey is sent as a bearer token. Empty makes every call fail before
+	// it sends anything, with a message naming KeyEnv: a request without
+	// credentials would only come back as a 401. An endpoint that needs no
+	// key takes any non-empty one.
 	APIKey string
 	// Models maps llm()'s size classes ("default", "smol", "slow") to model
 	// names. A missing "smol" or "slow" falls back to "default"; a missing
@@ -169,6 +177,9 @@ type chatReply struct {
 // the URL, its credentials or query, the key, or a raw Go error (a
 // *url.Error prints the full URL). Options.Logger gets the full story.
 func (c *Client) LLM(ctx context.Context, req hostcalls.LLMRequest) (hostcalls.LLMResponse, error) {
+	if c.key == "" {
+		return hostcalls.LLMResponse{}, ErrNoKey
+	}
 	cr := chatRequest{Model: c.models[req.Model]}
 	if req.System != "" {
 		cr.Messages = append(cr.Messages, message{"system", req.System})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -151,15 +152,21 @@ func TestNewRefusesBadURL(t *testing.T) {
 	}
 }
 
-func TestNoKeyNoHeader(t *testing.T) {
+// TestNoKeyNoRequest: without an API key a call fails before it reaches
+// the endpoint, with a message naming WASMEVAL_LLM_API_KEY.
+func TestNoKeyNoRequest(t *testing.T) {
 	f := &fakeEndpoint{reply: "x"}
 	srv := f.start(t)
-	c, _ := llmhost.New(llmhost.Options{URL: srv.URL})
-	if _, err := c.LLM(context.Background(), hostcalls.LLMRequest{Prompt: "p", Model: "default"}); err != nil {
+	c, err := llmhost.New(llmhost.Options{URL: srv.URL})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if h := f.hdrs[0].Get("Authorization"); h != "" {
-		t.Errorf("Authorization %q without a key", h)
+	_, err = c.LLM(context.Background(), hostcalls.LLMRequest{Prompt: "p", Model: "default"})
+	if err == nil || !strings.Contains(err.Error(), "WASMEVAL_LLM_API_KEY") || !errors.Is(err, llmhost.ErrNoKey) {
+		t.Fatalf("error %v, want one naming WASMEVAL_LLM_API_KEY", err)
+	}
+	if len(f.hdrs) != 0 {
+		t.Errorf("the endpoint got %d requests without a key; want none", len(f.hdrs))
 	}
 }
 
