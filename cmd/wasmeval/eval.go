@@ -53,6 +53,7 @@ Flags:
               directory). It must not be, contain or lie inside wasmeval's
               cache ($XDG_CACHE_HOME/wasmeval or ~/.cache/wasmeval), so not
               $HOME: that is refused with status 2
+  --mkdir     create the --cwd folder (and its parents) when it is missing
   --memory-limit SIZE, --disk-quota SIZE, --disk-quota-files N
               the session's limits (see Limits below)
   --tools-mcp 'CMD ARGS'
@@ -125,6 +126,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.SetOutput(&flagOut)
 	fs.Usage = func() { fmt.Fprint(&flagOut, evalUsage) }
 	cwd := fs.String("cwd", "", "the session root (default: the current directory)")
+	mkdir := fs.Bool("mkdir", false, "create --cwd (and its parents) when missing")
 	var lf limitFlags
 	lf.register(fs)
 	var hf hostFlags
@@ -138,11 +140,11 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			fmt.Fprint(stdout, evalUsage)
 			return exitOK
 		}
-		stderr.Write(flagOut.Bytes())
+		flagError(stderr, "eval", flagOut.String())
 		return exitInvalid
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "wasmeval eval: unexpected argument %q: requests come on stdin\n\n%s", fs.Arg(0), evalUsage)
+		fmt.Fprintf(stderr, "wasmeval eval: unexpected argument %q: requests come on stdin\nrun 'wasmeval eval -h' for the flags\n", fs.Arg(0))
 		return exitInvalid
 	}
 	root := *cwd
@@ -154,8 +156,17 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		root = wd
 	}
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		fmt.Fprintf(stderr, "wasmeval eval: --cwd %s: not an existing directory\n", root)
+	if *mkdir {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			fmt.Fprintf(stderr, "wasmeval eval: --mkdir: %v\n", err)
+			return exitInvalid
+		}
+	}
+	if fi, err := os.Stat(root); err != nil {
+		fmt.Fprintf(stderr, "wasmeval eval: --cwd %s: no such directory; create it first or add --mkdir\n", root)
+		return exitInvalid
+	} else if !fi.IsDir() {
+		fmt.Fprintf(stderr, "wasmeval eval: --cwd %s: not a directory; give the folder the session should work in\n", root)
 		return exitInvalid
 	}
 	root, _ = filepath.Abs(root)

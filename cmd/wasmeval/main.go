@@ -19,6 +19,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/wasmeval/wasmeval/wasm/python"
 )
 
 // Exit statuses. When several apply, the highest wins.
@@ -102,9 +104,13 @@ func isHelp(arg string) bool {
 	return false
 }
 
-const versionUsage = `Usage: wasmeval version
+const versionUsage = `Usage: wasmeval version   (or wasmeval --version)
 
-Prints wasmeval's version, and the Go version it was built with.
+Prints wasmeval's module version, the commit it was built from, the Python
+artifact's input hash and the SHA-256 of the artifact it carries, and the Go
+version. make stamps the first three with -ldflags; a plain go build or go
+install falls back to what Go recorded ("(devel)" or the module version,
+the VCS revision when stamping was on) and "unknown".
 `
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
@@ -113,17 +119,61 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprint(stdout, versionUsage)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "wasmeval version: unexpected argument %q\n\n%s", args[0], versionUsage)
+		fmt.Fprintf(stderr, "wasmeval version: unexpected argument %q\nrun 'wasmeval version -h'\n", args[0])
 		return exitInvalid
 	}
-	fmt.Fprintf(stdout, "wasmeval %s %s\n", version(), runtime.Version())
+	art := python.Sum()
+	if art == "" {
+		art = "none (built without the Python artifact: run make)"
+	}
+	fmt.Fprintf(stdout, "wasmeval %s\ncommit %s\npython inputs %s\npython artifact %s\n%s\n",
+		version(), buildCommit(), orUnknown(stampPythonHash), art, runtime.Version())
 	return exitOK
 }
 
+// Set by make with -ldflags "-X main.stampVersion=... -X main.stampCommit=...
+// -X main.stampPythonHash=...": a build with VCS stamping off (-buildvcs=false,
+// a source tree without .git) still says what it is.
+var stampVersion, stampCommit, stampPythonHash string
+
 // version is the module version the binary was built from, or "(devel)".
 func version() string {
+	if stampVersion != "" {
+		return stampVersion
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		return bi.Main.Version
 	}
 	return "(devel)"
+}
+
+// buildCommit is the commit the binary was built from, or "unknown".
+func buildCommit() string {
+	if stampCommit != "" {
+		return stampCommit
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		var rev, dirty string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = "-dirty"
+				}
+			}
+		}
+		if rev != "" {
+			return rev + dirty
+		}
+	}
+	return "unknown"
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }

@@ -297,7 +297,7 @@ func TestCommandLine(t *testing.T) {
 		{"eval help long", []string{"eval", "--help"}, 0, "Usage: wasmeval eval [--cwd DIR]", ""},
 		{"eval bad flag", []string{"eval", "--nope"}, 2, "", "flag provided but not defined: -nope"},
 		{"eval argument", []string{"eval", "x.json"}, 2, "", `unexpected argument "x.json": requests come on stdin`},
-		{"eval missing cwd", []string{"eval", "--cwd", "/nonexistent/wasmeval"}, 2, "", "--cwd /nonexistent/wasmeval: not an existing directory"},
+		{"eval missing cwd", []string{"eval", "--cwd", "/nonexistent/wasmeval"}, 2, "", "--cwd /nonexistent/wasmeval: no such directory; create it first or add --mkdir"},
 		{"version", []string{"version"}, 0, "wasmeval ", ""},
 		{"version flag", []string{"--version"}, 0, "wasmeval ", ""},
 		{"version help", []string{"version", "-h"}, 0, "Usage: wasmeval version", ""},

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -76,12 +75,12 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			fmt.Fprint(stdout, mcpUsage)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "%s\n%s", strings.TrimSpace(flagOut.String()), mcpUsage)
+		flagError(stderr, "mcp", flagOut.String())
 		return exitInvalid
 	}
 	switch {
 	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "wasmeval mcp: unexpected argument %q\n\n%s", fs.Arg(0), mcpUsage)
+		fmt.Fprintf(stderr, "wasmeval mcp: unexpected argument %q\nrun 'wasmeval mcp -h' for the flags\n", fs.Arg(0))
 		return exitInvalid
 	case maxSessions < 1:
 		fmt.Fprintf(stderr, "wasmeval mcp: --max-sessions %d: give at least 1\n", maxSessions)

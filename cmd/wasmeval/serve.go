@@ -158,11 +158,11 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 			fmt.Fprint(stdout, serveUsage)
 			return nil, exitOK, false
 		}
-		fmt.Fprintf(stderr, "%s\n%s", strings.TrimSpace(flagOut.String()), serveUsage)
+		flagError(stderr, "serve", flagOut.String())
 		return nil, exitInvalid, false
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "wasmeval serve: unexpected argument %q\n\n%s", fs.Arg(0), serveUsage)
+		fmt.Fprintf(stderr, "wasmeval serve: unexpected argument %q\nrun 'wasmeval serve -h' for the flags\n", fs.Arg(0))
 		return nil, exitInvalid, false
 	}
 	bad := func(format string, a ...any) (*serveConfig, int, bool) {
