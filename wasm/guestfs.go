@@ -72,8 +72,8 @@ const syntheticDev = 0x7761736d // "wasm"
 // root by the host before the session are the host's own: the guest's view
 // confines them, host tools follow them as the host made them, and the
 // guest may remove such a link but not rename it or link it elsewhere (a
-// link moved up the tree leads further out). A directory that holds one
-// can still be renamed.
+// link moved up the tree leads further out), nor rename a directory that
+// holds one at any depth (which would move the link too).
 // Hard links need a source inside the root.
 //
 // # Errors
@@ -607,7 +607,7 @@ func (g *GuestFS) Chmod(name string, perm fs.FileMode) experimentalsys.Errno {
 // directory entry outside the root cannot change. Like os.Root.Rename, it does
 // not replace an existing directory (EEXIST), even an empty one. A symlink
 // whose target does not point strictly downward (one the host planted) is
-// not moved (EPERM).
+// not moved (EPERM), nor is a directory that holds one at any depth.
 func (g *GuestFS) Rename(from, to string) experimentalsys.Errno {
 	src, errno := g.resolve(from, false)
 	if errno != 0 {
@@ -624,6 +624,11 @@ func (g *GuestFS) Rename(from, to string) experimentalsys.Errno {
 		return experimentalsys.EROFS
 	case !g.movable(src):
 		return experimentalsys.EPERM
+	}
+	if src.isDir() && !src.isSymlink() {
+		if errno := g.subtreeMovable(src.rel); errno != 0 {
+			return errno
+		}
 	}
 	rename := func() error { return g.root.Rename(src.rel, dst.rel) }
 	if g.quota == nil {
@@ -728,6 +733,36 @@ func (g *GuestFS) movable(n node) bool {
 	}
 	_, ok := downwardTarget(target, "")
 	return ok
+}
+
+// subtreeMovable reports, as EPERM, whether the directory rel holds
+// (at any depth) a symlink that movable refuses: a folder moved up the tree
+// takes its links with it, and a host-planted upward link in it would then
+// lead host tools further out, as when it is moved alone. The walk never
+// follows a link. Errors other than a vanished entry fail the rename.
+func (g *GuestFS) subtreeMovable(rel string) experimentalsys.Errno {
+	errFound := errors.New("found")
+	err := fs.WalkDir(g.root.FS(), rel, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return err
+		case d.Type()&fs.ModeSymlink == 0:
+			return nil
+		}
+		if info, err := g.root.Lstat(p); err == nil && !g.movable(node{kind: kindHost, rel: p, info: info}) {
+			return errFound
+		}
+		return nil
+	})
+	switch {
+	case err == errFound:
+		return experimentalsys.EPERM
+	case err != nil:
+		return experimentalsys.UnwrapOSError(err)
+	}
+	return 0
 }
 
 // Symlink implements the same method as documented on experimental/sys.FS.

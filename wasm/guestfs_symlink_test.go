@@ -445,3 +445,62 @@ func TestGuestFSEndToEndAttack(t *testing.T) {
 	assertHostConfined(t, fx.root, "g_up", "g_up2", "l1/l1/..", "l2", "p", "sw/x/../../secret.txt", "gsub/g5_moved/../..", "gsub/g5_again/../../secret.txt")
 	assertCounts(t, q, fx.root)
 }
+
+// TestGuestFSRenameDirWithPlantedLink: a folder that holds (at any depth)
+// an upward link the host planted may not be moved, for moved up the tree
+// the link would lead host code out of the root. The kernel resolves the
+// link on the host before and after the attempts.
+func TestGuestFSRenameDirWithPlantedLink(t *testing.T) {
+	fx := newHostFixture(t, nil)
+	// root/d1/d2/up -> ../../hello.txt: root/hello.txt, inside, where the
+	// host put it; under a folder one level up it would be base/hello.txt.
+	if err := os.WriteFile(filepath.Join(fx.base, "hello.txt"), []byte("outside-canary"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{"d1/d2/d3", "plain/p2"} {
+		if err := os.MkdirAll(filepath.Join(fx.root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../../hello.txt", filepath.Join(fx.root, "d1/d2/up")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../../hello.txt", filepath.Join(fx.root, "d1/d2/d3/up3")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("p2", filepath.Join(fx.root, "plain/down")); err != nil {
+		t.Fatal(err)
+	}
+	for _, mv := range [][2]string{
+		{"d1/d2", "d2top"},    // the folder holding the link, one level up
+		{"d1", "sub/deep/d1"}, // its parent, anywhere
+		{"d1/d2/d3", "d3top"}, // a folder holding a deeper one
+		{"d1/d2", "sub/d2"},   // the same depth: refused all the same
+	} {
+		if errno := fx.fs.Rename(fx.r(mv[0]), fx.r(mv[1])); errno != experimentalsys.EPERM {
+			t.Errorf("Rename(%s, %s) = %v, want EPERM", mv[0], mv[1], errno)
+		}
+	}
+	for _, p := range []string{"d1/d2/up", "d1/d2/d3/up3", "d2top/up", "d3top/up3"} {
+		if real, out := hostEscapes(t, fx.root, p); out {
+			t.Errorf("on the host, %s leads out to %s", p, real)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(fx.root, "d1/d2/up")); err != nil || string(data) != "hello" {
+		t.Errorf("the planted link reads %q, %v; want the root's hello.txt", data, err)
+	}
+	// A folder of downward links only moves; one emptied of the planted
+	// link moves too.
+	if errno := fx.fs.Rename(fx.r("plain"), fx.r("sub/plain")); errno != 0 {
+		t.Errorf("Rename(plain) = %v", errno)
+	}
+	for _, l := range []string{"d1/d2/up", "d1/d2/d3/up3"} {
+		if errno := fx.fs.Unlink(fx.r(l)); errno != 0 {
+			t.Fatalf("Unlink(%s) = %v", l, errno)
+		}
+	}
+	if errno := fx.fs.Rename(fx.r("d1/d2"), fx.r("d2top")); errno != 0 {
+		t.Errorf("Rename(d1/d2) without the link = %v", errno)
+	}
+	assertHostConfined(t, fx.root, "sub/plain/down/..")
+}
