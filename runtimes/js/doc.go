@@ -10,7 +10,11 @@
 // Node's REPL. A cell that uses top-level await or return runs as the body of
 // an async arrow function instead; its declarations are hoisted out of that
 // function first (see hoist.go), so they persist all the same. Positions in
-// stack traces are those of the cell's own code, in a file named <cell>.
+// stack traces are those of the cell's own code, in a file named <cell-N>,
+// N counting the cells since the session started or was reset, as Python's
+// tracebacks name theirs. A TypeScript cell (typescript.go) has its types
+// stripped by esbuild and runs as a JavaScript cell in the same VM, with
+// positions in its TypeScript source.
 //
 // The cell's result is its return value or the value of its last expression
 // statement, rendered the way Node's util.inspect renders it.

@@ -148,56 +148,85 @@ func compileError(err error, name, src string) *codeError {
 	return ce
 }
 
-// compileCell parses, hoists and compiles a cell.
+// compileCell parses, hoists and compiles a cell named <cell>.
 func compileCell(code string) (*compiledCell, *codeError) {
+	return compileNamed(code, cellFile, nil)
+}
+
+// compileNamed parses, hoists and compiles a cell; name is its file in
+// stacks and errors. tm, when set, maps positions in code (the JavaScript
+// esbuild made of a TypeScript cell) to the TypeScript source, which is
+// then the program's file (typescript.go).
+func compileNamed(code, name string, tm *tsMap) (*compiledCell, *codeError) {
+	// shown is the text errors quote: the cell as written.
+	shown := code
+	fixErr := func(ce *codeError) *codeError { return ce }
+	if tm != nil {
+		shown = tm.source
+		fixErr = tm.mapError
+	}
+	refused := func(err error) *codeError {
+		return &codeError{file: name, src: shown, line: 1, col: 1, msg: err.Error()}
+	}
 	// Before anything recurses over the code: see source.go.
 	if err := checkNesting(code); err != nil {
-		return nil, &codeError{file: cellFile, src: code, line: 1, col: 1, msg: err.Error()}
+		return nil, refused(err)
 	}
 	src := rewriteModuleSyntax(code, false).src
 	opts := []parser.Option{parser.WithDisableSourceMaps}
-	if !strings.Contains(src, "await") && !strings.Contains(src, "return") {
-		prog, err := parser.ParseFile(nil, cellFile, src, 0, opts...)
-		if err != nil {
-			return nil, parseError(err, cellFile, src, 0, 0)
-		}
+	script := func(prog *ast.Program) (*compiledCell, *codeError) {
 		if err := checkDepth(prog); err != nil {
-			return nil, &codeError{file: cellFile, src: src, line: 1, col: 1, msg: err.Error()}
+			return nil, refused(err)
 		}
-		return compileProgram(hoistScript(prog.Body, prog.DeclarationList, prog.File), false, src)
+		f := prog.File
+		if tm != nil {
+			f = tm.remap(prog, name)
+		}
+		return compileProgram(hoistScript(prog.Body, prog.DeclarationList, f), false, name, shown)
 	}
-	wrapped, err := parser.ParseFile(nil, cellFile, asyncPrefix+src+asyncSuffix, 0, opts...)
+	if !strings.Contains(src, "await") && !strings.Contains(src, "return") {
+		prog, err := parser.ParseFile(nil, name, src, 0, opts...)
+		if err != nil {
+			return nil, fixErr(parseError(err, name, src, 0, 0))
+		}
+		return script(prog)
+	}
+	wrapped, err := parser.ParseFile(nil, name, asyncPrefix+src+asyncSuffix, 0, opts...)
 	if err == nil {
 		err = checkDepth(wrapped)
 		if err != nil {
-			return nil, &codeError{file: cellFile, src: src, line: 1, col: 1, msg: err.Error()}
+			return nil, refused(err)
 		}
 	}
 	if err != nil {
 		// Code that is only valid as a script (await as a name) still runs.
-		if prog, err2 := parser.ParseFile(nil, cellFile, src, 0, opts...); err2 == nil {
-			if err := checkDepth(prog); err != nil {
-				return nil, &codeError{file: cellFile, src: src, line: 1, col: 1, msg: err.Error()}
-			}
-			return compileProgram(hoistScript(prog.Body, prog.DeclarationList, prog.File), false, src)
+		if prog, err2 := parser.ParseFile(nil, name, src, 0, opts...); err2 == nil {
+			return script(prog)
 		}
-		return nil, parseError(err, cellFile, src, 1, 0)
+		return nil, fixErr(parseError(err, name, src, 1, 0))
 	}
 	arrow := wrapped.Body[0].(*ast.ExpressionStatement).Expression.(*ast.ArrowFunctionLiteral)
 	body := arrow.Body.(*ast.BlockStatement)
 	shiftPositions(wrapped, -len(asyncPrefix))
-	f := file.NewFile(cellFile, src, 1)
-	if !hasTopLevelAwait(body.List) {
-		return compileProgram(hoistScript(body.List, arrow.DeclarationList, f), false, src)
+	var f *file.File
+	if tm != nil {
+		f = tm.remap(wrapped, name)
+	} else {
+		f = file.NewFile(name, src, 1)
 	}
-	return compileProgram(hoistAsync(arrow, body, f), true, src)
+	if !hasTopLevelAwait(body.List) {
+		return compileProgram(hoistScript(body.List, arrow.DeclarationList, f), false, name, shown)
+	}
+	return compileProgram(hoistAsync(arrow, body, f), true, name, shown)
 }
 
-func compileProgram(prog *ast.Program, async bool, src string) (*compiledCell, *codeError) {
+// compileProgram compiles a hoisted program; name and src are what its
+// errors show.
+func compileProgram(prog *ast.Program, async bool, name, src string) (*compiledCell, *codeError) {
 	guardOperators(prog)
 	prg, err := goja.CompileAST(prog, false)
 	if err != nil {
-		return nil, compileError(err, cellFile, src)
+		return nil, compileError(err, name, src)
 	}
 	return &compiledCell{prg: prg, async: async}, nil
 }
@@ -284,9 +313,15 @@ var (
 
 // shiftPositions adds delta to every position (file.Idx) in an AST. A
 // position that would fall before the start of the text becomes its first
-// byte. Nodes shared between parents (a binding is both in its statement and
-// in its scope's declaration list) are shifted once.
+// byte.
 func shiftPositions(root any, delta int) {
+	mapPositions(root, func(n int64) int64 { return max(n+int64(delta), 1) })
+}
+
+// mapPositions replaces every position (file.Idx) in an AST that is set
+// (positive) with f of it. Nodes shared between parents (a binding is both
+// in its statement and in its scope's declaration list) are mapped once.
+func mapPositions(root any, f func(int64) int64) {
 	seen := make(map[any]struct{})
 	var walk func(v reflect.Value)
 	walk = func(v reflect.Value) {
@@ -307,14 +342,14 @@ func shiftPositions(root any, delta int) {
 			}
 		case reflect.Struct:
 			for i := range v.NumField() {
-				f := v.Field(i)
-				if f.Type() == idxType {
-					if n := f.Int(); n > 0 && f.CanSet() {
-						f.SetInt(max(n+int64(delta), 1))
+				fv := v.Field(i)
+				if fv.Type() == idxType {
+					if n := fv.Int(); n > 0 && fv.CanSet() {
+						fv.SetInt(f(n))
 					}
 					continue
 				}
-				walk(f)
+				walk(fv)
 			}
 		case reflect.Slice:
 			for i := range v.Len() {

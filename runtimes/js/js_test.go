@@ -196,7 +196,9 @@ func TestResult(t *testing.T) {
 		{"/re/g", "/re/g"},
 	}
 	s := newSession(t, runtimes.InstanceOptions{})
-	for _, tt := range tests {
+	for i, tt := range tests {
+		// Cell i+1 of the session: stacks name it <cell-N>.
+		tt.want = strings.ReplaceAll(tt.want, "<cell>", fmt.Sprintf("<cell-%d>", i+1))
 		if got, _ := s.ok(tt.code); got != tt.want {
 			t.Errorf("%s\n got %q\nwant %q", tt.code, got, tt.want)
 		}
@@ -223,7 +225,11 @@ func TestErrorStacksPointIntoTheCell(t *testing.T) {
 		{"null.x", []string{"TypeError: Cannot read property 'x' of", "at <cell>:1:"}},
 	}
 	s := newSession(t, runtimes.InstanceOptions{})
-	for _, tt := range tests {
+	for i, tt := range tests {
+		// Cell i+1 of the session: stacks name it <cell-N>.
+		for j := range tt.want {
+			tt.want[j] = strings.ReplaceAll(tt.want[j], "<cell>", fmt.Sprintf("<cell-%d>", i+1))
+		}
 		want(t, tt.code, s.fails(tt.code), tt.want...)
 	}
 	// The session still works.
@@ -271,7 +277,7 @@ func TestTimeoutCancelsTimersAndKeepsState(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the interrupted cell returned after %v", d)
 	}
-	want(t, "stderr", rec.StderrText(), "Interrupted: the cell was stopped", "at <cell>:1:")
+	want(t, "stderr", rec.StderrText(), "Interrupted: the cell was stopped", "at <cell-2>:1:")
 	result, stdout := s.ok("await new Promise(r => setTimeout(r, 20)); [kept, spins > 0]")
 	if result != "[ 'state', true ]" || stdout != "" {
 		t.Errorf("after the timeout: result %q stdout %q, want [ 'state', true ] and no ticks", result, stdout)
