@@ -46,7 +46,7 @@ const (
 )
 
 // preludeFiles are the prelude's files in the order they run.
-var preludeFiles = []string{"inspect.js", "console.js", "timers.js", "process.js", "guards.js", "web.js", "node.js", "modules.js", "helpers.js"}
+var preludeFiles = []string{"inspect.js", "console.js", "timers.js", "process.js", "guards.js", "modules.js", "helpers.js"}
 
 var (
 	preludeOnce     sync.Once
@@ -157,10 +157,6 @@ type instance struct {
 	calls *hostCalls
 	// rejections are promises rejected with no handler yet, in order.
 	rejections []*goja.Promise
-	// reentry takes cells nested in the running one (nested.go).
-	reentry reentry
-	// node is the state of the Node and Web APIs (node.go).
-	node nodeState
 	// cellNo counts the cells run since the VM started: stacks name a
 	// cell <cell-N>, as Python's tracebacks do. typeScript marks the next
 	// cell as TypeScript (typescript.go).
@@ -309,7 +305,6 @@ func (in *instance) start() error {
 	set("maxBigIntBits", maxBigIntBits)
 	set("compileFunction", in.compileFunction)
 	set("evalScript", in.evalScript)
-	in.setNodeHost(set)
 	set("maxStringLength", min(int64(v8MaxStringLength), in.memLimit/2))
 	set("memoryLimitBytes", in.memLimit)
 	internal := vm.NewObject()
@@ -344,9 +339,6 @@ func (in *instance) start() error {
 		resetGuards:    fn("resetGuards"),
 		afterCell:      fn("afterCell"),
 		releaseGlobals: fn("releaseGlobals"),
-	}
-	if err == nil && !in.nodeHooks(internal) {
-		err = errors.New("js: prelude defines no builtin")
 	}
 	if err != nil {
 		return err
@@ -533,7 +525,6 @@ func (in *instance) Close(ctx context.Context) error {
 	}
 	in.vm = nil
 	in.modules = nil
-	in.closeNode()
 	in.setSize(0, heapMark{})
 	if in.root != nil {
 		err := in.root.Close()
@@ -567,8 +558,6 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	}
 	in.vmMu.Lock()
 	defer in.vmMu.Unlock()
-	in.reentry.begin()
-	defer in.reentry.end()
 	in.calls = newHostCalls(ctx)
 	defer func() { in.calls.close(); in.calls = nil }()
 	globals := globalCount(in.vm)
@@ -808,7 +797,6 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 			c.guard.unlockThread()
 			in.vmMu.Unlock()
 			var d callDone
-			var nested *nestedRun
 			woken := 0
 			select {
 			case <-c.guard.stopped:
@@ -817,8 +805,6 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 				woken = 1
 			case d = <-in.calls.done:
 				woken = 2
-			case nested = <-in.reentry.ch:
-				woken = 3
 			}
 			in.vmMu.Lock()
 			c.guard.lockThread()
@@ -840,11 +826,6 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 				if wait != nil {
 					wait.Stop()
 				}
-				continue
-			case 3:
-				// An eval of the session while this cell waits: it runs
-				// here, between this cell's jobs.
-				c.runNested(nested)
 				continue
 			}
 		}
