@@ -541,7 +541,8 @@ func (m *Manager) drop(ctx context.Context, s *managed) error {
 }
 
 // Close closes every session (cancelling running cells) and stops the
-// sweep; a temporary workspace is removed.
+// sweep. A temporary workspace is removed with everything in it; the
+// folders of sessions in a workspace given in ManagerOptions are kept.
 func (m *Manager) Close(ctx context.Context) error {
 	m.mu.Lock()
 	if m.closed {
@@ -559,7 +560,16 @@ func (m *Manager) Close(ctx context.Context) error {
 	<-m.stopped
 	var errs []error
 	for _, s := range all {
-		if err := m.drop(ctx, s); err != nil {
+		// A workspace the operator named is theirs: shutting down closes
+		// its sessions but leaves their files for the operator (and a
+		// later process) to find. Only a temporary workspace is emptied.
+		var err error
+		if m.tempWS {
+			err = m.drop(ctx, s)
+		} else {
+			err = s.sess.Close(ctx)
+		}
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}

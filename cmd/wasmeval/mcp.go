@@ -40,7 +40,8 @@ client offers the sampling capability; otherwise it fails with a message.
 Flags:
   --workspace DIR
         the folder under which each session gets its own folder (default: a
-        temporary folder, removed on exit)
+        temporary folder, removed on exit; a named one keeps the sessions'
+        folders on exit)
   --cache-dir DIR
         the wasm compilation cache (default: the user cache folder)
   --idle-timeout DURATION

@@ -61,7 +61,8 @@ Flags:
         with # are skipped
   --workspace DIR
         the folder under which each session gets its own folder (default: a
-        temporary folder, removed on exit)
+        temporary folder, removed on exit; a named one keeps the sessions'
+        folders on exit)
   --max-sessions N
         the most sessions kept; one more evicts the least recently used idle
         session (default 1000)
