@@ -158,10 +158,8 @@ type instance struct {
 	// rejections are promises rejected with no handler yet, in order.
 	rejections []*goja.Promise
 	// cellNo counts the cells run since the VM started: stacks name a
-	// cell <cell-N>, as Python's tracebacks do. typeScript marks the next
-	// cell as TypeScript (typescript.go).
-	cellNo     int
-	typeScript bool
+	// cell <cell-N>, as Python's tracebacks do.
+	cellNo int
 
 	// vmMu is held by the goroutine that runs the VM, all through a cell
 	// except while the cell waits for a timer or a host call: the memory
@@ -551,7 +549,7 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		sink.Stderr(interruptMessage(ctx, start) + "\n")
 		return runtimes.Outcome{Failed: true, Interrupted: true}, nil
 	}
-	cell, cerr := in.compileRun(code)
+	cell, cerr := in.compileRun(ctx, code)
 	if cerr != nil {
 		sink.Stderr(cerr.render())
 		return runtimes.Outcome{Failed: true}, nil

@@ -10,8 +10,6 @@ import (
 
 	"github.com/dop251/goja/file"
 	"github.com/evanw/esbuild/pkg/api"
-
-	"github.com/wasmeval/wasmeval/runtimes"
 )
 
 // TypeScript cells.
@@ -42,38 +40,31 @@ var typeScriptOptions = api.TransformOptions{
 	TsconfigRaw: `{"compilerOptions": {"verbatimModuleSyntax": true}}`,
 }
 
-// TypeScriptRunner is what this runtime's instances implement besides
-// runtimes.Instance: TypeScript cells run in the same VM as JavaScript
-// cells.
-type TypeScriptRunner interface {
-	RunTypeScript(ctx context.Context, code string, sink runtimes.Sink) (runtimes.Outcome, error)
+type typeScriptKey struct{}
+
+// WithTypeScript returns a context under which Run takes the cell for
+// TypeScript (on) or JavaScript (off): a TypeScript cell has its types
+// stripped and runs as a JavaScript cell in the same VM, sharing the
+// session's globals with JavaScript cells; its errors and stack traces
+// give positions in the TypeScript source. The sandbox sets it for every
+// cell it runs here ("ts" on, "js" off), so that a cell nested in another
+// does not inherit the other's language.
+func WithTypeScript(ctx context.Context, on bool) context.Context {
+	return context.WithValue(ctx, typeScriptKey{}, on)
 }
 
-var _ TypeScriptRunner = (*instance)(nil)
-
-// RunTypeScript runs a TypeScript cell in the session's JavaScript VM: its
-// types are stripped and it runs as a JavaScript cell, sharing the
-// session's globals with JavaScript cells. Errors and stack traces give
-// positions in the TypeScript source. The sandbox calls it for cells whose
-// language is "ts".
-func (in *instance) RunTypeScript(ctx context.Context, code string, sink runtimes.Sink) (runtimes.Outcome, error) {
-	in.typeScript = true
-	// Consumed by compileRun; cleared here too when Run returns before it.
-	defer func() { in.typeScript = false }()
-	return in.Run(ctx, code, sink)
+func isTypeScript(ctx context.Context) bool {
+	on, _ := ctx.Value(typeScriptKey{}).(bool)
+	return on
 }
 
 // compileRun compiles the code of the cell Run is about to run: it counts
 // the cell and names it <cell-N>, as Python names its cells, and strips
 // the types of a TypeScript cell first.
-func (in *instance) compileRun(code string) (*compiledCell, *codeError) {
-	// Read once: a cell that runs while this one waits is JavaScript
-	// unless it says otherwise.
-	ts := in.typeScript
-	in.typeScript = false
+func (in *instance) compileRun(ctx context.Context, code string) (*compiledCell, *codeError) {
 	in.cellNo++
 	name := fmt.Sprintf("<cell-%d>", in.cellNo)
-	if !ts {
+	if !isTypeScript(ctx) {
 		return compileNamed(code, name, nil)
 	}
 	js, tm, cerr := transformTypeScript(code, name)

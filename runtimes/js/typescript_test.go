@@ -14,16 +14,12 @@ import (
 // runTS runs a TypeScript cell in the session.
 func (s *session) runTS(code string) (runtimes.Outcome, *runtimetest.Recorder) {
 	s.t.Helper()
-	ts, ok := s.inst.(js.TypeScriptRunner)
-	if !ok {
-		s.t.Fatalf("the JavaScript instance %T cannot run TypeScript", s.inst)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(js.WithTypeScript(context.Background(), true), 30*time.Second)
 	defer cancel()
 	rec := &runtimetest.Recorder{}
-	out, err := ts.RunTypeScript(ctx, code, rec)
+	out, err := s.inst.Run(ctx, code, rec)
 	if err != nil {
-		s.t.Fatalf("RunTypeScript(%q): %v", code, err)
+		s.t.Fatalf("Run(%q) as TypeScript: %v", code, err)
 	}
 	return out, rec
 }
@@ -32,7 +28,7 @@ func (s *session) okTS(code string) (result, stdout string) {
 	s.t.Helper()
 	out, rec := s.runTS(code)
 	if out.Failed {
-		s.t.Fatalf("RunTypeScript(%q) failed: %s", code, rec.StderrText())
+		s.t.Fatalf("Run(%q) as TypeScript failed: %s", code, rec.StderrText())
 	}
 	if r := rec.Results(); len(r) > 0 {
 		result = r[0]["text/plain"]
@@ -44,7 +40,7 @@ func (s *session) failsTS(code string) string {
 	s.t.Helper()
 	out, rec := s.runTS(code)
 	if !out.Failed {
-		s.t.Fatalf("RunTypeScript(%q) succeeded (stdout %q, results %v), want failure", code, rec.StdoutText(), rec.Results())
+		s.t.Fatalf("Run(%q) as TypeScript succeeded (stdout %q, results %v), want failure", code, rec.StdoutText(), rec.Results())
 	}
 	return rec.StderrText()
 }
