@@ -64,7 +64,7 @@ func streamEval(t *testing.T, ts *testServer, token, id string, req sandbox.Requ
 				r := do(t, "POST", ts.URL+"/v1/sessions/"+id+"/calls/"+ev.CallID, token, a)
 				wantStatus(t, r, http.StatusNoContent)
 			}
-		case "result":
+		case "done":
 			var res sandbox.Result
 			if err := json.Unmarshal([]byte(data), &res); err != nil {
 				t.Fatal(err)

@@ -69,7 +69,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, owner string) {
 		return
 	}
 	if sse != nil {
-		sse.send("result", out)
+		sse.send("done", out)
 		return
 	}
 	answer(w, http.StatusOK, out)

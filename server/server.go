@@ -178,10 +178,32 @@ func New(cfg Config) (*Server, error) {
 	if err := s.mountMCP(); err != nil {
 		return nil, err
 	}
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no endpoint %s %s; see /openapi.json", r.Method, r.URL.Path))
-	})
+	s.mux.HandleFunc("/", s.notFound)
 	return s, nil
+}
+
+// notFound answers what no route took: 405 with Allow when the path is an
+// endpoint under other methods (the catch-all route would otherwise hide
+// the mux's own 405), 404 otherwise.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed",
+			fmt.Sprintf("%s %s: this endpoint takes %s; see /openapi.json", r.Method, r.URL.Path, strings.Join(allow, " or ")))
+		return
+	}
+	writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no endpoint %s %s; see /openapi.json", r.Method, r.URL.Path))
 }
 
 // Registry is the Prometheus registry that /metrics serves, for embedders
@@ -226,8 +248,8 @@ type ownerHandler func(w http.ResponseWriter, r *http.Request, owner string)
 // owner id (a hash, never the token) on.
 func (s *Server) auth(h ownerHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || token == "" {
+		token, ok := bearer(r.Header.Get("Authorization"))
+		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="wasmeval"`)
 			writeError(w, http.StatusUnauthorized, "unauthorized", "missing bearer token; send the header Authorization: Bearer <token>")
 			return
@@ -244,6 +266,17 @@ func (s *Server) auth(h ownerHandler) http.Handler {
 		}
 		h(w, r, Owner(token))
 	})
+}
+
+// bearer returns the token of an Authorization header in the Bearer
+// scheme, whose name is case-insensitive (RFC 9110, section 11.1).
+func bearer(h string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
+	token = strings.TrimLeft(token, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", false
+	}
+	return token, true
 }
 
 // Owner is the owner id of a token: a hash of it, so the token itself is
@@ -460,7 +493,7 @@ func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 			sse.send("error", errorBody(errorCode(err), err.Error()))
 			return
 		}
-		sse.send("result", res)
+		sse.send("done", res)
 		return
 	}
 	if err != nil {

@@ -385,6 +385,10 @@ func readSSE(t testing.TB, body io.Reader) []sseEvent {
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
+		case strings.HasPrefix(line, ":"):
+			// a comment (": keepalive"): not an event
+		case line == "" && cur == (sseEvent{}):
+			// the blank line closing a comment
 		case line == "":
 			if cur.name == "" || cur.data == "" {
 				t.Fatalf("incomplete event %+v", cur)
@@ -438,8 +442,8 @@ func TestSSE(t *testing.T) {
 		}
 	}
 	last := events[len(events)-1]
-	if last.name != "result" {
-		t.Fatalf("last event %q, want result", last.name)
+	if last.name != "done" {
+		t.Fatalf("last event %q, want done", last.name)
 	}
 	var res sandbox.Result
 	if err := json.Unmarshal([]byte(last.data), &res); err != nil {
@@ -568,7 +572,7 @@ func TestInFlightLimit(t *testing.T) {
 	if r.header.Get("Retry-After") == "" {
 		t.Error("429 without Retry-After")
 	}
-	if rest, _ := io.ReadAll(br); !strings.Contains(string(rest), "event: result") {
+	if rest, _ := io.ReadAll(br); !strings.Contains(string(rest), "event: done") {
 		t.Errorf("the held eval did not end with a result: %s", rest)
 	}
 	wantStatus(t, do(t, "POST", ts.URL+"/v1/sessions/"+id2+"/eval", tokenA, cells("js", "1")), http.StatusOK)

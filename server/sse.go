@@ -1,8 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -25,6 +27,24 @@ const (
 	// ends: the only time a cell waits on its client.
 	sseStallTimeout = time.Second
 )
+
+// sseKeepalive is how long a stream may stay silent before the writer
+// sends a ": keepalive" comment, so that proxies and clients with idle
+// timeouts keep a stream whose cell is quietly computing (or waiting on a
+// host call). A variable for tests.
+var sseKeepalive = 15 * time.Second
+
+// marshalPlain encodes v as the plain API does (writeJSON): no HTML
+// escaping, so "<", ">" and "&" in outputs arrive as themselves.
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
 
 // sseWriter writes Server-Sent Events, one JSON data line each, from a
 // goroutine of its own.
@@ -69,9 +89,9 @@ func newSSE(w http.ResponseWriter, onEnd func()) *sseWriter {
 // send queues an event. It waits only while the queue is full, at most
 // sseStallTimeout, and drops the event once the stream has ended.
 func (s *sseWriter) send(event string, v any) {
-	data, err := json.Marshal(v)
+	data, err := marshalPlain(v)
 	if err != nil {
-		data, _ = json.Marshal(errorBody("host_error", err.Error()))
+		data, _ = marshalPlain(errorBody("host_error", err.Error()))
 		event = "error"
 	}
 	// JSON has no raw newlines, so one data line holds it.
@@ -147,11 +167,28 @@ func (s *sseWriter) close() string {
 
 func (s *sseWriter) writer() {
 	defer close(s.done)
+	idle := time.NewTimer(sseKeepalive)
+	defer idle.Stop()
 	for {
 		s.mu.Lock()
 		for len(s.queue) == 0 && !s.ended && !s.closing {
 			s.mu.Unlock()
-			<-s.wake
+			select {
+			case <-s.wake:
+			case <-idle.C:
+				// Nothing to say for a while: a comment line, which
+				// EventSource and SSE parsers skip, keeps the stream.
+				s.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+				_, err := io.WriteString(s.w, ": keepalive\n\n")
+				if err == nil {
+					err = s.rc.Flush()
+				}
+				if err != nil {
+					s.end("writing a keepalive: " + strings.TrimSpace(err.Error()))
+					return
+				}
+				idle.Reset(sseKeepalive)
+			}
 			s.mu.Lock()
 		}
 		if s.ended || len(s.queue) == 0 {
@@ -177,6 +214,7 @@ func (s *sseWriter) writer() {
 			s.end("writing an event: " + strings.TrimSpace(err.Error()))
 			return
 		}
+		idle.Reset(sseKeepalive)
 	}
 }
 

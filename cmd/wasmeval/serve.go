@@ -28,7 +28,7 @@ JSON API described at /openapi.json:
   POST   /v1/sessions/{id}/eval       run a cell request          -> the result
                                       (Accept: text/event-stream streams stdout,
                                       stderr, display, result and status events,
-                                      then a final "result" event)
+                                      then a final "done" event)
   POST   /v1/sessions/{id}/fork       copy files and Python state -> 201 {"id": "..."}
   DELETE /v1/sessions/{id}            delete a session            -> 204
   GET    /v1/sessions/{id}/outputs/{outputId}   the full text of a cut output
