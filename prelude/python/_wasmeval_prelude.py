@@ -296,6 +296,9 @@ def control(message):
         if r is not None:
             r.seed()
         return 0
+    if op == "packages":  # once, in the template: runtimes/python/packages.go
+        import _wasmeval_packages
+        return _wasmeval_packages.install(req)
     raise ValueError(f"unknown control op {op!r}")
 
 

@@ -75,6 +75,13 @@ type Config struct {
 	// measure its cost. Without fuel a spinning cell cannot be stopped
 	// and blocks Go's garbage collector: never use it with untrusted code.
 	NoFuel bool
+	// Packages is a host folder of installed pure-Python distributions
+	// that every instance sees read-only at PackagesPath, on sys.path after
+	// the session root; empty means none. See packages.go.
+	Packages string
+	// Preload names packages of Packages imported into the template, so
+	// a new session starts with them imported.
+	Preload []string
 }
 
 // fuelSlice is how much fuel a check may burn between two calls to the
@@ -101,6 +108,8 @@ type Runtime struct {
 
 	heapOnce sync.Once
 	heap     heapState // where the guest allocator's state lies, for trimming
+
+	pkgs *packageLayer // nil: none
 }
 
 var _ runtimes.Runtime = (*Runtime)(nil)
@@ -119,6 +128,16 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("python: prelude: %w", err)
 	}
+	pkgs, err := openLayer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	kept := false // the layer goes with the Runtime, or now
+	defer func() {
+		if !kept {
+			pkgs.close()
+		}
+	}()
 	cache := openCache(cfg)
 	if !cfg.NoFuel {
 		if bin, err = cache.instrument(bin); err != nil {
@@ -127,6 +146,9 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	// The template depends on the whole module, data segments included.
 	key := templateKey(bin, stdlib, pre)
+	if pkgs != nil {
+		key = templateKey([]byte(key), pkgs.key)
+	}
 	bin, data, err := wasm.StripData(bin)
 	if err != nil {
 		return nil, fmt.Errorf("python: %w", err)
@@ -142,12 +164,14 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("python: %w", err)
 	}
 	r := &Runtime{
+		pkgs:     pkgs,
 		rt:       rt,
 		compiled: compiled,
 		data:     data,
 		files:    map[string][]byte{stdlibPath: stdlib, preludePath: pre},
 	}
 	if r.loadTemplate(cache, key) {
+		kept = true
 		return r, nil
 	}
 	if err := r.makeTemplate(ctx); err != nil {
@@ -155,6 +179,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	r.saveTemplate(cache, key)
+	kept = true
 	return r, nil
 }
 
@@ -236,6 +261,11 @@ func (r *Runtime) makeTemplate(ctx context.Context) error {
 		r.flags[i] = binary.LittleEndian.Uint32(b[4*i:])
 	}
 	inst.free(ctx, p)
+	if r.pkgs != nil {
+		if err := r.pkgs.install(ctx, inst, &log); err != nil {
+			return err
+		}
+	}
 	r.template, err = wasm.TakeSnapshot(inst.mod.Memory())
 	return err
 }
@@ -246,6 +276,7 @@ func (r *Runtime) Language() string { return "py" }
 // Close implements runtimes.Runtime.
 func (r *Runtime) Close(ctx context.Context) error {
 	err := r.rt.Close(ctx)
+	r.pkgs.close()
 	if r.template != nil {
 		r.template.Close()
 	}
@@ -353,10 +384,14 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance, mo wasm.Memor
 		rnd = crand.Reader
 	}
 	out := stdioWriter{inst}
+	fsc := wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(gfs, "/")
+	if r.pkgs != nil {
+		fsc = fsc.(sysfs.FSConfig).WithSysFSMount(r.pkgs.fs, PackagesPath)
+	}
 	cfg := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions().
-		WithFSConfig(wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(gfs, "/")).
+		WithFSConfig(fsc).
 		WithSysNanotime().
 		WithNanosleep(inst.nanosleep).
 		WithRandSource(rnd).
