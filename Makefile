@@ -6,6 +6,7 @@
 #   make check   gofmt, go vet, go mod tidy; fails on a diff
 #   make python  the CPython artifact only (cached by the hash of its inputs)
 #   make mcp-everything  the npm MCP server that cmd/wasmeval's --tools-mcp test uses
+#   make npm-testdata    the npm packages runtimes/js's node_modules tests load
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -25,7 +26,7 @@ PY_HASH     := $(shell cat $(PY_INPUTS) | sha256sum | cut -c1-16)
 PY_CACHE    := $(CACHE_ROOT)/python-$(PY_HASH)
 SRC_DIR     := $(CACHE_ROOT)/src
 
-.PHONY: build demo test bench check python deps go-deps clean mcp-everything mcp-inspector
+.PHONY: build demo test bench check python deps go-deps clean mcp-everything mcp-inspector npm-testdata
 
 # The reference MCP server from npm, for TestEvalToolsMCPEverything (which
 # skips without it); keep the version in step with everythingVersion there.
@@ -41,7 +42,7 @@ demo: build
 	rm -rf bin/demo && mkdir -p bin/demo
 	cd bin/demo && { rc=0; ../wasmeval eval < ../../examples/demo/session.ndjson || rc=$$?; [ $$rc -le 1 ]; }
 
-test: python go-deps mcp-everything mcp-inspector
+test: python go-deps mcp-everything mcp-inspector npm-testdata
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 ./...
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x ./...
 
@@ -71,6 +72,21 @@ $(CACHE_ROOT)/mcp-inspector.stamp:
 $(MCP_EVERYTHING_DIR)/node_modules/@modelcontextprotocol/server-everything/dist/index.js:
 	mkdir -p "$(MCP_EVERYTHING_DIR)"
 	npm install --no-audit --no-fund --prefix "$(MCP_EVERYTHING_DIR)" @modelcontextprotocol/server-everything@$(MCP_EVERYTHING_VERSION)
+
+# Real npm packages for runtimes/js's require/import tests (TestNpmPackages),
+# which copy them into a session root: CommonJS (lodash), ESM only (nanoid)
+# and conditional exports (uuid). Keep the list in step with npmTestPackages
+# in runtimes/js/npm_test.go, and bump the directory's number (there too)
+# when the list changes.
+NPM_TESTDATA_PACKAGES := lodash@4.17.21 nanoid@5.1.12 uuid@9.0.1
+NPM_TESTDATA_DIR      := $(CACHE_ROOT)/npm-testdata-1
+
+npm-testdata: $(NPM_TESTDATA_DIR)/.stamp
+
+$(NPM_TESTDATA_DIR)/.stamp:
+	mkdir -p "$(NPM_TESTDATA_DIR)"
+	npm install --no-audit --no-fund --no-save --prefix "$(NPM_TESTDATA_DIR)" $(NPM_TESTDATA_PACKAGES)
+	touch $@
 
 # ---- the CPython artifact -----------------------------------------------------
 

@@ -63,12 +63,13 @@ func TestExec(t *testing.T) {
 cid = _wasmeval.call_start(json.dumps({'op': 'exec', 'cmd': 'id'}))
 print(_wasmeval.call_wait())`, ok, "unknown op"),
 		js("require child_process", `require('child_process')`, fail, "Cannot find module 'child_process'"),
-		js("require fs", `require('fs')`, fail, "Cannot find module 'fs'"),
+		js("fs reaches only the root", `require('fs').readFileSync('/etc/passwd', 'utf8')`, fail, "EACCES", "outside the session root"),
+		js("fetch to loopback", `await fetch('http://127.0.0.1:`+port+`/')`, fail, "no network in the sandbox; use tool.<name>()"),
 		js("import child_process", `await import('child_process')`, fail, "Cannot find module"),
 		js("process.binding", `process.binding('spawn_sync')`, fail, "TypeError"),
 		js("process.dlopen", `process.dlopen({}, '/lib/x.so')`, fail, "TypeError"),
 		js("Function constructor reaches only the guest's global", `const g = Function('return this')();
-print(g === globalThis, typeof g.require, typeof g.Deno, typeof g.WebAssembly, typeof g.fetch)`, ok, "true function undefined undefined undefined"),
+print(g === globalThis, typeof g.require, typeof g.Deno, typeof g.WebAssembly, typeof g.XMLHttpRequest)`, ok, "true function undefined undefined undefined"),
 		js("constructor chains reach no host", `const F = (() => {}).constructor.constructor;
 const p = F('return process')();
 print(typeof p.binding, typeof p.dlopen, typeof p.mainModule, typeof p.kill)`, ok, "undefined undefined undefined undefined"),

@@ -6,12 +6,16 @@
   'use strict';
 
   const namespaces = new WeakMap();
+  // esModules are the exports objects of ES modules (exportLocals marks
+  // them): their namespace is the object itself.
+  const esModules = new WeakSet();
 
   // namespaceOf is what `import * as ns` sees: an ES module's exports as
-  // they are, a CommonJS module's exports as named exports plus default.
+  // they are, a CommonJS module's exports as named exports plus default
+  // (module.exports itself, even with __esModule set, as Node does).
   function namespaceOf(exports) {
     if (exports !== null && (typeof exports === 'object' || typeof exports === 'function')) {
-      if (Object.prototype.hasOwnProperty.call(exports, '__esModule') && exports.__esModule) return exports;
+      if (esModules.has(exports)) return exports;
       const cached = namespaces.get(exports);
       if (cached !== undefined) return cached;
       const ns = Object.create(null);
@@ -54,10 +58,12 @@
     if (!Object.prototype.hasOwnProperty.call(exports, '__esModule')) {
       Object.defineProperty(exports, '__esModule', { value: true });
     }
+    esModules.add(exports);
   }
 
   // helpers builds the __wasmeval object that rewritten import and export
-  // statements call, bound to one module's directory and exports object.
+  // statements call, bound to one module's directory and exports object;
+  // requireFrom loads with the "import" export conditions.
   internal.helpers = function helpers(requireFrom, exports) {
     return Object.freeze({
       import(specifier) {

@@ -46,7 +46,7 @@ const (
 )
 
 // preludeFiles are the prelude's files in the order they run.
-var preludeFiles = []string{"inspect.js", "console.js", "timers.js", "process.js", "guards.js", "modules.js", "helpers.js"}
+var preludeFiles = []string{"inspect.js", "console.js", "timers.js", "process.js", "guards.js", "web.js", "node.js", "modules.js", "helpers.js"}
 
 var (
 	preludeOnce     sync.Once
@@ -157,6 +157,8 @@ type instance struct {
 	calls *hostCalls
 	// rejections are promises rejected with no handler yet, in order.
 	rejections []*goja.Promise
+	// node is the state of the Node and Web APIs (node.go).
+	node nodeState
 	// cellNo counts the cells run since the VM started: stacks name a
 	// cell <cell-N>, as Python's tracebacks do.
 	cellNo int
@@ -303,6 +305,7 @@ func (in *instance) start() error {
 	set("maxBigIntBits", maxBigIntBits)
 	set("compileFunction", in.compileFunction)
 	set("evalScript", in.evalScript)
+	in.setNodeHost(set)
 	set("maxStringLength", min(int64(v8MaxStringLength), in.memLimit/2))
 	set("memoryLimitBytes", in.memLimit)
 	internal := vm.NewObject()
@@ -337,6 +340,9 @@ func (in *instance) start() error {
 		resetGuards:    fn("resetGuards"),
 		afterCell:      fn("afterCell"),
 		releaseGlobals: fn("releaseGlobals"),
+	}
+	if err == nil && !in.nodeHooks(internal) {
+		err = errors.New("js: prelude defines no builtin")
 	}
 	if err != nil {
 		return err
@@ -523,6 +529,7 @@ func (in *instance) Close(ctx context.Context) error {
 	}
 	in.vm = nil
 	in.modules = nil
+	in.closeNode()
 	in.setSize(0, heapMark{})
 	if in.root != nil {
 		err := in.root.Close()

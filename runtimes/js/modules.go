@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dop251/goja"
@@ -18,8 +19,9 @@ import (
 
 // require and import load files inside the session root and nothing else:
 // every path goes through the instance's os.Root, which refuses `..` and
-// symbolic links that lead outside it. Bare specifiers (package or built-in
-// module names) fail: there is no node_modules and no host module.
+// symbolic links that lead outside it. A bare specifier names a built-in
+// module (node.go) or a package in a node_modules folder between the
+// requiring file and the root (npm.go).
 //
 // A module is cached with the modification time and size of its file and
 // loaded again when either changes, so that a cell sees the file as it is
@@ -70,7 +72,12 @@ func (in *instance) requireFunc(dir string) *goja.Object {
 		return in.require(dir, call.Argument(0))
 	}).(*goja.Object)
 	_ = req.Set("resolve", func(call goja.FunctionCall) goja.Value {
-		abs, _ := in.resolve(dir, call.Argument(0))
+		spec := in.specifier(call.Argument(0))
+		if name, ok := builtinName(spec); ok {
+			in.checkBuiltin(spec, name)
+			return in.vm.ToValue(spec)
+		}
+		abs, _ := in.resolve(dir, spec, requireConditions)
 		return in.vm.ToValue(abs)
 	})
 	_ = req.Set("cache", in.vm.NewObject())
@@ -80,19 +87,18 @@ func (in *instance) requireFunc(dir string) *goja.Object {
 // helpersFor returns the __wasmeval object of code in dir whose exports
 // object is exports.
 func (in *instance) helpersFor(dir string, exports goja.Value) goja.Value {
-	req := in.vm.ToValue(func(call goja.FunctionCall) goja.Value {
-		return in.require(dir, call.Argument(0))
+	imp := in.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+		return in.load(dir, call.Argument(0), importConditions)
 	})
-	v, err := in.hooks.helpers(goja.Undefined(), req, exports)
+	v, err := in.hooks.helpers(goja.Undefined(), imp, exports)
 	if err != nil {
 		in.rethrow(err)
 	}
 	return v
 }
 
-// resolve finds the file a specifier names, relative to dir. It returns the
-// absolute path and the path relative to the root.
-func (in *instance) resolve(dir string, specV goja.Value) (abs, rel string) {
+// specifier checks require's argument and returns it as a string.
+func (in *instance) specifier(specV goja.Value) string {
 	if goja.IsUndefined(specV) || goja.IsNull(specV) {
 		in.requireError("ERR_INVALID_ARG_TYPE", `The "id" argument must be of type string. Received %s`, specV)
 	}
@@ -100,57 +106,124 @@ func (in *instance) resolve(dir string, specV goja.Value) (abs, rel string) {
 	if spec == "" {
 		in.requireError("ERR_INVALID_ARG_VALUE", "The argument 'id' must be a non-empty string. Received ''")
 	}
+	return spec
+}
+
+// resolve finds the file a specifier names, relative to dir: a path, or a
+// package in node_modules (with the export conditions given). It returns
+// the absolute path and the path relative to the root.
+func (in *instance) resolve(dir, spec string, conds []string) (abs, rel string) {
 	relative := spec == "." || spec == ".." || strings.HasPrefix(spec, "./") || strings.HasPrefix(spec, "../") ||
 		strings.HasPrefix(spec, "/")
-	if !relative {
-		in.requireError("MODULE_NOT_FOUND",
-			"Cannot find module '%s': the sandbox has no packages and no built-in modules; "+
-				"require() and import load only files inside the session root (start the path with ./)", spec)
-	}
 	if in.root == nil {
 		in.requireError("MODULE_NOT_FOUND", "Cannot find module '%s': this session has no root directory", spec)
+	}
+	if !relative {
+		return in.resolvePackage(dir, spec, conds)
 	}
 	p := spec
 	if !strings.HasPrefix(p, "/") {
 		p = path.Join(dir, p)
 	}
 	p = path.Clean(p)
-	r, err := filepath.Rel(in.rootPath, filepath.FromSlash(p))
-	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+	r, ok := in.relToRoot(p)
+	if !ok {
 		in.requireError("MODULE_NOT_FOUND", "Cannot find module '%s': %s is outside the session root %s", spec, p, in.rootPath)
 	}
-	r = filepath.ToSlash(r)
-	candidates := []string{r}
-	for _, ext := range moduleExtensions {
-		candidates = append(candidates, r+ext)
+	if rel, found := in.resolveFile(spec, r); found {
+		return path.Join(in.rootPath, rel), rel
 	}
-	for _, ext := range moduleExtensions {
-		candidates = append(candidates, path.Join(r, "index"+ext))
+	in.requireError("MODULE_NOT_FOUND", "Cannot find module '%s' (looked for %s in the session root)", spec, p)
+	return "", ""
+}
+
+// relToRoot returns the root-relative, slash-separated form of the clean
+// absolute path p, if p is the root or inside it.
+func (in *instance) relToRoot(p string) (string, bool) {
+	r, err := filepath.Rel(in.rootPath, filepath.FromSlash(p))
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
 	}
+	return filepath.ToSlash(r), true
+}
+
+// resolveFile finds the file that the root-relative path r names, Node's
+// LOAD_AS_FILE then LOAD_AS_DIRECTORY: r itself, r with an extension, the
+// file package.json's main names, r/index with an extension. found is false
+// when none exists; another error (a link out of the root) throws.
+func (in *instance) resolveFile(spec, r string) (rel string, found bool) {
 	var firstErr error
-	for _, c := range candidates {
+	try := func(c string) bool {
 		st, err := in.root.Stat(c)
 		if err == nil && st.Mode().IsRegular() {
-			return path.Join(in.rootPath, c), c
+			return true
 		}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) && firstErr == nil {
+		if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) && firstErr == nil {
 			firstErr = err
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
 				firstErr = pe.Err
 			}
 		}
+		return false
+	}
+	candidates := []string{r}
+	for _, ext := range moduleExtensions {
+		candidates = append(candidates, r+ext)
+	}
+	for _, c := range candidates {
+		if try(c) {
+			return c, true
+		}
+	}
+	if main := in.packageMain(r); main != "" {
+		m := path.Join(r, main)
+		if m == r || strings.HasPrefix(m, r+"/") {
+			for _, c := range append([]string{m}, withExtensions(m)...) {
+				if try(c) {
+					return c, true
+				}
+			}
+			for _, ext := range moduleExtensions {
+				if c := path.Join(m, "index"+ext); try(c) {
+					return c, true
+				}
+			}
+		}
+	}
+	for _, ext := range moduleExtensions {
+		if c := path.Join(r, "index"+ext); try(c) {
+			return c, true
+		}
 	}
 	if firstErr != nil {
 		in.requireError("MODULE_NOT_FOUND", "Cannot find module '%s': %v", spec, firstErr)
 	}
-	in.requireError("MODULE_NOT_FOUND", "Cannot find module '%s' (looked for %s in the session root)", spec, p)
-	return "", ""
+	return "", false
 }
 
-// require loads a module and returns its exports.
+func withExtensions(p string) []string {
+	out := make([]string, len(moduleExtensions))
+	for i, ext := range moduleExtensions {
+		out[i] = p + ext
+	}
+	return out
+}
+
+// require loads a module with require's export conditions and returns its
+// exports.
 func (in *instance) require(dir string, specV goja.Value) goja.Value {
-	abs, rel := in.resolve(dir, specV)
+	return in.load(dir, specV, requireConditions)
+}
+
+// load loads a module (a built-in one, a file or a package's) and returns
+// its exports.
+func (in *instance) load(dir string, specV goja.Value, conds []string) goja.Value {
+	spec := in.specifier(specV)
+	if name, ok := builtinName(spec); ok {
+		return in.builtin(spec, name)
+	}
+	abs, rel := in.resolve(dir, spec, conds)
 	st, err := in.root.Stat(rel)
 	if err != nil {
 		in.requireError("MODULE_NOT_FOUND", "Cannot find module '%s': %v", specV, err)

@@ -1,0 +1,1183 @@
+// node.js: the built-in modules require('name') and import give (with or
+// without the node: scheme), each made on first use: path, util, events,
+// fs and fs/promises (on the session root, through the host: see
+// runtimes/js/nodefs.go), buffer, url, crypto, os, assert, timers,
+// timers/promises, string_decoder, process, util/types and path/posix.
+(function (host, internal) {
+  'use strict';
+
+  const cache = new Map();
+  const factories = {};
+  internal.builtin = (name) => {
+    let m = cache.get(name);
+    if (m === undefined) {
+      m = factories[name]();
+      cache.set(name, m);
+    }
+    return m;
+  };
+  const typeError = (code, msg) => Object.assign(new TypeError(msg), { code });
+  const invalidArg = (name, expected, value) => typeError('ERR_INVALID_ARG_TYPE',
+    `The "${name}" argument must be ${expected}. Received ${internal.inspect(value)}`);
+
+  // ---- path (POSIX) -----------------------------------------------------
+  factories.path = () => {
+    const check = (p, name = 'path') => {
+      if (typeof p !== 'string') throw invalidArg(name, 'of type string', p);
+    };
+    // normalizeString is Node's: resolves . and .. in a path without its
+    // leading slash.
+    function normalizeString(p, allowAboveRoot) {
+      let res = '';
+      let lastSegmentLength = 0;
+      let lastSlash = -1;
+      let dots = 0;
+      let code = 0;
+      for (let i = 0; i <= p.length; ++i) {
+        if (i < p.length) code = p.charCodeAt(i);
+        else if (code === 47) break;
+        else code = 47;
+        if (code === 47) {
+          if (lastSlash === i - 1 || dots === 1) {
+            // nothing
+          } else if (dots === 2) {
+            if (res.length < 2 || lastSegmentLength !== 2 || res.charCodeAt(res.length - 1) !== 46 || res.charCodeAt(res.length - 2) !== 46) {
+              if (res.length > 2) {
+                const lastSlashIndex = res.lastIndexOf('/');
+                if (lastSlashIndex === -1) {
+                  res = '';
+                  lastSegmentLength = 0;
+                } else {
+                  res = res.slice(0, lastSlashIndex);
+                  lastSegmentLength = res.length - 1 - res.lastIndexOf('/');
+                }
+                lastSlash = i;
+                dots = 0;
+                continue;
+              } else if (res.length !== 0) {
+                res = '';
+                lastSegmentLength = 0;
+                lastSlash = i;
+                dots = 0;
+                continue;
+              }
+            }
+            if (allowAboveRoot) {
+              res += res.length > 0 ? '/..' : '..';
+              lastSegmentLength = 2;
+            }
+          } else {
+            if (res.length > 0) res += '/' + p.slice(lastSlash + 1, i);
+            else res = p.slice(lastSlash + 1, i);
+            lastSegmentLength = i - lastSlash - 1;
+          }
+          lastSlash = i;
+          dots = 0;
+        } else if (code === 46 && dots !== -1) {
+          ++dots;
+        } else {
+          dots = -1;
+        }
+      }
+      return res;
+    }
+    const path = {
+      sep: '/',
+      delimiter: ':',
+      resolve(...args) {
+        let resolved = '';
+        let absolute = false;
+        for (let i = args.length - 1; i >= -1 && !absolute; i--) {
+          const p = i >= 0 ? args[i] : process.cwd();
+          check(p, `paths[${i}]`);
+          if (p.length === 0) continue;
+          resolved = `${p}/${resolved}`;
+          absolute = p.charCodeAt(0) === 47;
+        }
+        resolved = normalizeString(resolved, !absolute);
+        if (absolute) return `/${resolved}`;
+        return resolved.length > 0 ? resolved : '.';
+      },
+      normalize(p) {
+        check(p);
+        if (p.length === 0) return '.';
+        const absolute = p.charCodeAt(0) === 47;
+        const trailing = p.charCodeAt(p.length - 1) === 47;
+        let out = normalizeString(p, !absolute);
+        if (out.length === 0) {
+          if (absolute) return '/';
+          return trailing ? './' : '.';
+        }
+        if (trailing) out += '/';
+        return absolute ? `/${out}` : out;
+      },
+      isAbsolute(p) {
+        check(p);
+        return p.length > 0 && p.charCodeAt(0) === 47;
+      },
+      join(...args) {
+        if (args.length === 0) return '.';
+        const parts = [];
+        for (const a of args) {
+          check(a);
+          if (a.length > 0) parts.push(a);
+        }
+        if (parts.length === 0) return '.';
+        return path.normalize(parts.join('/'));
+      },
+      relative(from, to) {
+        check(from, 'from');
+        check(to, 'to');
+        if (from === to) return '';
+        from = path.resolve(from);
+        to = path.resolve(to);
+        if (from === to) return '';
+        const f = from === '/' ? [] : from.slice(1).split('/');
+        const t = to === '/' ? [] : to.slice(1).split('/');
+        let i = 0;
+        while (i < f.length && i < t.length && f[i] === t[i]) i++;
+        return [...f.slice(i).map(() => '..'), ...t.slice(i)].join('/');
+      },
+      toNamespacedPath(p) {
+        return p;
+      },
+      dirname(p) {
+        check(p);
+        if (p.length === 0) return '.';
+        const hasRoot = p.charCodeAt(0) === 47;
+        let end = -1;
+        let matchedSlash = true;
+        for (let i = p.length - 1; i >= 1; --i) {
+          if (p.charCodeAt(i) === 47) {
+            if (!matchedSlash) {
+              end = i;
+              break;
+            }
+          } else {
+            matchedSlash = false;
+          }
+        }
+        if (end === -1) return hasRoot ? '/' : '.';
+        if (hasRoot && end === 1) return '//';
+        return p.slice(0, end);
+      },
+      basename(p, suffix) {
+        check(p);
+        if (suffix !== undefined) check(suffix, 'suffix');
+        let end = p.length;
+        while (end > 1 && p.charCodeAt(end - 1) === 47) end--;
+        const trimmed = p.slice(0, end);
+        const base = trimmed.slice(trimmed.lastIndexOf('/') + 1);
+        if (suffix !== undefined && suffix.length > 0 && base !== suffix && base.endsWith(suffix)) {
+          return base.slice(0, base.length - suffix.length);
+        }
+        return base;
+      },
+      extname(p) {
+        check(p);
+        const base = path.basename(p);
+        const dot = base.lastIndexOf('.');
+        if (dot <= 0 || base === '..') return '';
+        return base.slice(dot);
+      },
+      parse(p) {
+        check(p);
+        const root = p.charCodeAt(0) === 47 ? '/' : '';
+        if (p === '') return { root: '', dir: '', base: '', ext: '', name: '' };
+        const base = path.basename(p);
+        const ext = path.extname(p);
+        let dir = path.dirname(p);
+        if (dir === '.' && !p.startsWith('.') && !p.includes('/')) dir = '';
+        return { root, dir, base, ext, name: ext ? base.slice(0, base.length - ext.length) : base };
+      },
+      format(obj) {
+        if (obj === null || typeof obj !== 'object') throw invalidArg('pathObject', 'of type object', obj);
+        const dir = obj.dir || obj.root;
+        const base = obj.base || `${obj.name || ''}${obj.ext ? (obj.ext[0] === '.' ? '' : '.') + obj.ext : ''}`;
+        if (!dir) return base;
+        return dir === obj.root ? `${dir}${base}` : `${dir}/${base}`;
+      },
+      matchesGlob: undefined,
+    };
+    delete path.matchesGlob;
+    path.posix = path;
+    path.win32 = undefined;
+    return path;
+  };
+  factories['path/posix'] = () => internal.builtin('path');
+
+  // ---- util -------------------------------------------------------------
+  factories['util/types'] = () => {
+    const tag = (v) => Object.prototype.toString.call(v).slice(8, -1);
+    const is = (t) => (v) => v !== null && typeof v === 'object' && tag(v) === t;
+    return {
+      isDate: (v) => v instanceof Date,
+      isRegExp: (v) => v instanceof RegExp,
+      isMap: (v) => v instanceof Map,
+      isSet: (v) => v instanceof Set,
+      isWeakMap: (v) => v instanceof WeakMap,
+      isWeakSet: (v) => v instanceof WeakSet,
+      isPromise: (v) => v instanceof Promise,
+      isNativeError: (v) => v instanceof Error,
+      isArrayBuffer: (v) => v instanceof ArrayBuffer,
+      isAnyArrayBuffer: (v) => v instanceof ArrayBuffer,
+      isSharedArrayBuffer: () => false,
+      isArrayBufferView: (v) => ArrayBuffer.isView(v),
+      isTypedArray: (v) => ArrayBuffer.isView(v) && !(v instanceof DataView),
+      isUint8Array: is('Uint8Array'),
+      isDataView: (v) => v instanceof DataView,
+      isAsyncFunction: (v) => typeof v === 'function' && tag(v) === 'AsyncFunction',
+      isGeneratorFunction: (v) => typeof v === 'function' && /^(Async)?GeneratorFunction$/.test(tag(v)),
+      isGeneratorObject: is('Generator'),
+      isBoxedPrimitive: (v) => v instanceof Number || v instanceof String || v instanceof Boolean,
+      isProxy: () => false,
+      isSymbolObject: is('Symbol'),
+      isBigIntObject: is('BigInt'),
+    };
+  };
+  factories.util = () => {
+    const { inspect, format } = internal;
+    const kCustomPromisify = Symbol.for('nodejs.util.promisify.custom');
+    function promisify(fn) {
+      if (typeof fn !== 'function') throw invalidArg('original', 'of type function', fn);
+      if (fn[kCustomPromisify]) return fn[kCustomPromisify];
+      function promisified(...args) {
+        return new Promise((resolve, reject) => {
+          fn.call(this, ...args, (err, ...values) => {
+            if (err) reject(err);
+            else resolve(values.length > 1 ? values : values[0]);
+          });
+        });
+      }
+      Object.setPrototypeOf(promisified, Object.getPrototypeOf(fn));
+      return Object.defineProperties(promisified, Object.getOwnPropertyDescriptors(fn));
+    }
+    promisify.custom = kCustomPromisify;
+    function callbackify(fn) {
+      if (typeof fn !== 'function') throw invalidArg('original', 'of type function', fn);
+      return function (...args) {
+        const cb = args.pop();
+        if (typeof cb !== 'function') throw invalidArg('last argument', 'of type function', cb);
+        fn.apply(this, args).then((v) => queueMicrotask(() => cb(null, v)), (e) => queueMicrotask(() => cb(e || new Error('Promise was rejected with a falsy value'))));
+      };
+    }
+    function inherits(ctor, superCtor) {
+      Object.defineProperty(ctor, 'super_', { value: superCtor, writable: true, configurable: true });
+      Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
+    }
+    const warned = new Set();
+    function deprecate(fn, msg, code) {
+      return function (...args) {
+        if (!warned.has(msg)) {
+          warned.add(msg);
+          process.emitWarning(`${code ? `[${code}] ` : ''}DeprecationWarning: ${msg}`);
+        }
+        return new.target ? Reflect.construct(fn, args, new.target) : fn.apply(this, args);
+      };
+    }
+    function isDeepStrictEqual(a, b) {
+      return internal.builtin('assert').deepEqualValues(a, b, true);
+    }
+    return {
+      format,
+      formatWithOptions: (opts, ...args) => format(...args),
+      inspect,
+      promisify,
+      callbackify,
+      inherits,
+      deprecate,
+      isDeepStrictEqual,
+      isArray: Array.isArray,
+      types: internal.builtin('util/types'),
+      TextEncoder,
+      TextDecoder,
+      stripVTControlCharacters: (s) => String(s).replace(/\u001b\[[0-9;]*[A-Za-z]/g, ''),
+      toUSVString: (s) => String(s).replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd'),
+      debuglog: () => () => {},
+      aborted: (signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
+    };
+  };
+
+  // ---- events -----------------------------------------------------------
+  factories.events = () => {
+    const kCapture = Symbol('kCapture');
+    class EventEmitter {
+      constructor() {
+        EventEmitter.init.call(this);
+      }
+      static init() {
+        if (this._events === undefined || this._events === Object.getPrototypeOf(this)._events) {
+          this._events = Object.create(null);
+          this._eventsCount = 0;
+        }
+        this._maxListeners = this._maxListeners || undefined;
+      }
+      setMaxListeners(n) {
+        this._maxListeners = n;
+        return this;
+      }
+      getMaxListeners() {
+        return this._maxListeners === undefined ? EventEmitter.defaultMaxListeners : this._maxListeners;
+      }
+      emit(type, ...args) {
+        const events = this._events;
+        if (type === 'error' && (events === undefined || events.error === undefined)) {
+          const er = args[0];
+          if (er instanceof Error) throw er;
+          const err = new Error(`Unhandled error. (${internal.inspect(er)})`);
+          err.code = 'ERR_UNHANDLED_ERROR';
+          err.context = er;
+          throw err;
+        }
+        if (events === undefined) return false;
+        const handler = events[type];
+        if (handler === undefined) return false;
+        if (typeof handler === 'function') {
+          handler.apply(this, args);
+        } else {
+          for (const fn of handler.slice()) fn.apply(this, args);
+        }
+        return true;
+      }
+      #add(type, listener, prepend) {
+        if (typeof listener !== 'function') throw invalidArg('listener', 'of type function', listener);
+        if (this._events === undefined) EventEmitter.init.call(this);
+        const events = this._events;
+        if (events.newListener !== undefined) this.emit('newListener', type, listener.listener ? listener.listener : listener);
+        const existing = events[type];
+        if (existing === undefined) {
+          events[type] = listener;
+          this._eventsCount++;
+        } else if (typeof existing === 'function') {
+          events[type] = prepend ? [listener, existing] : [existing, listener];
+        } else if (prepend) {
+          existing.unshift(listener);
+        } else {
+          existing.push(listener);
+        }
+        return this;
+      }
+      addListener(type, listener) {
+        return this.#add(type, listener, false);
+      }
+      on(type, listener) {
+        return this.#add(type, listener, false);
+      }
+      prependListener(type, listener) {
+        return this.#add(type, listener, true);
+      }
+      #wrapOnce(type, listener) {
+        const self = this;
+        function wrapper(...args) {
+          self.removeListener(type, wrapper);
+          return listener.apply(self, args);
+        }
+        wrapper.listener = listener;
+        return wrapper;
+      }
+      once(type, listener) {
+        if (typeof listener !== 'function') throw invalidArg('listener', 'of type function', listener);
+        return this.#add(type, this.#wrapOnce(type, listener), false);
+      }
+      prependOnceListener(type, listener) {
+        if (typeof listener !== 'function') throw invalidArg('listener', 'of type function', listener);
+        return this.#add(type, this.#wrapOnce(type, listener), true);
+      }
+      removeListener(type, listener) {
+        const events = this._events;
+        if (events === undefined) return this;
+        const list = events[type];
+        if (list === undefined) return this;
+        if (list === listener || list.listener === listener) {
+          delete events[type];
+          this._eventsCount--;
+          if (events.removeListener !== undefined) this.emit('removeListener', type, list.listener || listener);
+        } else if (typeof list !== 'function') {
+          const i = list.findLastIndex((l) => l === listener || l.listener === listener);
+          if (i < 0) return this;
+          list.splice(i, 1);
+          if (list.length === 1) events[type] = list[0];
+          if (events.removeListener !== undefined) this.emit('removeListener', type, listener);
+        }
+        return this;
+      }
+      off(type, listener) {
+        return this.removeListener(type, listener);
+      }
+      removeAllListeners(type) {
+        if (this._events === undefined) return this;
+        if (type === undefined) {
+          this._events = Object.create(null);
+          this._eventsCount = 0;
+        } else if (this._events[type] !== undefined) {
+          delete this._events[type];
+          this._eventsCount--;
+        }
+        return this;
+      }
+      listeners(type) {
+        const l = this._events && this._events[type];
+        if (l === undefined) return [];
+        return typeof l === 'function' ? [l.listener || l] : l.map((x) => x.listener || x);
+      }
+      rawListeners(type) {
+        const l = this._events && this._events[type];
+        if (l === undefined) return [];
+        return typeof l === 'function' ? [l] : l.slice();
+      }
+      listenerCount(type) {
+        const l = this._events && this._events[type];
+        if (l === undefined) return 0;
+        return typeof l === 'function' ? 1 : l.length;
+      }
+      eventNames() {
+        return this._events ? Reflect.ownKeys(this._events) : [];
+      }
+    }
+    EventEmitter.prototype._events = undefined;
+    EventEmitter.prototype._eventsCount = 0;
+    EventEmitter.prototype._maxListeners = undefined;
+    EventEmitter.defaultMaxListeners = 10;
+    EventEmitter.captureRejections = false;
+    EventEmitter[kCapture] = false;
+    EventEmitter.errorMonitor = Symbol('events.errorMonitor');
+    EventEmitter.EventEmitter = EventEmitter;
+    EventEmitter.once = (emitter, name, options = {}) => new Promise((resolve, reject) => {
+      const signal = options.signal;
+      if (signal && signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      if (typeof emitter.addEventListener === 'function') {
+        emitter.addEventListener(name, (...args) => resolve(args), { once: true });
+        return;
+      }
+      const onError = (err) => {
+        emitter.removeListener(name, onValue);
+        reject(err);
+      };
+      const onValue = (...args) => {
+        if (name !== 'error') emitter.removeListener('error', onError);
+        resolve(args);
+      };
+      emitter.once(name, onValue);
+      if (name !== 'error') emitter.once('error', onError);
+    });
+    EventEmitter.on = undefined;
+    delete EventEmitter.on;
+    EventEmitter.listenerCount = (emitter, type) => emitter.listenerCount(type);
+    EventEmitter.getEventListeners = (emitter, type) => emitter.listeners(type);
+    EventEmitter.setMaxListeners = () => {};
+    EventEmitter.EventTarget = EventTarget;
+    EventEmitter.Event = Event;
+    return EventEmitter;
+  };
+
+  // ---- fs ---------------------------------------------------------------
+  factories.fs = () => {
+    const { Buffer } = internal.buffer();
+    const constants = {
+      F_OK: 0, R_OK: 4, W_OK: 2, X_OK: 1, COPYFILE_EXCL: 1, COPYFILE_FICLONE: 2, COPYFILE_FICLONE_FORCE: 4,
+      O_RDONLY: 0, O_WRONLY: 1, O_RDWR: 2, O_CREAT: 64, O_EXCL: 128, O_TRUNC: 512, O_APPEND: 1024,
+      S_IFMT: 0o170000, S_IFREG: 0o100000, S_IFDIR: 0o040000, S_IFLNK: 0o120000, S_IFIFO: 0o010000,
+      S_IFSOCK: 0o140000, S_IFCHR: 0o020000, S_IFBLK: 0o060000,
+    };
+    // pathOf accepts Node's path forms: a string, a Buffer or a file: URL.
+    const pathOf = (p, name = 'path') => {
+      if (typeof p === 'string') return p;
+      if (p instanceof Uint8Array) return Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString();
+      if (p !== null && typeof p === 'object' && typeof p.href === 'string' && p.protocol !== undefined) {
+        if (p.protocol !== 'file:') throw typeError('ERR_INVALID_URL_SCHEME', 'The URL must be of scheme file');
+        return decodeURIComponent(p.pathname);
+      }
+      throw invalidArg(name, 'of type string or an instance of Buffer or URL', p);
+    };
+    const optionsOf = (o, dflt) => (typeof o === 'string' ? Object.assign({}, dflt, { encoding: o }) : Object.assign({}, dflt, o || {}));
+    const decode = (ab, encoding) => {
+      const b = Buffer.from(ab);
+      return encoding && encoding !== 'buffer' ? b.toString(encoding) : b;
+    };
+    const dataOf = (data, encoding) => {
+      if (typeof data === 'string') {
+        if (!encoding || encoding === 'utf8' || encoding === 'utf-8') return data;
+        return Buffer.from(data, encoding);
+      }
+      if (ArrayBuffer.isView(data)) return data;
+      throw invalidArg('data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
+    };
+    const modeOf = (m) => (m === undefined || m === null ? 0 : typeof m === 'string' ? parseInt(m, 8) : Number(m));
+
+    class Stats {
+      constructor(a) {
+        [this.dev, this.ino, this.mode, this.nlink, this.size, this.atimeMs, this.mtimeMs, this.ctimeMs] = a;
+        this.uid = 0;
+        this.gid = 0;
+        this.rdev = 0;
+        this.blksize = 4096;
+        this.blocks = Math.ceil(this.size / 512);
+        this.birthtimeMs = this.ctimeMs;
+        this.atime = new Date(this.atimeMs);
+        this.mtime = new Date(this.mtimeMs);
+        this.ctime = new Date(this.ctimeMs);
+        this.birthtime = new Date(this.birthtimeMs);
+      }
+      isFile() {
+        return (this.mode & constants.S_IFMT) === constants.S_IFREG;
+      }
+      isDirectory() {
+        return (this.mode & constants.S_IFMT) === constants.S_IFDIR;
+      }
+      isSymbolicLink() {
+        return (this.mode & constants.S_IFMT) === constants.S_IFLNK;
+      }
+      isFIFO() {
+        return (this.mode & constants.S_IFMT) === constants.S_IFIFO;
+      }
+      isSocket() {
+        return (this.mode & constants.S_IFMT) === constants.S_IFSOCK;
+      }
+      isCharacterDevice() {
+        return (this.mode & constants.S_IFMT) === constants.S_IFCHR;
+      }
+      isBlockDevice() {
+        return (this.mode & constants.S_IFMT) === constants.S_IFBLK;
+      }
+    }
+    const direntTypes = { f: constants.S_IFREG, d: constants.S_IFDIR, l: constants.S_IFLNK, p: constants.S_IFIFO, s: constants.S_IFSOCK, c: constants.S_IFCHR, b: constants.S_IFBLK, '?': 0 };
+    class Dirent {
+      constructor(name, type, parentPath) {
+        this.name = name;
+        this.parentPath = parentPath;
+        this.path = parentPath;
+        Object.defineProperty(this, '_mode', { value: direntTypes[type] });
+      }
+      isFile() {
+        return this._mode === constants.S_IFREG;
+      }
+      isDirectory() {
+        return this._mode === constants.S_IFDIR;
+      }
+      isSymbolicLink() {
+        return this._mode === constants.S_IFLNK;
+      }
+      isFIFO() {
+        return this._mode === constants.S_IFIFO;
+      }
+      isSocket() {
+        return this._mode === constants.S_IFSOCK;
+      }
+      isCharacterDevice() {
+        return this._mode === constants.S_IFCHR;
+      }
+      isBlockDevice() {
+        return this._mode === constants.S_IFBLK;
+      }
+    }
+    const path = internal.builtin('path');
+
+    const fs = {
+      constants,
+      Stats,
+      Dirent,
+      readFileSync(p, options) {
+        const o = optionsOf(options, { encoding: null, flag: 'r' });
+        if (typeof p === 'number') return decode(readFd(p), o.encoding);
+        return decode(host.fsReadFile(pathOf(p)), o.encoding);
+      },
+      writeFileSync(p, data, options) {
+        const o = optionsOf(options, { encoding: 'utf8', flag: 'w', mode: 0o666 });
+        if (typeof p === 'number') {
+          fs.writeSync(p, typeof data === 'string' ? Buffer.from(data, o.encoding) : data);
+          return;
+        }
+        host.fsWriteFile(pathOf(p), dataOf(data, o.encoding), o.flag, modeOf(o.mode));
+      },
+      appendFileSync(p, data, options) {
+        const o = optionsOf(options, { encoding: 'utf8', flag: 'a', mode: 0o666 });
+        host.fsWriteFile(pathOf(p), dataOf(data, o.encoding), o.flag, modeOf(o.mode));
+      },
+      existsSync(p) {
+        try {
+          return host.fsStat(pathOf(p), true, false) !== null;
+        } catch (e) {
+          return false;
+        }
+      },
+      accessSync(p, mode = constants.F_OK) {
+        const st = host.fsStat(pathOf(p), true, true);
+        if ((mode & constants.W_OK) && !(st[2] & 0o222)) {
+          throw Object.assign(new Error(`EACCES: permission denied, access '${pathOf(p)}'`), { errno: -13, code: 'EACCES', syscall: 'access', path: pathOf(p) });
+        }
+      },
+      statSync(p, options) {
+        const o = optionsOf(options, { throwIfNoEntry: true });
+        const a = host.fsStat(pathOf(p), true, o.throwIfNoEntry !== false);
+        return a === null ? undefined : new Stats(a);
+      },
+      lstatSync(p, options) {
+        const o = optionsOf(options, { throwIfNoEntry: true });
+        const a = host.fsStat(pathOf(p), false, o.throwIfNoEntry !== false);
+        return a === null ? undefined : new Stats(a);
+      },
+      readdirSync(p, options) {
+        const o = optionsOf(options, { encoding: 'utf8', withFileTypes: false, recursive: false });
+        const dir = pathOf(p);
+        const out = [];
+        const walk = (d, prefix) => {
+          const a = host.fsReaddir(d);
+          for (let i = 0; i < a.length; i += 2) {
+            const name = a[i];
+            const type = a[i + 1];
+            const parent = prefix === '' ? dir : path.join(dir, prefix);
+            if (o.withFileTypes) out.push(new Dirent(name, type, parent));
+            else out.push(prefix === '' ? name : path.join(prefix, name));
+            if (o.recursive && type === 'd') walk(path.join(d, name), prefix === '' ? name : path.join(prefix, name));
+          }
+        };
+        walk(dir, '');
+        if (o.encoding === 'buffer' && !o.withFileTypes) return out.map((n) => Buffer.from(n));
+        return out;
+      },
+      mkdirSync(p, options) {
+        const o = typeof options === 'number' || typeof options === 'string' ? { mode: options } : Object.assign({ recursive: false }, options || {});
+        const made = host.fsMkdir(pathOf(p), !!o.recursive, modeOf(o.mode));
+        return o.recursive ? made : undefined;
+      },
+      mkdtempSync(prefix) {
+        const chars = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+        const b = new Uint8Array(6);
+        for (let tries = 0; ; tries++) {
+          host.randomFill(b);
+          const p = pathOf(prefix, 'prefix') + Array.from(b, (x) => chars[x % chars.length]).join('');
+          try {
+            host.fsMkdir(p, false, 0o700);
+            return p;
+          } catch (e) {
+            if (e.code !== 'EEXIST' || tries > 100) throw e;
+          }
+        }
+      },
+      rmdirSync(p, options) {
+        if (options && options.recursive) return host.fsRm(pathOf(p), true, false);
+        host.fsRmdir(pathOf(p));
+      },
+      rmSync(p, options) {
+        const o = Object.assign({ recursive: false, force: false }, options || {});
+        host.fsRm(pathOf(p), !!o.recursive, !!o.force);
+      },
+      unlinkSync(p) {
+        host.fsUnlink(pathOf(p));
+      },
+      renameSync(from, to) {
+        host.fsRename(pathOf(from, 'oldPath'), pathOf(to, 'newPath'));
+      },
+      copyFileSync(src, dst, mode = 0) {
+        host.fsCopyFile(pathOf(src, 'src'), pathOf(dst, 'dest'), (mode & constants.COPYFILE_EXCL) !== 0);
+      },
+      cpSync(src, dst, options = {}) {
+        const s = pathOf(src, 'src');
+        const d = pathOf(dst, 'dest');
+        const st = fs.statSync(s);
+        if (!st.isDirectory()) return fs.copyFileSync(s, d, options.errorOnExist && options.force === false ? constants.COPYFILE_EXCL : 0);
+        if (!options.recursive) {
+          throw Object.assign(new Error(`Recursive option is required to copy a directory: ${s}`), { code: 'ERR_FS_EISDIR' });
+        }
+        fs.mkdirSync(d, { recursive: true });
+        for (const e of fs.readdirSync(s, { withFileTypes: true })) {
+          fs.cpSync(path.join(s, e.name), path.join(d, e.name), options);
+        }
+      },
+      readlinkSync(p) {
+        return host.fsReadlink(pathOf(p));
+      },
+      symlinkSync(target, p) {
+        host.fsSymlink(pathOf(target, 'target'), pathOf(p));
+      },
+      realpathSync(p) {
+        // Links are followed one component at a time.
+        const abs = path.resolve(pathOf(p));
+        let out = '/';
+        const parts = abs.split('/').filter(Boolean);
+        for (let i = 0, hops = 0; i < parts.length; i++) {
+          const next = path.join(out, parts[i]);
+          const st = host.fsStat(next, false, true);
+          if ((st[2] & constants.S_IFMT) === constants.S_IFLNK) {
+            if (++hops > 40) throw Object.assign(new Error(`ELOOP: too many symbolic links encountered, realpath '${p}'`), { code: 'ELOOP', errno: -40, syscall: 'realpath', path: p });
+            const target = host.fsReadlink(next);
+            parts.splice(0, i + 1, ...path.resolve(out, target).split('/').filter(Boolean));
+            out = '/';
+            i = -1;
+            continue;
+          }
+          out = next;
+        }
+        return out;
+      },
+      chmodSync(p, mode) {
+        host.fsChmod(pathOf(p), modeOf(mode));
+      },
+      utimesSync(p, atime, mtime) {
+        const ms = (t) => (t instanceof Date ? t.getTime() : typeof t === 'string' ? Number(t) * 1000 : t * 1000);
+        host.fsUtimes(pathOf(p), ms(atime), ms(mtime));
+      },
+      truncateSync(p, len = 0) {
+        host.fsTruncate(pathOf(p), len);
+      },
+      openSync(p, flags = 'r', mode) {
+        return host.fsOpen(pathOf(p), typeof flags === 'number' ? numericFlags(flags) : String(flags), modeOf(mode));
+      },
+      closeSync(fd) {
+        host.fsClose(fd);
+      },
+      readSync(fd, buffer, offset, length, position) {
+        if (offset !== null && typeof offset === 'object') ({ offset = 0, length = buffer.byteLength - offset, position = null } = offset);
+        if (offset === undefined) offset = 0;
+        if (length === undefined) length = buffer.byteLength - offset;
+        return host.fsRead(fd, buffer, offset, length, position === null || position === undefined ? -1 : Number(position));
+      },
+      writeSync(fd, buffer, offset, length, position) {
+        if (typeof buffer === 'string') {
+          // writeSync(fd, string, position, encoding)
+          const b = Buffer.from(buffer, typeof length === 'string' ? length : 'utf8');
+          return host.fsWrite(fd, b, 0, b.length, offset === null || offset === undefined ? -1 : Number(offset));
+        }
+        if (offset !== null && typeof offset === 'object') ({ offset = 0, length = buffer.byteLength - offset, position = null } = offset);
+        if (offset === undefined) offset = 0;
+        if (length === undefined) length = buffer.byteLength - offset;
+        return host.fsWrite(fd, buffer, offset, length, position === null || position === undefined ? -1 : Number(position));
+      },
+      fstatSync(fd) {
+        return new Stats(host.fsFstat(fd));
+      },
+      fsyncSync() {},
+      fdatasyncSync() {},
+      createReadStream() {
+        throw Object.assign(new Error('fs.createReadStream is not available in the sandbox (no streams); use fs.readFileSync or fs.promises.readFile'), { code: 'ERR_NOT_AVAILABLE' });
+      },
+      createWriteStream() {
+        throw Object.assign(new Error('fs.createWriteStream is not available in the sandbox (no streams); use fs.writeFileSync or fs.appendFileSync'), { code: 'ERR_NOT_AVAILABLE' });
+      },
+      watch() {
+        throw Object.assign(new Error('fs.watch is not available in the sandbox'), { code: 'ERR_NOT_AVAILABLE' });
+      },
+    };
+    function numericFlags(n) {
+      const acc = n & 3;
+      if (n & constants.O_APPEND) return (acc === 2 ? 'a+' : 'a') + (n & constants.O_EXCL ? 'x' : '');
+      if (n & constants.O_TRUNC || n & constants.O_CREAT) return (acc === 2 ? 'w+' : 'w') + (n & constants.O_EXCL ? 'x' : '');
+      return acc === 0 ? 'r' : 'r+';
+    }
+    function readFd(fd) {
+      const chunks = [];
+      const buf = Buffer.alloc(64 * 1024);
+      for (;;) {
+        const n = host.fsRead(fd, buf, 0, buf.length, -1);
+        if (n === 0) break;
+        chunks.push(Buffer.from(buf.subarray(0, n)));
+      }
+      return Buffer.concat(chunks);
+    }
+
+    // Callback and promise forms of the sync functions: the work is done
+    // at once (the host's file calls are quick), the result delivered
+    // asynchronously, as Node does.
+    const names = ['readFile', 'writeFile', 'appendFile', 'access', 'stat', 'lstat', 'readdir', 'mkdir', 'mkdtemp', 'rmdir', 'rm', 'unlink',
+      'rename', 'copyFile', 'cp', 'readlink', 'symlink', 'realpath', 'chmod', 'utimes', 'truncate', 'open', 'close', 'read', 'write', 'fstat', 'fsync'];
+    for (const name of names) {
+      const sync = fs[name + 'Sync'];
+      fs[name] = function (...args) {
+        const cb = args.pop();
+        if (typeof cb !== 'function') throw invalidArg('cb', 'of type function', cb);
+        let result;
+        let error = null;
+        try {
+          result = sync(...args);
+        } catch (e) {
+          error = e;
+        }
+        queueMicrotask(() => (error ? cb(error) : name === 'read' || name === 'write' ? cb(null, result, args[1]) : cb(null, result)));
+      };
+    }
+    fs.exists = (p, cb) => queueMicrotask(() => cb(fs.existsSync(p)));
+    const promises = {};
+    for (const name of names) {
+      if (['open', 'close', 'read', 'write', 'fstat', 'fsync'].includes(name)) continue;
+      const sync = fs[name + 'Sync'];
+      promises[name] = (...args) => {
+        try {
+          return Promise.resolve(sync(...args));
+        } catch (e) {
+          return Promise.reject(e);
+        }
+      };
+    }
+    promises.constants = constants;
+    // FileHandle, the promise API's open file.
+    class FileHandle {
+      constructor(fd) {
+        this.fd = fd;
+      }
+      async readFile(options) {
+        return fs.readFileSync(this.fd, options);
+      }
+      async writeFile(data, options) {
+        const o = optionsOf(options, { encoding: 'utf8' });
+        fs.writeSync(this.fd, typeof data === 'string' ? Buffer.from(data, o.encoding) : data);
+      }
+      async appendFile(data, options) {
+        return this.writeFile(data, options);
+      }
+      async read(buffer, offset, length, position) {
+        const bytesRead = fs.readSync(this.fd, buffer, offset, length, position);
+        return { bytesRead, buffer };
+      }
+      async write(buffer, ...rest) {
+        const bytesWritten = fs.writeSync(this.fd, buffer, ...rest);
+        return { bytesWritten, buffer };
+      }
+      async stat() {
+        return fs.fstatSync(this.fd);
+      }
+      async close() {
+        fs.closeSync(this.fd);
+      }
+      async sync() {}
+    }
+    promises.open = (...args) => {
+      try {
+        return Promise.resolve(new FileHandle(fs.openSync(...args)));
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    };
+    fs.promises = promises;
+    return fs;
+  };
+  factories['fs/promises'] = () => internal.builtin('fs').promises;
+
+  // ---- buffer, url, string_decoder --------------------------------------
+  factories.buffer = () => internal.buffer();
+  factories.url = () => {
+    const m = internal.url();
+    const out = Object.assign({}, m);
+    out.fileURLToPath = (u) => {
+      const url = typeof u === 'string' ? new m.URL(u) : u;
+      if (url.protocol !== 'file:') throw typeError('ERR_INVALID_URL_SCHEME', 'The URL must be of scheme file');
+      return decodeURIComponent(url.pathname);
+    };
+    out.pathToFileURL = (p) => {
+      const abs = internal.builtin('path').resolve(p);
+      return new m.URL('file://' + abs.split('/').map(encodeURIComponent).join('/'));
+    };
+    out.format = (u) => (u instanceof m.URL ? u.href : typeof u === 'string' ? u : new m.URL(`${u.protocol || 'http:'}//${u.host || u.hostname || ''}${u.pathname || ''}${u.search || ''}${u.hash || ''}`).href);
+    // url.parse, the legacy API: the WHATWG parse, in the old shape.
+    out.parse = (s, parseQuery) => {
+      const u = new m.URL(s);
+      const query = u.search.slice(1);
+      return {
+        protocol: u.protocol, slashes: true, auth: u.username ? (u.password ? `${u.username}:${u.password}` : u.username) : null,
+        host: u.host, port: u.port || null, hostname: u.hostname, hash: u.hash || null, search: u.search || null,
+        query: parseQuery ? Object.fromEntries(u.searchParams) : query || null, pathname: u.pathname,
+        path: u.pathname + u.search, href: u.href,
+      };
+    };
+    out.resolve = (from, to) => new m.URL(to, new m.URL(from, 'resolve://')).href.replace(/^resolve:\/\/\/?/, from.startsWith('/') ? '/' : '');
+    return out;
+  };
+  factories.string_decoder = () => {
+    class StringDecoder {
+      constructor(encoding = 'utf8') {
+        this.encoding = String(encoding).toLowerCase().replace('-', '');
+        this.decoder = this.encoding === 'utf8' ? new TextDecoder('utf-8') : null;
+      }
+      write(buf) {
+        if (typeof buf === 'string') return buf;
+        if (this.decoder) return this.decoder.decode(buf, { stream: true });
+        return internal.buffer().Buffer.from(buf).toString(this.encoding);
+      }
+      end(buf) {
+        let s = buf === undefined ? '' : this.write(buf);
+        if (this.decoder) s += this.decoder.decode();
+        return s;
+      }
+    }
+    return { StringDecoder };
+  };
+
+  // ---- crypto -----------------------------------------------------------
+  factories.crypto = () => {
+    const { Buffer } = internal.buffer();
+    const web = internal.crypto;
+    const toBytes = (data, encoding) => (typeof data === 'string' ? Buffer.from(data, encoding || 'utf8') : data);
+    const output = (ab, encoding) => {
+      const b = Buffer.from(ab);
+      return encoding ? b.toString(encoding) : b;
+    };
+    class Hash {
+      #alg;
+      #parts = [];
+      #done = false;
+      constructor(alg, key) {
+        this.#alg = String(alg);
+        if (key !== undefined) this.key = toBytes(key);
+        host.digest(this.#alg, []); // throws for an unknown algorithm
+      }
+      update(data, encoding) {
+        if (this.#done) throw Object.assign(new Error('Digest already called'), { code: 'ERR_CRYPTO_HASH_FINALIZED' });
+        const b = toBytes(data, encoding);
+        if (!ArrayBuffer.isView(b)) throw invalidArg('data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
+        this.#parts.push(b);
+        return this;
+      }
+      digest(encoding) {
+        if (this.#done) throw Object.assign(new Error('Digest already called'), { code: 'ERR_CRYPTO_HASH_FINALIZED' });
+        this.#done = true;
+        const ab = this.key !== undefined ? host.hmac(this.#alg, this.key, this.#parts) : host.digest(this.#alg, this.#parts);
+        return output(ab, encoding);
+      }
+      copy() {
+        const h = new Hash(this.#alg, this.key);
+        for (const p of this.#parts) h.update(p);
+        return h;
+      }
+    }
+    const randomBytes = (n, cb) => {
+      const b = Buffer.alloc(n);
+      host.randomFill(b);
+      if (typeof cb === 'function') {
+        queueMicrotask(() => cb(null, b));
+        return undefined;
+      }
+      return b;
+    };
+    const randomFillSync = (buf, offset = 0, size) => {
+      const view = new Uint8Array(buf.buffer || buf, (buf.byteOffset || 0) + offset, size === undefined ? (buf.byteLength - offset) : size);
+      host.randomFill(view);
+      return buf;
+    };
+    const randomInt = (min, max, cb) => {
+      if (max === undefined || typeof max === 'function') {
+        cb = max;
+        max = min;
+        min = 0;
+      }
+      const range = max - min;
+      if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || range <= 0 || range > 2 ** 48) {
+        throw Object.assign(new RangeError(`The value of "max" is out of range. It must be greater than the value of "min" (${min}). Received ${max}`), { code: 'ERR_OUT_OF_RANGE' });
+      }
+      const b = new Uint8Array(6);
+      const limit = 2 ** 48 - (2 ** 48 % range);
+      let x;
+      do {
+        host.randomFill(b);
+        x = b.reduce((acc, v) => acc * 256 + v, 0);
+      } while (x >= limit);
+      const r = min + (x % range);
+      if (typeof cb === 'function') {
+        queueMicrotask(() => cb(null, r));
+        return undefined;
+      }
+      return r;
+    };
+    const timingSafeEqual = (a, b) => {
+      if (a.byteLength !== b.byteLength) throw Object.assign(new RangeError('Input buffers must have the same byte length'), { code: 'ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH' });
+      let d = 0;
+      for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
+      return d === 0;
+    };
+    return {
+      createHash: (alg) => new Hash(alg),
+      createHmac: (alg, key) => new Hash(alg, key),
+      hash: (alg, data, encoding = 'hex') => new Hash(alg).update(data).digest(encoding),
+      getHashes: () => ['md5', 'sha1', 'sha224', 'sha256', 'sha384', 'sha512'],
+      randomBytes,
+      randomFillSync,
+      randomFill: (buf, ...rest) => {
+        const cb = rest.pop();
+        randomFillSync(buf, ...rest);
+        queueMicrotask(() => cb(null, buf));
+      },
+      randomInt,
+      randomUUID: web.randomUUID,
+      getRandomValues: web.getRandomValues,
+      timingSafeEqual,
+      webcrypto: web,
+      subtle: web.subtle,
+    };
+  };
+
+  // ---- os, assert, timers, process --------------------------------------
+  factories.os = () => ({
+    EOL: '\n',
+    platform: () => 'linux',
+    type: () => 'Linux',
+    arch: () => process.arch,
+    release: () => '',
+    hostname: () => 'sandbox',
+    homedir: () => process.cwd(),
+    tmpdir: () => process.cwd(),
+    endianness: () => 'LE',
+    cpus: () => [],
+    availableParallelism: () => 1,
+    totalmem: () => host.memoryLimitBytes,
+    freemem: () => host.memoryLimitBytes,
+    uptime: () => process.uptime(),
+    loadavg: () => [0, 0, 0],
+    networkInterfaces: () => ({}),
+    userInfo: () => ({ uid: 0, gid: 0, username: 'sandbox', homedir: process.cwd(), shell: null }),
+    constants: { signals: {}, errno: {} },
+    devNull: '/dev/null',
+  });
+  factories.assert = () => {
+    const { inspect } = internal;
+    class AssertionError extends Error {
+      constructor(options) {
+        super(options.message);
+        this.name = 'AssertionError';
+        this.code = 'ERR_ASSERTION';
+        this.actual = options.actual;
+        this.expected = options.expected;
+        this.operator = options.operator;
+        this.generatedMessage = !options.userMessage;
+      }
+    }
+    const fail = (actual, expected, message, operator, dflt) => {
+      if (message instanceof Error) throw message;
+      throw new AssertionError({ message: message !== undefined ? message : dflt(), actual, expected, operator, userMessage: message !== undefined });
+    };
+    function deepEqualValues(a, b, strict, seen = new Map()) {
+      if (strict ? Object.is(a, b) : a == b || (a !== a && b !== b)) return true; // eslint-disable-line eqeqeq
+      if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+      if (strict && Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+      const tag = Object.prototype.toString.call(a);
+      if (tag !== Object.prototype.toString.call(b)) return false;
+      if (seen.get(a) === b) return true;
+      seen.set(a, b);
+      if (a instanceof Date) return a.getTime() === b.getTime();
+      if (a instanceof RegExp) return String(a) === String(b);
+      if (ArrayBuffer.isView(a)) {
+        if (a.length !== b.length) return false;
+        for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+        return true;
+      }
+      if (a instanceof Map) {
+        if (a.size !== b.size) return false;
+        for (const [k, v] of a) if (!b.has(k) || !deepEqualValues(v, b.get(k), strict, seen)) return false;
+        return true;
+      }
+      if (a instanceof Set) {
+        if (a.size !== b.size) return false;
+        for (const v of a) if (!b.has(v)) return false;
+        return true;
+      }
+      if (a instanceof Error && (a.message !== b.message || a.name !== b.name)) return false;
+      const ka = Object.keys(a);
+      const kb = Object.keys(b);
+      if (ka.length !== kb.length) return false;
+      for (const k of ka) {
+        if (!Object.prototype.hasOwnProperty.call(b, k) || !deepEqualValues(a[k], b[k], strict, seen)) return false;
+      }
+      return true;
+    }
+    const assert = (value, message) => assert.ok(value, message);
+    Object.assign(assert, {
+      AssertionError,
+      deepEqualValues,
+      ok(value, message) {
+        if (!value) fail(value, true, message, '==', () => `The expression evaluated to a falsy value:\n\n  assert.ok(${inspect(value)})\n`);
+      },
+      equal(a, b, message) {
+        if (!(a == b || (a !== a && b !== b))) fail(a, b, message, '==', () => `${inspect(a)} == ${inspect(b)}`); // eslint-disable-line eqeqeq
+      },
+      notEqual(a, b, message) {
+        if (a == b) fail(a, b, message, '!=', () => `${inspect(a)} != ${inspect(b)}`); // eslint-disable-line eqeqeq
+      },
+      strictEqual(a, b, message) {
+        if (!Object.is(a, b)) fail(a, b, message, 'strictEqual', () => `Expected values to be strictly equal:\n\n${inspect(a)} !== ${inspect(b)}\n`);
+      },
+      notStrictEqual(a, b, message) {
+        if (Object.is(a, b)) fail(a, b, message, 'notStrictEqual', () => `Expected "actual" to be strictly unequal to: ${inspect(b)}`);
+      },
+      deepEqual(a, b, message) {
+        if (!deepEqualValues(a, b, false)) fail(a, b, message, 'deepEqual', () => `Expected values to be loosely deep-equal:\n\n${inspect(a)}\n\nshould loosely deep-equal\n\n${inspect(b)}`);
+      },
+      deepStrictEqual(a, b, message) {
+        if (!deepEqualValues(a, b, true)) fail(a, b, message, 'deepStrictEqual', () => `Expected values to be strictly deep-equal:\n${inspect(a)}\n\nshould equal\n\n${inspect(b)}`);
+      },
+      notDeepStrictEqual(a, b, message) {
+        if (deepEqualValues(a, b, true)) fail(a, b, message, 'notDeepStrictEqual', () => `Expected "actual" not to be strictly deep-equal to: ${inspect(b)}`);
+      },
+      fail(message = 'Failed') {
+        fail(undefined, undefined, message, 'fail', () => message);
+      },
+      throws(fn, expected, message) {
+        try {
+          fn();
+        } catch (e) {
+          checkThrown(e, expected, message);
+          return;
+        }
+        fail(undefined, expected, typeof expected === 'string' ? expected : message, 'throws', () => 'Missing expected exception.');
+      },
+      async rejects(p, expected, message) {
+        try {
+          await (typeof p === 'function' ? p() : p);
+        } catch (e) {
+          checkThrown(e, expected, message);
+          return;
+        }
+        fail(undefined, expected, message, 'rejects', () => 'Missing expected rejection.');
+      },
+      doesNotThrow(fn, message) {
+        try {
+          fn();
+        } catch (e) {
+          fail(e, undefined, message, 'doesNotThrow', () => `Got unwanted exception.\nActual message: "${e && e.message}"`);
+        }
+      },
+      match(s, re, message) {
+        if (!re.test(s)) fail(s, re, message, 'match', () => `The input did not match the regular expression ${re}. Input:\n\n${inspect(s)}\n`);
+      },
+    });
+    function checkThrown(e, expected, message) {
+      if (expected === undefined || typeof expected === 'string') return;
+      if (typeof expected === 'function') {
+        if (expected.prototype !== undefined && e instanceof expected) return;
+        if (Error.isPrototypeOf(expected) || expected === Error) fail(e, expected, message, 'throws', () => `The error is expected to be an instance of "${expected.name}". Received "${e && e.name}"`);
+        if (expected(e) === true) return;
+        fail(e, expected, message, 'throws', () => 'The validation function is expected to return "true".');
+      }
+      if (expected instanceof RegExp) {
+        if (expected.test(String(e))) return;
+        fail(e, expected, message, 'throws', () => `The input did not match the regular expression ${expected}. Input:\n\n${inspect(String(e))}\n`);
+      }
+      for (const k of Object.keys(expected)) {
+        const want = expected[k];
+        const got = e[k];
+        if (want instanceof RegExp ? !want.test(got) : !deepEqualValues(got, want, true)) {
+          fail(e, expected, message, 'throws', () => `Expected values to be strictly deep-equal: ${k}: ${inspect(got)} !== ${inspect(want)}`);
+        }
+      }
+    }
+    assert.strict = assert;
+    return assert;
+  };
+  factories.timers = () => ({ setTimeout, clearTimeout, setInterval, clearInterval, setImmediate, clearImmediate });
+  factories['timers/promises'] = () => ({
+    setTimeout: (ms, value, options = {}) => new Promise((resolve, reject) => {
+      const signal = options && options.signal;
+      if (signal && signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const t = setTimeout(() => resolve(value), ms);
+      if (signal) signal.addEventListener('abort', () => {
+        clearTimeout(t);
+        reject(signal.reason);
+      }, { once: true });
+    }),
+    setImmediate: (value) => new Promise((resolve) => setImmediate(() => resolve(value))),
+    scheduler: { wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), yield: () => new Promise((resolve) => setImmediate(resolve)) },
+  });
+  factories.process = () => process;
+})

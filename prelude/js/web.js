@@ -1,0 +1,941 @@
+// web.js: the Web and Node globals an agent's code reaches for: Buffer,
+// URL, URLSearchParams, TextEncoder, TextDecoder, atob, btoa,
+// structuredClone, Event, EventTarget, AbortController, AbortSignal,
+// DOMException, crypto, Blob, File, Headers, Request, Response and fetch
+// (which has no network to reach: it rejects and names tool.<name>()).
+// Buffer and URL are goja_nodejs's, made on first use (runtimes/js/node.go).
+// Randomness comes from the session's source, so a seeded session replays.
+(function (host, internal) {
+  'use strict';
+
+  const define = (name, value) => Object.defineProperty(globalThis, name, {
+    value, writable: true, configurable: true, enumerable: false,
+  });
+  // lazy defines a global made on first use.
+  const lazy = (name, make) => Object.defineProperty(globalThis, name, {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const v = make();
+      define(name, v);
+      return v;
+    },
+    set(v) {
+      define(name, v);
+    },
+  });
+  const maxBytes = host.memoryLimitBytes;
+  const reserveFrom = 1 << 20;
+  const want = (n) => {
+    if (n > maxBytes) throw new RangeError('Array buffer allocation failed');
+    if (n >= reserveFrom) host.reserve(n);
+  };
+  const toLength = (n) => {
+    n = Math.trunc(Number(n));
+    return Number.isFinite(n) && n > 0 ? n : 0;
+  };
+  const typeError = (code, msg) => Object.assign(new TypeError(msg), { code });
+  const isView = (v) => ArrayBuffer.isView(v);
+  const bytesOf = (v) => {
+    if (v instanceof ArrayBuffer) return new Uint8Array(v);
+    if (isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    return null;
+  };
+
+  // ---- DOMException -----------------------------------------------------
+  const domCodes = {
+    IndexSizeError: 1, NotFoundError: 8, NotSupportedError: 9, InvalidStateError: 11, SyntaxError: 12,
+    InvalidAccessError: 15, TypeMismatchError: 17, SecurityError: 18, NetworkError: 19, AbortError: 20,
+    URLMismatchError: 21, QuotaExceededError: 22, TimeoutError: 23, DataCloneError: 25, InvalidCharacterError: 5,
+  };
+  class DOMException extends Error {
+    constructor(message = '', options = 'Error') {
+      super(String(message));
+      const name = options !== null && typeof options === 'object' ? String(options.name || 'Error') : String(options);
+      Object.defineProperty(this, 'name', { value: name, writable: true, configurable: true, enumerable: false });
+      if (options !== null && typeof options === 'object' && 'cause' in options) {
+        Object.defineProperty(this, 'cause', { value: options.cause, writable: true, configurable: true });
+      }
+    }
+    get code() {
+      return domCodes[this.name] || 0;
+    }
+  }
+  define('DOMException', DOMException);
+
+  // ---- Buffer, URL ------------------------------------------------------
+  let bufferModule;
+  // internal.buffer is the buffer module's exports, made once.
+  internal.buffer = () => {
+    if (bufferModule !== undefined) return bufferModule;
+    const exports = host.goModule('buffer');
+    extendBuffer(exports.Buffer);
+    exports.kMaxLength = maxBytes;
+    exports.constants = { MAX_LENGTH: maxBytes, MAX_STRING_LENGTH: host.maxStringLength };
+    exports.Blob = Blob;
+    exports.File = File;
+    exports.atob = globalThis.atob;
+    exports.btoa = globalThis.btoa;
+    exports.isUtf8 = (input) => {
+      try {
+        host.utf8Decode(input, true, true);
+        return true;
+      } catch (e) {
+        return false;
+      }
+    };
+    bufferModule = exports;
+    return exports;
+  };
+  let urlModule;
+  internal.url = () => {
+    if (urlModule === undefined) urlModule = host.goModule('url');
+    return urlModule;
+  };
+  lazy('Buffer', () => internal.buffer().Buffer);
+  lazy('URL', () => internal.url().URL);
+  lazy('URLSearchParams', () => internal.url().URLSearchParams);
+
+  const customInspect = Symbol.for('nodejs.util.inspect.custom');
+  function extendBuffer(Buffer) {
+    const from = Buffer.from;
+    const alloc = Buffer.alloc;
+    const concat = Buffer.concat;
+    const proto = Buffer.prototype;
+    const statics = {
+      from(value, ...rest) {
+        if (typeof value === 'string') want(value.length * 3);
+        else if (value !== null && typeof value === 'object' && !(value instanceof ArrayBuffer) && !isView(value)) {
+          want(toLength(value.length));
+        }
+        return from.call(this, value, ...rest);
+      },
+      alloc(size, ...rest) {
+        if (typeof size !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "size" argument must be of type number. Received ${internal.inspect(size)}`);
+        if (size < 0 || size > maxBytes || !Number.isFinite(size)) {
+          throw Object.assign(new RangeError(`The value of "size" is out of range. It must be >= 0 && <= ${maxBytes}. Received ${size}`), { code: 'ERR_OUT_OF_RANGE' });
+        }
+        want(size);
+        return alloc.call(this, size, ...rest);
+      },
+      allocUnsafe(size) {
+        return Buffer.alloc(size);
+      },
+      allocUnsafeSlow(size) {
+        return Buffer.alloc(size);
+      },
+      concat(list, totalLength) {
+        if (!Array.isArray(list)) throw typeError('ERR_INVALID_ARG_TYPE', 'The "list" argument must be an instance of Array');
+        let n = 0;
+        for (const b of list) n += b && b.length ? b.length : 0;
+        want(totalLength === undefined ? n : toLength(totalLength));
+        for (let i = 0; i < list.length; i++) {
+          if (!isView(list[i])) {
+            throw typeError('ERR_INVALID_ARG_TYPE', `The "list[${i}]" argument must be an instance of Buffer or Uint8Array.`);
+          }
+        }
+        return totalLength === undefined ? concat.call(this, list) : concat.call(this, list, totalLength);
+      },
+      isBuffer(b) {
+        return b instanceof Buffer;
+      },
+      isEncoding(enc) {
+        return typeof enc === 'string' && ['utf8', 'utf-8', 'hex', 'base64', 'base64url', 'ascii', 'latin1', 'binary', 'ucs2', 'ucs-2', 'utf16le', 'utf-16le']
+          .includes(enc.toLowerCase());
+      },
+      byteLength(value, encoding) {
+        if (typeof value !== 'string') {
+          if (value instanceof ArrayBuffer || isView(value)) return value.byteLength;
+          throw typeError('ERR_INVALID_ARG_TYPE', 'The "string" argument must be of type string or an instance of Buffer or ArrayBuffer.');
+        }
+        return Buffer.from(value, encoding).length;
+      },
+      compare(a, b) {
+        return compareBytes(a, b);
+      },
+    };
+    for (const [name, fn] of Object.entries(statics)) {
+      Object.defineProperty(Buffer, name, { value: fn, writable: true, configurable: true, enumerable: false });
+    }
+    const methods = {
+      slice(start, end) {
+        return this.subarray(start, end);
+      },
+      toJSON() {
+        return { type: 'Buffer', data: Array.from(this) };
+      },
+      compare(target, ...range) {
+        const [ts = 0, te = target.length, ss = 0, se = this.length] = range;
+        return compareBytes(this.subarray(ss, se), target.subarray(ts, te));
+      },
+      copy(target, targetStart = 0, sourceStart = 0, sourceEnd = this.length) {
+        const src = this.subarray(sourceStart, sourceEnd);
+        const n = Math.max(0, Math.min(src.length, target.length - targetStart));
+        target.set(n === src.length ? src : src.subarray(0, n), targetStart);
+        return n;
+      },
+      indexOf(value, byteOffset = 0, encoding) {
+        return indexOfBytes(this, value, byteOffset, encoding);
+      },
+      includes(value, byteOffset = 0, encoding) {
+        return indexOfBytes(this, value, byteOffset, encoding) !== -1;
+      },
+      [customInspect]() {
+        const max = 50;
+        let s = '';
+        for (let i = 0; i < Math.min(this.length, max); i++) s += ' ' + (this[i] < 16 ? '0' : '') + this[i].toString(16);
+        if (this.length > max) s += ` ... ${this.length - max} more byte${this.length - max > 1 ? 's' : ''}`;
+        return `<Buffer${s}>`;
+      },
+    };
+    for (const key of Reflect.ownKeys(methods)) {
+      Object.defineProperty(proto, key, { value: methods[key], writable: true, configurable: true, enumerable: false });
+    }
+    for (const name of ['latin1Slice', 'hexSlice', 'utf8Slice', 'base64Slice', 'asciiSlice']) {
+      const enc = name.slice(0, -5);
+      Object.defineProperty(proto, name, {
+        value(start, end) {
+          return this.toString(enc, start, end);
+        },
+        writable: true,
+        configurable: true,
+      });
+    }
+    function compareBytes(a, b) {
+      const n = Math.min(a.length, b.length);
+      for (let i = 0; i < n; i++) {
+        if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+      }
+      return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+    }
+    function indexOfBytes(buf, value, offset, encoding) {
+      if (typeof offset === 'string') {
+        encoding = offset;
+        offset = 0;
+      }
+      if (offset < 0) offset = Math.max(0, buf.length + offset);
+      if (typeof value === 'number') return Uint8Array.prototype.indexOf.call(buf, value & 255, offset);
+      const needle = typeof value === 'string' ? Buffer.from(value, encoding) : value;
+      if (needle.length === 0) return Math.min(offset, buf.length);
+      outer: for (let i = offset; i <= buf.length - needle.length; i++) {
+        for (let j = 0; j < needle.length; j++) {
+          if (buf[i + j] !== needle[j]) continue outer;
+        }
+        return i;
+      }
+      return -1;
+    }
+  }
+
+  // ---- TextEncoder, TextDecoder, atob, btoa -----------------------------
+  class TextEncoder {
+    get encoding() {
+      return 'utf-8';
+    }
+    encode(input = '') {
+      return new Uint8Array(host.utf8Encode(String(input)));
+    }
+    encodeInto(source, destination) {
+      const bytes = this.encode(source);
+      let n = Math.min(bytes.length, destination.length);
+      // Only whole characters: back off a cut sequence.
+      if (n < bytes.length) while (n > 0 && (bytes[n] & 0xc0) === 0x80) n--;
+      destination.set(bytes.subarray(0, n));
+      const read = host.utf8Decode(bytes.subarray(0, n), false, true).length;
+      return { read, written: n };
+    }
+  }
+  const utf8Labels = ['utf-8', 'utf8', 'unicode-1-1-utf-8'];
+  const otherLabels = { 'utf-16le': 'utf16le', 'utf-16': 'utf16le', latin1: 'latin1', 'iso-8859-1': 'latin1', ascii: 'latin1', 'us-ascii': 'latin1', 'windows-1252': 'latin1' };
+  class TextDecoder {
+    #encoding;
+    #fatal;
+    #ignoreBOM;
+    #pending = null;
+    constructor(label = 'utf-8', options = {}) {
+      const l = String(label).trim().toLowerCase();
+      if (utf8Labels.includes(l)) this.#encoding = 'utf-8';
+      else if (otherLabels[l]) this.#encoding = l === 'utf-16' ? 'utf-16le' : l;
+      else throw new RangeError(`The "${label}" encoding is not supported (utf-8, utf-16le and latin1 are)`);
+      this.#fatal = !!(options && options.fatal);
+      this.#ignoreBOM = !!(options && options.ignoreBOM);
+    }
+    get encoding() {
+      return this.#encoding;
+    }
+    get fatal() {
+      return this.#fatal;
+    }
+    get ignoreBOM() {
+      return this.#ignoreBOM;
+    }
+    decode(input, options = {}) {
+      let bytes = input === undefined ? new Uint8Array(0) : bytesOf(input);
+      if (bytes === null) {
+        throw typeError('ERR_INVALID_ARG_TYPE', 'The "input" argument must be an instance of ArrayBuffer or ArrayBufferView.');
+      }
+      if (this.#pending !== null) {
+        const joined = new Uint8Array(this.#pending.length + bytes.length);
+        joined.set(this.#pending);
+        joined.set(bytes, this.#pending.length);
+        bytes = joined;
+        this.#pending = null;
+      }
+      if (options && options.stream && this.#encoding === 'utf-8') {
+        // Keep a sequence cut at the end for the next call.
+        let i = bytes.length;
+        let k = 0;
+        while (i > 0 && k < 3 && (bytes[i - 1] & 0xc0) === 0x80) {
+          i--;
+          k++;
+        }
+        if (i > 0) {
+          const lead = bytes[i - 1];
+          const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+          if (need > 1 && need > k + 1) {
+            this.#pending = bytes.slice(i - 1);
+            bytes = bytes.subarray(0, i - 1);
+          }
+        }
+      }
+      if (this.#encoding === 'utf-8') return host.utf8Decode(bytes, this.#fatal, this.#ignoreBOM);
+      return internal.buffer().Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString(otherLabels[this.#encoding] || this.#encoding.replace('-', ''));
+    }
+  }
+  define('TextEncoder', TextEncoder);
+  define('TextDecoder', TextDecoder);
+  define('atob', function atob(data) {
+    return host.atob(...arguments);
+  });
+  define('btoa', function btoa(data) {
+    return host.btoa(...arguments);
+  });
+
+  // ---- structuredClone --------------------------------------------------
+  const cloneError = (what) => new DOMException(`${what} could not be cloned.`, 'DataCloneError');
+  const errorTypes = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
+  function structuredClone(value, options) {
+    if (arguments.length === 0) throw new TypeError('The "value" argument must be specified');
+    const seen = new Map();
+    const clone = (v) => {
+      if (v === null || (typeof v !== 'object' && typeof v !== 'function')) {
+        if (typeof v === 'symbol') throw cloneError(String(v));
+        return v;
+      }
+      if (typeof v === 'function') throw cloneError(String(v).slice(0, 60));
+      if (seen.has(v)) return seen.get(v);
+      let out;
+      const tag = Object.prototype.toString.call(v).slice(8, -1);
+      if (v instanceof Date) out = new Date(v.getTime());
+      else if (v instanceof RegExp) out = new RegExp(v.source, v.flags);
+      else if (v instanceof ArrayBuffer) out = v.slice(0);
+      else if (isView(v)) {
+        const buf = clone(v.buffer);
+        const Ctor = v instanceof DataView ? DataView : Object.getPrototypeOf(Object.getPrototypeOf(v)) === Uint8Array.prototype ? Uint8Array : v.constructor;
+        out = Ctor === DataView ? new DataView(buf, v.byteOffset, v.byteLength) : new Ctor(buf, v.byteOffset, v.length);
+      } else if (v instanceof Map) {
+        out = new Map();
+        seen.set(v, out);
+        for (const [k, x] of v) out.set(clone(k), clone(x));
+        return out;
+      } else if (v instanceof Set) {
+        out = new Set();
+        seen.set(v, out);
+        for (const x of v) out.add(clone(x));
+        return out;
+      } else if (v instanceof Error) {
+        const Ctor = errorTypes[v.name] || Error;
+        out = new Ctor(v.message);
+        if (v.stack !== undefined) Object.defineProperty(out, 'stack', { value: v.stack, writable: true, configurable: true });
+        if ('cause' in v) out.cause = clone(v.cause);
+      } else if (v instanceof Boolean || v instanceof Number || v instanceof String) {
+        out = Object(v.valueOf());
+      } else if (v instanceof Blob) {
+        out = v.slice(0, v.size, v.type);
+      } else if (Array.isArray(v)) {
+        out = new Array(v.length);
+        seen.set(v, out);
+        for (const k of Object.keys(v)) out[k] = clone(v[k]);
+        return out;
+      } else if (tag === 'Object' || tag === 'Arguments' || Object.getPrototypeOf(v) !== null) {
+        if (v instanceof Promise || v instanceof WeakMap || v instanceof WeakSet || (typeof WeakRef === 'function' && v instanceof WeakRef) ||
+            tag === 'Symbol' || (typeof Proxy === 'function' && tag === 'Function')) {
+          throw cloneError(`#<${tag}>`);
+        }
+        out = {};
+        seen.set(v, out);
+        for (const k of Object.keys(v)) out[k] = clone(v[k]);
+        return out;
+      } else {
+        out = {};
+        seen.set(v, out);
+        for (const k of Object.keys(v)) out[k] = clone(v[k]);
+        return out;
+      }
+      seen.set(v, out);
+      return out;
+    };
+    if (options !== undefined && options !== null && options.transfer !== undefined && !Array.isArray(options.transfer)) {
+      throw new TypeError('structuredClone: options.transfer must be an array');
+    }
+    return clone(value);
+  }
+  define('structuredClone', structuredClone);
+
+  // ---- Event, EventTarget, AbortController, AbortSignal -----------------
+  const kStop = Symbol('stop');
+  class Event {
+    #type;
+    #bubbles;
+    #cancelable;
+    #composed;
+    #defaultPrevented = false;
+    #timeStamp = performance.now();
+    constructor(type, options = {}) {
+      if (arguments.length === 0) throw new TypeError('The "type" argument must be specified');
+      this.#type = String(type);
+      this.#bubbles = !!(options && options.bubbles);
+      this.#cancelable = !!(options && options.cancelable);
+      this.#composed = !!(options && options.composed);
+      this.target = null;
+      this.currentTarget = null;
+      this[kStop] = false;
+    }
+    get type() {
+      return this.#type;
+    }
+    get bubbles() {
+      return this.#bubbles;
+    }
+    get cancelable() {
+      return this.#cancelable;
+    }
+    get composed() {
+      return this.#composed;
+    }
+    get defaultPrevented() {
+      return this.#defaultPrevented;
+    }
+    get timeStamp() {
+      return this.#timeStamp;
+    }
+    get isTrusted() {
+      return false;
+    }
+    preventDefault() {
+      if (this.#cancelable) this.#defaultPrevented = true;
+    }
+    stopPropagation() {}
+    stopImmediatePropagation() {
+      this[kStop] = true;
+    }
+  }
+  class CustomEvent extends Event {
+    #detail;
+    constructor(type, options = {}) {
+      super(type, options);
+      this.#detail = options && options.detail !== undefined ? options.detail : null;
+    }
+    get detail() {
+      return this.#detail;
+    }
+  }
+  const kListeners = Symbol('listeners');
+  class EventTarget {
+    constructor() {
+      Object.defineProperty(this, kListeners, { value: new Map() });
+    }
+    addEventListener(type, listener, options) {
+      if (listener === null || listener === undefined) return;
+      const once = typeof options === 'object' && options !== null && !!options.once;
+      const signal = typeof options === 'object' && options !== null ? options.signal : undefined;
+      if (signal && signal.aborted) return;
+      let list = this[kListeners].get(type);
+      if (!list) this[kListeners].set(type, (list = []));
+      if (list.some((l) => l.listener === listener)) return;
+      const entry = { listener, once };
+      list.push(entry);
+      if (signal) signal.addEventListener('abort', () => this.removeEventListener(type, listener), { once: true });
+    }
+    removeEventListener(type, listener) {
+      const list = this[kListeners].get(type);
+      if (!list) return;
+      const i = list.findIndex((l) => l.listener === listener);
+      if (i >= 0) list.splice(i, 1);
+    }
+    dispatchEvent(event) {
+      if (!(event instanceof Event)) throw typeError('ERR_INVALID_ARG_TYPE', 'The "event" argument must be an instance of Event.');
+      event.target = this;
+      event.currentTarget = this;
+      const list = (this[kListeners].get(event.type) || []).slice();
+      const handler = this['on' + event.type];
+      for (const entry of list) {
+        if (entry.once) this.removeEventListener(event.type, entry.listener);
+        const fn = entry.listener;
+        try {
+          if (typeof fn === 'function') fn.call(this, event);
+          else if (fn && typeof fn.handleEvent === 'function') fn.handleEvent(event);
+        } catch (e) {
+          queueMicrotask(() => {
+            throw e;
+          });
+        }
+        if (event[kStop]) break;
+      }
+      if (typeof handler === 'function' && !event[kStop] && this instanceof AbortSignal) {
+        // onabort runs after the listeners (it was added first in browsers,
+        // but no code depends on that).
+      }
+      event.currentTarget = null;
+      return !event.defaultPrevented;
+    }
+  }
+  const kAbort = Symbol('abort');
+  class AbortSignal extends EventTarget {
+    #aborted = false;
+    #reason = undefined;
+    constructor(key) {
+      if (key !== kAbort) throw new TypeError('Illegal constructor');
+      super();
+      this.onabort = null;
+    }
+    get aborted() {
+      return this.#aborted;
+    }
+    get reason() {
+      return this.#reason;
+    }
+    throwIfAborted() {
+      if (this.#aborted) throw this.#reason;
+    }
+    [kAbort](reason) {
+      if (this.#aborted) return;
+      this.#aborted = true;
+      this.#reason = reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason;
+      const event = new Event('abort');
+      if (typeof this.onabort === 'function') {
+        try {
+          this.onabort.call(this, event);
+        } catch (e) {
+          queueMicrotask(() => {
+            throw e;
+          });
+        }
+      }
+      this.dispatchEvent(event);
+    }
+    static abort(reason) {
+      const s = new AbortSignal(kAbort);
+      s[kAbort](reason);
+      return s;
+    }
+    static timeout(ms) {
+      const s = new AbortSignal(kAbort);
+      const t = setTimeout(() => s[kAbort](new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
+      if (t && typeof t.unref === 'function') t.unref();
+      return s;
+    }
+    static any(signals) {
+      const s = new AbortSignal(kAbort);
+      for (const x of signals) {
+        if (x.aborted) {
+          s[kAbort](x.reason);
+          return s;
+        }
+      }
+      for (const x of signals) x.addEventListener('abort', () => s[kAbort](x.reason), { once: true });
+      return s;
+    }
+  }
+  class AbortController {
+    #signal = new AbortSignal(kAbort);
+    get signal() {
+      return this.#signal;
+    }
+    abort(reason) {
+      this.#signal[kAbort](reason);
+    }
+  }
+  define('Event', Event);
+  define('CustomEvent', CustomEvent);
+  define('EventTarget', EventTarget);
+  define('AbortSignal', AbortSignal);
+  define('AbortController', AbortController);
+
+  // ---- crypto -----------------------------------------------------------
+  const integerArrays = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
+  function getRandomValues(array) {
+    const tag = isView(array) && !(array instanceof DataView) ? Object.prototype.toString.call(array).slice(8, -1) : '';
+    if (!integerArrays.includes(tag)) {
+      throw new DOMException('The data argument must be an integer-type TypedArray', 'TypeMismatchError');
+    }
+    if (array.byteLength > 65536) {
+      throw new DOMException(`The ArrayBufferView's byte length (${array.byteLength}) exceeds the number of bytes of entropy available via this API (65536)`, 'QuotaExceededError');
+    }
+    host.randomFill(array);
+    return array;
+  }
+  function randomUUID() {
+    const b = new Uint8Array(16);
+    host.randomFill(b);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let s = '';
+    for (let i = 0; i < 16; i++) {
+      s += (b[i] < 16 ? '0' : '') + b[i].toString(16);
+      if (i === 3 || i === 5 || i === 7 || i === 9) s += '-';
+    }
+    return s;
+  }
+  const subtle = Object.freeze({
+    digest(algorithm, data) {
+      try {
+        const name = typeof algorithm === 'string' ? algorithm : algorithm && algorithm.name;
+        const bytes = bytesOf(data);
+        if (bytes === null) throw new TypeError('SubtleCrypto.digest: data must be an ArrayBuffer or a view of one');
+        if (!['sha-1', 'sha-256', 'sha-384', 'sha-512'].includes(String(name).toLowerCase())) {
+          throw new DOMException(`Unrecognized algorithm name: ${name} (SHA-1, SHA-256, SHA-384 and SHA-512 are)`, 'NotSupportedError');
+        }
+        return Promise.resolve(host.digest(String(name), [bytes]));
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
+  });
+  const crypto = {};
+  Object.defineProperties(crypto, {
+    getRandomValues: { value: getRandomValues, enumerable: true },
+    randomUUID: { value: randomUUID, enumerable: true },
+    subtle: { value: subtle, enumerable: true },
+  });
+  internal.crypto = crypto;
+  define('crypto', crypto);
+
+  // ---- Blob, File -------------------------------------------------------
+  const kBytes = Symbol('bytes');
+  const encoder = new TextEncoder();
+  class Blob {
+    #type;
+    constructor(parts = [], options = {}) {
+      if (parts === null || typeof parts !== 'object' || typeof parts[Symbol.iterator] !== 'function') {
+        throw typeError('ERR_INVALID_ARG_TYPE', 'The "sources" argument must be a sequence.');
+      }
+      const chunks = [];
+      let n = 0;
+      for (const p of parts) {
+        let b;
+        if (p instanceof Blob) b = p[kBytes];
+        else if (p instanceof ArrayBuffer || isView(p)) b = bytesOf(p).slice();
+        else b = encoder.encode(String(p));
+        chunks.push(b);
+        n += b.length;
+      }
+      want(n);
+      const all = new Uint8Array(n);
+      let off = 0;
+      for (const c of chunks) {
+        all.set(c, off);
+        off += c.length;
+      }
+      Object.defineProperty(this, kBytes, { value: all });
+      const type = options && options.type !== undefined ? String(options.type) : '';
+      this.#type = /^[\x20-\x7e]*$/.test(type) ? type.toLowerCase() : '';
+    }
+    get size() {
+      return this[kBytes].length;
+    }
+    get type() {
+      return this.#type;
+    }
+    text() {
+      return Promise.resolve(host.utf8Decode(this[kBytes], false, false));
+    }
+    arrayBuffer() {
+      return Promise.resolve(this[kBytes].slice().buffer);
+    }
+    bytes() {
+      return Promise.resolve(this[kBytes].slice());
+    }
+    slice(start = 0, end = this.size, type = '') {
+      return new Blob([this[kBytes].slice(start, end)], { type });
+    }
+    get [Symbol.toStringTag]() {
+      return 'Blob';
+    }
+  }
+  class File extends Blob {
+    #name;
+    #lastModified;
+    constructor(parts, name, options = {}) {
+      if (arguments.length < 2) throw new TypeError('The "fileName" argument must be specified');
+      super(parts, options);
+      this.#name = String(name);
+      this.#lastModified = options && options.lastModified !== undefined ? Number(options.lastModified) : Date.now();
+    }
+    get name() {
+      return this.#name;
+    }
+    get lastModified() {
+      return this.#lastModified;
+    }
+    get [Symbol.toStringTag]() {
+      return 'File';
+    }
+  }
+  define('Blob', Blob);
+  define('File', File);
+
+  // ---- Headers, Request, Response, fetch --------------------------------
+  const kMap = Symbol('headers');
+  const headerName = (name) => {
+    const n = String(name);
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(n)) throw new TypeError(`Header name must be a valid HTTP token ["${n}"]`);
+    return n.toLowerCase();
+  };
+  const headerValue = (v) => String(v).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+  class Headers {
+    constructor(init) {
+      Object.defineProperty(this, kMap, { value: new Map() });
+      if (init === undefined || init === null) return;
+      if (init instanceof Headers) {
+        for (const [k, v] of init[kMap]) this[kMap].set(k, v.slice());
+      } else if (typeof init[Symbol.iterator] === 'function') {
+        for (const pair of init) {
+          const p = Array.from(pair);
+          if (p.length !== 2) throw new TypeError('Headers constructor: expected name/value pair to be length 2, found ' + p.length);
+          this.append(p[0], p[1]);
+        }
+      } else if (typeof init === 'object') {
+        for (const k of Object.keys(init)) this.append(k, init[k]);
+      } else {
+        throw new TypeError('Headers constructor: the init must be an object, an array of pairs or Headers');
+      }
+    }
+    append(name, value) {
+      const k = headerName(name);
+      const list = this[kMap].get(k);
+      if (list) list.push(headerValue(value));
+      else this[kMap].set(k, [headerValue(value)]);
+    }
+    set(name, value) {
+      this[kMap].set(headerName(name), [headerValue(value)]);
+    }
+    get(name) {
+      const list = this[kMap].get(headerName(name));
+      return list ? list.join(', ') : null;
+    }
+    getSetCookie() {
+      return (this[kMap].get('set-cookie') || []).slice();
+    }
+    has(name) {
+      return this[kMap].has(headerName(name));
+    }
+    delete(name) {
+      this[kMap].delete(headerName(name));
+    }
+    forEach(callback, thisArg) {
+      for (const [k, v] of this) callback.call(thisArg, v, k, this);
+    }
+    *entries() {
+      const keys = [...this[kMap].keys()].sort();
+      for (const k of keys) {
+        if (k === 'set-cookie') for (const v of this[kMap].get(k)) yield [k, v];
+        else yield [k, this[kMap].get(k).join(', ')];
+      }
+    }
+    *keys() {
+      for (const [k] of this.entries()) yield k;
+    }
+    *values() {
+      for (const [, v] of this.entries()) yield v;
+    }
+    [Symbol.iterator]() {
+      return this.entries();
+    }
+    get [Symbol.toStringTag]() {
+      return 'Headers';
+    }
+    [customInspect]() {
+      return `Headers ${internal.inspect(Object.fromEntries(this))}`;
+    }
+  }
+
+  const kBody = Symbol('body');
+  const kUsed = Symbol('used');
+  // bodyOf turns a body init into bytes and the content type it implies.
+  function bodyOf(body) {
+    if (body === undefined || body === null) return [null, null];
+    if (typeof body === 'string') return [encoder.encode(body), 'text/plain;charset=UTF-8'];
+    if (body instanceof Blob) return [body[kBytes], body.type || null];
+    if (body instanceof ArrayBuffer || isView(body)) return [bytesOf(body).slice(), null];
+    if (typeof URLSearchParams === 'function' && body instanceof URLSearchParams) {
+      return [encoder.encode(body.toString()), 'application/x-www-form-urlencoded;charset=UTF-8'];
+    }
+    return [encoder.encode(String(body)), 'text/plain;charset=UTF-8'];
+  }
+  class Body {
+    constructor(body, headers) {
+      const [bytes, type] = bodyOf(body);
+      Object.defineProperty(this, kBody, { value: bytes, writable: true });
+      Object.defineProperty(this, kUsed, { value: false, writable: true });
+      if (type !== null && !headers.has('content-type')) headers.set('content-type', type);
+    }
+    get bodyUsed() {
+      return this[kUsed];
+    }
+    // body is the bytes, not a ReadableStream: the sandbox has no streams.
+    get body() {
+      return this[kBody];
+    }
+    #take() {
+      if (this[kUsed]) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
+      this[kUsed] = true;
+      return Promise.resolve(this[kBody] || new Uint8Array(0));
+    }
+    text() {
+      return this.#take().then((b) => host.utf8Decode(b, false, false));
+    }
+    json() {
+      return this.text().then((t) => JSON.parse(t));
+    }
+    arrayBuffer() {
+      return this.#take().then((b) => b.slice().buffer);
+    }
+    bytes() {
+      return this.#take().then((b) => b.slice());
+    }
+    blob() {
+      return this.#take().then((b) => new Blob([b], { type: this.headers.get('content-type') || '' }));
+    }
+  }
+  const methods = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'];
+  class Request extends Body {
+    #url;
+    #method;
+    #headers;
+    #signal;
+    constructor(input, init = {}) {
+      const from = input instanceof Request ? input : null;
+      const url = from ? from.url : new URL(String(input)).href;
+      const headers = new Headers(init.headers !== undefined ? init.headers : from ? from.headers : undefined);
+      let method = init.method !== undefined ? String(init.method) : from ? from.method : 'GET';
+      if (methods.includes(method.toUpperCase())) method = method.toUpperCase();
+      const body = init.body !== undefined ? init.body : from ? from[kBody] : null;
+      if (body !== null && body !== undefined && (method === 'GET' || method === 'HEAD')) {
+        throw new TypeError('Request with GET/HEAD method cannot have body.');
+      }
+      super(body, headers);
+      this.#url = url;
+      this.#method = method;
+      this.#headers = headers;
+      this.#signal = init.signal || (from ? from.signal : new AbortController().signal);
+    }
+    get url() {
+      return this.#url;
+    }
+    get method() {
+      return this.#method;
+    }
+    get headers() {
+      return this.#headers;
+    }
+    get signal() {
+      return this.#signal;
+    }
+    clone() {
+      if (this.bodyUsed) throw new TypeError('Request.clone: Body has already been consumed.');
+      return new Request(this);
+    }
+    get [Symbol.toStringTag]() {
+      return 'Request';
+    }
+  }
+  class Response extends Body {
+    #status;
+    #statusText;
+    #headers;
+    #type;
+    #url = '';
+    constructor(body = null, init = {}) {
+      const headers = new Headers(init.headers);
+      const status = init.status === undefined ? 200 : Number(init.status);
+      if (!Number.isInteger(status) || status < 200 || status > 599) {
+        throw new RangeError(`init["status"] must be in the range of 200 to 599, inclusive (got ${init.status})`);
+      }
+      if (body !== null && (status === 204 || status === 205 || status === 304)) {
+        throw new TypeError(`Response constructor: Invalid response status code ${status}`);
+      }
+      super(body, headers);
+      this.#status = status;
+      this.#statusText = init.statusText === undefined ? '' : String(init.statusText);
+      this.#headers = headers;
+      this.#type = 'default';
+    }
+    get status() {
+      return this.#status;
+    }
+    get statusText() {
+      return this.#statusText;
+    }
+    get ok() {
+      return this.#status >= 200 && this.#status <= 299;
+    }
+    get headers() {
+      return this.#headers;
+    }
+    get type() {
+      return this.#type;
+    }
+    get url() {
+      return this.#url;
+    }
+    get redirected() {
+      return false;
+    }
+    clone() {
+      if (this.bodyUsed) throw new TypeError('Response.clone: Body has already been consumed.');
+      return new Response(this[kBody], { status: this.#status, statusText: this.#statusText, headers: this.#headers });
+    }
+    static json(data, init = {}) {
+      const text = JSON.stringify(data);
+      if (text === undefined) throw new TypeError('Response.json: the data is not JSON-serializable');
+      const headers = new Headers(init.headers);
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+      return new Response(text, Object.assign({}, init, { headers }));
+    }
+    static error() {
+      const r = new Response(null, { status: 200 });
+      r.#status = 0;
+      r.#type = 'error';
+      return r;
+    }
+    static redirect(url, status = 302) {
+      if (![301, 302, 303, 307, 308].includes(status)) throw new RangeError(`Invalid status code ${status}`);
+      return new Response(null, { status, headers: { location: new URL(String(url)).href } });
+    }
+    get [Symbol.toStringTag]() {
+      return 'Response';
+    }
+  }
+  define('Headers', Headers);
+  define('Request', Request);
+  define('Response', Response);
+
+  // fetch has no network to reach: it rejects, saying what to use instead.
+  define('fetch', function fetch(input) {
+    let url = input instanceof Request ? input.url : String(input);
+    if (url.length > 200) url = url.slice(0, 200) + '…';
+    const err = new TypeError(`fetch(${JSON.stringify(url)}) failed: no network in the sandbox; use tool.<name>() to call one of the session's tools ` +
+      '(e.g. a web fetch or search tool), which runs outside it');
+    err.code = 'ERR_NO_NETWORK';
+    return Promise.reject(err);
+  });
+
+  // ---- process additions ------------------------------------------------
+  if (typeof process === 'object' && process !== null) {
+    process.platform = host.platform;
+    process.arch = 'x64';
+    process.versions.node = process.version.slice(1);
+    process.release.name = 'node';
+  }
+})
