@@ -19,6 +19,21 @@ type Options struct {
 	// os.UserCacheDir()/wasmeval, or no cache when there is no user cache
 	// directory.
 	CacheDir string
+	// Packages is a folder of installed pure-Python distributions (what
+	// pip install --target DIR leaves, or Debian's dist-packages) that
+	// every Python session sees read-only at
+	// /usr/local/lib/wasmeval/site-packages, on sys.path after the session
+	// root. Empty means none. It must not
+	// overlap the cache directory, and no session root may overlap it
+	// (ErrRootOverlap). It belongs to the Sandbox, not a session, because
+	// sessions start from one template snapshot (see Preload).
+	Packages string
+	// Preload names packages of Packages (sympy, networkx.algorithms)
+	// imported into the Python template snapshot, so that a new session
+	// starts with them imported instead of paying for the import. The
+	// template is cached under a key that covers the layer's files (path,
+	// size, mode, mtime) and this list: a changed layer makes a new one.
+	Preload []string
 	// Logger receives the sandbox's own diagnostics (runtime start-up,
 	// host failures). Nil means none.
 	Logger *slog.Logger

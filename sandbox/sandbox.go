@@ -49,6 +49,11 @@ func New(ctx context.Context, o Options) (*Sandbox, error) {
 		sessions: make(map[*Session]struct{}),
 	}
 	sb.protected = protectedDirs(sb.opts)
+	layer, err := resolvePackages(&sb.opts, sb.protected)
+	if err != nil {
+		return nil, err
+	}
+	sb.protected = append(sb.protected, layer...)
 	for lang := range newRuntime {
 		sb.runtimes[lang] = &lazyRuntime{lang: lang, sem: make(chan struct{}, 1)}
 	}

@@ -1,0 +1,49 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/wasmeval/wasmeval/runtimes/python"
+)
+
+// ErrPackages is wrapped by New's error for an Options.Packages or
+// Options.Preload that cannot be used: a folder that does not exist, is
+// not a folder, or overlaps wasmeval's cache; a preload name that is not
+// a module of the layer.
+var ErrPackages = errors.New("sandbox: bad package layer")
+
+// resolvePackages checks o's package layer and preload list, makes the
+// layer's path absolute, and returns the protected folder a session root
+// may not overlap (none without a layer): a guest that could write into
+// the layer would change what every session imports.
+func resolvePackages(o *Options, protected []protectedDir) ([]protectedDir, error) {
+	o.Preload = slices.Clone(o.Preload)
+	if o.Packages == "" {
+		if err := python.CheckPackages("", o.Preload, "Options.Packages (--packages)", "Options.Preload (--preload)"); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrPackages, err)
+		}
+		return nil, nil
+	}
+	dir, err := filepath.Abs(o.Packages)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrPackages, o.Packages, err)
+	}
+	if err := python.CheckPackages(dir, o.Preload, "Options.Packages (--packages)", "Options.Preload (--preload)"); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrPackages, err)
+	}
+	for _, d := range protected {
+		if rel := overlap(dir, d.path); rel != "" {
+			return nil, fmt.Errorf("%w: the package layer (Options.Packages, --packages) %s %s %s, %s; every session could read it. "+
+				"Give a folder of installed packages outside %s", ErrPackages, dir, rel, d.path, d.what, d.path)
+		}
+	}
+	o.Packages = dir
+	return []protectedDir{{
+		path: dir,
+		what: "the package layer every session imports from (--packages, Options.Packages)",
+		fix:  "or give a package layer outside the root",
+	}}, nil
+}
