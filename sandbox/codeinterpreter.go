@@ -42,7 +42,7 @@ type OutputChunk struct {
 // RunCodeRequest is one piece of code to run, for RunCode and
 // RunInContext.
 type RunCodeRequest struct {
-	// Language is "py" or "js".
+	// Language is "py", "js" or "ts", as Cell.Language.
 	Language string
 	// Code is the source; it must not be empty.
 	Code string

@@ -41,6 +41,12 @@ type Options struct {
 	// those helpers then fail with a message saying that nothing is
 	// configured.
 	Host hostcalls.Host
+	// Languages are the cell languages the sandbox runs, of "py", "js"
+	// and "ts"; nil means all. A cell in another language fails with an
+	// error that names the enabled ones, and its runtime never starts.
+	// "ts" follows "js" unless listed itself: TypeScript cells run on the
+	// JavaScript runtime. What the commands' --languages flag sets.
+	Languages []string
 }
 
 // SessionOptions configure a Session.
@@ -89,6 +95,9 @@ type SessionOptions struct {
 	// value means no cap. The count starts from what the root holds when
 	// the session starts; see hostcalls.DiskQuota.
 	DiskQuotaBytes, DiskQuotaFiles int64
+	// Languages narrow Options.Languages for this session: a cell runs
+	// only in a language both enable. Nil means all.
+	Languages []string
 }
 
 // hostEnvAllowlist are the host variables a session's default environment
@@ -129,6 +138,10 @@ func (o SessionOptions) resolved() (SessionOptions, error) {
 	if o.FuelBudget < 0 {
 		return o, fmt.Errorf("sandbox: SessionOptions.FuelBudget is %d; give a positive number of fuel units, or zero for none", o.FuelBudget)
 	}
+	if err := checkLanguages("SessionOptions.Languages", o.Languages); err != nil {
+		return o, err
+	}
+	o.Languages = append([]string(nil), o.Languages...)
 	if o.AgentDepth < 0 || o.AgentDepth > hostcalls.MaxAgentDepth {
 		return o, fmt.Errorf("sandbox: SessionOptions.AgentDepth is %d; give 0..%d", o.AgentDepth, hostcalls.MaxAgentDepth)
 	}

@@ -24,7 +24,7 @@ const (
 
 // languages are the request's language tags, in the order error messages
 // name them.
-var languages = []string{"py", "js"}
+var languages = []string{"py", "js", "ts"}
 
 // Request is one evaluation request: cells that run in order in a session.
 // Its JSON form is DESIGN.md's cell contract:
@@ -37,12 +37,14 @@ type Request struct {
 
 // Cell is one piece of code in one language.
 type Cell struct {
-	// Language is "py" or "js". There is no sniffing.
+	// Language is "py" (Python), "js" (JavaScript) or "ts" (TypeScript:
+	// JavaScript with types, which are stripped; ts and js cells share one
+	// state). There is no sniffing.
 	Language string `json:"language"`
 	// Code is the cell's source; it must not be empty.
 	Code string `json:"code"`
 	// Title names the cell in the result. Empty (or only white space)
-	// means the language tag, "py" or "js".
+	// means the language tag, like "py".
 	Title string `json:"title,omitempty"`
 	// TimeoutSeconds bounds the cell's run time, in whole seconds from 1 to
 	// MaxTimeoutSeconds; zero means DefaultTimeoutSeconds. Its JSON name is
@@ -168,7 +170,7 @@ func decodeCell(raw json.RawMessage, path string) (Cell, *RequestError) {
 		}
 	}
 	var c Cell
-	if c.Language, err = stringField(m, path, "language", `use "py" or "js"`); err != nil {
+	if c.Language, err = stringField(m, path, "language", `use "py", "js" or "ts"`); err != nil {
 		return Cell{}, err
 	}
 	if c.Code, err = stringField(m, path, "code", "give the code to run as a string"); err != nil {
@@ -245,7 +247,7 @@ func (r Request) Validate() error {
 		path := fmt.Sprintf("cells[%d]", i)
 		switch {
 		case c.Language == "":
-			return reqErr(path+".language", `missing or empty; use "py" or "js"`)
+			return reqErr(path+".language", `missing or empty; use "py", "js" or "ts"`)
 		case !contains(languages, c.Language):
 			return reqErr(path+".language", `%s is not supported; use %s`, quote(c.Language), languageHint(c.Language))
 		case strings.TrimSpace(c.Code) == "":
@@ -282,8 +284,10 @@ func languageHint(lang string) string {
 		return `"py" for Python`
 	case "javascript", "js", "node", "nodejs", "ecmascript":
 		return `"js" for JavaScript`
+	case "typescript":
+		return `"ts" for TypeScript`
 	}
-	return `"py" (Python) or "js" (JavaScript)`
+	return `"py" (Python), "js" (JavaScript) or "ts" (TypeScript)`
 }
 
 func object(raw json.RawMessage, path, want string) (map[string]json.RawMessage, *RequestError) {

@@ -147,7 +147,10 @@ type Dropped struct {
 // One cell: its text alone. Several: each under a "[i/n] title" header,
 // separated by blank lines. A cell's text is its output without trailing
 // newlines, or "(no output)", or "(displayed N image(s); no text output)"
-// when it only displayed images, or "(not run)" for a pending cell.
+// when it only displayed images, or "(not run)" for a pending cell. When a
+// cell failed or was cancelled, a last paragraph names it, single cells
+// too: "Cell 2 (load config) failed", as the seed's eval tool says which
+// cell to fix and resubmit.
 func buildContent(cells []CellResult, imagesPerCell []int, images []Image) []Content {
 	var b strings.Builder
 	n := len(cells)
@@ -159,6 +162,9 @@ func buildContent(cells []CellResult, imagesPerCell []int, images []Image) []Con
 			fmt.Fprintf(&b, "[%d/%d] %s\n", i+1, n, oneLine(c.Title))
 		}
 		b.WriteString(cellText(c, imagesPerCell[i]))
+	}
+	if line := failureLine(cells); line != "" {
+		b.WriteString("\n\n" + line)
 	}
 	content := make([]Content, 0, 1+len(images))
 	content = append(content, Content{Type: "text", Text: b.String()})
@@ -179,6 +185,21 @@ func cellText(c CellResult, images int) string {
 		return fmt.Sprintf("(displayed %d image(s); no text output)", images)
 	}
 	return "(no output)"
+}
+
+// failureLine names the cell that failed or was cancelled, counting from
+// 1 as the headers do, with its title (the language tag when it has none);
+// "" when every cell that ran completed.
+func failureLine(cells []CellResult) string {
+	for i, c := range cells {
+		switch c.Status {
+		case StatusError:
+			return fmt.Sprintf("Cell %d (%s) failed", i+1, oneLine(c.Title))
+		case StatusCancelled:
+			return fmt.Sprintf("Cell %d (%s) was cancelled", i+1, oneLine(c.Title))
+		}
+	}
+	return ""
 }
 
 // oneLine keeps a title on its header line.

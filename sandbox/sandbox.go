@@ -43,6 +43,10 @@ func New(ctx context.Context, o Options) (*Sandbox, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := checkLanguages("Options.Languages", o.Languages); err != nil {
+		return nil, err
+	}
+	o.Languages = append([]string(nil), o.Languages...)
 	sb := &Sandbox{
 		opts:     o.resolved(),
 		runtimes: make(map[string]*lazyRuntime, len(newRuntime)),

@@ -156,6 +156,13 @@ func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 
 // runCell runs one cell. A returned error is a host failure.
 func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStatus, time.Duration, error) {
+	// A language the sandbox or the session disables fails its cell
+	// before any runtime starts.
+	if note := s.disabledNote(c.Language); note != "" {
+		sink.note(note)
+		return StatusError, 0, nil
+	}
+	ctx, c = asRuntimeCell(ctx, c)
 	inst, err := s.instance(ctx, c.Language, c.Reset)
 	if err != nil {
 		if ctx.Err() != nil {

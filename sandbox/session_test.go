@@ -107,7 +107,7 @@ func TestContent(t *testing.T) {
 		{
 			name:     "failing middle cell leaves the rest pending",
 			cells:    []sandbox.Cell{py("out one"), py("out two\nfail boom"), titled(py("out three"), "last")},
-			want:     "[1/3] py\none\n\n[2/3] py\ntwo\nError: boom\n\n[3/3] last\n(not run)",
+			want:     "[1/3] py\none\n\n[2/3] py\ntwo\nError: boom\n\n[3/3] last\n(not run)\n\nCell 2 (py) failed",
 			statuses: []sandbox.CellStatus{"complete", "error", "pending"},
 		},
 		{
