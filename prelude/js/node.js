@@ -694,18 +694,27 @@
         host.fsSymlink(pathOf(target, 'target'), pathOf(p));
       },
       realpathSync(p) {
-        // Links are followed one component at a time.
-        const abs = path.resolve(pathOf(p));
-        let out = '/';
-        const parts = abs.split('/').filter(Boolean);
+        // Links are followed one component at a time, from the root (a
+        // path outside it fails in fsStat).
+        const root = process.cwd();
+        const split = (abs) => {
+          const rel = path.relative(root, abs);
+          return rel === '' ? [] : rel.startsWith('..') ? null : rel.split('/');
+        };
+        let parts = split(path.resolve(pathOf(p)));
+        if (parts === null) host.fsStat(path.resolve(pathOf(p)), false, true);
+        let out = root;
         for (let i = 0, hops = 0; i < parts.length; i++) {
           const next = path.join(out, parts[i]);
           const st = host.fsStat(next, false, true);
           if ((st[2] & constants.S_IFMT) === constants.S_IFLNK) {
             if (++hops > 40) throw Object.assign(new Error(`ELOOP: too many symbolic links encountered, realpath '${p}'`), { code: 'ELOOP', errno: -40, syscall: 'realpath', path: p });
-            const target = host.fsReadlink(next);
-            parts.splice(0, i + 1, ...path.resolve(out, target).split('/').filter(Boolean));
-            out = '/';
+            const target = path.resolve(out, host.fsReadlink(next));
+            const rest = parts.slice(i + 1);
+            parts = split(target);
+            if (parts === null) host.fsStat(target, false, true);
+            parts = parts.concat(rest);
+            out = root;
             i = -1;
             continue;
           }

@@ -97,8 +97,35 @@
   lazy('URLSearchParams', () => internal.url().URLSearchParams);
 
   const customInspect = Symbol.for('nodejs.util.inspect.custom');
+  // Encodings goja_nodejs's Buffer lacks, done by the host.
+  const hostEncodings = new Set(['latin1', 'binary', 'ascii', 'utf16le', 'ucs2', 'base64url']);
+  const encodingOf = (e) => {
+    if (typeof e !== 'string') return e;
+    const l = e.toLowerCase();
+    return l === 'ucs-2' ? 'ucs2' : l === 'utf-16le' ? 'utf16le' : l;
+  };
   function extendBuffer(Buffer) {
-    const from = Buffer.from;
+    const rawFrom = Buffer.from;
+    const from = function (value, enc, ...rest) {
+      if (typeof value === 'string') {
+        enc = encodingOf(enc);
+        if (hostEncodings.has(enc)) return rawFrom.call(this, host.encodeText(value, enc));
+        if (enc !== undefined && enc !== 'utf8' && enc !== 'utf-8' && enc !== 'hex' && enc !== 'base64') {
+          throw typeError('ERR_UNKNOWN_ENCODING', `Unknown encoding: ${enc}`);
+        }
+      }
+      return rawFrom.call(this, value, enc, ...rest);
+    };
+    const toString = Buffer.prototype.toString;
+    Object.defineProperty(Buffer.prototype, 'toString', {
+      value: function toString_(enc, start, end) {
+        enc = encodingOf(enc);
+        if (hostEncodings.has(enc)) return host.decodeText(this.subarray(start, end), enc);
+        return toString.call(this, enc, start, end);
+      },
+      writable: true,
+      configurable: true,
+    });
     const alloc = Buffer.alloc;
     const concat = Buffer.concat;
     const proto = Buffer.prototype;

@@ -96,6 +96,8 @@ func (in *instance) setNodeHost(set func(string, any)) {
 	set("atob", in.atob)
 	set("utf8Encode", in.utf8Encode)
 	set("utf8Decode", in.utf8Decode)
+	set("encodeText", in.encodeText)
+	set("decodeText", in.decodeText)
 	set("platform", "linux")
 	in.setFSHost(set)
 }
@@ -329,4 +331,69 @@ func (in *instance) reserveBytes(n int64) {
 	if n >= 1<<20 {
 		in.reserve(n)
 	}
+}
+
+// encodeText is Buffer.from(text, encoding) for the encodings goja_nodejs
+// lacks: latin1 (binary), ascii, utf16le (ucs2) and base64url.
+func (in *instance) encodeText(s goja.Value, enc string) goja.Value {
+	var b []byte
+	switch enc {
+	case "latin1", "binary", "ascii":
+		str := s.String()
+		in.reserveBytes(int64(len(str)))
+		u := utf16.Encode([]rune(str))
+		b = make([]byte, len(u))
+		for i, c := range u {
+			b[i] = byte(c)
+		}
+	case "utf16le", "ucs2":
+		u := utf16.Encode([]rune(s.String()))
+		in.reserveBytes(2 * int64(len(u)))
+		b = make([]byte, 2*len(u))
+		for i, c := range u {
+			binary.LittleEndian.PutUint16(b[2*i:], c)
+		}
+	case "base64url":
+		t := strings.TrimRight(s.String(), "=")
+		t = strings.NewReplacer("+", "-", "/", "_").Replace(t)
+		var err error
+		b, err = base64.RawURLEncoding.DecodeString(t)
+		if err != nil {
+			// Node decodes what it can and stops at the first bad character.
+			n := len(t) / 4 * 4
+			b, _ = base64.RawURLEncoding.DecodeString(t[:n])
+		}
+	default:
+		panic(in.vm.NewTypeError("Unknown encoding: " + enc))
+	}
+	return in.vm.ToValue(in.vm.NewArrayBuffer(b))
+}
+
+// decodeText is buf.toString(encoding) for the encodings encodeText makes.
+func (in *instance) decodeText(v goja.Value, enc string) goja.Value {
+	b, ok := in.bytesOf(v)
+	if !ok {
+		panic(in.vm.NewTypeError("argument must be a buffer"))
+	}
+	in.reserveBytes(2 * int64(len(b)))
+	switch enc {
+	case "latin1", "binary", "ascii":
+		u := make([]uint16, len(b))
+		for i, c := range b {
+			if enc == "ascii" {
+				c &= 0x7f
+			}
+			u[i] = uint16(c)
+		}
+		return in.vm.ToValue(string(utf16.Decode(u)))
+	case "utf16le", "ucs2":
+		u := make([]uint16, len(b)/2)
+		for i := range u {
+			u[i] = binary.LittleEndian.Uint16(b[2*i:])
+		}
+		return in.vm.ToValue(string(utf16.Decode(u)))
+	case "base64url":
+		return in.vm.ToValue(base64.RawURLEncoding.EncodeToString(b))
+	}
+	panic(in.vm.NewTypeError("Unknown encoding: " + enc))
 }

@@ -125,7 +125,7 @@ func (in *instance) fsError(errno experimentalsys.Errno, syscall, p, g string, d
 	why := ""
 	if g != "" && (errno == experimentalsys.ENOENT || errno == experimentalsys.EROFS || errno == experimentalsys.EACCES) {
 		if rel, inRoot := in.relToRoot(g); inRoot {
-			if _, err := in.root.Lstat(rel); err != nil && strings.Contains(err.Error(), "escapes from parent") {
+			if _, err := in.root.Stat(rel); err != nil && strings.Contains(err.Error(), "escapes from parent") {
 				info = errnoInfo[experimentalsys.EACCES]
 				why = ": the path leads outside the session root " + in.rootPath + " (through a symbolic link)"
 			}

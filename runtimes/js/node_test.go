@@ -1,0 +1,280 @@
+package js_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/runtimes"
+)
+
+type check struct{ code, want string }
+
+func runChecks(t *testing.T, s *session, checks []check) {
+	t.Helper()
+	for _, c := range checks {
+		out, rec := s.run(c.code)
+		got := ""
+		if r := rec.Results(); len(r) > 0 {
+			got = r[0]["text/plain"]
+		}
+		if out.Failed || got != c.want {
+			t.Errorf("%s\n got %s %s\nwant %s", c.code, got, rec.StderrText(), c.want)
+		}
+	}
+}
+
+// The globals the seed's eval tool promises its JavaScript cells.
+func TestWebGlobals(t *testing.T) {
+	s := newSession(t, runtimes.InstanceOptions{})
+	runChecks(t, s, []check{
+		{"Buffer.from('hi')", "<Buffer 68 69>"},
+		{"[Buffer.from('aGk=', 'base64').toString(), Buffer.from('hi').toString('hex'), Buffer.byteLength('é')]", "[ 'hi', '6869', 2 ]"},
+		{"const b = Buffer.alloc(4); b.writeUInt32BE(0xdeadbeef); [b.toString('hex'), b.readUInt16LE(0), Buffer.isBuffer(b), b instanceof Uint8Array]", "[ 'deadbeef', 44510, true, true ]"},
+		{"const s = Buffer.from('hello').slice(1, 3); s[0] = 69; [s.toString(), Buffer.concat([s, Buffer.from('!')]).toString(), JSON.stringify(Buffer.from('a'))]",
+			`[ 'El', 'El!', '{"type":"Buffer","data":[97]}' ]`},
+		{"[Buffer.compare(Buffer.from('a'), Buffer.from('b')), Buffer.from('abcabc').indexOf('ca'), Buffer.from('x').equals(Buffer.from('x'))]", "[ -1, 2, true ]"},
+		{"const u = new URL('../c?d=1#e', 'https://user@a.b/x/y'); [u.href, u.host, u.searchParams.get('d'), u.hash]",
+			"[ 'https://user@a.b/c?d=1#e', 'a.b', '1', '#e' ]"},
+		{"const q = new URLSearchParams({a: '1', b: 'x y'}); q.append('a', '2'); [q.toString(), q.getAll('a')]", "[ 'a=1&b=x+y&a=2', [ '1', '2' ] ]"},
+		{"new TextEncoder().encode('é€')", "Uint8Array(5) [ 195, 169, 226, 130, 172 ]"},
+		{"[new TextDecoder().decode(new Uint8Array([0xc3, 0xa9, 0xff])), new TextDecoder('utf-16le').decode(new Uint8Array([104, 0, 105, 0]))]", "[ 'é�', 'hi' ]"},
+		{"try { new TextDecoder('utf-8', {fatal: true}).decode(new Uint8Array([0xff])) } catch (e) { e.name + ': ' + e.code }", "'TypeError: ERR_ENCODING_INVALID_ENCODED_DATA'"},
+		{"const d = new TextDecoder(); d.decode(new Uint8Array([0xe2, 0x82]), {stream: true}) + d.decode(new Uint8Array([0xac]))", "'€'"},
+		{"[btoa('hi\\xff'), atob('aGn/'), atob(' aGk ')]", "[ 'aGn/', 'hiÿ', 'hi' ]"},
+		{"try { btoa('€') } catch (e) { [e.name, e instanceof DOMException] }", "[ 'InvalidCharacterError', true ]"},
+		{"const o = {d: new Date(0), m: new Map([[1, new Set([2])]]), r: /x/g, u: new Uint8Array([1, 2])}; o.self = o; const c = structuredClone(o); [c !== o, c.self === c, c.d.getTime(), c.m.get(1).has(2), c.r.flags, c.u[1]]",
+			"[ true, true, 0, true, 'g', 2 ]"},
+		{"try { structuredClone({f() {}}) } catch (e) { e.name }", "'DataCloneError'"},
+		{"const ac = new AbortController(); let seen = ''; ac.signal.addEventListener('abort', (e) => { seen = e.type }); ac.abort(); [ac.signal.aborted, ac.signal.reason.name, seen]",
+			"[ true, 'AbortError', 'abort' ]"},
+		{"const sig = AbortSignal.timeout(5); await new Promise((r) => setTimeout(r, 20)); [sig.aborted, sig.reason.name]", "[ true, 'TimeoutError' ]"},
+		{"try { AbortSignal.abort('why').throwIfAborted() } catch (e) { e }", "'why'"},
+		{"const et = new EventTarget(); let n = 0; et.addEventListener('x', () => n++, {once: true}); et.dispatchEvent(new Event('x')); et.dispatchEvent(new Event('x')); n", "1"},
+		{"[crypto.randomUUID().length, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(crypto.randomUUID()), crypto.getRandomValues(new Uint32Array(3)).length]",
+			"[ 36, true, 3 ]"},
+		{"Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode('abc'))).toString('hex').slice(0, 16)", "'ba7816bf8f01cfea'"},
+		{"const bl = new Blob(['ab', new Uint8Array([99])], {type: 'Text/Plain'}); [bl.size, bl.type, await bl.text(), await bl.slice(1).text()]", "[ 3, 'text/plain', 'abc', 'bc' ]"},
+		{"const f = new File(['x'], 'a.txt'); [f.name, f.size, f instanceof Blob]", "[ 'a.txt', 1, true ]"},
+		{"const h = new Headers({'Content-Type': 'text/plain'}); h.append('X-A', '1'); h.append('x-a', '2'); [h.get('content-type'), h.get('X-A'), [...h.keys()]]",
+			"[ 'text/plain', '1, 2', [ 'content-type', 'x-a' ] ]"},
+		{"const r = new Response(JSON.stringify({x: 1}), {status: 201, headers: {'content-type': 'application/json'}}); [r.ok, r.status, (await r.json()).x, r.bodyUsed]", "[ true, 201, 1, true ]"},
+		{"const rj = Response.json({a: 1}); [rj.headers.get('content-type'), await rj.text()]", `[ 'application/json', '{"a":1}' ]`},
+		{"const rq = new Request('https://x.y/z', {method: 'post', body: 'hi'}); [rq.method, rq.url, await rq.text(), rq.headers.get('content-type')]",
+			"[ 'POST', 'https://x.y/z', 'hi', 'text/plain;charset=UTF-8' ]"},
+		{"[process.platform, typeof process.arch, typeof fetch]", "[ 'linux', 'string', 'function' ]"},
+	})
+}
+
+// fetch exists, and fails with what to use instead.
+func TestFetchHasNoNetwork(t *testing.T) {
+	s := newSession(t, runtimes.InstanceOptions{})
+	want(t, "fetch", s.fails("await fetch('https://example.com/')"),
+		`Uncaught TypeError: fetch("https://example.com/") failed: no network in the sandbox; use tool.<name>()`)
+	if got, _ := s.ok("await fetch(new Request('http://127.0.0.1/')).catch((e) => e.code)"); got != "'ERR_NO_NETWORK'" {
+		t.Errorf("fetch's error code = %s", got)
+	}
+}
+
+// zeros is a Rand source of zero bytes: a seeded session.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// crypto's randomness is the session's Rand, so a seeded session replays.
+func TestCryptoUsesSessionRand(t *testing.T) {
+	s := newSession(t, runtimes.InstanceOptions{Rand: zeros{}})
+	runChecks(t, s, []check{
+		{"crypto.randomUUID()", "'00000000-0000-4000-8000-000000000000'"},
+		{"crypto.getRandomValues(new Uint8Array(3))", "Uint8Array(3) [ 0, 0, 0 ]"},
+		{"require('crypto').randomBytes(2).toString('hex')", "'0000'"},
+	})
+	// Two sessions with the same seed make the same values.
+	seed := func() []string {
+		src := rand.NewChaCha8([32]byte{1, 2, 3})
+		s := newSession(t, runtimes.InstanceOptions{Rand: src})
+		a, _ := s.ok("crypto.randomUUID()")
+		b, _ := s.ok("require('crypto').randomInt(1000000)")
+		return []string{a, b}
+	}
+	if a, b := seed(), seed(); strings.Join(a, ",") != strings.Join(b, ",") {
+		t.Errorf("same seed, different values: %v and %v", a, b)
+	}
+}
+
+// Node's built-in modules, by name and with the node: scheme, through
+// require and import.
+func TestBuiltinModules(t *testing.T) {
+	s := newSession(t, runtimes.InstanceOptions{})
+	runChecks(t, s, []check{
+		{"const path = require('path'); [path.join('/a', 'b/../c', './d'), path.resolve('x') === process.cwd() + '/x', path.basename('/q/w.txt', '.txt'), path.extname('a.tar.gz'), path.relative('/a/b/c', '/a/d'), path.normalize('a//b/../c/'), path.dirname('/a/b/')]",
+			"[ '/a/c/d', true, 'w', '.gz', '../../d', 'a/c/', '/a' ]"},
+		{"require('path').parse('/home/u/f.txt')", "{ root: '/', dir: '/home/u', base: 'f.txt', ext: '.txt', name: 'f' }"},
+		{"require('node:path') === require('path') && require('path').posix === require('path')", "true"},
+		{"const util = require('util'); [util.format('%s=%d %j', 'x', 5, {a: 1}), util.inspect({a: [1, {b: 2}]}), util.types.isDate(new Date()), util.isDeepStrictEqual({a: [1]}, {a: [1]})]",
+			`[ 'x=5 {"a":1}', '{ a: [ 1, { b: 2 } ] }', true, true ]`},
+		{"const wait = require('util').promisify((ms, cb) => setTimeout(() => cb(null, ms * 2), ms)); await wait(3)", "6"},
+		{"const EventEmitter = require('events'); const e = new EventEmitter(); const got = []; e.on('x', (v) => got.push(v)); e.once('x', (v) => got.push('once ' + v)); e.emit('x', 1); e.emit('x', 2); [got, e.listenerCount('x')]",
+			"[ [ 1, 'once 1', 2 ], 1 ]"},
+		{"const { once, EventEmitter: EE } = require('node:events'); const em = new EE(); setTimeout(() => em.emit('go', 7), 1); await once(em, 'go')", "[ 7 ]"},
+		{"class My extends require('events') {}; try { new My().emit('error', new Error('boom')) } catch (e) { e.message }", "'boom'"},
+		{"require('buffer').Buffer === Buffer", "true"},
+		{"const { URL: U, fileURLToPath, pathToFileURL } = require('url'); [U === URL, fileURLToPath('file:///a/b%20c'), pathToFileURL('/x y').href]", "[ true, '/a/b c', 'file:///x%20y' ]"},
+		{"require('crypto').createHash('sha1').update('abc').digest('hex')", "'a9993e364706816aba3e25717850c26c9cd0d89d'"},
+		{"require('crypto').createHmac('sha256', 'key').update('msg').digest('base64')", "'LZPLwb4We8sWN6SiPL/wGnh48MUO6DOVTqUiG7G4xig='"},
+		{"const assert = require('assert'); assert.deepStrictEqual({a: 1}, {a: 1}); try { assert.strictEqual(1, 2) } catch (e) { e.code }", "'ERR_ASSERTION'"},
+		{"require('os').EOL + require('os').platform()", "'\\nlinux'"},
+		{"await require('timers/promises').setTimeout(1, 'done')", "'done'"},
+		{"const { StringDecoder } = require('string_decoder'); const sd = new StringDecoder('utf8'); sd.write(Buffer.from([0xe2, 0x82])) + sd.write(Buffer.from([0xac]))", "'€'"},
+		{"import fs, { readFileSync } from 'fs'\nimport * as path from 'node:path'\n[typeof fs.writeFileSync, typeof readFileSync, typeof path.join, typeof path.default.join]",
+			"[ 'function', 'function', 'function', 'function' ]"},
+		{"const fsp = await import('fs/promises'); [typeof fsp.readFile, (await import('node:fs')).promises === fsp.default]", "[ 'function', true ]"},
+		{"require.resolve('node:fs')", "'node:fs'"},
+	})
+	want(t, "missing built-in", s.fails("require('node:child_process')"),
+		"Cannot find module 'node:child_process': the sandbox has no child_process module", "its built-in modules are assert, buffer")
+	want(t, "net", s.fails("require('net')"), "Cannot find module 'net'", "no built-in module has that name")
+}
+
+// fsFixture is a session whose fs calls and helpers share a root and a
+// disk quota.
+func fsFixture(t *testing.T, maxBytes int64) *session {
+	t.Helper()
+	root := t.TempDir()
+	calls, err := hostcalls.NewDispatcher(root, nil, hostcalls.DispatcherOptions{DiskQuotaBytes: maxBytes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { calls.Close() })
+	return newSession(t, runtimes.InstanceOptions{Root: root, Call: calls.Call, DiskQuota: calls.DiskQuota()})
+}
+
+// require('fs') works on the session root: what the helpers write, fs
+// reads, and the other way round.
+func TestNodeFS(t *testing.T) {
+	s := fsFixture(t, 0)
+	root := s.root
+	runChecks(t, s, []check{
+		{"const fs = require('fs'); fs.writeFileSync('a.txt', 'hello'); fs.appendFileSync('a.txt', ' world'); fs.readFileSync('a.txt', 'utf8')", "'hello world'"},
+		{"fs.readFileSync('a.txt')", "<Buffer 68 65 6c 6c 6f 20 77 6f 72 6c 64>"},
+		{"await read('a.txt')", "'hello world'"},
+		{"await write('from-helper.txt', 'via write()'); fs.readFileSync(process.cwd() + '/from-helper.txt', {encoding: 'utf8'})", "'via write()'"},
+		{"fs.writeFileSync('bin.dat', Buffer.from([0, 255, 128])); [...fs.readFileSync('bin.dat')]", "[ 0, 255, 128 ]"},
+		{"fs.writeFileSync('b64.txt', 'aGk=', 'base64'); fs.readFileSync('b64.txt', 'latin1')", "'hi'"},
+		{"[fs.existsSync('a.txt'), fs.existsSync('nope'), fs.existsSync('../x')]", "[ true, false, false ]"},
+		{"fs.mkdirSync('d/e/f', {recursive: true}) === process.cwd() + '/d'", "true"},
+		{"fs.writeFileSync('d/e/f/g.txt', 'g'); fs.readdirSync('d', {recursive: true})", "[ 'e', 'e/f', 'e/f/g.txt' ]"},
+		{"fs.readdirSync('.', {withFileTypes: true}).map((e) => e.name + (e.isDirectory() ? '/' : ''))",
+			"[ 'a.txt', 'b64.txt', 'bin.dat', 'd/', 'from-helper.txt' ]"},
+		{"const st = fs.statSync('a.txt'); [st.isFile(), st.isDirectory(), st.size, st.mtime instanceof Date, fs.statSync('d').isDirectory()]", "[ true, false, 11, true, true ]"},
+		{"fs.renameSync('a.txt', 'd/moved.txt'); [fs.existsSync('a.txt'), fs.readFileSync('d/moved.txt', 'utf8')]", "[ false, 'hello world' ]"},
+		{"fs.copyFileSync('d/moved.txt', 'copy.txt'); fs.unlinkSync('d/moved.txt'); [fs.readFileSync('copy.txt', 'utf8'), fs.existsSync('d/moved.txt')]", "[ 'hello world', false ]"},
+		{"fs.rmSync('d', {recursive: true}); fs.rmSync('nothing', {force: true}); fs.existsSync('d')", "false"},
+		{"const fd = fs.openSync('fd.txt', 'w+'); fs.writeSync(fd, 'abcdef'); const buf = Buffer.alloc(3); fs.readSync(fd, buf, 0, 3, 2); fs.closeSync(fd); buf.toString()", "'cde'"},
+		{"const fsp = require('fs/promises'); await fsp.writeFile('p.txt', 'promised'); await fsp.appendFile('p.txt', '!'); [await fsp.readFile('p.txt', 'utf8'), (await fsp.stat('p.txt')).size, (await fsp.readdir('.')).length]",
+			"[ 'promised!', 9, 6 ]"},
+		{"await new Promise((res) => fs.readFile('p.txt', 'utf8', (err, data) => res([err, data])))", "[ null, 'promised!' ]"},
+		{"const fh = await fsp.open('p.txt'); const t = await fh.readFile('utf8'); await fh.close(); t", "'promised!'"},
+		{"fs.mkdirSync('lnk'); fs.writeFileSync('lnk/t.txt', 't'); fs.symlinkSync('t.txt', 'lnk/l'); [fs.readlinkSync('lnk/l'), fs.readFileSync('lnk/l', 'utf8'), fs.lstatSync('lnk/l').isSymbolicLink(), fs.realpathSync('lnk/l') === process.cwd() + '/lnk/t.txt']",
+			"[ 't.txt', 't', true, true ]"},
+	})
+	if b, err := os.ReadFile(filepath.Join(root, "p.txt")); err != nil || string(b) != "promised!" {
+		t.Errorf("p.txt on the host = %q, %v", b, err)
+	}
+	// Errors are Node's: an Error with code, errno, syscall and path.
+	errs := []check{
+		{"try { fs.readFileSync('missing.txt') } catch (e) { [e instanceof Error, e.code, e.errno, e.syscall, e.path, e.message] }",
+			"[\n  true,\n  'ENOENT',\n  -2,\n  'open',\n  'missing.txt',\n  \"ENOENT: no such file or directory, open 'missing.txt'\"\n]"},
+		{"try { fs.readFileSync('.') } catch (e) { e.code }", "'EISDIR'"},
+		{"fs.mkdirSync('full'); fs.writeFileSync('full/x', ''); try { fs.rmdirSync('full') } catch (e) { e.code }", "'ENOTEMPTY'"},
+		{"try { fs.mkdirSync('full') } catch (e) { e.code }", "'EEXIST'"},
+		{"try { fs.writeFileSync('no/such/dir/f', 'x') } catch (e) { e.code }", "'ENOENT'"},
+		{"try { fs.rmSync('full') } catch (e) { e.code }", "'ERR_FS_EISDIR'"},
+		{"await fsp.readFile('missing.txt').catch((e) => e.code)", "'ENOENT'"},
+		{"try { fs.writeFileSync('x', 'y', {flag: 'q'}) } catch (e) { e.code }", "'ERR_INVALID_ARG_VALUE'"},
+	}
+	runChecks(t, s, errs)
+}
+
+// fs refuses every way out of the root, as the helpers do.
+func TestNodeFSEscapes(t *testing.T) {
+	s, outside := escapeFixture(t)
+	tests := []struct {
+		name, code string
+		want       []string
+	}{
+		{"dot dot", "require('fs').readFileSync('../outside/secret.txt', 'utf8')", []string{"EACCES", "leads outside the session root"}},
+		{"absolute outside", "require('fs').readFileSync('" + outside + "/secret.txt', 'utf8')", []string{"EACCES", "is outside the session root"}},
+		{"etc passwd", "require('fs').readFileSync('/etc/passwd', 'utf8')", []string{"EACCES", "outside the session root"}},
+		{"symlink to a file outside", "require('fs').readFileSync('link.txt', 'utf8')", []string{"EACCES", "leads outside the session root", "symbolic link"}},
+		{"relative symlink outside", "require('fs').readFileSync('rel.js', 'utf8')", []string{"EACCES", "leads outside the session root"}},
+		{"through a directory symlink", "require('fs').readFileSync('dirlink/secret.txt', 'utf8')", []string{"EACCES", "leads outside the session root"}},
+		{"readdir through a directory symlink", "require('fs').readdirSync('dirlink')", []string{"EACCES"}},
+		{"write through a directory symlink", "require('fs').writeFileSync('dirlink/new.txt', 'x')", []string{"EACCES"}},
+		{"write outside", "require('fs').writeFileSync('../outside/new.txt', 'x')", []string{"EACCES"}},
+		{"mkdir outside", "require('fs').mkdirSync('/tmp/wasmeval-escape-test', {recursive: true})", []string{"EACCES"}},
+		{"rename out", "require('fs').renameSync('inside.js', '../outside/moved.js')", []string{"EACCES"}},
+		{"copy out", "require('fs').copyFileSync('inside.js', '" + outside + "/copied.js')", []string{"EACCES"}},
+		{"copy in", "require('fs').copyFileSync('" + outside + "/secret.txt', 'stolen.txt')", []string{"EACCES"}},
+		{"stat outside", "require('fs').statSync('/etc')", []string{"EACCES"}},
+		{"rm the root", "require('fs').rmSync(process.cwd(), {recursive: true, force: true})", []string{"EPERM", "session root"}},
+		{"new link out, then read", "require('fs').symlinkSync('" + outside + "/secret.txt', 'made.txt'); require('fs').readFileSync('made.txt', 'utf8')", []string{"Error"}},
+		{"promises", "await require('fs/promises').readFile('link.txt', 'utf8')", []string{"EACCES"}},
+		{"import", "import { readFileSync } from 'fs'; readFileSync('../outside/secret.txt')", []string{"EACCES"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, rec := s.run(tt.code)
+			all := rec.All()
+			if strings.Contains(all, "31337") {
+				t.Fatalf("escaped: %q", all)
+			}
+			if !out.Failed {
+				t.Fatalf("succeeded: %q", all)
+			}
+			want(t, "stderr", rec.StderrText(), tt.want...)
+		})
+	}
+	for _, name := range []string{"new.txt", "moved.js", "copied.js"} {
+		if _, err := os.Stat(filepath.Join(outside, name)); err == nil {
+			t.Errorf("the guest made %s outside its root", name)
+		}
+	}
+	if _, err := os.Stat("/tmp/wasmeval-escape-test"); err == nil {
+		t.Errorf("the guest made /tmp/wasmeval-escape-test")
+	}
+	if got, _ := s.ok("require('fs').readFileSync('good.js', 'utf8')"); got != "\"module.exports = 'inside'\"" {
+		t.Errorf("a link inside the root: %s", got)
+	}
+}
+
+// fs writes count against the session's disk quota, shared with the
+// helpers.
+func TestNodeFSQuota(t *testing.T) {
+	s := fsFixture(t, 64<<10)
+	s.ok("require('fs').writeFileSync('a.bin', Buffer.alloc(40 << 10))")
+	want(t, "over quota", s.fails("require('fs').writeFileSync('b.bin', Buffer.alloc(40 << 10))"), "ENOSPC", "disk quota")
+	want(t, "helper after fs", s.fails("await write('c.txt', 'x'.repeat(30 << 10))"), "disk quota exceeded")
+	s.ok("require('fs').unlinkSync('a.bin'); await write('c.txt', 'x'.repeat(30 << 10))")
+}
+
+// fs reads a file no larger than the session's memory limit allows.
+func TestNodeFSMemoryLimit(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "big.bin"), bytes.Repeat([]byte{1}, 40<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(t, runtimes.InstanceOptions{Root: root, MemoryLimitBytes: 64 << 20})
+	want(t, "big read", s.fails("require('fs').readFileSync('big.bin')"), "ERR_FS_FILE_TOO_LARGE", "read it in parts")
+	want(t, "big alloc", s.fails("Buffer.alloc(100 << 20)"), "RangeError", "out of range")
+	if got, _ := s.ok("const fd = require('fs').openSync('big.bin'); const b = Buffer.alloc(4); require('fs').readSync(fd, b, 0, 4, 1000); require('fs').closeSync(fd); [...b]"); got != "[ 1, 1, 1, 1 ]" {
+		t.Errorf("a read in parts = %s", got)
+	}
+}
