@@ -26,9 +26,30 @@ grow()`, fail, "MemoryError"),
 		py("the state survives the allocation bomb", `x = 41; print(x + 1)`, ok, "42"),
 		py("deep recursion", `def f(): return f()
 f()`, fail, "RecursionError"),
-		{name: "recursion past the wasm stack", lang: "py", code: `import sys; sys.setrecursionlimit(10**8)
+		// Python calls stay off the C stack: a huge limit used to let a
+		// runaway recursion fill the memory, crawl to the timeout and
+		// fail to format its traceback. The limit is capped (memory cap /
+		// 2 KiB), so it fails fast, with a short traceback.
+		{name: "recursion past a huge recursion limit", lang: "py", code: `import sys; sys.setrecursionlimit(10**8)
+print(sys.getrecursionlimit())
 def g(): return g()
-g()`, timeout: 2, status: fail, within: 15 * time.Second},
+g()`, timeout: 30, status: fail, within: 10 * time.Second,
+			want:  []string{"capped at 65536", "RecursionError: maximum recursion depth exceeded", "frames from the middle of this traceback are not shown"},
+			never: []string{"could not format", "timed out", "KeyboardInterrupt"}},
+		{name: "a deep recursion that catches its RecursionError", lang: "py", code: `import sys; sys.setrecursionlimit(10**9)
+def g(n): return g(n + 1)
+try:
+    g(0)
+except RecursionError:
+    print('caught', sys.getrecursionlimit())
+x = 1`, timeout: 30, status: ok, within: 10 * time.Second, want: []string{"caught 65536"}},
+		py("the state survives the recursion", `print(x + 41)`, ok, "42"),
+		{name: "recursion through C past the wasm stack", lang: "py", code: `import sys; sys.setrecursionlimit(10**6)
+def f(n): return 0 if n == 0 else list(map(f, [n - 1]))[0]
+f(60000)`, timeout: 30, status: fail, within: 10 * time.Second, want: []string{"stack overflow"}},
+		{name: "a smaller limit still works", lang: "py", code: `import sys; sys.setrecursionlimit(5000)
+def g(n): return n if n == 4000 else g(n + 1)
+print(g(0), sys.getrecursionlimit())`, status: ok, want: []string{"4000 5000"}},
 		{name: "output flood", lang: "py", code: `while True: print('x' * 10000)`, timeout: 1, status: fail,
 			want: []string{"cut", "timed out"}, maxOut: flood, within: 8 * time.Second},
 		py("os._exit ends the interpreter only", `import os; os._exit(0)`, fail, "the Python interpreter exited with status 0"),

@@ -240,9 +240,10 @@ def _drop_our_frames(te, seen):
 def _report(exc):
     import traceback
 
+    note = _wasmeval_recursion.trim_tracebacks(exc)
     te = traceback.TracebackException(type(exc), exc, _strip_frames(exc.__traceback__))
     _drop_our_frames(te, set())
-    sys.stderr.write("".join(te.format()))
+    sys.stderr.write("".join(te.format()) + note)
 
 
 def run_cell(code):
@@ -290,6 +291,7 @@ def control(message):
         os.environ.clear()
         os.environ.update(req.get("env") or {})
         os.chdir(req["cwd"])
+        _wasmeval_recursion.configure(req.get("memory_limit") or 0)
         # The snapshot froze the state of any seeded generator; reseed from
         # the session's random source.
         r = sys.modules.get("random")
@@ -306,3 +308,7 @@ def control(message):
 import _wasmeval_helpers  # noqa: E402
 
 _wasmeval_helpers.install()
+
+import _wasmeval_recursion  # noqa: E402
+
+_wasmeval_recursion.install()

@@ -326,7 +326,12 @@ func (r *Runtime) setup(ctx context.Context, inst *Instance) error {
 	if env == nil {
 		env = map[string]string{}
 	}
-	msg, _ := json.Marshal(map[string]any{"op": "setup", "env": env, "cwd": opts.Root})
+	memLimit := opts.MemoryLimitBytes
+	if memLimit <= 0 {
+		memLimit = DefaultMemoryLimit
+	}
+	// memory_limit caps sys.setrecursionlimit (_wasmeval_recursion.py).
+	msg, _ := json.Marshal(map[string]any{"op": "setup", "env": env, "cwd": opts.Root, "memory_limit": memLimit})
 	var log strings.Builder
 	inst.sink = &logSink{&log}
 	// The setup runs the prelude in the instance's state, which after a
