@@ -296,7 +296,7 @@ for i in range(20):
     tryit('read-big-%d' % i, lambda: read('big.txt'))
 tryit('read-piece', lambda: read('big.txt', offset=1000, limit=1000))
 tryit('read-escapes', lambda: read('ctl.bin'))
-tryit('diff-big', lambda: diff('\n' * (3 << 20), '\n' * (3 << 20 - 1) + 'x'))
+tryit('diff-big', lambda: diff('\n' * (3 << 20), '\n' * (3 << 20 - 1) + 'x', text=True))
 tryit('parallel-reads', lambda: parallel([lambda: read('mid.txt') for _ in range(16)], concurrency=16))
 # Raw calls that never wait: the host holds at most the session's budget.
 req = json.dumps({"op": "write", "path": "w", "content": "z" * (15 << 20)})

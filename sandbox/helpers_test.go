@@ -106,7 +106,7 @@ func TestHelpers(t *testing.T) {
 		{"read offset limit", `print(read('d/e/f.txt', offset=2, limit=1), end='')`, `void process.stdout.write(await read('d/e/f.txt', {offset: 2, limit: 1}))`, "two\n"},
 		{"append", `append('d/e/f.txt', 'four\n'); print(read('d/e/f.txt', 4), end='')`, `await append('d/e/f.txt', 'four\n'); void process.stdout.write(await read('d/e/f.txt', {offset: 4}))`, "four\n"},
 		{"tree", `print(tree('d'), end='')`, `void process.stdout.write(await tree('d'))`, "d/\n└── e/\n    └── f.txt\n"},
-		{"diff", `print(diff('a\nb\n', 'a\nc\n'), end='')`, `void process.stdout.write(await diff('a\nb\n', 'a\nc\n'))`, "--- a\n+++ b\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"},
+		{"diff", `print(diff('a\nb\n', 'a\nc\n', text=True), end='')`, `void process.stdout.write(await diff('a\nb\n', 'a\nc\n', {text: true}))`, "--- a\n+++ b\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"},
 		{"env", `print(env('K'), env('NOPE'), env('X', 1), env()['X'])`, `print(env('K'), env('NOPE'), env('X', 1), env()['X'])`, "v None 1 1§v null 1 1"},
 		{"sort", `print(sort('b\na\nc\na', reverse=True, unique=True))`, `print(sort('b\na\nc\na', {reverse: true, unique: true}))`, "c\nb\na"},
 		{"uniq", `print(uniq('a\na\nb\na', count=True))`, `print(uniq('a\na\nb\na', {count: true}))`, "      2 a\n      1 b\n      1 a"},

@@ -56,12 +56,18 @@ type SessionOptions struct {
 	// filesystem. It is required and must be an existing directory; a
 	// relative path is made absolute.
 	Root string
-	// Env is the guest's environment. Nil means a short allowlist copied
-	// from the host (PATH, LANG, LC_ALL, LC_CTYPE, TZ, where set) plus HOME
-	// and PWD set to Root; never anything else, so no keys or tokens. A
-	// non-nil map is used exactly as given (an empty one means an empty
-	// environment).
+	// Env is the guest's environment. Nil means DefaultEnv: a short
+	// allowlist copied from the host (PATH, LANG, TZ and every LC_
+	// variable, where set, never a secret-looking name: SecretEnvName)
+	// plus HOME and PWD set to Root. A non-nil map is used exactly as given
+	// (an empty one means an empty environment). Names and values must
+	// pass CheckEnv.
 	Env map[string]string
+	// SetEnv adds variables to the environment (Env, or the default one
+	// when Env is nil), replacing those of the same name: what the
+	// commands' --env and --env-file give. Secret-looking names are passed
+	// as given: they are the embedder's own choice.
+	SetEnv map[string]string
 	// Now is the clock the guest sees; nil means time.Now. With Rand, it
 	// makes a session replayable.
 	Now func() time.Time
@@ -99,10 +105,6 @@ type SessionOptions struct {
 	// only in a language both enable. Nil means all.
 	Languages []string
 }
-
-// hostEnvAllowlist are the host variables a session's default environment
-// copies.
-var hostEnvAllowlist = []string{"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ"}
 
 func (o Options) resolved() Options {
 	if o.CacheDir == "" {
@@ -145,24 +147,9 @@ func (o SessionOptions) resolved() (SessionOptions, error) {
 	if o.AgentDepth < 0 || o.AgentDepth > hostcalls.MaxAgentDepth {
 		return o, fmt.Errorf("sandbox: SessionOptions.AgentDepth is %d; give 0..%d", o.AgentDepth, hostcalls.MaxAgentDepth)
 	}
-	if o.Env == nil {
-		o.Env = defaultEnv(root)
-	} else {
-		env := make(map[string]string, len(o.Env))
-		for k, v := range o.Env {
-			env[k] = v
-		}
-		o.Env = env
+	if o.Env, err = resolveEnv(root, o.Env, o.SetEnv); err != nil {
+		return o, err
 	}
+	o.SetEnv = nil // in Env now; a fork's options start from Env
 	return o, nil
-}
-
-func defaultEnv(root string) map[string]string {
-	env := map[string]string{"HOME": root, "PWD": root}
-	for _, k := range hostEnvAllowlist {
-		if v, ok := os.LookupEnv(k); ok {
-			env[k] = v
-		}
-	}
-	return env
 }

@@ -199,8 +199,9 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 	if fuel > 0 {
 		cellCtx = runtimes.WithFuelBudget(cellCtx, fuel)
 	}
+	cellCtx = withCellLimits(cellCtx, c, s.opts.FuelBudget, s.fuelUsed, hardLimit, timeout)
 	start := time.Now()
-	out, err := safeRun(cellCtx, inst, c.Code, observed(ctx, sink.index, &activitySink{cellSink: sink, act: act}))
+	out, err := safeRun(cellCtx, inst, c.Code, statusBundles{observed(ctx, sink.index, &activitySink{cellSink: sink, act: act})})
 	dur := time.Since(start)
 	if err != nil {
 		if cellCtx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {

@@ -291,10 +291,16 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createSession(w http.ResponseWriter, r *http.Request, owner string) {
-	if !s.drainBody(w, r) {
+	body, ok := s.readBody(w, r)
+	if !ok {
 		return
 	}
-	id, err := s.withQuota(owner, func() (string, error) { return s.cfg.Manager.Create(r.Context(), owner) })
+	env, err := decodeCreate(body)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
+	id, err := s.withQuota(owner, func() (string, error) { return s.cfg.Manager.CreateWithEnv(r.Context(), owner, env) })
 	if err != nil {
 		s.sessionError(w, r, err)
 		return

@@ -75,7 +75,9 @@ Flags:
               the models for 'smol' and 'slow' (default: --llm-model)
 
 Limits:
-` + limitUsage
+` + limitUsage + `
+Environment of the guest:
+` + envUsage
 
 // maxLineBytes is the longest request line eval reads.
 var maxLineBytes = 16 << 20
@@ -129,6 +131,8 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	mkdir := fs.Bool("mkdir", false, "create --cwd (and its parents) when missing")
 	var lf limitFlags
 	lf.register(fs)
+	var ef envFlags
+	ef.register(fs)
 	var hf hostFlags
 	fs.StringVar(&hf.toolsMCP, "tools-mcp", "", "an MCP server command whose tools tool.<name>() calls")
 	fs.StringVar(&hf.llmURL, "llm-url", "", "an OpenAI-compatible chat-completions endpoint for llm()")
@@ -176,6 +180,10 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	opts := sandbox.SessionOptions{Root: root, Checkpoints: true}
 	lf.apply(&opts)
+	if err := ef.apply(&opts, "eval", stderr); err != nil {
+		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
+		return exitInvalid
+	}
 
 	host, closeHost, code := hf.host(ctx, stderr)
 	if code != exitOK {

@@ -53,7 +53,7 @@ Flags:
   --memory-budget SIZE
         the host memory all sessions together may hold (default: half the
         machine's memory, at most 4GiB; "none" for no cap)
-` + limitUsage
+` + limitUsage + envUsage
 
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var workspace, cacheDir string
@@ -63,6 +63,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var memoryBudget byteSize
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	limits.register(fs)
+	var ef envFlags
+	ef.register(fs)
 	fs.Var(&memoryBudget, "memory-budget", "")
 	var flagOut bytes.Buffer
 	fs.SetOutput(&flagOut)
@@ -107,6 +109,10 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	defer sb.Close(context.WithoutCancel(ctx))
 	sessOpts := sandbox.SessionOptions{Checkpoints: true}
 	limits.apply(&sessOpts)
+	if err := ef.apply(&sessOpts, "mcp", stderr); err != nil {
+		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
+		return exitInvalid
+	}
 	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: workspace, IdleTimeout: idle, MaxSessions: maxSessions,
 		MemoryBudgetBytes: memoryBudget.n, Session: sessOpts})
 	if err != nil {

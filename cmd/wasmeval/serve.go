@@ -90,7 +90,7 @@ Flags:
         the host memory all sessions together may hold, like 8GiB; past it
         idle sessions are trimmed, then the largest idle ones evicted
         (default: half the machine's memory, at most 4GiB; "none" for no cap)
-` + limitUsage + `  --call-timeout DURATION
+` + limitUsage + envUsage + `  --call-timeout DURATION
         how long a streaming client has to answer a host call before the
         guest's helper fails with a timeout error (default 60s)
   --tools-mcp 'CMD ARGS'
@@ -125,6 +125,7 @@ type serveConfig struct {
 	callTimeout                                      time.Duration
 	host                                             hostFlags
 	limits                                           limitFlags
+	env                                              envFlags
 	memoryBudget                                     byteSize
 }
 
@@ -136,6 +137,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 	fs.Usage = func() {}
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "")
 	c.limits.register(fs)
+	c.env.register(fs)
 	fs.Var(&c.memoryBudget, "memory-budget", "")
 	fs.Var(&c.tokens, "token", "")
 	fs.StringVar(&c.tokensFile, "tokens-file", "", "")
@@ -265,6 +267,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// session its Python state.
 	sessOpts := sandbox.SessionOptions{Checkpoints: true}
 	c.limits.apply(&sessOpts)
+	if err := c.env.apply(&sessOpts, "serve", stderr); err != nil {
+		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
+		return exitInvalid
+	}
 	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: c.workspace, IdleTimeout: idle, MaxSessions: c.maxSessions,
 		MemoryBudgetBytes: c.memoryBudget.n, Session: sessOpts})
 	if err != nil {

@@ -16,10 +16,13 @@
     }
   }
 
-  function call(request) {
+  // call makes one host call; with full, it resolves to the whole
+  // response (result and extras such as output_id).
+  function call(request, full) {
     return host.call(JSON.stringify(request)).then((text) => {
       const r = JSON.parse(text);
       if (r.error) throw new HostCallError(r.error.message);
+      if (full) return r;
       return r.result === undefined ? null : r.result;
     });
   }
@@ -69,13 +72,20 @@
     o = opts(o, 'tree');
     return call({
       op: 'tree', path: pathOf(path, 'tree'), max_depth: pick(o, 'max_depth', 'maxDepth', 3),
-      show_hidden: !!pick(o, 'show_hidden', 'showHidden', false),
+      show_hidden: !!(o.hidden !== undefined ? o.hidden : pick(o, 'show_hidden', 'showHidden', false)),
     });
   });
-  const diff = async((a, b) => call({ op: 'diff', a: textOf(a, 'diff'), b: textOf(b, 'diff') }));
+  // diff(a, b): the unified diff from file a to file b ('a/…'/'b/…'
+  // headers); diff(textA, textB, {text: true}) compares two texts.
+  const diff = async((a, b, o) => {
+    o = opts(o, 'diff');
+    if (o.text) return call({ op: 'diff', a: textOf(a, 'diff'), b: textOf(b, 'diff') });
+    return call({ op: 'diff', files: true, a: pathOf(a, 'diff'), b: pathOf(b, 'diff') });
+  });
 
-  // output('out-1', ..., {format, query, offset, limit}): reads back cut
-  // outputs; see the Python helper.
+  // output('out-1', 'agent://task-1', ..., {format, query, offset, limit}):
+  // reads back cut outputs and agent answers; format 'raw' (the default)
+  // gives the text, 'json' {id, lines, text}. See the Python helper.
   const output = async((...ids) => {
     let o = {};
     if (ids.length > 0 && ids[ids.length - 1] !== null && typeof ids[ids.length - 1] === 'object') o = opts(ids.pop(), 'output');
@@ -83,7 +93,7 @@
       if (typeof id !== 'string') throw new TypeError(`output: an id is a string like 'out-1', not ${typeof id}`);
     });
     return call({
-      op: 'output', ids, format: o.format || 'text', query: o.query || '',
+      op: 'output', ids, format: o.format || 'raw', query: o.query || '',
       offset: pick(o, 'offset', 'offset', 1), limit: pick(o, 'limit', 'limit', null),
     });
   });
@@ -152,7 +162,20 @@
   const phase = (title) => {
     host.status('phase', String(title));
   };
+  // budget(): the cell's budgets as one object; budget.total(),
+  // budget.spent(), budget.remaining() (Infinity where there is no
+  // ceiling) and budget.hard() as the seed names them, each over
+  // seconds, fuel and agent_depth. See the Python helper.
   const budget = () => call({ op: 'budget' });
+  const dims = (d, inf) => {
+    const out = {};
+    for (const [k, v] of Object.entries(d)) out[k] = inf && v === null ? Infinity : v;
+    return out;
+  };
+  budget.total = () => budget().then((b) => dims(b.total, false));
+  budget.spent = () => budget().then((b) => dims(b.spent, false));
+  budget.remaining = () => budget().then((b) => dims(b.remaining, true));
+  budget.hard = () => budget().then((b) => !!b.hard);
 
   const tool = new Proxy({}, {
     get(_, name) {
@@ -172,17 +195,20 @@
     return call({ op: 'llm', prompt: String(prompt), model: o.model || 'default', system: o.system || '', schema: o.schema || null });
   });
 
+  // agent(prompt, {agentType = 'task', model, context, label, schema}):
+  // the answer is kept under the id its "done" status event names
+  // ('agent://LABEL-N'), for output().
   const agent = async((prompt, o) => {
     o = opts(o, 'agent');
-    const agentType = pick(o, 'agent_type', 'agentType', '');
-    const name = o.label || agentType || 'agent';
+    const agentType = pick(o, 'agent_type', 'agentType', '') || 'task';
+    const name = o.label || agentType;
     host.status('agent', `${name}: started`);
     return call({
-      op: 'agent', prompt: String(prompt), agent_type: agentType || '', model: o.model || '',
+      op: 'agent', prompt: String(prompt), agent_type: agentType, model: o.model || '',
       context: o.context || '', label: o.label || '', schema: o.schema || null,
-    }).then((out) => {
-      host.status('agent', `${name}: done`);
-      return out;
+    }, true).then((r) => {
+      host.status('agent', `${r.output_id || name}: done`);
+      return r.result === undefined ? null : r.result;
     });
   });
 
@@ -237,10 +263,29 @@
     return p;
   });
 
+  // display(): a plain object with a status MIME type as a key (the seed's
+  // {'application/x-omp-status': {op, ...}}) is a status event, not
+  // output; the host turns the bundle into one.
+  const STATUS_MIME = ['application/x-wasmeval-status', 'application/x-omp-status'];
+  const shownDisplay = globalThis.display;
+  const display = typeof shownDisplay !== 'function' ? shownDisplay : function display(...values) {
+    for (const value of values) {
+      const mime = value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? STATUS_MIME.find((k) => Object.prototype.hasOwnProperty.call(value, k)) : undefined;
+      if (mime === undefined) {
+        shownDisplay(value);
+        continue;
+      }
+      const payload = value[mime];
+      host.display({ [mime]: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+    }
+  };
+
   const helpers = {
     read, write, append, tree, diff, output, env, sort, uniq, counter, tool, llm, agent, parallel, pipeline, log, phase, budget,
     HostCallError,
   };
+  if (typeof shownDisplay === 'function') helpers.display = display;
   for (const [name, value] of Object.entries(helpers)) {
     Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
   }

@@ -28,11 +28,16 @@ inside a thunk runs its thunks one after the other.
 """
 import builtins
 import json
+import math
 import os
 
 import _wasmeval
 
+DISPLAY = 3
 STATUS = 5
+# Display bundles of these MIME types are status events, not output: the
+# seed's prelude emits display({"application/x-omp-status": {...}}, raw=True).
+STATUS_MIME = ("application/x-wasmeval-status", "application/x-omp-status")
 MAX_CONCURRENCY = 16
 _REQUEST_CAP = 16 << 20  # the runtime's transport cap on one request
 _CHUNK = 4 << 20
@@ -78,22 +83,24 @@ def _start(request):
     return cid
 
 
-def _decode(resp):
+def _decode(resp, full=False):
     r = json.loads(resp)
     if "error" in r:
         raise HostCallError(r["error"].get("message", "the host call failed"))
-    return r.get("result")
+    return r if full else r.get("result")
 
 
-def _call(request):
-    """Makes one host call and returns its result, or raises HostCallError."""
+def _call(request, full=False):
+    """Makes one host call and returns its result (with full, the whole
+    response: result and extras such as output_id), or raises
+    HostCallError."""
     st = _replay
     if st is None:
-        return _decode(_wait_for(_start(request)))
+        return _decode(_wait_for(_start(request)), full)
     i = st["next"]
     st["next"] = i + 1
     if i < len(st["log"]):
-        return _decode(st["log"][i])
+        return _decode(st["log"][i], full)
     st["pending"] = _start(request)
     raise _Suspend()
 
@@ -144,24 +151,33 @@ def append(path, content):
     return out
 
 
-def tree(path=".", max_depth=3, show_hidden=False):
-    """The directory tree under path, as text."""
+def tree(path=".", max_depth=3, show_hidden=False, *, hidden=None):
+    """The directory tree under path, as text. hidden (or show_hidden)
+    shows names that start with a dot."""
+    if hidden is not None:
+        show_hidden = hidden
     return _call({"op": "tree", "path": _path(path), "max_depth": max_depth, "show_hidden": bool(show_hidden)})
 
 
-def diff(a, b):
-    """The unified diff from text a to text b ('' when they are equal)."""
-    return _call({"op": "diff", "a": _text(a, "diff"), "b": _text(b, "diff")})
+def diff(a, b, text=False):
+    """The unified diff from file a to file b, under 'a/A' and 'b/B'
+    headers ('' when they are equal). With text=True, a and b are the
+    texts to compare instead, under '--- a' and '+++ b'."""
+    if text:
+        return _call({"op": "diff", "a": _text(a, "diff"), "b": _text(b, "diff")})
+    return _call({"op": "diff", "files": True, "a": _path(a), "b": _path(b)})
 
 
 # ---- cut outputs ------------------------------------------------------------
 
-def output(*ids, format="text", query=None, offset=1, limit=None):
-    """Reads back outputs the sandbox cut, by the ids ('out-1') their
-    markers name. query keeps the lines that contain it (a plain
-    substring); offset and limit (1-indexed lines) then page through what
-    is left. format='json' returns {'id', 'lines', 'text'} (lines: how many
-    the whole output has), a list of them for several ids."""
+def output(*ids, format="raw", query=None, offset=1, limit=None):
+    """Reads back outputs by id: those the sandbox cut ('out-1', as their
+    markers name them) and agent() answers ('agent://task-1', as the
+    agent's status event names them). query keeps the lines that contain
+    it (a plain substring); offset and limit (1-indexed lines) then page
+    through what is left. format='raw' (the default) returns the text;
+    format='json' returns {'id', 'lines', 'text'} (lines: how many the
+    whole output has), a list of them for several ids."""
     for i in ids:
         if not isinstance(i, str):
             raise TypeError(f"output: an id is a str like 'out-1', not {type(i).__name__}")
@@ -239,11 +255,38 @@ def phase(title):
 
 
 class _Budget:
-    """budget: what the cell may still use. Read its attributes, or call
-    it for a dict."""
+    """budget: the cell's budgets, as the seed names them, over three
+    dimensions: 'seconds' (the cell's hard time limit), 'fuel' (Python's
+    deterministic fuel, when the session or cell has a budget) and
+    'agent_depth' (how deep agent() may still nest).
+
+    budget.total       {'seconds': S, 'fuel': F or None, 'agent_depth': 3}
+    budget.spent()     what has been used of each
+    budget.remaining() what is left of each (math.inf when no ceiling)
+    budget.hard        True: every ceiling is enforced
+
+    budget() returns all of it as one dict."""
 
     def __call__(self):
         return _call({"op": "budget"})
+
+    @staticmethod
+    def _dims(d, inf):
+        return {k: (math.inf if inf and v is None else v) for k, v in d.items()}
+
+    @property
+    def total(self):
+        return self._dims(self()["total"], False)
+
+    def spent(self):
+        return self._dims(self()["spent"], False)
+
+    def remaining(self):
+        return self._dims(self()["remaining"], True)
+
+    @property
+    def hard(self):
+        return bool(self()["hard"])
 
     def __getattr__(self, name):
         d = _call({"op": "budget"})
@@ -291,21 +334,27 @@ def llm(prompt, model="default", system=None, schema=None):
     return _call({"op": "llm", "prompt": str(prompt), "model": model, "system": system or "", "schema": schema})
 
 
-def agent(prompt, agent_type=None, model=None, context=None, label=None, schema=None):
+def agent(prompt, agent_type="task", model=None, context=None, label=None, schema=None, *, agentType=None):
     """Runs a sub-agent on prompt; returns its answer (the parsed object
-    when a JSON schema is given)."""
-    name = label or agent_type or "agent"
+    when a JSON schema is given). agent_type (or agentType, as in
+    JavaScript) defaults to "task". The answer is kept: output(ID) reads it
+    back by the id the agent's "done" status event names,
+    'agent://LABEL-N' (the agent type when there is no label)."""
+    if agentType is not None:
+        agent_type = agentType
+    agent_type = agent_type or "task"
+    name = label or agent_type
     # Under parallel's replay, report only the run that makes the call and
     # the one that first sees its answer.
     idx = _replay["next"] if _replay is not None else 0
     fresh = _replay is None or idx >= len(_replay["log"])
     if fresh:
         _status("agent", f"{name}: started")
-    out = _call({"op": "agent", "prompt": str(prompt), "agent_type": agent_type or "", "model": model or "",
-                 "context": context or "", "label": label or "", "schema": schema})
+    r = _call({"op": "agent", "prompt": str(prompt), "agent_type": agent_type, "model": model or "",
+               "context": context or "", "label": label or "", "schema": schema}, full=True)
     if _replay is None or idx == len(_replay["log"]) - 1:
-        _status("agent", f"{name}: done")
-    return out
+        _status("agent", f"{r.get('output_id') or name}: done")
+    return r.get("result")
 
 
 # ---- parallel ---------------------------------------------------------------
@@ -398,7 +447,68 @@ def new_cell():
     _replay = None
 
 
+def cell_state():
+    """The running cell's calls (for a cell nested in it to put back)."""
+    return dict(_stash), set(_orphans), _replay
+
+
+def set_cell_state(state):
+    """Puts back what cell_state returned, after a nested cell."""
+    global _replay
+    stash, orphans, _replay = state
+    _stash.clear()
+    _stash.update(stash)
+    _orphans.clear()
+    _orphans.update(orphans)
+
+
+def _status_payload(obj, raw):
+    """The payload of a status MIME type that displaying obj carries, or
+    None: a raw bundle (a dict) or an object whose _repr_mimebundle_ has
+    one."""
+    bundle = obj if raw else None
+    if not raw and not isinstance(obj, type):
+        method = getattr(obj, "_repr_mimebundle_", None)
+        if callable(method):
+            try:
+                bundle = method()
+            except Exception:
+                return None
+            if isinstance(bundle, tuple):
+                bundle = bundle[0]
+    if not isinstance(bundle, dict):
+        return None
+    for mime in STATUS_MIME:
+        if mime in bundle:
+            return mime, bundle[mime]
+    return None
+
+
+def _wrap_display(display):
+    """display, with bundles of a status MIME type sent as status events
+    (the host turns them into one: sandbox.StatusMIMETypes)."""
+
+    def status_display(*objs, **kwargs):
+        raw = kwargs.get("raw", False)
+        for obj in objs:
+            found = _status_payload(obj, raw)
+            if found is None:
+                display(obj, **kwargs)
+                continue
+            mime, payload = found
+            if not isinstance(payload, str):
+                payload = json.dumps(payload, default=str)
+            _wasmeval.emit(DISPLAY, json.dumps({mime: payload}))
+
+    status_display.__doc__ = display.__doc__
+    status_display.__wrapped__ = display
+    return status_display
+
+
 def install():
+    display = getattr(builtins, "display", None)
+    if display is not None and not hasattr(display, "__wrapped__"):
+        builtins.display = _wrap_display(display)
     g = globals()
     for name in NAMES:
         setattr(builtins, name, g[name])
