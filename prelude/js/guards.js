@@ -391,16 +391,28 @@
     });
   }
 
-  // BigInt operators. The host rewrites **, << and >> (and their
+  // BigInt operators. The host rewrites *, **, << and >> (and their
   // assignments) in the guest's code into calls of these, unless an operand
   // is a number literal (runtimes/js/source.go): a BigInt result past
   // maxBigIntBits would be a native allocation of any size, which ends the
-  // host process when it fails. Each converts its operands once, in order,
-  // as the operator does, and then applies it.
+  // host process when it fails, and goja's conversion of a BigInt to
+  // decimal text takes time quadratic in its size, in native code that no
+  // interrupt stops (16 Mbit took 7 s). Each converts its operands once, in
+  // order, as the operator does, and then applies it.
   const maxBigIntBits = BigInt(host.maxBigIntBits);
   const bigIntBits = host.bigIntBits; // the bit length of |x|
-  const tooBig = () => new RangeError('Maximum BigInt size exceeded');
+  const tooBig = () => new RangeError(
+    `Maximum BigInt size exceeded: the result would have more than ${maxBigIntBits} bits, the sandbox's limit`);
   const numeric = (v) => -(-v); // ToNumeric, and nothing else
+  function mul(a, b) {
+    if (typeof a === 'number' && typeof b === 'number') return a * b;
+    const x = numeric(a);
+    const y = numeric(b);
+    if (typeof x === 'bigint' && typeof y === 'bigint' && bigIntBits(x) + bigIntBits(y) > host.maxBigIntBits + 1) {
+      throw tooBig();
+    }
+    return x * y;
+  }
   function pow(a, b) {
     const x = numeric(a);
     const y = numeric(b);
@@ -428,7 +440,7 @@
     }
     return x >> y;
   }
-  const assignOps = { '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar };
+  const assignOps = { '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar, '%wasmeval.mul': mul };
   // assign is `object[key] op= right`, with object and key evaluated once.
   function assign(object, key, op, right) {
     const k = typeof key === 'symbol' ? key : String(key);
@@ -449,8 +461,8 @@
     return x;
   }
   internal.operators = {
-    '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar, '%wasmeval.assign': assign,
-    '%wasmeval.spread': spread,
+    '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar, '%wasmeval.mul': mul,
+    '%wasmeval.assign': assign, '%wasmeval.spread': spread,
   };
 
   // apply and construct with an array-like make a list of its length at
@@ -537,15 +549,61 @@
   Object.defineProperty(BigInt.asIntN, 'name', { value: 'asIntN' });
   Object.defineProperty(BigInt.asUintN, 'name', { value: 'asUintN' });
   const nativeBigInt = BigInt;
+  const isObject = (v) => v !== null && (typeof v === 'object' || typeof v === 'function');
+  // ToPrimitive(v, number), as BigInt(v) does first: an object's valueOf
+  // may return a long text.
+  function toPrimitiveNumber(v) {
+    const exotic = v[Symbol.toPrimitive];
+    if (exotic !== undefined && exotic !== null) {
+      const r = apply(exotic, v, ['number']);
+      if (!isObject(r)) return r;
+    } else {
+      for (const name of ['valueOf', 'toString']) {
+        const f = v[name];
+        if (typeof f !== 'function') continue;
+        const r = apply(f, v, []);
+        if (!isObject(r)) return r;
+      }
+    }
+    throw new TypeError('Cannot convert object to primitive value');
+  }
   const bigIntWrapper = {
     BigInt(value) {
       if (new.target !== undefined) throw new TypeError('BigInt is not a constructor');
+      if (isObject(value)) value = toPrimitiveNumber(value);
       if (typeof value === 'string' && value.length > maxBigIntDigits) {
         throw new RangeError(`BigInt: the text has ${value.length} characters, more than the ${maxBigIntDigits} the sandbox parses`);
       }
       return nativeBigInt(value);
     },
   }.BigInt;
+  // Text in a radix that is not a power of two takes time quadratic in the
+  // size of the BigInt: refuse it past maxBigIntBits (a BigInt can grow a
+  // little past it by additions), where it would take a second or more.
+  const maxTextBits = host.maxBigIntBits;
+  const powerOfTwo = (r) => r === 2 || r === 4 || r === 8 || r === 16 || r === 32;
+  for (const name of ['toString', 'toLocaleString']) {
+    const original = nativeBigInt.prototype[name];
+    Object.defineProperty(nativeBigInt.prototype, name, {
+      value: {
+        [name](...args) {
+          if (typeof this === 'bigint' || (isObject(this) && this instanceof nativeBigInt)) {
+            const radix = name === 'toString' && args[0] !== undefined ? Math.trunc(Number(args[0])) : 10;
+            if (!powerOfTwo(radix)) {
+              const bits = bigIntBits(typeof this === 'bigint' ? this : apply(nativeBigInt.prototype.valueOf, this, []));
+              if (bits > maxTextBits) {
+                throw new RangeError(`BigInt: a ${bits}-bit BigInt is too large to turn into text in radix ${radix}` +
+                  ` (the sandbox converts at most ${maxTextBits} bits; radix 16 has no limit)`);
+              }
+            }
+          }
+          return apply(original, this, args);
+        },
+      }[name],
+      writable: true, configurable: true, enumerable: false,
+    });
+    Object.defineProperty(nativeBigInt.prototype[name], 'length', { value: original.length });
+  }
   for (const key of Reflect.ownKeys(nativeBigInt)) {
     if (key !== 'name' && key !== 'length') {
       Object.defineProperty(bigIntWrapper, key, Object.getOwnPropertyDescriptor(nativeBigInt, key));

@@ -147,6 +147,16 @@ func TestLongNativePaths(t *testing.T) {
 		{"BigInt through valueOf", "({ valueOf() { return 2n } }) ** (2n ** 40n)", "Maximum BigInt size exceeded"},
 		{"BigInt.asUintN", "BigInt.asUintN(2 ** 50, -1n)", "Maximum BigInt size exceeded"},
 		{"BigInt of a long text", "BigInt('1'.repeat(1e6))", "more than the 100000"},
+		{"BigInt of a long text through valueOf", "BigInt({ valueOf() { return '1'.repeat(1e7) } })", "more than the 100000"},
+		{"BigInt product", "{ const x = 2n ** 2000000n; x * x }", "more than 2097152 bits"},
+		{"BigInt squaring loop", "let x = 3n; for (;;) x = x * x", "Maximum BigInt size exceeded"},
+		{"BigInt squaring assignment", "let x = 3n; for (;;) x *= x", "Maximum BigInt size exceeded"},
+		{"BigInt member squaring", "const o = { x: 3n }; for (;;) o.x *= o.x", "Maximum BigInt size exceeded"},
+		{"BigInt squaring in Function", "Function('let x = 3n; for (;;) x = x * x')()", "Maximum BigInt size exceeded"},
+		{"BigInt squaring of an object", "let x = { valueOf: () => 3n }; for (;;) x = x * x", "Maximum BigInt size exceeded"},
+		{"BigInt product of members", "const o = { x: 3n }; for (;;) o.x = o.x * o['x']", "Maximum BigInt size exceeded"},
+		{"BigInt grown past the limit to text", "let y = 2n ** 2097151n; y += y; y += y; y.toString()", "too large to turn into text in radix 10"},
+		{"BigInt grown past the limit to locale text", "let y = 2n ** 2097151n; y += y; y += y; y.toLocaleString()", "too large to turn into text"},
 		{"BigInt power in eval", "eval('2n ** (2n ** 40n)')", "Maximum BigInt size exceeded"},
 		{"BigInt power in indirect eval", "globalThis['ev' + 'al']('1n << (2n ** 40n)')", "Maximum BigInt size exceeded"},
 		{"BigInt power in Function", "new Function('return 2n ** (2n ** 40n)')()", "Maximum BigInt size exceeded"},
@@ -258,6 +268,25 @@ func TestRegExpStoppedMatchThrows(t *testing.T) {
 	}
 }
 
+// TestBigIntTextIsQuick: the largest BigInt the operators make turns into
+// decimal text within a fraction of a second (goja's conversion is
+// quadratic and cannot be interrupted: 16 Mbit took 7 s).
+func TestBigIntTextIsQuick(t *testing.T) {
+	s := newSession(t, runtimes.InstanceOptions{})
+	start := time.Now()
+	got, _ := s.ok("let big = 2n ** 2097151n; [String(big).length, `${big}`.length, (big + '').length, big.toString(16).length]")
+	if got != "[ 631306, 631306, 631306, 524288 ]" {
+		t.Errorf("lengths = %s", got)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("three conversions took %v", d)
+	}
+	want(t, "one bit more", s.fails("big * 2n"), "Maximum BigInt size exceeded: the result would have more than 2097152 bits")
+	// A smaller memory limit makes smaller BigInts.
+	small := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: 4 << 20})
+	want(t, "4 MiB limit", small.fails("const b = 2n ** 600000n; b * b"), "more than 1048576 bits")
+}
+
 // TestGuardedCodeStillWorks: what the guards rewrite or wrap behaves as
 // before for ordinary code.
 func TestGuardedCodeStillWorks(t *testing.T) {
@@ -269,6 +298,9 @@ func TestGuardedCodeStillWorks(t *testing.T) {
 		{"let n = 2; n **= 3; let m = 1; m <<= n; [n, m, 2 ** -1, (-2) ** 2]", "[ 8, 256, 0.5, 4 ]"},
 		{"const e = []; try { 1n ** 2 } catch (x) { e.push(x.constructor.name) } try { 1n << 2 } catch (x) { e.push(x.constructor.name) } e", "[ 'TypeError', 'TypeError' ]"},
 		{"[BigInt.asUintN(8, 257n), BigInt.asIntN(8, 255n), BigInt.asUintN(2 ** 40, 5n), BigInt('12345'), typeof BigInt(1)]", "[ 1n, -1n, 5n, 12345n, 'bigint' ]"},
+		{"const e = []; const two = 2, six = 6n, seven = 7n; try { two * six } catch (x) { e.push(x.constructor.name) } [six * seven, two * 21, '6' * two, [3] * [4], e[0]]", "[ 42n, 42, 12, 12, 'TypeError' ]"},
+		{"let a = 5, b = 4n; a *= 2; b *= b; const o = { v: 3n }; o.v *= 2n; [a, b, o.v, 1.5 * 2, ({ valueOf: () => 3 }) * 2, 0.1 * 3]", "[ 10, 16n, 6n, 3, 6, 0.30000000000000004 ]"},
+		{"[BigInt({ valueOf: () => '77' }), BigInt({ [Symbol.toPrimitive]: () => 5n }), (255n).toString(16), (255n).toString(), (10n ** 30n).toLocaleString().length]", "[ 77n, 5n, 'ff', '255', 31 ]"},
 		{"[eval('let q = 1; q + 1'), eval('var g1 = 5; g1'), typeof q, g1, eval(42)]", "[ 2, 5, 'undefined', 5, 42 ]"},
 		{"[new Function('a', 'b', 'return a + b')(1, 2), Function('return this')() === globalThis, (function () {}) instanceof Function]", "[ 3, true, true ]"},
 		{"const G = Object.getPrototypeOf(function* () {}).constructor; [...G('yield 1; yield 2')()]", "[ 1, 2 ]"},

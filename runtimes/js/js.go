@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/big"
 	mathrand "math/rand/v2"
 	"os"
 	"path"
@@ -296,13 +295,8 @@ func (in *instance) start() error {
 		cwd = "/"
 	}
 	set("cwd", cwd)
-	set("bigIntBits", func(v goja.Value) int {
-		if b, ok := v.Export().(*big.Int); ok {
-			return b.BitLen()
-		}
-		return 0
-	})
-	set("maxBigIntBits", maxBigIntBits)
+	set("bigIntBits", bigIntBitLen)
+	set("maxBigIntBits", bigIntBitsFor(in.memLimit))
 	set("compileFunction", in.compileFunction)
 	set("evalScript", in.evalScript)
 	in.setNodeHost(set)
@@ -364,7 +358,7 @@ func (in *instance) start() error {
 		}), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 	}
 	if ops, ok := internal.Get("operators").(*goja.Object); ok {
-		for _, name := range []string{opPow, opShl, opSar, opAssign, opSpread} {
+		for _, name := range []string{opPow, opShl, opSar, opMul, opAssign, opSpread} {
 			if err == nil {
 				err = global.DefineDataProperty(name, ops.Get(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 			}

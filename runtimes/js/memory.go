@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math/big"
 	"os"
 	"reflect"
 	"runtime"
@@ -757,3 +758,32 @@ func joinBytes(arr, sep goja.Value) int64 {
 	}
 	return total
 }
+
+// maxBigIntTextBits is the largest BigInt the operators make, whatever the
+// memory limit: goja turns a BigInt into decimal text (String(x), `${x}`,
+// x + ”) in native code, in time quadratic in its size, where no
+// interrupt lands: 2 Mbit take 0.1-0.2 s, 16 Mbit took 7 s.
+const maxBigIntTextBits = 1 << 21
+
+// bigIntBitsFor returns the largest BigInt, in bits, that the operators
+// of a session with memory limit limit make (guards.js): at most a 32nd
+// of the limit, and at most maxBigIntTextBits.
+func bigIntBitsFor(limit int64) int64 {
+	return max(1<<16, min(maxBigIntBits, maxBigIntTextBits, limit*8/32))
+}
+
+// bigIntBitLen returns the bit length of |v| for a BigInt, 0 for anything
+// else, without copying it (Export does).
+func bigIntBitLen(v goja.Value) int {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Type() != bigIntType() {
+		return 0
+	}
+	return (*big.Int)(rv.UnsafePointer()).BitLen()
+}
+
+// bigIntType is goja's BigInt value type, a pointer to a big.Int by
+// another name.
+var bigIntType = sync.OnceValue(func() reflect.Type {
+	return reflect.TypeOf(goja.New().ToValue(big.NewInt(1)))
+})

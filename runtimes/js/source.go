@@ -34,8 +34,8 @@ import (
 // a BigInt result of more than maxBigIntBits bits with V8's RangeError. An
 // operand that is a number literal needs no guard (a BigInt on the other
 // side is a TypeError), so `x ** 2` and `h << 5` stay as they are.
-// Multiplication is not rewritten: it only adds the sizes of its operands,
-// and the memory watchdog sees those.
+// Multiplication is rewritten too: squaring doubles a BigInt's size, and
+// a product too big to turn into text in time is refused (memory.go).
 
 const (
 	// maxSourceNesting is the deepest nesting of brackets, templates and
@@ -54,6 +54,7 @@ const (
 	opPow    = "%wasmeval.pow"
 	opShl    = "%wasmeval.shl"
 	opSar    = "%wasmeval.sar"
+	opMul    = "%wasmeval.mul"
 	opAssign = "%wasmeval.assign" // (object, key, operator, right)
 	// opSpread checks what `...x` spreads: goja spreads an array in
 	// native code, all of its length (a sparse Array(2**31) too).
@@ -419,6 +420,7 @@ var guardedOps = map[token.Token]string{
 	token.EXPONENT:    opPow,
 	token.SHIFT_LEFT:  opShl,
 	token.SHIFT_RIGHT: opSar,
+	token.MULTIPLY:    opMul,
 }
 
 // rewriteOperator returns the guarded form of e, if e needs one.
@@ -429,7 +431,11 @@ func rewriteOperator(e ast.Expression) (ast.Expression, bool) {
 		if !ok || isNumberLiteral(x.Right) || isNumberLiteral(x.Left) {
 			return nil, false
 		}
-		return callGuard(guard, x.Left.Idx0(), x.Right.Idx1(), x.Left, x.Right), true
+		call := callGuard(guard, x.Left.Idx0(), x.Right.Idx1(), x.Left, x.Right)
+		if guard == opMul {
+			return numbersFirst(x, call), true
+		}
+		return call, true
 	case *ast.AssignExpression:
 		guard, ok := guardedOps[x.Operator]
 		if !ok || isNumberLiteral(x.Right) {
@@ -447,13 +453,45 @@ func rewriteOperator(e ast.Expression) (ast.Expression, bool) {
 		}
 		// An identifier, or super.x and this.#x, whose references are
 		// evaluated twice: once to read, once to assign.
+		var right ast.Expression = callGuard(guard, idx, x.Right.Idx1(), x.Left, x.Right)
+		if guard == opMul {
+			right = numbersFirst(&ast.BinaryExpression{Operator: token.MULTIPLY, Left: x.Left, Right: x.Right}, right.(*ast.CallExpression))
+		}
 		return &ast.AssignExpression{
 			Operator: token.ASSIGN,
 			Left:     x.Left,
-			Right:    callGuard(guard, idx, x.Right.Idx1(), x.Left, x.Right),
+			Right:    right,
 		}, true
 	}
 	return nil, false
+}
+
+// numbersFirst keeps `a * b` of two identifiers native when both are
+// numbers, as nearly every product is: the guard's call would cost more
+// than the product. Identifiers read twice read the same value (only a
+// getter on the global object, or in a with block, could tell).
+//
+//	a * b  ->  typeof a === 'number' && typeof b === 'number' ? a * b : %mul(a, b)
+func numbersFirst(x *ast.BinaryExpression, call *ast.CallExpression) ast.Expression {
+	l, okL := x.Left.(*ast.Identifier)
+	r, okR := x.Right.(*ast.Identifier)
+	if !okL || !okR {
+		return call
+	}
+	isNumber := func(id *ast.Identifier) ast.Expression {
+		c := *id
+		return &ast.BinaryExpression{
+			Operator: token.STRICT_EQUAL,
+			Left:     &ast.UnaryExpression{Operator: token.TYPEOF, Idx: id.Idx, Operand: &c},
+			Right:    &ast.StringLiteral{Idx: id.Idx, Literal: "'number'", Value: "number"},
+		}
+	}
+	lc, rc := *l, *r
+	return &ast.ConditionalExpression{
+		Test:       &ast.BinaryExpression{Operator: token.LOGICAL_AND, Left: isNumber(l), Right: isNumber(r)},
+		Consequent: &ast.BinaryExpression{Operator: token.MULTIPLY, Left: &lc, Right: &rc},
+		Alternate:  call,
+	}
 }
 
 func opName(guard string) ast.Expression {
