@@ -19,14 +19,17 @@
 //	{"op":"append", "path":P, "content":S}                      → the file's absolute path (parents created)
 //	{"op":"tree",   "path":".", "max_depth":3, "show_hidden":false} → text, drawn as tree(1) draws it
 //	{"op":"diff",   "a":S, "b":S, "a_name":"a", "b_name":"b"}   → text: a unified diff with 3 lines of context ("" when equal)
+//	{"op":"diff",   "files":true, "a":P, "b":P}                 → the same of two files, under "a/P" and "b/P" headers
 //	{"op":"output", "ids":[ID,...], "format":"text", "query":"", "offset":1, "limit":null}
-//	                                                            → text ("json": {"id","lines","text"}, a list of them for several ids)
+//	                                                            → text ("raw", "text" or none; "json": {"id","lines","text"}, a list of them for several ids)
 //	{"op":"tool",   "name":N, "args":{...}}                     → the tool's result, any JSON value
 //	{"op":"llm",    "prompt":S, "model":"default"|"smol"|"slow", "system":S, "schema":{...}|null}
 //	                                                            → text, or the parsed object when a schema is given
 //	{"op":"agent",  "prompt":S, "agent_type":S, "model":S, "context":S, "label":S, "schema":{...}|null}
-//	                                                            → text, or the parsed object when a schema is given
-//	{"op":"budget"}                                             → {"agent_depth":D, "max_agent_depth":3, "seconds_left":F|null}
+//	                                                            → text, or the parsed object when a schema is given;
+//	                                                              the response also has "output_id": "agent://LABEL-N"
+//	{"op":"budget"}                                             → {"total", "spent", "remaining": {"seconds", "fuel", "agent_depth"}, "hard": true,
+//	                                                               "timeout_seconds", "agent_depth", "max_agent_depth", "seconds_left"}
 //
 // The response is {"result": VALUE} on success and
 // {"error": {"message": "..."}} on failure; the guest helpers return the
@@ -40,7 +43,9 @@
 //
 // output reads back the outputs the sandbox cut, by the ids their markers
 // and meta.truncated[].outputId give (DispatcherOptions.Outputs reaches
-// the session's store). query keeps the lines that contain it (a plain,
+// the session's store), and the answers of the session's agent calls, by
+// the "agent://LABEL-N" id each agent response carries (the dispatcher
+// keeps the last 256 of them, at most 16 MiB). query keeps the lines that contain it (a plain,
 // case-sensitive substring, not a pattern); offset and limit then page
 // through the lines left, 1-indexed as read's. In the "json" format,
 // lines is the number of lines of the whole output and text the selection.
