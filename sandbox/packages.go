@@ -47,3 +47,20 @@ func resolvePackages(o *Options, protected []protectedDir) ([]protectedDir, erro
 		fix:  "or give a package layer outside the root",
 	}}, nil
 }
+
+// CheckPackages says what is wrong with a package layer and preload list
+// as Options.Packages and Options.Preload would take them, naming them
+// flag and preloadFlag in the error (the commands' --packages and
+// --preload): a folder that does not exist or is not one, a preload name
+// that is not a module name or not a package of the layer. New checks the
+// same, and also that the layer does not overlap the cache.
+func CheckPackages(dir string, preload []string, flag, preloadFlag string) error {
+	if dir != "" {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", flag, dir, err)
+		}
+		dir = abs
+	}
+	return python.CheckPackages(dir, preload, flag, preloadFlag)
+}
