@@ -11,6 +11,7 @@ package runtimes
 
 import (
 	"context"
+	"errors"
 	"io"
 	"time"
 
@@ -82,6 +83,25 @@ type Instance interface {
 	// Close frees the instance.
 	Close(ctx context.Context) error
 }
+
+// Reentrant is an Instance that can run a cell inside the cell it is
+// running, while that cell waits for a host call (its guest's agent() or
+// tool(), whose host evaluates code in the same session): the nested cell
+// runs on the waiting cell's state, and what it defines is there when the
+// host call returns.
+type Reentrant interface {
+	// RunNested runs code as Run does, inside the instance's running cell.
+	// It may be called from any goroutine while Run runs: it waits until
+	// the running cell (or a cell nested in it) waits for a host call and
+	// runs code there. It returns ErrNoCellWaiting when no cell runs, or
+	// when the running cell ends before it took the code; when ctx ends
+	// first, the Outcome says Interrupted.
+	RunNested(ctx context.Context, code string, sink Sink) (Outcome, error)
+}
+
+// ErrNoCellWaiting is RunNested's error when the instance runs no cell that
+// could take the nested one.
+var ErrNoCellWaiting = errors.New("runtimes: no cell of the instance is running")
 
 // Forker is an Instance that can copy itself: the copy starts with the
 // same language state (globals, imports) and goes its own way. opts give

@@ -3,11 +3,22 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
 )
 
 type hostKey struct{}
+
+// hostCallContext is the context a Host gets for a tool or agent call: a
+// nested eval made under it streams to its own caller (WithEventFunc), not
+// into the waiting cell's events.
+func hostCallContext(ctx context.Context) context.Context {
+	if fn, _ := ctx.Value(eventKey{}).(EventFunc); fn == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, eventKey{}, EventFunc(nil))
+}
 
 // WithHost returns a context under which Session.Eval sends the guest's
 // tool, llm and agent calls to h instead of Options.Host. It is how a
@@ -40,6 +51,11 @@ func (s sessionHost) host(ctx context.Context) hostcalls.Host {
 
 func (s sessionHost) Tool(ctx context.Context, req hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
 	defer holdActivity(ctx)()
+	// While the tool runs, evals of the session run inside the cell.
+	if f := frameOf(ctx); f != nil {
+		defer f.hold()()
+	}
+	ctx = hostCallContext(ctx)
 	h := s.host(ctx)
 	if h == nil {
 		return hostcalls.ToolResponse{}, errNoHost("tool")
@@ -58,6 +74,18 @@ func (s sessionHost) LLM(ctx context.Context, req hostcalls.LLMRequest) (hostcal
 
 func (s sessionHost) Agent(ctx context.Context, req hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
 	defer holdActivity(ctx)()
+	if f := frameOf(ctx); f != nil {
+		// A nested eval's cell runs deeper than its session: the cap
+		// holds across the levels of one session too.
+		if f.depth >= hostcalls.MaxAgentDepth {
+			return hostcalls.AgentResponse{}, fmt.Errorf("agents nest at most %d deep, and this cell already runs at depth %d; do the work here instead", hostcalls.MaxAgentDepth, f.depth)
+		}
+		req.Depth = f.depth + 1
+		// While the sub-agent runs, its evals of the session run inside
+		// the cell.
+		defer f.hold()()
+	}
+	ctx = hostCallContext(ctx)
 	h := s.host(ctx)
 	if h == nil {
 		return hostcalls.AgentResponse{}, errNoHost("agent")

@@ -16,7 +16,9 @@ import (
 
 // Session is one agent's state: a session root and, per language, an
 // instance whose state persists across cells and requests. Eval runs one
-// request at a time; concurrent calls wait their turn.
+// request at a time; concurrent calls wait their turn, except while a cell
+// waits in agent() or tool(): an Eval then runs at once, inside that cell
+// (see Eval).
 type Session struct {
 	sb   *Sandbox
 	opts SessionOptions
@@ -24,9 +26,12 @@ type Session struct {
 	// calls answers the guests' host calls (files, tool, llm, agent).
 	calls *hostcalls.Dispatcher
 
-	// Guarded by sem.
+	// Guarded by sem, and by imu for the nested evals under it.
+	imu       sync.Mutex
 	instances map[string]runtimes.Instance
-	fuelUsed  int64 // by all cells, against SessionOptions.FuelBudget
+	fuelUsed  int64 // by all cells, against SessionOptions.FuelBudget; mu
+	// nest is the running cells, for nested evals (nest.go).
+	nest nesting
 
 	outputs outputStore
 
@@ -36,6 +41,8 @@ type Session struct {
 	cleaned bool                    // instances closed
 
 	resident atomic.Int64 // ResidentBytes as last measured
+
+	fresh []string // languages a Fork could not copy (FreshLanguages)
 }
 
 // errCellTimeout is the cause of a cell's own deadline.
@@ -83,6 +90,16 @@ func (s *Session) Root() string { return s.opts.Root }
 // dropped, so the language starts afresh at its next cell. If ctx is done
 // before Eval starts, or ends while Eval waits for another Eval of the
 // session, Eval returns ctx.Err().
+//
+// # Nested evals
+//
+// While a cell of the session waits in agent() or tool(), an Eval does not
+// wait for its turn: it runs at once inside that cell, one agent level
+// deeper (as a sub-agent that shares its parent's session runs code). A
+// cell in the waiting cell's language runs in its runtime state (its
+// globals are there when agent() returns); it has its own timeout and is
+// cancelled when the waiting cell ends. Evals nest at most
+// hostcalls.MaxAgentDepth deep: one deeper fails with ErrNestedTooDeep.
 func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 	if err := req.Validate(); err != nil {
 		return nil, err
@@ -90,8 +107,12 @@ func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := acquire(ctx, s.sem); err != nil {
+	parent, err := s.enter(ctx)
+	if err != nil {
 		return nil, err
+	}
+	if parent != nil {
+		return s.evalNested(ctx, req, parent)
 	}
 	defer s.release()
 
@@ -109,7 +130,11 @@ func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 		s.cancel = nil
 		s.mu.Unlock()
 	}()
+	return s.evalCells(evalCtx, req, s.opts.AgentDepth)
+}
 
+// evalCells runs the request's cells at agent depth depth.
+func (s *Session) evalCells(evalCtx context.Context, req Request, depth int) (*Result, error) {
 	cells := req.normalized()
 	results := make([]CellResult, len(cells))
 	sinks := make([]*cellSink, len(cells))
@@ -124,7 +149,7 @@ func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 	for i, c := range cells {
 		sink := newCellSink(i, bud)
 		sinks[i] = sink
-		status, dur, err := s.runCell(evalCtx, c, sink)
+		status, dur, err := s.runCell(evalCtx, c, sink, depth)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: cell %d: %w", i, err)
 		}
@@ -154,8 +179,10 @@ func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 	return assemble(cells, results, sinks, truncs, bud), nil
 }
 
-// runCell runs one cell. A returned error is a host failure.
-func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStatus, time.Duration, error) {
+// runCell runs one cell at agent depth depth. A returned error is a host
+// failure. The cell is a frame that evals may nest in while it waits in
+// agent() or tool(); it ends after they have.
+func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink, depth int) (CellStatus, time.Duration, error) {
 	// A language the sandbox or the session disables fails its cell
 	// before any runtime starts.
 	if note := s.disabledNote(c.Language); note != "" {
@@ -163,13 +190,30 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 		return StatusError, 0, nil
 	}
 	ctx, c = asRuntimeCell(ctx, c)
-	inst, err := s.instance(ctx, c.Language, c.Reset)
+	fctx, fcancel := context.WithCancelCause(ctx)
+	f := &frame{n: &s.nest, depth: depth, lang: c.Language, ctx: fctx}
+	s.nest.push(f)
+	defer func() {
+		fcancel(errParentEnded)
+		f.children.Wait()
+		s.nest.pop(f)
+	}()
+	return s.runFrame(context.WithValue(fctx, frameKey{}, f), c, sink)
+}
+
+// runFrame is runCell's body.
+func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellStatus, time.Duration, error) {
+	use, note, err := s.useInstance(ctx, c)
 	if err != nil {
 		if ctx.Err() != nil {
 			sink.note(stopNote(ctx))
 			return StatusCancelled, 0, nil
 		}
 		return "", 0, err
+	}
+	if note != "" {
+		sink.note(note)
+		return StatusError, 0, nil
 	}
 	// The timeout is an inactivity budget: each status event (log, phase,
 	// agent progress) starts it afresh; output does not. The hard limit is
@@ -187,7 +231,7 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 	cellCtx = context.WithValue(cellCtx, activityKey{}, act)
 	fuel, fuelNote := c.Fuel, fmt.Sprintf("fuel exhausted: the cell used its budget of %d units", c.Fuel)
 	if b := s.opts.FuelBudget; b > 0 && c.Language == "py" {
-		left := b - s.fuelUsed
+		left := b - s.fuelUsedNow()
 		if left <= 0 {
 			sink.note(fmt.Sprintf("fuel exhausted: the session's budget of %d units is used up", b))
 			return StatusError, 0, nil
@@ -201,19 +245,27 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink) (CellStat
 	}
 	cellCtx = withCellLimits(cellCtx, c, s.opts.FuelBudget, s.fuelUsed, hardLimit, timeout)
 	start := time.Now()
-	out, err := safeRun(cellCtx, inst, c.Code, statusBundles{observed(ctx, sink.index, &activitySink{cellSink: sink, act: act})})
+	out, reentered, note, err := s.runIn(cellCtx, c, use, statusBundles{observed(ctx, sink.index, &activitySink{cellSink: sink, act: act})})
 	dur := time.Since(start)
+	if note != "" {
+		sink.note(note)
+		return StatusError, dur, nil
+	}
 	if err != nil {
 		if cellCtx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 			// A runtime that reports the interruption as an error; the
 			// instance is still usable.
 			out = runtimes.Outcome{Failed: true, Interrupted: true}
 		} else {
-			s.dropInstance(c.Language)
+			if !reentered { // a re-entered instance still runs the waiting cell
+				s.dropInstance(c.Language)
+			}
 			return "", dur, fmt.Errorf("%s runtime: %w", c.Language, err)
 		}
 	}
+	s.mu.Lock()
 	s.fuelUsed += out.FuelUsed
+	s.mu.Unlock()
 	switch {
 	case !out.Failed && !out.Interrupted:
 		return StatusComplete, dur, nil
@@ -297,10 +349,20 @@ func (a *activitySink) Status(kind, message string) {
 }
 
 func stopNote(ctx context.Context) string {
-	if errors.Is(context.Cause(ctx), ErrClosed) {
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, ErrClosed):
 		return "cancelled: the session was closed"
+	case errors.Is(cause, errParentEnded):
+		return "cancelled: the cell this eval ran inside (it waited in agent() or tool()) ended"
 	}
 	return "cancelled"
+}
+
+// fuelUsedNow is the fuel all cells have used so far.
+func (s *Session) fuelUsedNow() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fuelUsed
 }
 
 func plural(n int, word string) string {
@@ -339,6 +401,8 @@ func safeRun(ctx context.Context, inst runtimes.Instance, code string, sink runt
 // With reset, an existing instance is reset first; a failed reset replaces
 // the instance with a new one, which is what a reset asks for.
 func (s *Session) instance(ctx context.Context, lang string, reset bool) (runtimes.Instance, error) {
+	s.imu.Lock()
+	defer s.imu.Unlock()
 	if inst, ok := s.instances[lang]; ok {
 		if !reset {
 			return inst, nil
@@ -351,7 +415,7 @@ func (s *Session) instance(ctx context.Context, lang string, reset bool) (runtim
 			return nil, err
 		}
 		s.sb.opts.Logger.Warn("reset failed; starting a new instance", "language", lang, "err", err)
-		s.dropInstance(lang)
+		s.dropInstanceLocked(lang)
 	}
 	rt, err := s.sb.runtime(ctx, lang)
 	if err != nil {
@@ -376,6 +440,12 @@ func (s *Session) instance(ctx context.Context, lang string, reset bool) (runtim
 }
 
 func (s *Session) dropInstance(lang string) {
+	s.imu.Lock()
+	defer s.imu.Unlock()
+	s.dropInstanceLocked(lang)
+}
+
+func (s *Session) dropInstanceLocked(lang string) {
 	inst, ok := s.instances[lang]
 	if !ok {
 		return

@@ -459,22 +459,27 @@ func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 		return
 	}
 	id := r.PathValue("id")
-	if _, err := s.cfg.Manager.Session(owner, id); err != nil {
+	sess, err := s.cfg.Manager.Session(owner, id)
+	if err != nil {
 		s.sessionError(w, r, err)
 		return
 	}
-	// Wait behind the session's running eval before taking a slot.
-	endTurn, ok := s.waitTurn(w, r, id)
+	// Wait behind the session's running eval before taking a slot; a
+	// sub-agent's eval into a cell that waits in agent() needs neither.
+	endTurn, nested, ok := s.waitTurn(w, r, id, sess.NestedReady)
 	if !ok {
 		return
 	}
 	defer endTurn()
-	if !s.admit(w) {
+	if !nested && !s.admit(w) {
 		return
 	}
 	// The slot is the cell's: freed as soon as the eval ends, not once a
 	// slow client has read the answer.
 	release := sync.OnceFunc(s.done)
+	if nested {
+		release = func() {}
+	}
 	defer release()
 	s.logCells(r.Context(), "eval", owner, id, req)
 	stream := wantsSSE(r)

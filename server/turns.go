@@ -28,6 +28,19 @@ type turn struct {
 // take waits for session id's turn, or until ctx ends. The returned
 // function ends the turn.
 func (t *turns) take(ctx context.Context, id string) (func(), error) {
+	end, _, err := t.takeOrNest(ctx, id, nil)
+	return end, err
+}
+
+// nestedReady is sandbox.Session.NestedReady: whether an eval of the
+// session now runs inside a cell that waits in agent() or tool().
+type nestedReady func() (ready bool, changed <-chan struct{})
+
+// takeOrNest is take for an eval that may run nested: while (or as soon
+// as) a cell of the session waits in agent() or tool(), the eval needs no
+// turn (nested is true and end does nothing): it runs inside that cell,
+// whose eval holds the turn, so waiting for it would deadlock.
+func (t *turns) takeOrNest(ctx context.Context, id string, ready nestedReady) (end func(), nested bool, err error) {
 	t.mu.Lock()
 	if t.m == nil {
 		t.m = map[string]*turn{}
@@ -39,7 +52,7 @@ func (t *turns) take(ctx context.Context, id string) (func(), error) {
 	}
 	if tu.users > maxWaiting {
 		t.mu.Unlock()
-		return nil, errTooManyWaiting
+		return nil, false, errTooManyWaiting
 	}
 	tu.users++
 	t.mu.Unlock()
@@ -50,32 +63,45 @@ func (t *turns) take(ctx context.Context, id string) (func(), error) {
 		}
 		t.mu.Unlock()
 	}
-	select {
-	case tu.ch <- struct{}{}:
-	case <-ctx.Done():
-		leave()
-		return nil, ctx.Err()
+	for {
+		var changed <-chan struct{}
+		if ready != nil {
+			var ok bool
+			if ok, changed = ready(); ok {
+				leave()
+				return func() {}, true, nil
+			}
+		}
+		select {
+		case tu.ch <- struct{}{}:
+			return sync.OnceFunc(func() {
+				<-tu.ch
+				leave()
+			}), false, nil
+		case <-changed:
+		case <-ctx.Done():
+			leave()
+			return nil, false, ctx.Err()
+		}
 	}
-	return sync.OnceFunc(func() {
-		<-tu.ch
-		leave()
-	}), nil
 }
 
 var errTooManyWaiting = fmt.Errorf("server: %d evals already wait for this session", maxWaiting)
 
 // waitTurn takes session id's turn for r, answering 429 when too many
-// wait; false means the handler is done.
-func (s *Server) waitTurn(w http.ResponseWriter, r *http.Request, id string) (func(), bool) {
-	end, err := s.turns.take(r.Context(), id)
+// wait; false means the handler is done. nested says that the eval runs
+// inside a cell of the session that waits in agent() or tool(): it took
+// no turn, and needs no in-flight slot (the waiting eval holds one).
+func (s *Server) waitTurn(w http.ResponseWriter, r *http.Request, id string, ready nestedReady) (end func(), nested, ok bool) {
+	end, nested, err := s.turns.takeOrNest(r.Context(), id, ready)
 	switch {
 	case err == errTooManyWaiting:
 		s.evals.WithLabelValues("rejected").Inc()
 		w.Header().Set("Retry-After", "1")
 		writeError(w, http.StatusTooManyRequests, "too_busy", fmt.Sprintf("%d evals already wait for this session, which runs one at a time; retry when one has ended", maxWaiting))
-		return nil, false
+		return nil, false, false
 	case err != nil:
-		return nil, false // the client is gone
+		return nil, false, false // the client is gone
 	}
-	return end, true
+	return end, nested, true
 }

@@ -104,6 +104,7 @@ _main.__dict__["__builtins__"] = builtins
 sys.modules["__main__"] = _main
 _ns = _main.__dict__
 _cell_count = 0
+_running = 0  # cells on the stack: more than one while a nested cell runs
 
 
 # ---- display ----------------------------------------------------------------
@@ -249,9 +250,13 @@ def _report(exc):
 def run_cell(code):
     """Runs one cell in the session namespace. Returns 0 when it completed,
     1 when it raised (the traceback has gone to stderr)."""
-    global _cell_count
+    global _cell_count, _running
     _cell_count += 1
     helpers = sys.modules.get("_wasmeval_helpers")
+    # A cell run while another waits in a host call (a nested eval) keeps
+    # the waiting cell's pending calls for it.
+    outer = helpers.cell_state() if helpers is not None and _running else None
+    _running += 1
     if helpers is not None:
         helpers.new_cell()
     filename = f"<cell-{_cell_count}>"
@@ -279,6 +284,9 @@ def run_cell(code):
         return 1
     finally:
         sys.stdout.flush()
+        _running -= 1
+        if outer is not None:
+            helpers.set_cell_state(outer)
 
 
 # ---- control ----------------------------------------------------------------

@@ -156,6 +156,8 @@ type instance struct {
 	calls *hostCalls
 	// rejections are promises rejected with no handler yet, in order.
 	rejections []*goja.Promise
+	// reentry takes cells nested in the running one (nested.go).
+	reentry reentry
 	// node is the state of the Node and Web APIs (node.go).
 	node nodeState
 	// cellNo counts the cells run since the VM started: stacks name a
@@ -557,6 +559,8 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	}
 	in.vmMu.Lock()
 	defer in.vmMu.Unlock()
+	in.reentry.begin()
+	defer in.reentry.end()
 	in.calls = newHostCalls(ctx)
 	defer func() { in.calls.close(); in.calls = nil }()
 	globals := globalCount(in.vm)
@@ -796,6 +800,7 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 			c.guard.unlockThread()
 			in.vmMu.Unlock()
 			var d callDone
+			var nested *nestedRun
 			woken := 0
 			select {
 			case <-c.guard.stopped:
@@ -804,6 +809,8 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 				woken = 1
 			case d = <-in.calls.done:
 				woken = 2
+			case nested = <-in.reentry.ch:
+				woken = 3
 			}
 			in.vmMu.Lock()
 			c.guard.lockThread()
@@ -825,6 +832,11 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 				if wait != nil {
 					wait.Stop()
 				}
+				continue
+			case 3:
+				// An eval of the session while this cell waits: it runs
+				// here, between this cell's jobs.
+				c.runNested(nested)
 				continue
 			}
 		}

@@ -3,12 +3,16 @@ package python
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/runtimes"
 )
 
 // Limits on a cell's host calls. A request larger than maxRequest gets an
@@ -118,31 +122,46 @@ func (c *calls) start(req []byte, reserved int64, refusal string) int32 {
 	return id
 }
 
-// wait blocks until a call finishes (its id) or the cell's context is done
-// (-1, after tripping the interrupt so the guest raises KeyboardInterrupt).
+// waitCall blocks until a call finishes (its id) or the cell's context is
+// done (-1, after tripping the interrupt so the guest raises
+// KeyboardInterrupt). Meanwhile it runs the nested cells handed to it.
 func (in *Instance) waitCall() int32 {
 	c := in.calls
 	if c.inFlight == 0 {
 		return -2
 	}
-	select {
-	case f := <-c.done:
-		c.inFlight--
-		// The shim takes each answer right after its wait; one still here
-		// was orphaned (taking it failed, e.g. MemoryError) and is dropped.
-		for id, old := range c.results {
-			c.release(old.held)
-			delete(c.results, id)
+	for {
+		select {
+		case f := <-c.done:
+			return in.tookCall(f)
+		case req := <-in.reentry.ch:
+			// An eval of the session while this cell waits: run it here.
+			in.runNested(req)
+			if err := in.reentry.broken; err != nil {
+				panic(fmt.Errorf("%w: %w", errNestedCrash, err))
+			}
+		case <-in.runCtx.Done():
+			if !in.interrupted.Load() {
+				in.firstTrip = time.Now()
+				in.trip(in.firstTrip)
+			}
+			return -1
 		}
-		c.results[f.id] = f
-		return f.id
-	case <-in.runCtx.Done():
-		if !in.interrupted.Load() {
-			in.firstTrip = time.Now()
-			in.trip(in.firstTrip)
-		}
-		return -1
 	}
+}
+
+// tookCall records a finished call for the guest to take; its id.
+func (in *Instance) tookCall(f finished) int32 {
+	c := in.calls
+	c.inFlight--
+	// The shim takes each answer right after its wait; one still here
+	// was orphaned (taking it failed, e.g. MemoryError) and is dropped.
+	for id, old := range c.results {
+		c.release(old.held)
+		delete(c.results, id)
+	}
+	c.results[f.id] = f
+	return f.id
 }
 
 func hostCallStart(ctx context.Context, m api.Module, stack []uint64) {
@@ -207,4 +226,162 @@ func hostCallResult(ctx context.Context, m api.Module, stack []uint64) {
 		delete(in.calls.results, id)
 		in.calls.release(f.held)
 	}
+}
+
+// Nested cells (runtimes.Reentrant). While a cell waits in call_wait (its
+// guest is blocked in the host import, inside a C call made from Python
+// code, holding the GIL), the host may call the shim's wasmeval_run again
+// from that import: for CPython this is a callback from C into Python, as
+// a sort key written in Python is. The nested cell runs on the waiting
+// cell's thread state and namespace, on a call engine of its own (a fresh
+// lookup of the export: each has its own stack). The waiting cell's
+// per-cell state of the host (sink, context, host calls, interrupt and
+// fuel accounting) is put aside meanwhile and restored after.
+
+// errNestedCrash unwinds a cell in which a nested cell crashed the
+// interpreter (a trap, os._exit, a hard stop): the guest's state below the
+// nested call cannot be trusted, so the cell it ran inside ends too, and
+// the outermost cell rolls back as after its own crash.
+var errNestedCrash = errors.New("python: a cell nested in this one stopped the interpreter")
+
+// maxNested bounds nested cells on one guest stack; the sandbox caps
+// nesting lower (hostcalls.MaxAgentDepth), this only guards the runtime.
+const maxNested = 8
+
+// reentry hands nested cells to the goroutine that runs the instance's cell.
+type reentry struct {
+	mu     sync.Mutex
+	active bool
+	ended  chan struct{}   // closed when the running cell ends
+	ch     chan *nestedRun // taken by the cell's goroutine in call_wait
+	// Used by the cell's goroutine only.
+	depth  int   // nested cells on the guest's stack now
+	broken error // a nested cell crashed the interpreter
+}
+
+// nestedRun is one nested cell, handed to the cell's goroutine.
+type nestedRun struct {
+	ctx      context.Context
+	code     string
+	sink     runtimes.Sink
+	out      runtimes.Outcome
+	finished chan struct{}
+}
+
+// begin marks a cell as running (Run).
+func (r *reentry) begin() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ch == nil {
+		r.ch = make(chan *nestedRun)
+	}
+	r.active, r.ended, r.broken = true, make(chan struct{}), nil
+}
+
+// end marks the running cell as ended: nested cells waiting for it are
+// told so (runtimes.ErrNoCellWaiting).
+func (r *reentry) end() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.active {
+		r.active = false
+		close(r.ended)
+	}
+}
+
+var _ runtimes.Reentrant = (*Instance)(nil)
+
+// RunNested implements runtimes.Reentrant.
+func (in *Instance) RunNested(ctx context.Context, code string, sink runtimes.Sink) (runtimes.Outcome, error) {
+	r := &in.reentry
+	r.mu.Lock()
+	if !r.active {
+		r.mu.Unlock()
+		return runtimes.Outcome{}, runtimes.ErrNoCellWaiting
+	}
+	ended, ch := r.ended, r.ch
+	r.mu.Unlock()
+	if ctx.Err() != nil {
+		return runtimes.Outcome{Failed: true, Interrupted: true}, nil
+	}
+	req := &nestedRun{ctx: ctx, code: code, sink: sink, finished: make(chan struct{})}
+	select {
+	case ch <- req:
+	case <-ended:
+		return runtimes.Outcome{}, runtimes.ErrNoCellWaiting
+	case <-ctx.Done():
+		return runtimes.Outcome{Failed: true, Interrupted: true}, nil
+	}
+	<-req.finished
+	return req.out, nil
+}
+
+// runNested runs a nested cell on the cell's goroutine, inside call_wait.
+func (in *Instance) runNested(req *nestedRun) {
+	defer close(req.finished)
+	if in.reentry.depth >= maxNested {
+		req.sink.Stderr(fmt.Sprintf("wasmeval: cells nest at most %d deep in one Python instance\n", maxNested))
+		req.out = runtimes.Outcome{Failed: true}
+		return
+	}
+	// The waiting cell's state, put aside.
+	sink, runCtx, calls := in.sink, in.runCtx, in.calls
+	interrupted, trippedAt, firstTrip := in.interrupted.Load(), in.trippedAt, in.firstTrip
+	fuelStart, fuelBudget, fuelOut := in.fuelStart, in.fuelBudget, in.fuelOut
+
+	in.sink, in.runCtx, in.calls = req.sink, req.ctx, nil
+	in.interrupted.Store(false)
+	in.trippedAt, in.firstTrip = time.Time{}, time.Time{}
+	in.fuelOut = false
+	in.fuelBudget, _ = runtimes.FuelBudget(req.ctx)
+	if in.fuel != nil {
+		in.fuelStart = in.fuelUsed()
+		if in.fuelBudget > 0 {
+			in.refill(min(fuelSlice, in.fuelBudget))
+		}
+	}
+	in.reentry.depth++
+	// A lookup of its own: the waiting cell's call engine is in use.
+	fn := in.mod.ExportedFunction("wasmeval_run")
+	rc, err := in.call(req.ctx, fn, []byte(req.code))
+	in.reentry.depth--
+	stopped := in.interrupted.Load()
+	if stopped && err == nil {
+		in.clearInterrupt()
+	}
+	var used int64
+	if in.fuel != nil {
+		used = in.fuelUsed() - in.fuelStart
+	}
+	if in.calls != nil {
+		in.calls.close()
+	}
+	out := in.fuelOut
+
+	// The waiting cell's state, back; the nested cell's fuel is its own.
+	in.sink, in.runCtx, in.calls = sink, runCtx, calls
+	in.interrupted.Store(interrupted)
+	in.trippedAt, in.firstTrip = trippedAt, firstTrip
+	in.fuelStart, in.fuelBudget, in.fuelOut = fuelStart+used, fuelBudget, fuelOut
+
+	if err != nil {
+		var what string
+		var exit *sys.ExitError
+		switch {
+		case errors.Is(err, errHardStop):
+			what = fmt.Sprintf("the cell ignored its KeyboardInterrupt for %v and was stopped", grace)
+		case errors.Is(err, errNestedCrash):
+			what = "a cell nested in this one stopped the interpreter"
+		case errors.As(err, &exit):
+			what = fmt.Sprintf("the Python interpreter exited with status %d (os._exit or a fatal error)", exit.ExitCode())
+		default:
+			what = fmt.Sprintf("the Python runtime crashed (%v)", trapText(err))
+		}
+		req.sink.Stderr(fmt.Sprintf("\n%s; this cell ran inside a cell that waited for a host call, which is stopped too (the session's Python state is rolled back to before the outermost cell, or restarted)\n", what))
+		in.reentry.broken = err
+		req.out = runtimes.Outcome{Failed: true, Interrupted: stopped && !out, FuelExhausted: out, FuelUsed: used}
+		return
+	}
+	halted := stopped && rc != 0
+	req.out = runtimes.Outcome{Failed: rc != 0, Interrupted: halted && !out, FuelExhausted: halted && out, FuelUsed: used}
 }

@@ -2,6 +2,9 @@ package python_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -104,5 +107,117 @@ func TestHostCallsWithoutHandler(t *testing.T) {
 	rec, o := run(t, inst, "import _wasmeval\ni = _wasmeval.call_start('{\"op\": \"read\"}')\nprint(_wasmeval.call_wait()[1])")
 	if o.Failed || !strings.Contains(rec.out.String(), "no host calls configured") {
 		t.Fatalf("%+v %q", o, rec.out.String())
+	}
+}
+
+// nestedInstance is an instance whose host calls run their request's
+// "code" as a cell nested in the waiting one (as a sub-agent evaluating
+// into its parent's session does), and answer with its output.
+func nestedInstance(t *testing.T) runtimes.Instance {
+	t.Helper()
+	r := runtimeForTest(t)
+	var inst runtimes.Instance
+	var err error
+	inst, err = r.NewInstance(context.Background(), runtimes.InstanceOptions{
+		Root: t.TempDir(),
+		Call: func(ctx context.Context, req []byte) []byte {
+			var q struct{ Code string }
+			if err := json.Unmarshal(req, &q); err != nil {
+				return []byte(`{"error":"bad request"}`)
+			}
+			var sub rec
+			o, err := inst.(runtimes.Reentrant).RunNested(ctx, q.Code, &sub)
+			if err != nil {
+				return []byte(`{"error":` + strconv.Quote(err.Error()) + `}`)
+			}
+			b, _ := json.Marshal(map[string]any{"out": sub.out.String(), "failed": o.Failed, "interrupted": o.Interrupted})
+			return b
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Close(context.Background()) })
+	return inst
+}
+
+// callHelper makes one host call from a cell, as the prelude's helpers do.
+const callHelper = `import _wasmeval, json
+def nest(code):
+    cid = _wasmeval.call_start(json.dumps({"code": code}))
+    i, resp = _wasmeval.call_wait()
+    assert i == cid, (i, cid)
+    return json.loads(resp)
+`
+
+// TestNestedCell: a cell run by the host while another waits in a host
+// call runs in the waiting cell's interpreter: what it defines is there
+// when the call returns, its output is its own, and it nests again.
+func TestNestedCell(t *testing.T) {
+	inst := nestedInstance(t)
+	run(t, inst, callHelper)
+	r, o := run(t, inst, `before = 1
+got = nest("inner = before + 41\nprint('inner says', inner)")
+print(got["out"].strip(), got["failed"], inner)
+got = nest("deeper = nest('d = 3\\nprint(d)')\nprint('mid', deeper['out'].strip())")
+print(got["out"].strip(), d)`)
+	want := "inner says 42 False 42\nmid 3 3\n"
+	if o.Failed || r.out.String() != want {
+		t.Fatalf("%+v\n%s\nwant %q", o, r.out.String(), want)
+	}
+	// A nested cell that raises fails alone; the waiting cell goes on.
+	r, o = run(t, inst, `got = nest("1/0")
+print(got["failed"], "ZeroDivisionError" in got["out"], "<cell-" in got["out"])
+print("parent goes on")`)
+	if o.Failed || r.out.String() != "True True True\nparent goes on\n" {
+		t.Fatalf("%+v %q", o, r.out.String())
+	}
+	// Without a running cell there is nothing to nest in.
+	if _, err := inst.(runtimes.Reentrant).RunNested(context.Background(), "1", &rec{}); !errors.Is(err, runtimes.ErrNoCellWaiting) {
+		t.Fatalf("RunNested between cells: %v, want ErrNoCellWaiting", err)
+	}
+}
+
+// TestNestedCellCrash: a nested cell that ends the interpreter ends the
+// cell it ran inside too, and the session restarts or rolls back; it never
+// takes the host down.
+func TestNestedCellCrash(t *testing.T) {
+	inst := nestedInstance(t)
+	run(t, inst, callHelper)
+	r, o := run(t, inst, `nest("import os; os._exit(3)")
+print("not reached")`)
+	if !o.Failed || strings.Contains(r.out.String(), "not reached") {
+		t.Fatalf("%+v %q", o, r.out.String())
+	}
+	r, o = run(t, inst, "print('alive')")
+	if o.Failed || r.out.String() != "alive\n" {
+		t.Fatalf("after the crash: %+v %q", o, r.out.String())
+	}
+}
+
+// TestNestedCellTimeout: a nested cell stopped at its own deadline fails
+// alone; the waiting cell goes on.
+func TestNestedCellTimeout(t *testing.T) {
+	r := runtimeForTest(t)
+	var inst runtimes.Instance
+	var err error
+	inst, err = r.NewInstance(context.Background(), runtimes.InstanceOptions{
+		Root: t.TempDir(),
+		Call: func(ctx context.Context, req []byte) []byte {
+			nctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			defer cancel()
+			o, err := inst.(runtimes.Reentrant).RunNested(nctx, "while True: pass", &rec{})
+			b, _ := json.Marshal(map[string]any{"interrupted": o.Interrupted, "err": err != nil})
+			return b
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close(context.Background())
+	out, o := run(t, inst, callHelper+`
+print(nest("x"))`)
+	if o.Failed || out.out.String() != "{'err': False, 'interrupted': True}\n" {
+		t.Fatalf("%+v %q", o, out.out.String())
 	}
 }

@@ -474,6 +474,7 @@ type Instance struct {
 	interrupted atomic.Bool
 	trippedAt   time.Time // when the running cell was last interrupted
 	firstTrip   time.Time
+	reentry     reentry // nested cells (calls.go)
 }
 
 // errHardStop ends a guest that did not stop within the grace period.
@@ -572,6 +573,8 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	if in.ckptStale {
 		in.takeCheckpoint() // dropped by Trim while idle
 	}
+	in.reentry.begin()
+	defer in.reentry.end()
 	in.sink, in.runCtx = sink, ctx
 	in.interrupted.Store(false)
 	in.trippedAt, in.firstTrip = time.Time{}, time.Time{}
@@ -614,6 +617,8 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		switch {
 		case errors.Is(err, errHardStop):
 			what = fmt.Sprintf("the cell ignored its KeyboardInterrupt for %v and was stopped", grace)
+		case errors.Is(err, errNestedCrash):
+			what = "a cell that ran inside this one while it waited for a host call stopped the interpreter"
 		case errors.As(err, &exit):
 			// WASI proc_exit: os._exit(), or CPython ending itself on a
 			// fatal error. It ends this interpreter only.

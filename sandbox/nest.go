@@ -1,0 +1,300 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/runtimes"
+)
+
+// Nested evals. The seed's agent() promises that a sub-agent shares its
+// parent's session: while a cell waits in agent() (or tool()), an eval of
+// the same session, which is how the sub-agent runs code, runs at once
+// inside the waiting cell's runtime state, and what it defines is there
+// when agent() returns. See docs/design.md, "Nested evals".
+//
+// Each running cell is a frame. A frame whose cell has an agent or tool
+// call in flight is waiting; an Eval that arrives while a frame waits (the
+// one its context came from, when the Host passed the agent call's context
+// on, else the innermost) runs nested in it, one agent level deeper, with
+// no turn to wait for. A cell of a nested eval whose language's instance is
+// running (the waiting cell's, or one further out) runs inside that cell
+// (runtimes.Reentrant); a cell of another language runs on its instance
+// as usual. A frame ends only after the nested evals in it have: they are
+// cancelled when its cell ends.
+
+// ErrNestedTooDeep is the error of an Eval that would nest deeper than
+// hostcalls.MaxAgentDepth, as the seed caps sub-agent recursion.
+var ErrNestedTooDeep = errors.New("sandbox: evals nest too deep")
+
+// errParentEnded is the cause that stops a nested eval whose waiting cell
+// ended first.
+var errParentEnded = errors.New("sandbox: the cell this eval ran inside ended")
+
+// frame is a running cell, as nested evals see it.
+type frame struct {
+	n     *nesting
+	depth int // the agent depth of the cell
+	lang  string
+	ctx   context.Context // done when the cell ends
+	// waiting counts the cell's agent and tool calls in flight; guarded by
+	// n.mu.
+	waiting  int
+	children sync.WaitGroup // nested evals running in the frame
+}
+
+type frameKey struct{}
+
+// frameOf returns the frame of the cell whose context ctx derives from.
+func frameOf(ctx context.Context) *frame {
+	f, _ := ctx.Value(frameKey{}).(*frame)
+	return f
+}
+
+// nesting is a session's running cells.
+type nesting struct {
+	mu      sync.Mutex
+	frames  []*frame       // outermost first
+	running map[string]int // cells running, by language
+	changed chan struct{}  // closed at the next change; nil until asked for
+}
+
+// notifyLocked wakes what waits for a change.
+func (n *nesting) notifyLocked() {
+	if n.changed != nil {
+		close(n.changed)
+		n.changed = nil
+	}
+}
+
+func (n *nesting) changedLocked() <-chan struct{} {
+	if n.changed == nil {
+		n.changed = make(chan struct{})
+	}
+	return n.changed
+}
+
+// waitingLocked is the frame an eval runs in now, or nil: pref when it
+// waits, else the innermost frame that waits.
+func (n *nesting) waitingLocked(pref *frame) *frame {
+	if pref != nil && pref.waiting > 0 && pref.ctx.Err() == nil {
+		for _, f := range n.frames {
+			if f == pref {
+				return f
+			}
+		}
+	}
+	for i := len(n.frames) - 1; i >= 0; i-- {
+		if f := n.frames[i]; f.waiting > 0 && f.ctx.Err() == nil {
+			return f
+		}
+	}
+	return nil
+}
+
+func (n *nesting) push(f *frame) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.frames = append(n.frames, f)
+}
+
+func (n *nesting) pop(f *frame) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for i, g := range n.frames {
+		if g == f {
+			n.frames = append(n.frames[:i], n.frames[i+1:]...)
+			break
+		}
+	}
+	n.notifyLocked()
+}
+
+// hold marks f as waiting for a host call until the returned function is
+// called.
+func (f *frame) hold() func() {
+	n := f.n
+	n.mu.Lock()
+	f.waiting++
+	n.notifyLocked()
+	n.mu.Unlock()
+	return func() {
+		n.mu.Lock()
+		f.waiting--
+		n.notifyLocked()
+		n.mu.Unlock()
+	}
+}
+
+// NestedReady reports whether a cell of the session waits in agent() or
+// tool(), so that an Eval now runs inside it at once rather than waiting
+// for the running Eval to end; changed is closed at the next change of
+// that. Servers use it to let a sub-agent's eval past the session's turn.
+func (s *Session) NestedReady() (ready bool, changed <-chan struct{}) {
+	s.nest.mu.Lock()
+	defer s.nest.mu.Unlock()
+	return s.nest.waitingLocked(nil) != nil, s.nest.changedLocked()
+}
+
+// enter waits until the Eval of ctx may run: nested in a waiting cell
+// (its frame is returned, with the eval counted among its children), or
+// on its own, holding sem (nil).
+func (s *Session) enter(ctx context.Context) (*frame, error) {
+	pref := frameOf(ctx)
+	if pref != nil && pref.n != &s.nest {
+		pref = nil // another session's cell
+	}
+	for {
+		s.nest.mu.Lock()
+		if f := s.nest.waitingLocked(pref); f != nil {
+			if f.depth >= hostcalls.MaxAgentDepth {
+				s.nest.mu.Unlock()
+				return nil, fmt.Errorf("%w: a cell at depth %d waits in agent() or tool(), and an eval inside it would run at depth %d; evals and agents nest at most %d deep, so do the work in that cell instead",
+					ErrNestedTooDeep, f.depth, f.depth+1, hostcalls.MaxAgentDepth)
+			}
+			f.children.Add(1)
+			s.nest.mu.Unlock()
+			return f, nil
+		}
+		changed := s.nest.changedLocked()
+		s.nest.mu.Unlock()
+		select {
+		case s.sem <- struct{}{}:
+			return nil, nil
+		case <-changed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// evalNested runs req inside the waiting cell parent, one agent level
+// deeper. It ends when parent's cell does, at the latest.
+func (s *Session) evalNested(ctx context.Context, req Request, parent *frame) (*Result, error) {
+	defer parent.children.Done()
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(parent.ctx, func() { cancel(context.Cause(parent.ctx)) })
+	defer stop()
+	return s.evalCells(ctx, req, parent.depth+1)
+}
+
+// errResetNested is the note of a nested cell that asks for a reset of the
+// instance that runs the waiting cell.
+const errResetNested = "reset is not possible here: this cell runs inside a cell of the same language that waits in agent() or tool(), whose state a reset would destroy"
+
+// use is how a cell runs on its language's instance.
+type use struct {
+	inst    runtimes.Instance
+	reenter bool   // nested in the instance's running cell
+	done    func() // ends the use
+}
+
+// useInstance decides how cell c runs: on its language's instance
+// (started if need be) when no cell of the language runs, or nested in the
+// one that does. A note is a failure of the cell, to show in its output.
+func (s *Session) useInstance(ctx context.Context, c Cell) (u use, note string, err error) {
+	n := &s.nest
+	n.mu.Lock()
+	if n.running == nil {
+		n.running = map[string]int{}
+	}
+	busy := n.running[c.Language] > 0
+	n.running[c.Language]++
+	n.mu.Unlock()
+	u.done = func() {
+		n.mu.Lock()
+		n.running[c.Language]--
+		n.notifyLocked()
+		n.mu.Unlock()
+	}
+	if !busy {
+		u.inst, err = s.instance(ctx, c.Language, c.Reset)
+		if err != nil {
+			u.done()
+			return use{}, "", err
+		}
+		return u, "", nil
+	}
+	if c.Reset {
+		u.done()
+		return use{}, errResetNested, nil
+	}
+	s.imu.Lock()
+	u.inst = s.instances[c.Language]
+	s.imu.Unlock()
+	if _, ok := u.inst.(runtimes.Reentrant); !ok {
+		u.done()
+		return use{}, fmt.Sprintf("the %s runtime cannot run a cell inside a cell that waits", c.Language), nil
+	}
+	u.reenter = true
+	return u, "", nil
+}
+
+// runIn runs the cell as u says, directly or nested in the instance's
+// running cell. A nested run that finds no cell to run in (it ended
+// meanwhile, or a sibling's has not started yet) is tried again once
+// something changed, on the instance as it is then.
+func (s *Session) runIn(ctx context.Context, c Cell, u use, sink runtimes.Sink) (out runtimes.Outcome, reentered bool, note string, err error) {
+	for {
+		if !u.reenter {
+			out, err = safeRun(ctx, u.inst, c.Code, sink)
+			u.done()
+			return out, false, "", err
+		}
+		out, err = safeRunNested(ctx, u.inst.(runtimes.Reentrant), c.Code, sink)
+		u.done()
+		if !errors.Is(err, runtimes.ErrNoCellWaiting) {
+			return out, true, "", err
+		}
+		// A change missed since is caught by the timer.
+		s.nest.mu.Lock()
+		changed := s.nest.changedLocked()
+		s.nest.mu.Unlock()
+		t := time.NewTimer(10 * time.Millisecond)
+		select {
+		case <-changed:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return runtimes.Outcome{Failed: true, Interrupted: true}, true, "", nil
+		}
+		t.Stop()
+		if u, note, err = s.useInstance(ctx, c); err != nil || note != "" {
+			return runtimes.Outcome{}, false, note, err
+		}
+	}
+}
+
+// safeRunNested keeps a panicking runtime from taking the host down.
+func safeRunNested(ctx context.Context, inst runtimes.Reentrant, code string, sink runtimes.Sink) (out runtimes.Outcome, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panicked: %v", p)
+		}
+	}()
+	return inst.RunNested(ctx, code, sink)
+}
+
+// NestedReady is Session.NestedReady for session id of any owner (a
+// session that does not exist is never ready): servers that learn only
+// the id before they queue an eval ask it.
+func (m *Manager) NestedReady(id string) (ready bool, changed <-chan struct{}) {
+	m.mu.Lock()
+	s, ok := m.byID[id]
+	m.mu.Unlock()
+	if !ok {
+		return false, nil
+	}
+	return s.sess.NestedReady()
+}
