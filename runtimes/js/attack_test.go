@@ -153,6 +153,8 @@ func TestLongNativePaths(t *testing.T) {
 		{"BigInt squaring assignment", "let x = 3n; for (;;) x *= x", "Maximum BigInt size exceeded"},
 		{"BigInt member squaring", "const o = { x: 3n }; for (;;) o.x *= o.x", "Maximum BigInt size exceeded"},
 		{"BigInt squaring in Function", "Function('let x = 3n; for (;;) x = x * x')()", "Maximum BigInt size exceeded"},
+		{"BigInt literal of a million digits in eval", "eval('9'.repeat(1e6) + 'n')", "BigInt literal of 1000000 digits"},
+		{"BigInt literal of a million digits in Function", "Function('return ' + '9'.repeat(1e6) + 'n')", "BigInt literal of 1000000 digits"},
 		{"BigInt squaring of an object", "let x = { valueOf: () => 3n }; for (;;) x = x * x", "Maximum BigInt size exceeded"},
 		{"BigInt product of members", "const o = { x: 3n }; for (;;) o.x = o.x * o['x']", "Maximum BigInt size exceeded"},
 		{"BigInt grown past the limit to text", "let y = 2n ** 2097151n; y += y; y += y; y.toString()", "too large to turn into text in radix 10"},

@@ -787,3 +787,33 @@ func bigIntBitLen(v goja.Value) int {
 var bigIntType = sync.OnceValue(func() reflect.Type {
 	return reflect.TypeOf(goja.New().ToValue(big.NewInt(1)))
 })
+
+// maxBigIntLiteralDigits is the longest decimal BigInt literal code may
+// have, as many digits as BigInt(text) parses (guards.js): goja's parser
+// converts it in time quadratic in its length, in native code (a million
+// digits took 11 s).
+const maxBigIntLiteralDigits = 100000
+
+// checkBigIntLiterals refuses code with a decimal BigInt literal longer
+// than maxBigIntLiteralDigits, before it is parsed. It looks for a run of
+// digits (underscores allowed) ending in n, wherever it is: a string or a
+// comment with one is refused too, which only code no one writes has.
+func checkBigIntLiterals(src string) error {
+	if len(src) <= maxBigIntLiteralDigits {
+		return nil
+	}
+	run := 0
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c >= '0' && c <= '9' || c == '_' && run > 0:
+			run++
+		case c == 'n' && run > maxBigIntLiteralDigits:
+			return fmt.Errorf("the code has a BigInt literal of %d digits, more than the %d the sandbox parses: "+
+				"goja converts it in time quadratic in its length; use hexadecimal (0x...n), or build it at run time", run, maxBigIntLiteralDigits)
+		default:
+			run = 0
+		}
+	}
+	return nil
+}

@@ -77,6 +77,9 @@ func checkNesting(src string) error {
 		template bool // a ${ substitution: its } resumes the template
 		chain    int  // the operator chain outside this bracket
 	}
+	if err := checkBigIntLiterals(src); err != nil {
+		return err
+	}
 	var stack []frame
 	chain := 0
 	prevValue := false // the last token ends an operand: a / is division
