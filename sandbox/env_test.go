@@ -157,4 +157,20 @@ func TestManagerCreateWithEnv(t *testing.T) {
 	if n := mgr.Len(); n != 1 {
 		t.Errorf("%d sessions after a refused one; want 1", n)
 	}
+	// A fork keeps the source's own variables, with HOME at its own root.
+	src, err := mgr.CreateWithEnv(context.Background(), "o", map[string]string{"C": "forked"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := mgr.Fork(context.Background(), "o", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = mgr.Eval(context.Background(), "o", cp, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: `print(process.env.A, process.env.C, process.env.HOME === process.cwd(), process.cwd().endsWith('/` + cp + `'))`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Details.Cells[0].Output; got != "template forked true true\n" {
+		t.Errorf("the fork sees %q", got)
+	}
 }

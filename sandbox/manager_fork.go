@@ -20,7 +20,10 @@ func (m *Manager) Fork(ctx context.Context, owner, id string) (string, error) {
 		return "", err
 	}
 	defer m.release(src)
-	return m.add(ctx, owner, func(so SessionOptions) (*Session, error) { return src.sess.Fork(ctx, so) })
+	return m.add(ctx, owner, func(so SessionOptions) (*Session, error) {
+		so.SetEnv = src.sess.opts.SetEnv // the source's own variables (CreateWithEnv), over the copy's defaults
+		return src.sess.Fork(ctx, so)
+	})
 }
 
 // OwnerLen is the number of sessions owner holds, for per-owner quotas.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"time"
@@ -150,6 +151,6 @@ func (o SessionOptions) resolved() (SessionOptions, error) {
 	if o.Env, err = resolveEnv(root, o.Env, o.SetEnv); err != nil {
 		return o, err
 	}
-	o.SetEnv = nil // in Env now; a fork's options start from Env
+	o.SetEnv = maps.Clone(o.SetEnv) // kept for a fork's copy (Manager.Fork)
 	return o, nil
 }
