@@ -1189,4 +1189,18 @@
     scheduler: { wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), yield: () => new Promise((resolve) => setImmediate(resolve)) },
   });
   factories.process = () => process;
+
+  // fs is a global too, as in the seed tool's VM: made on first use.
+  Object.defineProperty(globalThis, 'fs', {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const fs = internal.builtin('fs');
+      Object.defineProperty(globalThis, 'fs', { value: fs, writable: true, configurable: true, enumerable: false });
+      return fs;
+    },
+    set(value) {
+      Object.defineProperty(globalThis, 'fs', { value, writable: true, configurable: true, enumerable: false });
+    },
+  });
 })

@@ -89,7 +89,10 @@
   };
   let urlModule;
   internal.url = () => {
-    if (urlModule === undefined) urlModule = host.goModule('url');
+    if (urlModule === undefined) {
+      urlModule = host.goModule('url');
+      extendURL(urlModule.URL, urlModule.URLSearchParams);
+    }
     return urlModule;
   };
   lazy('Buffer', () => internal.buffer().Buffer);
@@ -97,6 +100,47 @@
   lazy('URLSearchParams', () => internal.url().URLSearchParams);
 
   const customInspect = Symbol.for('nodejs.util.inspect.custom');
+  const hidden = (obj, key, value) => Object.defineProperty(obj, key, { value, writable: true, configurable: true, enumerable: false });
+  // extendURL gives goja_nodejs's classes their names, Node's rendering
+  // and the statics it lacks.
+  function extendURL(URL, URLSearchParams) {
+    Object.defineProperty(URL, 'name', { value: 'URL', configurable: true });
+    Object.defineProperty(URLSearchParams, 'name', { value: 'URLSearchParams', configurable: true });
+    hidden(URL, 'canParse', (input, base) => {
+      try {
+        new URL(input, base); // eslint-disable-line no-new
+        return true;
+      } catch (e) {
+        return false;
+      }
+    });
+    hidden(URL, 'parse', (input, base) => {
+      try {
+        return new URL(input, base);
+      } catch (e) {
+        return null;
+      }
+    });
+    // goja_nodejs calls forEach's callback with (name, value); the
+    // standard's order is (value, name).
+    hidden(URLSearchParams.prototype, 'forEach', function forEach(callback, thisArg) {
+      if (typeof callback !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', 'The "callback" argument must be of type function');
+      for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this);
+    });
+    const keys = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'searchParams', 'hash'];
+    hidden(URL.prototype, customInspect, function (depth, options) {
+      const o = {};
+      for (const k of keys) o[k] = this[k];
+      return 'URL ' + internal.inspect(o, options);
+    });
+    hidden(URLSearchParams.prototype, customInspect, function () {
+      const parts = [];
+      this.forEach((v, k) => parts.push(`${internal.inspect(k)} => ${internal.inspect(v)}`));
+      return parts.length === 0 ? 'URLSearchParams {}' : `URLSearchParams { ${parts.join(', ')} }`;
+    });
+    hidden(URL.prototype, Symbol.toStringTag, 'URL');
+    hidden(URLSearchParams.prototype, Symbol.toStringTag, 'URLSearchParams');
+  }
   // Encodings goja_nodejs's Buffer lacks, done by the host.
   const hostEncodings = new Set(['latin1', 'binary', 'ascii', 'utf16le', 'ucs2', 'base64url']);
   const encodingOf = (e) => {
@@ -551,6 +595,9 @@
       }
       this.dispatchEvent(event);
     }
+    [customInspect]() {
+      return `AbortSignal { aborted: ${this.#aborted} }`;
+    }
     static abort(reason) {
       const s = new AbortSignal(kAbort);
       s[kAbort](reason);
@@ -581,6 +628,9 @@
     }
     abort(reason) {
       this.#signal[kAbort](reason);
+    }
+    [customInspect]() {
+      return `AbortController { signal: AbortSignal { aborted: ${this.#signal.aborted} } }`;
     }
   }
   define('Event', Event);
@@ -688,6 +738,9 @@
     }
     get [Symbol.toStringTag]() {
       return 'Blob';
+    }
+    [customInspect](depth, options) {
+      return `${this instanceof File ? 'File' : 'Blob'} ${internal.inspect(this instanceof File ? { name: this.name, size: this.size, type: this.type } : { size: this.size, type: this.type }, options)}`;
     }
   }
   class File extends Blob {
@@ -876,6 +929,9 @@
     get [Symbol.toStringTag]() {
       return 'Request';
     }
+    [customInspect](depth, options) {
+      return 'Request ' + internal.inspect({ method: this.method, url: this.url, headers: this.headers, body: this[kBody], bodyUsed: this.bodyUsed }, options);
+    }
   }
   class Response extends Body {
     #status;
@@ -942,6 +998,9 @@
     }
     get [Symbol.toStringTag]() {
       return 'Response';
+    }
+    [customInspect](depth, options) {
+      return 'Response ' + internal.inspect({ status: this.status, statusText: this.statusText, headers: this.headers, body: this[kBody], bodyUsed: this.bodyUsed, ok: this.ok, redirected: false, type: this.type, url: this.url }, options);
     }
   }
   define('Headers', Headers);

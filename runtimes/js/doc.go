@@ -31,16 +31,24 @@
 // Besides ECMAScript: console, print and display (prelude/js/console.js);
 // timers and queueMicrotask; process (a safe subset: env is
 // InstanceOptions.Env, cwd() is the session root, argv is empty, exit()
-// stops the cell by throwing); require, import and import() of files in the
-// session root; and the file helpers read(path), write(path, text) and
-// append(path, text). Date and Math.random use InstanceOptions.Now and Rand.
+// stops the cell by throwing); the Web and Node globals of
+// prelude/js/web.js (Buffer, URL, TextEncoder, structuredClone,
+// AbortController, crypto, Blob, Headers, Request, Response, and a fetch
+// that rejects: there is no network); require, import and import() of
+// files in the session root, of packages in its node_modules (npm.go) and
+// of the built-in modules of prelude/js/node.js (fs, path, util, events,
+// buffer, url, crypto, ...; node.go); and the file helpers read(path),
+// write(path, text) and append(path, text). Date, Math.random and crypto
+// use InstanceOptions.Now and Rand.
 //
 // # Sandbox
 //
-// The guest has no host modules, no fs module and no network. require and
-// static import load .js, .mjs, .cjs and .json files inside the session root
-// only, through an os.Root, which refuses `..` and symbolic links out of the
-// root (and, as os.Root does, symbolic links with absolute targets).
+// The guest has no host modules and no network. require and static import
+// load .js, .mjs, .cjs and .json files inside the session root only (a
+// package's too), through an os.Root, which refuses `..` and symbolic links
+// out of the root (and, as os.Root does, symbolic links with absolute
+// targets). The fs module reaches the root through wasm.GuestFS, the Python
+// guest's view of it, with the session's disk quota (nodefs.go).
 //
 // InstanceOptions.MemoryLimitBytes (default 256 MiB) caps what the session
 // holds beyond a fresh VM, across cells, measured for that session alone
@@ -75,8 +83,8 @@
 //   - ES modules are rewritten to CommonJS: bindings imported from another file
 //     are copies taken at import time, not live bindings, and a module cannot
 //     use top-level await.
-//   - goja does not parse `for await`, and has no Buffer, URL, TextEncoder,
-//     structuredClone or atob.
+//   - goja does not parse `for await`. Response and Request bodies are bytes,
+//     not streams; fs has no streams or watch.
 //   - Error.prototype.stack is goja's text (tab-indented frames with program
 //     counters); the REPL's rendering of errors cleans it to Node's format.
 //   - eval is always an indirect eval: it runs in the global scope, not in

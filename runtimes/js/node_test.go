@@ -41,6 +41,10 @@ func TestWebGlobals(t *testing.T) {
 		{"const u = new URL('../c?d=1#e', 'https://user@a.b/x/y'); [u.href, u.host, u.searchParams.get('d'), u.hash]",
 			"[ 'https://user@a.b/c?d=1#e', 'a.b', '1', '#e' ]"},
 		{"const q = new URLSearchParams({a: '1', b: 'x y'}); q.append('a', '2'); [q.toString(), q.getAll('a')]", "[ 'a=1&b=x+y&a=2', [ '1', '2' ] ]"},
+		{"const seen = []; new URLSearchParams('a=1&b=2').forEach((v, k) => seen.push(k + ':' + v)); [seen, URL.name, URL.canParse('nope')]", "[ [ 'a:1', 'b:2' ], 'URL', false ]"},
+		{"new URL('https://a.b/c?x=1').searchParams", "URLSearchParams { 'x' => '1' }"},
+		{"[Buffer.from('hé', 'latin1'), Buffer.from('hi', 'utf16le').toString('ucs2'), Buffer.from([0xfb, 0xff]).toString('base64url'), Buffer.from('-_8', 'base64url')]",
+			"[ <Buffer 68 e9>, 'hi', '-_8', <Buffer fb ff> ]"},
 		{"new TextEncoder().encode('é€')", "Uint8Array(5) [ 195, 169, 226, 130, 172 ]"},
 		{"[new TextDecoder().decode(new Uint8Array([0xc3, 0xa9, 0xff])), new TextDecoder('utf-16le').decode(new Uint8Array([104, 0, 105, 0]))]", "[ 'é�', 'hi' ]"},
 		{"try { new TextDecoder('utf-8', {fatal: true}).decode(new Uint8Array([0xff])) } catch (e) { e.name + ': ' + e.code }", "'TypeError: ERR_ENCODING_INVALID_ENCODED_DATA'"},
@@ -137,6 +141,7 @@ func TestBuiltinModules(t *testing.T) {
 			"[ 'function', 'function', 'function', 'function' ]"},
 		{"const fsp = await import('fs/promises'); [typeof fsp.readFile, (await import('node:fs')).promises === fsp.default]", "[ 'function', true ]"},
 		{"require.resolve('node:fs')", "'node:fs'"},
+		{"fs === require('fs')", "true"}, // a global, as in the seed's VM
 	})
 	want(t, "missing built-in", s.fails("require('node:child_process')"),
 		"Cannot find module 'node:child_process': the sandbox has no child_process module", "its built-in modules are assert, buffer")
