@@ -238,7 +238,13 @@ func executionError(cell CellResult, stderr string) *ExecutionError {
 		e.Name, e.Value = "TimeoutError", timedOut+" "+strings.TrimSpace(strings.SplitN(cell.Output[i+len(timedOut):], "\n", 2)[0])
 		return e
 	}
-	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	text := stderr
+	if strings.TrimSpace(text) == "" {
+		// A failure the sandbox noted itself, with no error output of the
+		// guest's: a disabled language, say.
+		text = cell.Output
+	}
+	lines := strings.Split(strings.TrimSpace(text), "\n")
 	// Python's traceback ends with "Name: message"; JavaScript's error
 	// starts with it and a stack follows. The last such line wins.
 	for i := len(lines) - 1; i >= 0; i-- {

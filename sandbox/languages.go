@@ -97,3 +97,8 @@ func (s *Session) disabledNote(lang string) string {
 	}
 	return fmt.Sprintf("%s cells are disabled here; the enabled languages are %s", quote(lang), strings.Join(on, ", "))
 }
+
+// Languages returns the cell languages a request may name: "py" (Python),
+// "js" (JavaScript) and "ts" (TypeScript), the values Options.Languages
+// and SessionOptions.Languages take.
+func Languages() []string { return append([]string(nil), languages...) }

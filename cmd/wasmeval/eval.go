@@ -26,7 +26,7 @@ compact JSON result a line to stdout, flushed after each. Blank lines are
 skipped; lines may be up to 16 MiB long.
 
 A request:
-  {"cells": [{"language": "py" or "js", "code": "...",
+  {"cells": [{"language": "py", "js" or "ts", "code": "...",
               "title": "...", "timeout": 30, "reset": false, "fuel": N}]}
   timeout is in whole seconds from 1 to 600 (default 30); reset discards the
   language's state before the cell; fuel (Python only) is a deterministic
@@ -74,6 +74,8 @@ Flags:
   --llm-model-smol NAME, --llm-model-slow NAME
               the models for 'smol' and 'slow' (default: --llm-model)
 
+Cell languages:
+` + languagesUsage + `
 Limits:
 ` + limitUsage + `
 Environment of the guest:
@@ -131,6 +133,8 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	mkdir := fs.Bool("mkdir", false, "create --cwd (and its parents) when missing")
 	var lf limitFlags
 	lf.register(fs)
+	var lgf languagesFlag
+	lgf.register(fs)
 	var ef envFlags
 	ef.register(fs)
 	var hf hostFlags
@@ -180,6 +184,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	opts := sandbox.SessionOptions{Root: root, Checkpoints: true}
 	lf.apply(&opts)
+	opts.Languages = lgf.list
 	if err := ef.apply(&opts, "eval", stderr); err != nil {
 		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
 		return exitInvalid

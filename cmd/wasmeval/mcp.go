@@ -24,7 +24,7 @@ A line that is not a JSON-RPC message, or is longer than 16 MiB, gets a
 JSON-RPC error (-32700 or -32600, id null) and the connection goes on.
 
 Tools:
-  eval                 {"cells": [{"language": "py"|"js", "code", "title"?,
+  eval                 {"cells": [{"language": "py"|"js"|"ts", "code", "title"?,
                        "timeout"?, "reset"?}]} in this connection's session;
                        text and image content, per-cell details as the
                        structured result
@@ -53,7 +53,7 @@ Flags:
   --memory-budget SIZE
         the host memory all sessions together may hold (default: half the
         machine's memory, at most 4GiB; "none" for no cap)
-` + limitUsage + envUsage
+` + limitUsage + languagesUsage + envUsage
 
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var workspace, cacheDir string
@@ -63,6 +63,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var memoryBudget byteSize
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	limits.register(fs)
+	var languages languagesFlag
+	languages.register(fs)
 	var ef envFlags
 	ef.register(fs)
 	fs.Var(&memoryBudget, "memory-budget", "")
@@ -101,7 +103,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
-	sb, err := sandbox.New(ctx, sandbox.Options{CacheDir: cacheDir, Logger: logger})
+	sb, err := sandbox.New(ctx, sandbox.Options{Languages: languages.list, CacheDir: cacheDir, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
 		return exitHost

@@ -90,7 +90,7 @@ Flags:
         the host memory all sessions together may hold, like 8GiB; past it
         idle sessions are trimmed, then the largest idle ones evicted
         (default: half the machine's memory, at most 4GiB; "none" for no cap)
-` + limitUsage + envUsage + `  --call-timeout DURATION
+` + limitUsage + languagesUsage + envUsage + `  --call-timeout DURATION
         how long a streaming client has to answer a host call before the
         guest's helper fails with a timeout error (default 60s)
   --tools-mcp 'CMD ARGS'
@@ -125,6 +125,7 @@ type serveConfig struct {
 	callTimeout                                      time.Duration
 	host                                             hostFlags
 	limits                                           limitFlags
+	languages                                        languagesFlag
 	env                                              envFlags
 	memoryBudget                                     byteSize
 }
@@ -137,6 +138,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 	fs.Usage = func() {}
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "")
 	c.limits.register(fs)
+	c.languages.register(fs)
 	c.env.register(fs)
 	fs.Var(&c.memoryBudget, "memory-budget", "")
 	fs.Var(&c.tokens, "token", "")
@@ -253,7 +255,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defer closeBackends()
 
-	sb, err := sandbox.New(ctx, sandbox.Options{CacheDir: c.cacheDir, Logger: logger})
+	sb, err := sandbox.New(ctx, sandbox.Options{Languages: c.languages.list, CacheDir: c.cacheDir, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
 		return exitHost

@@ -83,7 +83,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "wasmeval", Title: "wasmeval sandbox", Version: cfg.Version}, &mcp.ServerOptions{
 		SupportedProtocolVersions: protocolVersions(),
-		Instructions: "Runs Python (py) and JavaScript (js) code in a WebAssembly sandbox. " +
+		Instructions: "Runs Python (py), JavaScript (js) and TypeScript (ts) code in a WebAssembly sandbox. " +
 			"eval keeps one session per MCP connection: variables, imports and files persist across calls. " +
 			"run_code is one-shot; create_code_context, run_in_code_context and delete_code_context manage sessions by id.",
 	})
@@ -186,7 +186,7 @@ var (
 	cellSchema = `{
 	  "type": "object",
 	  "properties": {
-	    "language": {"type": "string", "enum": ["py", "js"], "description": "py for Python 3.11, js for JavaScript (ES2020+, no modules)"},
+	    "language": {"type": "string", "enum": ["py", "js", "ts"], "description": "py for Python 3.11, js for JavaScript (ES2020+, no modules), ts for TypeScript (types stripped; shares the js state)"},
 	    "code": {"type": "string", "minLength": 1, "description": "the code to run; the last expression's value is shown"},
 	    "title": {"type": "string", "description": "a name for the cell in the result"},
 	    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "seconds before the cell is stopped (default 30)"},
@@ -206,7 +206,7 @@ var (
 	runSchema = json.RawMessage(`{
 	  "type": "object",
 	  "properties": {
-	    "language": {"type": "string", "enum": ["py", "js"], "description": "py or js"},
+	    "language": {"type": "string", "enum": ["py", "js", "ts"], "description": "py, js or ts"},
 	    "code": {"type": "string", "minLength": 1, "description": "the code to run"},
 	    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "seconds before the code is stopped (default 30)"}
 	  },
@@ -217,7 +217,7 @@ var (
 	  "type": "object",
 	  "properties": {
 	    "id": {"type": "string", "minLength": 1, "description": "the context id from create_code_context"},
-	    "language": {"type": "string", "enum": ["py", "js"], "description": "py or js"},
+	    "language": {"type": "string", "enum": ["py", "js", "ts"], "description": "py, js or ts"},
 	    "code": {"type": "string", "minLength": 1, "description": "the code to run"},
 	    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "seconds before the code is stopped (default 30)"}
 	  },
@@ -261,7 +261,7 @@ func (s *Server) addTools() {
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:  "eval",
 		Title: "Run cells",
-		Description: "Runs Python (py) and JavaScript (js) cells in order in this connection's sandbox session. " +
+		Description: "Runs Python (py), JavaScript (js) and TypeScript (ts) cells in order in this connection's sandbox session. " +
 			"Variables, imports and files persist across calls (per language); reset discards a language's state. " +
 			"Returns the cells' output as text and displayed images as image content; the structured result has per-cell details.",
 		InputSchema: evalSchema,
@@ -270,7 +270,7 @@ func (s *Server) addTools() {
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:        "run_code",
 		Title:       "Run code once",
-		Description: "Runs one piece of Python (py) or JavaScript (js) code in a fresh sandbox that is thrown away afterwards. Returns CodeInterpreter outputs (stdout, stderr, display, result), exitCode and error.",
+		Description: "Runs one piece of Python (py), JavaScript (js) or TypeScript (ts) code in a fresh sandbox that is thrown away afterwards. Returns CodeInterpreter outputs (stdout, stderr, display, result), exitCode and error.",
 		InputSchema: runSchema,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
 	}, s.runCode)
@@ -284,7 +284,7 @@ func (s *Server) addTools() {
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:        "run_in_code_context",
 		Title:       "Run code in a context",
-		Description: "Runs Python (py) or JavaScript (js) code in the code context id; its state persists between calls. Returns CodeInterpreter outputs, exitCode and error.",
+		Description: "Runs Python (py), JavaScript (js) or TypeScript (ts) code in the code context id; its state persists between calls. Returns CodeInterpreter outputs, exitCode and error.",
 		InputSchema: runInSchema,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
 	}, s.runInContext)
