@@ -7,6 +7,7 @@
 #   make python  the CPython artifact only (cached by the hash of its inputs)
 #   make mcp-everything  the npm MCP server that cmd/wasmeval's --tools-mcp test uses
 #   make npm-testdata    the npm packages runtimes/js's node_modules tests load
+#   make py-test-packages  the Debian Python packages the --packages tests mount
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -42,7 +43,7 @@ demo: build
 	rm -rf bin/demo && mkdir -p bin/demo
 	cd bin/demo && { rc=0; ../wasmeval eval < ../../examples/demo/session.ndjson || rc=$$?; [ $$rc -le 1 ]; }
 
-test: python go-deps mcp-everything mcp-inspector npm-testdata
+test: python go-deps mcp-everything mcp-inspector npm-testdata py-test-packages
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 ./...
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x ./...
 
@@ -137,6 +138,42 @@ deps:
 	  $$SUDO apt-get update -q; \
 	  [ -z "$$missing" ] || DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
 	fi
+
+# ---- pure-Python packages for the package-layer tests -------------------------
+# Debian bookworm's packages, pinned by version and checked by SHA-256,
+# unpacked with dpkg-deb -x (not installed) into one dist-packages folder
+# that the --packages tests mount (internal/testpackages finds it): sympy and
+# mpmath, networkx, attrs, and PyYAML, whose _yaml C extension shows the
+# message for packages that need one. python3.11 compiles their byte-code.
+# Bump the directory's number, here and in internal/testpackages, when the
+# list changes.
+PYPKG_DIR  := $(CACHE_ROOT)/py-test-packages-1
+PYPKG_DEBS := python3-sympy=1.11.1-1 python3-mpmath=1.2.1-2 python3-networkx=2.8.8-1 \
+              python3-attr=22.2.0-1 python3-yaml=6.0-3+b2
+PYPKG_SHA256 := \
+  b437232be31819aafd267ddf2132c16293ef75e02fd58b4ad31eee3ef1d5b49e python3-sympy_1.11.1-1_all.deb \
+  2c219b63cbab11b27208ef4141c116cbb022dc1236e84981fadb46042f3ce235 python3-mpmath_1.2.1-2_all.deb \
+  69888603d1b54696f5c3d02d05527628d2d18661d845109a62fe24aff241aa7b python3-networkx_2.8.8-1_all.deb \
+  6a12ea96a8a909445a982975279f96d7b9a1ff96c912efff39abc8d92372694a python3-attr_22.2.0-1_all.deb \
+  8d0db0b3099298fe039b94e4c52a6987798a90d23b80de3ac13c3cb75cf622a2 python3-yaml_6.0-3+b2_amd64.deb
+
+.PHONY: py-test-packages
+py-test-packages: $(PYPKG_DIR)/.complete
+
+$(PYPKG_DIR)/.complete:
+	rm -rf "$(PYPKG_DIR)" "$(PYPKG_DIR).tmp" && mkdir -p "$(PYPKG_DIR).tmp/debs"
+	cd "$(PYPKG_DIR).tmp/debs" && { apt-get download $(PYPKG_DEBS) || \
+	  { echo "apt-get download failed: run apt-get update (Debian bookworm's lists) and make py-test-packages again"; exit 1; }; }
+	cd "$(PYPKG_DIR).tmp/debs" && printf '%s  %s\n' $(PYPKG_SHA256) | sha256sum --quiet -c -
+	for d in "$(PYPKG_DIR).tmp"/debs/*.deb; do dpkg-deb -x "$$d" "$(PYPKG_DIR).tmp/root"; done
+	mv "$(PYPKG_DIR).tmp/root/usr/lib/python3/dist-packages" "$(PYPKG_DIR).tmp/dist-packages"
+	# Byte-code, as Debian's py3compile makes at install: the guest cannot
+	# write it into the read-only layer, and without it importing sympy
+	# compiles its source every time (17 s instead of 5 s).
+	python3.11 -m compileall -q -j0 -x '/tests/' "$(PYPKG_DIR).tmp/dist-packages" >/dev/null
+	rm -rf "$(PYPKG_DIR).tmp/root" "$(PYPKG_DIR).tmp/debs"
+	echo "$(PYPKG_DEBS)" > "$(PYPKG_DIR).tmp/.complete"
+	mv "$(PYPKG_DIR).tmp" "$(PYPKG_DIR)"
 
 clean:
 	rm -rf bin $(PY_DIST)/*.zst $(PY_DIST)/.hash-*

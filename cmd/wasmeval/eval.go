@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -74,6 +73,8 @@ Flags:
   --llm-model-smol NAME, --llm-model-slow NAME
               the models for 'smol' and 'slow' (default: --llm-model)
 
+Python packages:
+` + packageUsage + `
 Cell languages:
 ` + languagesUsage + `
 Limits:
@@ -90,10 +91,10 @@ type evalSession interface {
 	Close(ctx context.Context) error
 }
 
-// openSession starts the sandbox and the one session eval runs in; host
-// may be nil.
-var openSession = func(ctx context.Context, opts sandbox.SessionOptions, host hostcalls.Host, logger *slog.Logger) (evalSession, error) {
-	sb, err := sandbox.New(ctx, sandbox.Options{Logger: logger, Host: host})
+// openSession starts the sandbox (sbo: its logger, host, packages) and the
+// one session eval runs in.
+var openSession = func(ctx context.Context, opts sandbox.SessionOptions, sbo sandbox.Options) (evalSession, error) {
+	sb, err := sandbox.New(ctx, sbo)
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +136,8 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	lf.register(fs)
 	var lgf languagesFlag
 	lgf.register(fs)
+	var pf packageFlags
+	pf.register(fs)
 	var ef envFlags
 	ef.register(fs)
 	var hf hostFlags
@@ -182,6 +185,10 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
 		return exitInvalid
 	}
+	if err := pf.check(); err != nil {
+		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
+		return exitInvalid
+	}
 	opts := sandbox.SessionOptions{Root: root, Checkpoints: true}
 	lf.apply(&opts)
 	opts.Languages = lgf.list
@@ -197,11 +204,13 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	defer closeHost()
 
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	sess, err := openSession(ctx, opts, host, logger)
+	sbo := sandbox.Options{Logger: logger, Host: host}
+	pf.apply(&sbo)
+	sess, err := openSession(ctx, opts, sbo)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
-		if errors.Is(err, sandbox.ErrRootOverlap) {
-			return exitInvalid // a --cwd that cannot be a session root
+		if errors.Is(err, sandbox.ErrRootOverlap) || errors.Is(err, sandbox.ErrPackages) {
+			return exitInvalid // a --cwd that cannot be a session root, a bad --packages
 		}
 		return exitHost
 	}

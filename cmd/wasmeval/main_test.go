@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -61,7 +59,7 @@ func withFakeSession(t *testing.T) *fakeSession {
 	t.Helper()
 	f := &fakeSession{}
 	old := openSession
-	openSession = func(ctx context.Context, opts sandbox.SessionOptions, host hostcalls.Host, logger *slog.Logger) (evalSession, error) {
+	openSession = func(ctx context.Context, opts sandbox.SessionOptions, sbo sandbox.Options) (evalSession, error) {
 		return f, nil
 	}
 	t.Cleanup(func() { openSession = old })
@@ -329,7 +327,7 @@ func TestCommandLine(t *testing.T) {
 func TestEvalDefaultCwd(t *testing.T) {
 	var gotRoot string
 	old := openSession
-	openSession = func(ctx context.Context, opts sandbox.SessionOptions, host hostcalls.Host, logger *slog.Logger) (evalSession, error) {
+	openSession = func(ctx context.Context, opts sandbox.SessionOptions, sbo sandbox.Options) (evalSession, error) {
 		gotRoot = opts.Root
 		return &fakeSession{}, nil
 	}

@@ -44,7 +44,7 @@ Flags:
         folders on exit)
   --cache-dir DIR
         the wasm compilation cache (default: the user cache folder)
-  --idle-timeout DURATION
+` + packageUsage + `  --idle-timeout DURATION
         delete a code context unused for this long, like 10m or 1h (default
         15m; 0 means never)
   --max-sessions N
@@ -65,6 +65,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	limits.register(fs)
 	var languages languagesFlag
 	languages.register(fs)
+	var packages packageFlags
+	packages.register(fs)
 	var ef envFlags
 	ef.register(fs)
 	fs.Var(&memoryBudget, "memory-budget", "")
@@ -98,14 +100,24 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
 		return exitInvalid
 	}
+	if err := packages.check(); err != nil {
+		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
+		return exitInvalid
+	}
 	if idle == 0 {
 		idle = -1 // the manager's "never"
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
-	sb, err := sandbox.New(ctx, sandbox.Options{Languages: languages.list, CacheDir: cacheDir, Logger: logger})
+	sbo := sandbox.Options{CacheDir: cacheDir, Logger: logger}
+	packages.apply(&sbo)
+	sbo.Languages = languages.list
+	sb, err := sandbox.New(ctx, sbo)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
+		if errors.Is(err, sandbox.ErrPackages) {
+			return exitInvalid
+		}
 		return exitHost
 	}
 	defer sb.Close(context.WithoutCancel(ctx))

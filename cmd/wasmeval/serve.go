@@ -86,7 +86,7 @@ Flags:
         code to 200 characters
   --cache-dir DIR
         the wasm compilation cache (default: the user cache folder)
-  --memory-budget SIZE
+` + packageUsage + `  --memory-budget SIZE
         the host memory all sessions together may hold, like 8GiB; past it
         idle sessions are trimmed, then the largest idle ones evicted
         (default: half the machine's memory, at most 4GiB; "none" for no cap)
@@ -128,6 +128,7 @@ type serveConfig struct {
 	languages                                        languagesFlag
 	env                                              envFlags
 	memoryBudget                                     byteSize
+	packages                                         packageFlags
 }
 
 func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int, bool) {
@@ -137,6 +138,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 	fs.SetOutput(&flagOut)
 	fs.Usage = func() {}
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "")
+	c.packages.register(fs)
 	c.limits.register(fs)
 	c.languages.register(fs)
 	c.env.register(fs)
@@ -191,6 +193,9 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 		return bad("--idle-timeout %s: give a positive duration, or 0 for never", c.idle)
 	}
 	if err := c.limits.check(); err != nil {
+		return bad("%v", err)
+	}
+	if err := c.packages.check(); err != nil {
 		return bad("%v", err)
 	}
 	return c, exitOK, true
@@ -255,9 +260,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	defer closeBackends()
 
-	sb, err := sandbox.New(ctx, sandbox.Options{Languages: c.languages.list, CacheDir: c.cacheDir, Logger: logger})
+	sbo := sandbox.Options{CacheDir: c.cacheDir, Logger: logger}
+	c.packages.apply(&sbo)
+	sbo.Languages = c.languages.list
+	sb, err := sandbox.New(ctx, sbo)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
+		if errors.Is(err, sandbox.ErrPackages) {
+			return exitInvalid
+		}
 		return exitHost
 	}
 	defer sb.Close(context.WithoutCancel(ctx))
