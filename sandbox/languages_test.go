@@ -161,3 +161,26 @@ func TestFailedCellIsNamed(t *testing.T) {
 		t.Errorf("a complete cell: %q", res.Content[0].Text)
 	}
 }
+
+// TestNestedTypeScript: a sub-agent's eval nested in a waiting cell runs
+// in its own language, whatever the waiting cell's: a ts cell inside a js
+// cell has its types stripped, a js cell inside a ts cell does not (even
+// with the agent call's context passed on), and nested cells are named
+// <cell-N> like the others.
+func TestNestedTypeScript(t *testing.T) {
+	s, _ := subAgentSession(t, true)
+	out := evalOut(t, s,
+		js(`const r = await agent("ts:var typed: number = 6 * 7; print(typed)"); print(r.trim(), typed)`),
+		ts(`const r2: string = await agent("js:print(1 as number)"); print(r2.split('\n').slice(0, 2).join(' | '))`),
+		ts(`const r3: string = await agent("js:null.x"); print(r3.includes('<cell-'), r3.includes('<cell>'))`),
+	)
+	if out[0] != "42 42\n" {
+		t.Errorf("ts in js: %q", out[0])
+	}
+	if !strings.HasPrefix(out[1], "FAILED: <cell-") || !strings.Contains(out[1], "1 as number") {
+		t.Errorf("js in ts: %q; want the js cell to fail on the type assertion", out[1])
+	}
+	if out[2] != "true false\n" {
+		t.Errorf("nested cell names: %q", out[2])
+	}
+}

@@ -107,7 +107,8 @@ func (c *cellRun) runNested(req *nestedRun) {
 		return
 	}
 	start := time.Now()
-	cell, cerr := compileCell(req.code)
+	// Named and typed (TypeScript under req.ctx) as a cell of its own.
+	cell, cerr := in.compileRun(req.ctx, req.code)
 	if cerr != nil {
 		req.sink.Stderr(cerr.render())
 		req.out = runtimes.Outcome{Failed: true}
