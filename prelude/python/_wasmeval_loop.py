@@ -1,18 +1,49 @@
-"""A minimal asyncio event loop for top-level await in cells.
+"""The session's asyncio event loop.
 
-WASI has no socketpair, so asyncio's selector loop cannot make its self-pipe,
-and there are no file descriptors worth watching: this loop's selector only
-sleeps until the next timer. One loop lives for the whole session, so tasks
-started in one cell keep running in later ones, as in Jupyter.
+One loop lives for the whole session, and every cell runs on it, as in
+Jupyter: a cell with top-level ``await`` runs as a task until it completes;
+any other cell runs as one callback of the running loop. So
+``asyncio.get_running_loop()`` and ``asyncio.create_task()`` work in every
+cell, a task started in one cell goes on running (whenever a later cell
+runs the loop: at its end, and while it awaits) and can be awaited later,
+and ``asyncio.run()`` fails as CPython makes it fail inside a running loop.
+
+The guest runs only while a cell does: between cells nothing runs, so a
+pending task makes progress only during later cells. WASI has no
+socketpair, so asyncio's selector loop cannot make its self-pipe, and there
+are no file descriptors worth watching: this loop's selector only sleeps
+until the next timer (a host sleep, which a timeout interrupts).
+
+The loop is made when the prelude is imported, before the template
+snapshot, so it is part of every session's starting state. Rolling a
+session back after a hard stop restores the loop with the rest of the
+interpreter (the tasks of the stopped cell are gone, earlier ones are as
+they were before it); a restart (Reset) starts with an empty loop.
 """
 import asyncio
 import selectors
+import sys
+import threading
 import time
+from asyncio import events
 
-_loop = None
+_DEADLOCK = (
+    "the cell awaits something that nothing can complete: no task is ready "
+    "and no timer is pending (in the sandbox nothing outside the cell, no "
+    "thread or socket, can wake the event loop)"
+)
+
+_NESTED = (
+    "top-level await is not available in a cell that runs while another "
+    "cell of the session waits (a sub-agent's eval inside agent() or "
+    "tool()): the session's event loop is busy with the waiting cell"
+)
 
 
 class _SleepSelector(selectors.BaseSelector):
+    """A selector with nothing to select: select() sleeps until the next
+    timer is due."""
+
     def register(self, fileobj, events, data=None):
         raise OSError("wasmeval: asyncio cannot watch file descriptors in the sandbox")
 
@@ -21,7 +52,7 @@ class _SleepSelector(selectors.BaseSelector):
 
     def select(self, timeout=None):
         if timeout is None:
-            raise RuntimeError("wasmeval: the event loop has nothing to wait for (deadlock)")
+            raise RuntimeError(_DEADLOCK)
         if timeout > 0:
             time.sleep(timeout)
         return []
@@ -34,6 +65,9 @@ class _SleepSelector(selectors.BaseSelector):
 
 
 class _Loop(asyncio.SelectorEventLoop):
+    """A selector event loop without its self-pipe (WASI has no
+    socketpair), which nothing but the loop's own thread could use."""
+
     def __init__(self):
         super().__init__(_SleepSelector())
 
@@ -46,10 +80,77 @@ class _Loop(asyncio.SelectorEventLoop):
     def _write_to_self(self):
         pass
 
+    def add_signal_handler(self, sig, callback, *args):
+        raise NotImplementedError("wasmeval: asyncio signal handlers are not supported in the sandbox")
 
-def run(coro):
+    def remove_signal_handler(self, sig):
+        return False
+
+
+class _Policy(asyncio.DefaultEventLoopPolicy):
+    """Makes asyncio.new_event_loop() (and so asyncio.Runner) build a loop
+    that works in the sandbox."""
+
+    _loop_factory = _Loop
+
+
+asyncio.set_event_loop_policy(_Policy())
+_loop = None
+
+
+def loop():
+    """The session's loop, made again if a cell closed it."""
     global _loop
     if _loop is None or _loop.is_closed():
         _loop = _Loop()
         asyncio.set_event_loop(_loop)
-    return _loop.run_until_complete(coro)
+    return _loop
+
+
+loop()
+
+
+def run(coro):
+    """Runs a cell's coroutine as a task of the session's loop until it
+    completes, and returns its result."""
+    lp = loop()
+    if lp.is_running():
+        coro.close()
+        raise RuntimeError(_NESTED)
+    task = lp.create_task(coro)
+    try:
+        return lp.run_until_complete(task)
+    except BaseException:
+        if not task.done():
+            # Stopped by something outside the cell's task (a
+            # KeyboardInterrupt in another task, a deadlock): the cell
+            # is over, so its task is cancelled rather than left to
+            # resume in a later cell.
+            task.cancel()
+        elif not task.cancelled():
+            task.exception()  # raised here; not "never retrieved"
+        raise
+
+
+def run_sync(fn, arg, ns):
+    """Runs fn(arg, ns) (a cell without await) as a callback of the running
+    session loop, then gives the loop one turn, so that the tasks it
+    scheduled start, as they would once a callback returns."""
+    lp = loop()
+    if lp.is_running():
+        return fn(arg, ns)  # a cell run while another one waits: on its loop
+    old_hooks = sys.get_asyncgen_hooks()
+    lp._thread_id = threading.get_ident()  # is_running() is true
+    sys.set_asyncgen_hooks(firstiter=lp._asyncgen_firstiter_hook,
+                           finalizer=lp._asyncgen_finalizer_hook)
+    events._set_running_loop(lp)
+    try:
+        result = fn(arg, ns)
+    finally:
+        lp._thread_id = None
+        events._set_running_loop(None)
+        sys.set_asyncgen_hooks(*old_hooks)
+    if lp._ready:
+        lp.stop()  # stop() before run_forever(): exactly one iteration
+        lp.run_forever()
+    return result

@@ -6,6 +6,7 @@ host then calls ``control`` (session setup) and ``run_cell`` (one cell).
 Output leaves through ``_wasmeval.emit``; nothing uses the WASI stdio pipes.
 """
 import ast
+import base64  # here, not in _mime_text: a base64.py in the root would shadow it
 import builtins
 import io
 import json
@@ -16,6 +17,7 @@ import sys
 import types
 
 import _wasmeval
+import _wasmeval_loop
 
 # emit kinds; keep in step with runtimes/python (emitStdout, ...).
 STDOUT, STDERR, DISPLAY, RESULT, STATUS = 1, 2, 3, 4, 5
@@ -166,8 +168,6 @@ def _bundle(value, json_for_plain):
 
 def _mime_text(kind, data):
     if isinstance(data, (bytes, bytearray)):
-        import base64
-
         return base64.b64encode(bytes(data)).decode("ascii")
     if kind == "application/json" and not isinstance(data, str):
         return json.dumps(data)
@@ -199,16 +199,12 @@ def _suppressed(code):
     return False
 
 
-def _run_async(coro):
-    from _wasmeval_loop import run
-
-    return run(coro)
-
-
 def _exec(code_obj):
+    """Runs a compiled cell (part) on the session's event loop: as a task
+    when it awaits, else as one callback of the running loop."""
     if code_obj.co_flags & _CO_COROUTINE:
-        return _run_async(eval(code_obj, _ns))
-    return eval(code_obj, _ns)
+        return _wasmeval_loop.run(eval(code_obj, _ns))
+    return _wasmeval_loop.run_sync(eval, code_obj, _ns)
 
 
 def _strip_frames(tb):
@@ -260,6 +256,7 @@ def run_cell(code):
     if helpers is not None:
         helpers.new_cell()
     filename = f"<cell-{_cell_count}>"
+    _fresh_imports()
     linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
     flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
     try:
@@ -289,6 +286,44 @@ def run_cell(code):
             helpers.set_cell_state(outer)
 
 
+# ---- imports from the session root -----------------------------------------
+
+_root = None  # the session root, sys.path[0]
+
+
+def _set_root(root):
+    """Puts the session root first on sys.path (where `python` run in that
+    folder has it), replacing the previous session's after a fork."""
+    global _root, _finders_seen
+    if _root is not None and _root in sys.path:
+        sys.path.remove(_root)
+        sys.path_importer_cache.pop(_root, None)
+        _finders_seen = -1
+    _root = root
+    sys.path.insert(0, root)
+
+
+_finders = []  # the FileFinders in sys.path_importer_cache
+_finders_seen = -1  # the cache's size when _finders was made
+
+
+def _fresh_imports():
+    """Makes files written since the last cell importable: the path
+    finders cache folder listings, refreshed only when a folder's mtime
+    changes, which a write within the same clock tick does not show.
+    (importlib.invalidate_caches() does this and more, at ~20 us a cell.)"""
+    global _finders, _finders_seen
+    cache = sys.path_importer_cache
+    if len(cache) != _finders_seen:
+        _finders = [f for f in cache.values() if type(f) is _FileFinder]
+        _finders_seen = len(cache)
+    for finder in _finders:
+        finder._path_mtime = -1
+
+
+from importlib.machinery import FileFinder as _FileFinder  # noqa: E402
+
+
 # ---- control ----------------------------------------------------------------
 
 def control(message):
@@ -299,6 +334,7 @@ def control(message):
         os.environ.clear()
         os.environ.update(req.get("env") or {})
         os.chdir(req["cwd"])
+        _set_root(req["cwd"])
         _wasmeval_recursion.configure(req.get("memory_limit") or 0)
         # The snapshot froze the state of any seeded generator; reseed from
         # the session's random source.
