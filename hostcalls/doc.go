@@ -21,7 +21,7 @@
 //	{"op":"diff",   "a":S, "b":S, "a_name":"a", "b_name":"b"}   → text: a unified diff with 3 lines of context ("" when equal)
 //	{"op":"diff",   "files":true, "a":P, "b":P}                 → the same of two files, under "a/P" and "b/P" headers
 //	{"op":"output", "ids":[ID,...], "format":"text", "query":"", "offset":1, "limit":null}
-//	                                                            → text ("raw", "text" or none; "json": {"id","lines","text"}, a list of them for several ids)
+//	                                                            → text ("raw" or none; "json": {"id","lines","text"}), a list of them for several ids ("text": joined)
 //	{"op":"tool",   "name":N, "args":{...}}                     → the tool's result, any JSON value
 //	{"op":"llm",    "prompt":S, "model":"default"|"smol"|"slow", "system":S, "schema":{...}|null}
 //	                                                            → text, or the parsed object when a schema is given
@@ -49,8 +49,9 @@
 // case-sensitive substring, not a pattern); offset and limit then page
 // through the lines left, 1-indexed as read's. In the "json" format,
 // lines is the number of lines of the whole output and text the selection.
-// With several ids the "text" format puts each selection under a
-// "==> ID <==" header, as head(1) does.
+// Several ids give a list of texts ("raw", the default) or objects
+// ("json"); the "text" format puts each selection under a "==> ID <=="
+// header in one text, as head(1) does.
 //
 // # Paths
 //

@@ -455,6 +455,8 @@ func TestAgentOutputs(t *testing.T) {
 		{"raw", m{"op": "output", "ids": []string{id1}, "format": "raw", "query": "found"}, `"found it\n"`, ""},
 		{"without the scheme", m{"op": "output", "ids": []string{"task-2"}}, `"{\"n\":1}"`, ""},
 		{"json", m{"op": "output", "ids": []string{id2}, "format": "json"}, `{"id":"agent://task-2","lines":1,"text":"{\"n\":1}"}`, ""},
+		{"several ids: a list", m{"op": "output", "ids": []string{id2, id2}}, `["{\"n\":1}","{\"n\":1}"]`, ""},
+		{"several ids as text", m{"op": "output", "ids": []string{id2, id2}, "format": "text"}, `"==> agent://task-2 <==\n{\"n\":1}\n\n==> agent://task-2 <==\n{\"n\":1}\n"`, ""},
 		{"unknown agent id", m{"op": "output", "ids": []string{"agent://x-9"}}, "", "output('agent://x-9'): no agent output has this id; there are agent://Find-bug-1, agent://task-2"},
 		{"cut outputs still asked", m{"op": "output", "ids": []string{"out-1"}}, "", "output('out-1'): unknown id"},
 		{"bad format", m{"op": "output", "ids": []string{id1}, "format": "xml"}, "", "give 'raw' (the default"},

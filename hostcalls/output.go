@@ -19,20 +19,23 @@ type outputResult struct {
 }
 
 // output serves output(*ids, format, query, offset, limit): it reads back
-// outputs the sandbox cut. query keeps the lines that contain it (a plain,
-// case-sensitive substring); offset and limit then page through the lines
-// that are left, 1-indexed as read's.
+// outputs the sandbox cut and agents' answers. query keeps the lines that
+// contain it (a plain, case-sensitive substring); offset and limit then
+// page through the lines that are left, 1-indexed as read's. As the seed's
+// helper, one id gives its text ("raw", the default) or {id, lines, text}
+// ("json"), several ids a list of them; "text" joins several texts under
+// head(1)'s "==> ID <==" headers instead.
 func (d *Dispatcher) output(ctx context.Context, m *meter, r *request) (any, error) {
 	if len(r.IDs) == 0 {
 		return nil, fmt.Errorf("output: give one or more output ids, as in output('out-1'); a cut output's marker and meta.truncated[].outputId name it")
 	}
 	format := r.Format
 	switch format {
-	case "", "raw", "text":
-		format = "text" // the seed's "raw": the output's text as it was
-	case "json":
+	case "":
+		format = "raw"
+	case "raw", "text", "json":
 	default:
-		return nil, fmt.Errorf("output: format is %q; give 'raw' (the default: the text) or 'json' ({id, lines, text})", format)
+		return nil, fmt.Errorf("output: format is %q; give 'raw' (the default: the text, a list of texts for several ids), 'json' ({id, lines, text}) or 'text' (several texts joined under headers)", format)
 	}
 	offset, limit := 1, 0
 	if r.Offset != nil {
@@ -78,6 +81,13 @@ func (d *Dispatcher) output(ctx context.Context, m *meter, r *request) (any, err
 	}
 	if len(results) == 1 {
 		return results[0].Text, nil
+	}
+	if format == "raw" {
+		texts := make([]string, len(results))
+		for i, o := range results {
+			texts[i] = o.Text
+		}
+		return texts, nil
 	}
 	// Several outputs: one after the other, each under a header as head(1)
 	// draws it.

@@ -317,8 +317,9 @@ func TestOutputHelper(t *testing.T) {
 		{"json", `print(json.dumps(output('ID', format='json', query='line 4000')))`,
 			`print(JSON.stringify(await output('ID', {format: 'json', query: 'line 4000'})))`,
 			`{"id": "ID", "lines": 4000, "text": "line 4000 ERROR\n"}§{"id":"ID","lines":4000,"text":"line 4000 ERROR\n"}`},
-		{"several ids", `print(output('ID', 'ID', limit=1), end='')`,
-			`void process.stdout.write(await output('ID', 'ID', {limit: 1}))`, "==> ID <==\nline 1\n\n==> ID <==\nline 1\n"},
+		{"several ids", `print(output('ID', 'ID', limit=1, format='text'), end='')`,
+			`void process.stdout.write(await output('ID', 'ID', {limit: 1, format: 'text'}))`, "==> ID <==\nline 1\n\n==> ID <==\nline 1\n"},
+		{"several ids raw", `print(output('ID', 'ID', limit=1))`, `print(JSON.stringify(await output('ID', 'ID', {limit: 1})))`, "['line 1\\n', 'line 1\\n']§[\"line 1\\n\",\"line 1\\n\"]"},
 		{"unknown id", `try:
     output('out-99')
 except HostCallError as e:
@@ -333,7 +334,7 @@ except HostCallError as e:
     output('ID', format='xml')
 except HostCallError as e:
     print(e)`, `try { await output('ID', {format: 'xml'}) } catch (e) { print(e.message) }`,
-			`output: format is "xml"; give 'text' or 'json'`},
+			`output: format is "xml"; give 'raw' (the default: the text, a list of texts for several ids), 'json' ({id, lines, text}) or 'text' (several texts joined under headers)`},
 	}
 	for _, lang := range []string{"py", "js"} {
 		t.Run(lang, func(t *testing.T) {

@@ -85,7 +85,8 @@
 
   // output('out-1', 'agent://task-1', ..., {format, query, offset, limit}):
   // reads back cut outputs and agent answers; format 'raw' (the default)
-  // gives the text, 'json' {id, lines, text}. See the Python helper.
+  // gives the text, 'json' {id, lines, text}, several ids a list of them
+  // ('text' joins several under headers). See the Python helper.
   const output = async((...ids) => {
     let o = {};
     if (ids.length > 0 && ids[ids.length - 1] !== null && typeof ids[ids.length - 1] === 'object') o = opts(ids.pop(), 'output');

@@ -177,7 +177,8 @@ def output(*ids, format="raw", query=None, offset=1, limit=None):
     it (a plain substring); offset and limit (1-indexed lines) then page
     through what is left. format='raw' (the default) returns the text;
     format='json' returns {'id', 'lines', 'text'} (lines: how many the
-    whole output has), a list of them for several ids."""
+    whole output has). Several ids give a list of them; format='text'
+    joins several texts under '==> id <==' headers instead."""
     for i in ids:
         if not isinstance(i, str):
             raise TypeError(f"output: an id is a str like 'out-1', not {type(i).__name__}")
