@@ -20,11 +20,20 @@ APT_PACKAGES := clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 dpkg-dev \
                 python3.11 zstd tcl make gcc
 CACHE_ROOT  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/wasmeval-build
 PY_DIST     := wasm/python/dist
-PY_INPUTS   := wasm/python/pins.mk wasm/python/build.sh wasm/python/mkstdlib.py \
-               wasm/python/config.site-wasmeval $(wildcard wasm/python/shim/*) \
-               $(wildcard wasm/python/patches/*) $(wildcard wasm/python/sqlite/*)
-PY_HASH     := $(shell cat $(PY_INPUTS) | sha256sum | cut -c1-16)
-PY_CACHE    := $(CACHE_ROOT)/python-$(PY_HASH)
+# The artifact is two builds, each cached under CACHE_ROOT by the hash of its
+# inputs: python.wasm (python-<hash>/: compiles CPython, minutes) and the
+# stdlib zip with tzdata (stdlib-<hash>/: seconds). pins.mk's TZDATA_ lines
+# concern only the zip; the zip holds the interpreter build's sysconfigdata,
+# so its hash covers python.wasm's too.
+PY_WASM_INPUTS := wasm/python/build.sh wasm/python/config.site-wasmeval \
+                  $(wildcard wasm/python/shim/*) $(wildcard wasm/python/patches/*) \
+                  $(wildcard wasm/python/sqlite/*)
+PY_WASM_HASH  := $(shell { grep -v '^TZDATA_' wasm/python/pins.mk; cat $(PY_WASM_INPUTS); } | sha256sum | cut -c1-16)
+PY_WASM_CACHE := $(CACHE_ROOT)/python-$(PY_WASM_HASH)
+PY_LIB_INPUTS := wasm/python/pins.mk wasm/python/stdlib.sh wasm/python/mkstdlib.py
+PY_LIB_HASH   := $(shell { echo $(PY_WASM_HASH); cat $(PY_LIB_INPUTS); } | sha256sum | cut -c1-16)
+PY_LIB_CACHE  := $(CACHE_ROOT)/stdlib-$(PY_LIB_HASH)
+PY_HASH       := $(PY_WASM_HASH)-$(PY_LIB_HASH)
 SRC_DIR     := $(CACHE_ROOT)/src
 
 .PHONY: build demo test bench check python deps go-deps clean mcp-everything mcp-inspector npm-testdata
@@ -94,32 +103,46 @@ $(NPM_TESTDATA_DIR)/.stamp:
 python: $(PY_DIST)/.hash-$(PY_HASH)
 
 $(PY_DIST)/.hash-$(PY_HASH):
-	@if [ ! -f "$(PY_CACHE)/python.wasm.zst" ]; then $(MAKE) --no-print-directory py-build; fi
+	@if [ ! -f "$(PY_WASM_CACHE)/python.wasm.zst" ]; then $(MAKE) --no-print-directory py-build; fi
+	@if [ ! -f "$(PY_LIB_CACHE)/python311.zip.zst" ]; then $(MAKE) --no-print-directory py-stdlib; fi
 	rm -f $(PY_DIST)/.hash-* $(PY_DIST)/*.zst
-	cp "$(PY_CACHE)/python.wasm.zst" "$(PY_CACHE)/python311.zip.zst" $(PY_DIST)/
-	cp "$(PY_CACHE)/builtin-modules.txt" "$(PY_CACHE)/stdlib-excluded.txt" wasm/python/
+	cp "$(PY_WASM_CACHE)/python.wasm.zst" "$(PY_LIB_CACHE)/python311.zip.zst" $(PY_DIST)/
+	cp "$(PY_WASM_CACHE)/builtin-modules.txt" "$(PY_LIB_CACHE)/stdlib-excluded.txt" wasm/python/
 	touch $@
 
-.PHONY: py-build py-sources
+# py-build compiles python.wasm; py-stdlib makes the zip (from CPython's Lib/,
+# the interpreter build's sysconfigdata and tzdata) without compiling anything.
+.PHONY: py-build py-stdlib py-sources
 py-build: deps py-sources
-	rm -rf "$(PY_CACHE).tmp"
-	JOBS=$$(nproc) bash wasm/python/build.sh "$(SRC_DIR)" "$(CACHE_ROOT)/work" "$(PY_CACHE).tmp"
-	zstd -q -19 --rm "$(PY_CACHE).tmp/python.wasm" -o "$(PY_CACHE).tmp/python.wasm.zst"
-	zstd -q -19 --rm "$(PY_CACHE).tmp/python311.zip" -o "$(PY_CACHE).tmp/python311.zip.zst"
-	rm -rf "$(PY_CACHE)" && mv "$(PY_CACHE).tmp" "$(PY_CACHE)"
+	rm -rf "$(PY_WASM_CACHE).tmp"
+	JOBS=$$(nproc) bash wasm/python/build.sh "$(SRC_DIR)" "$(CACHE_ROOT)/work" "$(PY_WASM_CACHE).tmp"
+	zstd -q -19 --rm "$(PY_WASM_CACHE).tmp/python.wasm" -o "$(PY_WASM_CACHE).tmp/python.wasm.zst"
+	rm -rf "$(PY_WASM_CACHE)" && mv "$(PY_WASM_CACHE).tmp" "$(PY_WASM_CACHE)"
 	rm -rf "$(CACHE_ROOT)/work"
 
-# Debian source packages, pinned by version and checked by SHA-256.
+py-stdlib: deps py-sources
+	@if [ ! -f "$(PY_WASM_CACHE)/python.wasm.zst" ]; then $(MAKE) --no-print-directory py-build; fi
+	rm -rf "$(PY_LIB_CACHE).tmp"
+	bash wasm/python/stdlib.sh "$(SRC_DIR)/$(PY_ORIG)" "$(SRC_DIR)/$(TZDATA_DEB)" "$(PY_WASM_CACHE)" \
+	  "$(CACHE_ROOT)/work-stdlib" "$(PY_LIB_CACHE).tmp"
+	zstd -q -19 --rm "$(PY_LIB_CACHE).tmp/python311.zip" -o "$(PY_LIB_CACHE).tmp/python311.zip.zst"
+	rm -rf "$(PY_LIB_CACHE)" && mv "$(PY_LIB_CACHE).tmp" "$(PY_LIB_CACHE)"
+	rm -rf "$(CACHE_ROOT)/work-stdlib"
+
+# Debian source packages (and tzdata's binary package), pinned by version and
+# checked by SHA-256.
 py-sources: deps
 	mkdir -p "$(SRC_DIR)"
 	cd "$(SRC_DIR)" && { \
 	  echo "$(PY_ORIG_SHA256)  $(PY_ORIG)"; \
 	  echo "$(PY_DEB_SHA256)  $(PY_DEB_TAR)"; \
 	  echo "$(ZLIB_ORIG_SHA256)  $(ZLIB_ORIG)"; \
-	  echo "$(SQLITE_ORIG_SHA256)  $(SQLITE_ORIG)"; } > SHA256SUMS; \
+	  echo "$(SQLITE_ORIG_SHA256)  $(SQLITE_ORIG)"; \
+	  echo "$(TZDATA_DEB_SHA256)  $(TZDATA_DEB)"; } > SHA256SUMS; \
 	  if ! sha256sum --quiet -c SHA256SUMS 2>/dev/null; then \
 	    apt-get source --download-only \
 	      python3.11=$(PY_DEB_VERSION) zlib=$(ZLIB_DEB_VERSION) sqlite3=$(SQLITE_DEB_VERSION); \
+	    [ -f "$(TZDATA_DEB)" ] || apt-get download tzdata=$(TZDATA_DEB_VERSION); \
 	    sha256sum -c SHA256SUMS; \
 	  fi
 

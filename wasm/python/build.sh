@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Builds the CPython-WASI reactor (python.wasm) and the stdlib zip
-# (python311.zip) from Debian's source packages.
+# Builds the CPython-WASI reactor (python.wasm) from Debian's source
+# packages. The stdlib zip is built apart from it, by stdlib.sh, so that a
+# change to the zip does not recompile the interpreter.
 #
 #   build.sh SRC_DIR WORK_DIR OUT_DIR
 #
 # SRC_DIR holds the Debian source files named in pins.mk (already checked
 # against their SHA-256 by the Makefile). WORK_DIR is scratch space. OUT_DIR
-# receives python.wasm and python311.zip. Toolchain: Debian's clang-14,
-# lld-14, wasi-libc and libclang-rt-14-dev-wasm32.
+# receives python.wasm, builtin-modules.txt and the build's
+# _sysconfigdata_*.py (which stdlib.sh puts into the zip). Toolchain:
+# Debian's clang-14, lld-14, wasi-libc and libclang-rt-14-dev-wasm32.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -135,11 +137,6 @@ EOF
     grep -qx "$m" "$out/builtin-modules.txt" || { echo "build.sh: module $m was not built in (see $work/configure.log)"; exit 1; }
   done
   sysconfigdata=$(cat pybuilddir.txt)
-  cp "$sysconfigdata"/_sysconfigdata_*.py "$work/"
+  cp "$sysconfigdata"/_sysconfigdata_*.py "$out/"
 )
-
-# ---- stdlib zip --------------------------------------------------------------
-echo "== stdlib"
-/usr/bin/python3.11 "$here/mkstdlib.py" "$py/Lib" "$work"/_sysconfigdata_*.py \
-  "$out/python311.zip" "$out/stdlib-excluded.txt"
 ls -l "$out"

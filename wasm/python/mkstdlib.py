@@ -1,10 +1,18 @@
-"""Builds python311.zip: the stdlib as compiled .pyc, pruned.
+"""Builds python311.zip: the stdlib as compiled .pyc, pruned, plus the IANA
+tz database as the `tzdata` package.
 
-    mkstdlib.py LIB_DIR SYSCONFIGDATA_PY OUT_ZIP EXCLUDED_LIST
+    mkstdlib.py LIB_DIR SYSCONFIGDATA_PY ZONEINFO_DIR IANA_VERSION OUT_ZIP EXCLUDED_LIST
 
 Run with Debian's python3.11, whose bytecode matches the guest's (both are
 CPython 3.11). Entries are stored, not deflated: the whole zip is
 zstd-compressed when embedded, and stored entries import faster.
+
+ZONEINFO_DIR is a zic output tree (Debian's /usr/share/zoneinfo). It goes in
+laid out as PyPI's tzdata package, which zoneinfo falls back to when no
+TZPATH folder exists (none does in the guest): tzdata/zoneinfo/<Area>/<City>
+with an __init__ in every folder (zoneinfo reads a zone as a resource of the
+package tzdata.zoneinfo.<Area>), and tzdata/zones listing every key, for
+zoneinfo.available_timezones(). Links are stored as copies.
 """
 import importlib.util
 import marshal
@@ -23,7 +31,7 @@ EXCLUDE = {
 }
 
 
-def main(lib, sysconfigdata, out, excluded_list):
+def main(lib, sysconfigdata, zoneinfo, iana_version, out, excluded_list):
     lib = os.path.abspath(lib)
     excluded = []
     tmp = out + ".tmp"
@@ -47,6 +55,7 @@ def main(lib, sysconfigdata, out, excluded_list):
                     continue
                 add(zf, os.path.join(dirpath, f), path)
         add(zf, sysconfigdata, os.path.basename(sysconfigdata))
+        add_tzdata(zf, zoneinfo, iana_version)
     os.replace(tmp, out)
     with open(excluded_list, "w") as fh:
         fh.write("\n".join(sorted(excluded)) + "\n")
@@ -55,6 +64,10 @@ def main(lib, sysconfigdata, out, excluded_list):
 def add(zf, src, rel):
     with open(src, "rb") as fh:
         source = fh.read()
+    add_source(zf, source, rel)
+
+
+def add_source(zf, source, rel):
     code = compile(source, "/usr/local/lib/python3.11/" + rel, "exec",
                    dont_inherit=True, optimize=0)
     # Unchecked hash-based pyc: valid without a source file or an mtime.
@@ -62,9 +75,53 @@ def add(zf, src, rel):
     data += (0b01).to_bytes(4, "little")
     data += importlib.util.source_hash(source)
     data += marshal.dumps(code)
-    info = zipfile.ZipInfo(rel[:-3] + ".pyc", date_time=(2020, 1, 1, 0, 0, 0))
+    add_data(zf, bytes(data), rel[:-3] + ".pyc")
+
+
+def add_data(zf, data, rel):
+    info = zipfile.ZipInfo(rel, date_time=(2020, 1, 1, 0, 0, 0))
     info.external_attr = 0o644 << 16
-    zf.writestr(info, bytes(data))
+    zf.writestr(info, data)
+
+
+# Zone data besides the zones, as PyPI's tzdata ships them.
+TZ_TABLES = {"iso3166.tab", "zone.tab", "zone1970.tab", "zonenow.tab",
+             "tzdata.zi", "leapseconds"}
+# zic's alternative trees and Debian's links outside the database.
+TZ_SKIP = {"posix", "right", "posixrules", "localtime"}
+
+
+def add_tzdata(zf, zoneinfo, iana_version):
+    year, letter = iana_version[:4], iana_version[4:]
+    if not (year.isdigit() and len(letter) == 1 and letter.isalpha()):
+        raise SystemExit(f"mkstdlib: IANA version {iana_version!r} is not like 2026b")
+    version = f"{year}.{ord(letter) - ord('a') + 1}"  # as PyPI numbers it
+    add_source(zf, (
+        '"""The IANA time zone database (Debian\'s tzdata), for zoneinfo."""\n'
+        f'IANA_VERSION = "{iana_version}"\n__version__ = "{version}"\n'
+    ).encode(), "tzdata/__init__.py")
+    zones = []
+    for dirpath, dirnames, filenames in os.walk(zoneinfo, followlinks=False):
+        rel = os.path.relpath(dirpath, zoneinfo)
+        dirnames[:] = sorted(d for d in dirnames if not (rel == "." and d in TZ_SKIP))
+        pkg = "tzdata/zoneinfo" if rel == "." else "tzdata/zoneinfo/" + rel
+        add_source(zf, b"", pkg + "/__init__.py")
+        for f in sorted(filenames):
+            if rel == "." and f in TZ_SKIP:
+                continue
+            path = os.path.join(dirpath, f)
+            if not os.path.exists(path):  # a dangling link
+                continue
+            with open(path, "rb") as fh:
+                data = fh.read()
+            if data.startswith(b"TZif"):
+                zones.append(f if rel == "." else rel + "/" + f)
+            elif not (rel == "." and f in TZ_TABLES):
+                continue
+            add_data(zf, data, pkg + "/" + f)
+    if "America/New_York" not in zones:
+        raise SystemExit(f"mkstdlib: no America/New_York under {zoneinfo}: not a zoneinfo tree")
+    add_data(zf, ("\n".join(sorted(zones)) + "\n").encode(), "tzdata/zones")
 
 
 if __name__ == "__main__":

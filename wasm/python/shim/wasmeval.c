@@ -205,6 +205,19 @@ static int
 init_python(void)
 {
     PyStatus status;
+    /* UTF-8 mode, as PYTHONUTF8=1 or a UTF-8 locale gives on Linux: file
+     * names, open() and os.environ are UTF-8 (the isolated default follows
+     * the C locale, which is ASCII under wasi-libc). */
+    PyPreConfig preconfig;
+    PyPreConfig_InitIsolatedConfig(&preconfig);
+    preconfig.utf8_mode = 1;
+    status = Py_PreInitialize(&preconfig);
+    if (PyStatus_Exception(status)) {
+        if (status.err_msg) {
+            host_emit(2, status.err_msg, (int32_t)strlen(status.err_msg));
+        }
+        return -1;
+    }
     PyConfig config;
     PyConfig_InitIsolatedConfig(&config);
     config.site_import = 0;
