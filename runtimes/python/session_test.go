@@ -137,3 +137,40 @@ func TestRootImports(t *testing.T) {
 }
 
 func pyStr(s string) string { return "'" + s + "'" }
+
+// TestAsyncioLoopRollback: a cell stopped hard is rolled back with the
+// loop (its tasks are gone, older ones go on as before it); Reset starts
+// with an empty loop.
+func TestAsyncioLoopRollback(t *testing.T) {
+	rt := runtimeForTest(t)
+	inst, err := rt.NewInstance(context.Background(), runtimes.InstanceOptions{Root: t.TempDir(), Checkpoints: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close(context.Background())
+	runCells(t, inst, []cellCase{
+		{name: "an older task", code: "import asyncio\nasync def later(v):\n    await asyncio.sleep(0.05)\n    return v\nold = asyncio.create_task(later('old'))"},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	var r rec
+	o, err := inst.Run(ctx, "new = asyncio.create_task(later('new'))\nwhile True:\n    try:\n        while True:\n            pass\n    except BaseException:\n        pass", &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Failed || !strings.Contains(r.out.String(), "rolled back to before this cell") {
+		t.Fatalf("hard stop: %+v %q", o, r.out.String())
+	}
+	runCells(t, inst, []cellCase{
+		{name: "the older task goes on", code: "await old", result: "'old'"},
+		{name: "the stopped cell's task is gone", code: "('new' in globals(), len(asyncio.all_tasks()))", result: "(False, 0)"},
+		{name: "a pending task before reset", code: "pending = asyncio.create_task(later('p'))\nlen(asyncio.all_tasks())", result: "1"},
+	})
+	if err := inst.Reset(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	runCells(t, inst, []cellCase{
+		{name: "after reset the loop is empty", code: "import asyncio\n(len(asyncio.all_tasks()), 'pending' in globals())", result: "(0, False)"},
+		{name: "and works", code: "await asyncio.sleep(0.001, 'ok')", result: "'ok'"},
+	})
+}
