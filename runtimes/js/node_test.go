@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/runtimes"
@@ -246,6 +248,17 @@ func TestNodeFSEscapes(t *testing.T) {
 			}
 			want(t, "stderr", rec.StderrText(), tt.want...)
 		})
+	}
+	// A named pipe the host planted cannot hang the cell.
+	if err := syscall.Mkfifo(filepath.Join(s.root, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	want(t, "read a pipe", s.fails("require('fs').readFileSync('pipe')"), "EACCES")
+	want(t, "append to a pipe", s.fails("require('fs').appendFileSync('pipe', 'x')"), "EACCES")
+	want(t, "open a pipe", s.fails("require('fs').openSync('pipe', 'r')"), "EACCES")
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the pipe held the cells for %v", d)
 	}
 	for _, name := range []string{"new.txt", "moved.js", "copied.js"} {
 		if _, err := os.Stat(filepath.Join(outside, name)); err == nil {

@@ -123,6 +123,7 @@ func TestPackageResolution(t *testing.T) {
 		"node_modules/@scope/pkg/main.js":                          "module.exports = require('legacy')",
 		"node_modules/@scope/pkg/node_modules/legacy/package.json": `{"main": "own.js"}`,
 		"node_modules/@scope/pkg/node_modules/legacy/own.js":       "module.exports = 'nested legacy'",
+		"node_modules/babel/index.js":                              "Object.defineProperty(exports, '__esModule', { value: true }); exports.default = 'the default'; exports.named = 'named'",
 		"sub/dir/use.js":                                           "module.exports = require('legacy').v",
 		"sub/node_modules/only-sub/index.js":                       "module.exports = 'only under sub'",
 		"imp/package.json":                                         `{"imports": {"#dep": "./src/dep.js", "#lodash-ish": "legacy"}}`,
@@ -143,6 +144,9 @@ func TestPackageResolution(t *testing.T) {
 		{"require('./sub/dir/use.js')", "1"},
 		{"require('./imp/main.js')", "[ 'dep via imports', 1 ]"},
 		{"require('legacy') === require('legacy')", "true"},
+		// As in Node: an ES import of CommonJS gets module.exports as its
+		// default, __esModule or not.
+		{"import b, { named } from 'babel'; [b.default, named]", "[ 'the default', 'named' ]"},
 	})
 	want(t, "not exported", s.fails("require('cond/internal.js')"), "ERR_PACKAGE_PATH_NOT_EXPORTED", "subpath './internal.js' is not defined by \"exports\"")
 	want(t, "null target", s.fails("require('cond/feature/secret')"), "ERR_PACKAGE_PATH_NOT_EXPORTED")
