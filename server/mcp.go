@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -28,6 +29,16 @@ func (s *Server) mountMCP() error {
 				s.evals.WithLabelValues("rejected").Inc()
 				return nil, false
 			}
+		},
+		// As the JSON API's evals: one queued on a busy session waits for
+		// its turn before it takes an in-flight slot (turns.go).
+		Turn: func(ctx context.Context, id string) (func(), error) {
+			end, err := s.turns.take(ctx, id)
+			if err == errTooManyWaiting {
+				s.evals.WithLabelValues("rejected").Inc()
+				return nil, fmt.Errorf("%d evals already wait for this session, which runs one at a time; retry when one has ended", maxWaiting)
+			}
+			return end, err
 		},
 		Create: func(ctx context.Context, owner string) (string, error) {
 			return s.withQuota(owner, func() (string, error) { return s.cfg.Manager.Create(ctx, owner) })

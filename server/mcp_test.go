@@ -2,12 +2,16 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/server"
 )
 
@@ -98,5 +102,106 @@ func TestMCPOverHTTP(t *testing.T) {
 	}
 	if res := callTool(a, "delete_code_context", map[string]any{"id": id}); res.IsError {
 		t.Errorf("delete: %s", text(res))
+	}
+}
+
+// TestMCPWaitingEvalHoldsNoSlot: as with the JSON API, MCP evals queued
+// behind a session's running cell (eval on the connection's session,
+// run_in_code_context on a context) hold no in-flight slot, so they do not
+// starve another tenant.
+func TestMCPWaitingEvalHoldsNoSlot(t *testing.T) {
+	testenv.RequirePython(t)
+	ts := newServer(t, server.Config{MaxInFlight: 2})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, err := mcpClient(t, ts.URL, tokenA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	py := func(code string) map[string]any {
+		return map[string]any{"cells": []any{map[string]any{"language": "py", "code": code, "timeout": 30}}}
+	}
+	for _, tc := range []struct {
+		name string
+		call func(ctx context.Context) // one eval on the busy session
+	}{
+		{"eval", func(ctx context.Context) {
+			a.CallTool(ctx, &mcp.CallToolParams{Name: "eval", Arguments: py("while True: pass")})
+		}},
+		{"run_in_code_context", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			call := tc.call
+			if call == nil {
+				res, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "create_code_context", Arguments: map[string]any{}})
+				if err != nil || res.IsError {
+					t.Fatalf("create_code_context: %v %v", err, res)
+				}
+				id := res.Content[0].(*mcp.TextContent).Text
+				call = func(ctx context.Context) {
+					a.CallTool(ctx, &mcp.CallToolParams{Name: "run_in_code_context",
+						Arguments: map[string]any{"id": id, "language": "py", "code": "while True: pass", "timeout": 30}})
+				}
+			}
+			inFlightWithin(t, ts, 0, 20*time.Second) // the previous case's cells are gone
+			cctx, stop := context.WithCancel(ctx)
+			var wg sync.WaitGroup
+			defer func() { stop(); wg.Wait() }()
+			wg.Add(1)
+			go func() { defer wg.Done(); call(cctx) }()
+			inFlightWithin(t, ts, 1, 10*time.Second)
+			for range 3 {
+				wg.Add(1)
+				go func() { defer wg.Done(); call(cctx) }()
+			}
+			time.Sleep(500 * time.Millisecond)
+			r := do(t, "GET", ts.URL+"/metrics", tokenB, nil)
+			if !strings.Contains(string(r.body), "wasmeval_evals_in_flight 1\n") {
+				t.Error("MCP evals waiting for their session hold in-flight slots")
+			}
+			wantStatus(t, do(t, "POST", ts.URL+"/v1/run", tokenB, `{"language":"py","code":"1"}`), http.StatusOK)
+		})
+	}
+}
+
+// TestMCPBatchRefused: a JSON-RPC batch on /mcp gets one JSON-RPC error
+// (-32600, no id) with HTTP 400, whatever protocol version the client
+// names: MCP removed batches in 2025-06-18, and the SDK would otherwise
+// serve an older client's batch of any length in parallel.
+func TestMCPBatchRefused(t *testing.T) {
+	ts := newServer(t, server.Config{})
+	var batch strings.Builder
+	batch.WriteString(" \n[")
+	for i := range 50 {
+		if i > 0 {
+			batch.WriteString(",")
+		}
+		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`, i)
+	}
+	batch.WriteString("]")
+	for _, version := range []string{"", "2025-03-26", "2025-06-18"} {
+		var hdr []string
+		if version != "" {
+			hdr = []string{"MCP-Protocol-Version", version}
+		}
+		hdr = append(hdr, "Accept", "application/json, text/event-stream", "Content-Type", "application/json")
+		r := do(t, "POST", ts.URL+"/mcp", tokenA, batch.String(), hdr...)
+		wantStatus(t, r, http.StatusBadRequest)
+		var e struct {
+			JSONRPC string
+			ID      any `json:"id"`
+			Error   struct {
+				Code    int
+				Message string
+			}
+		}
+		r.json(t, &e)
+		if e.JSONRPC != "2.0" || e.ID != nil || e.Error.Code != -32600 || !strings.Contains(e.Error.Message, "batches are not supported") {
+			t.Errorf("version %q: %s", version, r.body)
+		}
+	}
+	// One message still works after the refusals.
+	if _, err := mcpClient(t, ts.URL, tokenA); err != nil {
+		t.Fatal(err)
 	}
 }

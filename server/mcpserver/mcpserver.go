@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -8,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -40,6 +43,12 @@ type Config struct {
 	// Admit, when set, is asked before code runs; ok false makes the call a
 	// tool error that says the server is busy. done ends the admission.
 	Admit func() (done func(), ok bool)
+	// Turn, when set, is asked before Admit by a call that runs code in a
+	// session (eval, run_in_code_context): it waits until the session's
+	// earlier evals are done, so that a call queued on a busy session
+	// holds no admission meanwhile. The error (ctx's, or one saying too
+	// many wait) becomes the call's. end ends the turn.
+	Turn func(ctx context.Context, session string) (end func(), err error)
 	// Host answers the cells' tool and agent calls, and llm when the
 	// client does not offer MCP sampling; nil means none (those helpers
 	// then fail with a message saying so).
@@ -140,7 +149,51 @@ func (s *Server) HTTPHandler(sessionTimeout time.Duration, maxBody int64) http.H
 		}
 		return &auth.TokenInfo{UserID: owner}, nil
 	}
-	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(refuseBatches(h, maxBody))
+}
+
+// batchRefusal is the one answer to a JSON-RPC batch, on every face.
+const batchRefusal = "Invalid Request: JSON-RPC batches are not supported (MCP removed them in its 2025-06-18 revision); send one JSON-RPC message at a time"
+
+// refuseBatches answers a POST whose body is a JSON-RPC batch (an array)
+// with HTTP 400 and one JSON-RPC error without an id (-32600), as the
+// streamable HTTP transport says a server answers input it cannot accept.
+// The SDK still takes batches from clients that negotiate a protocol older
+// than 2025-06-18, and serves every message of one in parallel, however
+// many; the current protocol, which the SDK implements, has none, so no
+// version gets them. Only the leading whitespace and the first byte of the
+// body are read here.
+func refuseBatches(h http.Handler, maxBody int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		br := bufio.NewReader(r.Body)
+		var lead []byte
+		for maxBody <= 0 || int64(len(lead)) <= maxBody {
+			c, err := br.ReadByte()
+			if err != nil {
+				break
+			}
+			lead = append(lead, c)
+			if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+				break
+			}
+		}
+		if len(lead) > 0 && lead[len(lead)-1] == '[' {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
+				"error": map[string]any{"code": codeInvalidRequest, "message": batchRefusal}})
+			return
+		}
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(lead), br), r.Body}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // conn returns the state of ss, making it on first use. The eval session of
@@ -327,6 +380,14 @@ func (s *Server) admit() (func(), error) {
 	return done, nil
 }
 
+// turn waits for session's turn (Config.Turn).
+func (s *Server) turn(ctx context.Context, session string) (func(), error) {
+	if s.cfg.Turn == nil {
+		return func() {}, nil
+	}
+	return s.cfg.Turn(ctx, session)
+}
+
 // hostError is a failure of the host, said for a model.
 func hostError(err error) error {
 	switch {
@@ -362,6 +423,27 @@ func (s *Server) eval(ctx context.Context, req *mcp.CallToolRequest, _ EvalInput
 	}
 	c := s.conn(req.Session)
 	owner := s.owner(req.Session, c, req.Extra)
+	s.mu.Lock()
+	id := c.evalID
+	s.mu.Unlock()
+	// Wait behind the session's running eval before taking a slot.
+	endTurn := func() {}
+	defer func() { endTurn() }()
+	takeTurn := func(id string) error {
+		endTurn()
+		end, err := s.turn(ctx, id)
+		if err != nil {
+			endTurn = func() {}
+			return err
+		}
+		endTurn = end
+		return nil
+	}
+	if id != "" {
+		if err := takeTurn(id); err != nil {
+			return nil, nil, err
+		}
+	}
 	done, err := s.admit()
 	if err != nil {
 		return nil, nil, err
@@ -369,14 +451,16 @@ func (s *Server) eval(ctx context.Context, req *mcp.CallToolRequest, _ EvalInput
 	defer done()
 	s.logCells(ctx, "eval", owner, in)
 
-	s.mu.Lock()
-	id := c.evalID
-	s.mu.Unlock()
 	var note string
 	for attempt := 0; ; attempt++ {
 		if id == "" {
 			if id, err = s.cfg.Create(ctx, owner); err != nil {
 				return nil, nil, hostError(err)
+			}
+			// The new session's turn is free (no other call knows it
+			// yet): take it before the connection's next calls can.
+			if err := takeTurn(id); err != nil {
+				return nil, nil, err
 			}
 			s.mu.Lock()
 			c.evalID, c.evalOwner = id, owner
@@ -461,6 +545,11 @@ func (s *Server) runInContext(ctx context.Context, req *mcp.CallToolRequest, in 
 	if _, err := s.cfg.Manager.Session(owner, in.ID); err != nil {
 		return nil, nil, hostError(err)
 	}
+	end, err := s.turn(ctx, in.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer end()
 	done, err := s.admit()
 	if err != nil {
 		return nil, nil, err

@@ -169,7 +169,7 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 		return nil
 	}
 	if line[0] == '[' {
-		c.refuse(nil, codeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported; send one message a line", len(line))
+		c.refuse(nil, codeInvalidRequest, batchRefusal+", one a line", len(line))
 		return nil
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
