@@ -64,8 +64,9 @@
   // helpers builds the __wasmeval object that rewritten import and export
   // statements call, bound to one module's directory and exports object;
   // requireFrom loads with the "import" export conditions.
-  internal.helpers = function helpers(requireFrom, exports) {
+  internal.helpers = function helpers(requireFrom, exports, meta) {
     return Object.freeze({
+      meta,
       import(specifier) {
         return namespaceOf(requireFrom(specifier));
       },

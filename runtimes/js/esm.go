@@ -13,6 +13,7 @@ import (
 //	import * as ns from './x.js'           ->  const ns = __wasmeval.import("./x.js");
 //	import './x.js'                        ->  __wasmeval.import("./x.js");
 //	import('./x.js')                       ->  __wasmeval.dynamicImport('./x.js')
+//	import.meta                            ->  __wasmeval.meta
 //	export const a = 1                     ->  const a = 1   (and a getter for a, appended)
 //	export { a as b }                      ->  (removed; a getter for b, appended)
 //	export default expr                    ->  __wasmeval.exports.default = expr
@@ -323,6 +324,16 @@ func rewriteModuleSyntax(src string, module bool) moduleSyntax {
 				edits = append(edits, edit{t.start, t.end, "__wasmeval.dynamicImport"})
 				continue
 			case '.':
+				// import.meta: the module's url, filename and dirname.
+				save := *l
+				if dot := l.next(); dot.text == "." {
+					if m := l.next(); m.kind == tIdent && m.text == "meta" {
+						edits = append(edits, edit{t.start, m.end, "__wasmeval.meta"})
+						prevText = "meta"
+						continue
+					}
+				}
+				*l = save
 				continue
 			}
 			if depth != 0 {

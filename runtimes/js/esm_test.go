@@ -22,6 +22,7 @@ func TestRewriteModuleSyntax(t *testing.T) {
 		{name: "attributes", src: "import d from './d.json' with { type: 'json' };", want: `const { default: d } = __wasmeval.import("./d.json");`, esm: true},
 		{name: "lines are kept", src: "import {\n  a,\n  b\n} from './x'\nthrow 1", want: "const { a, b } = __wasmeval.import(\"./x\");\n\n\n\nthrow 1", esm: true},
 		{name: "dynamic", src: "const m = await import('./x')", want: "const m = await __wasmeval.dynamicImport('./x')"},
+		{name: "import.meta", src: "const u = import.meta.url; f(import . meta)", want: "const u = __wasmeval.meta.url; f(__wasmeval.meta)"},
 		{name: "not keywords", src: "obj.import(1); x = { import: 1, export: 2 }; y.export; `import ${a} from 'b'`; '/* import */'; // import x from 'y'\n/import/.test(s)",
 			want: "obj.import(1); x = { import: 1, export: 2 }; y.export; `import ${a} from 'b'`; '/* import */'; // import x from 'y'\n/import/.test(s)"},
 		{name: "nested template", src: "`${ `${ {a: 1}.a }` }`; import x from './y'", want: "`${ `${ {a: 1}.a }` }`; const { default: x } = __wasmeval.import(\"./y\");", esm: true},

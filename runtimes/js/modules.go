@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -85,12 +86,30 @@ func (in *instance) requireFunc(dir string) *goja.Object {
 }
 
 // helpersFor returns the __wasmeval object of code in dir whose exports
-// object is exports.
+// object is exports: a cell's.
 func (in *instance) helpersFor(dir string, exports goja.Value) goja.Value {
+	return in.helpersForFile(path.Join(dir, "<cell>"), exports)
+}
+
+// helpersForFile returns the __wasmeval object of the file filename.
+func (in *instance) helpersForFile(filename string, exports goja.Value) goja.Value {
+	dir := path.Dir(filename)
 	imp := in.vm.ToValue(func(call goja.FunctionCall) goja.Value {
 		return in.load(dir, call.Argument(0), importConditions)
 	})
-	v, err := in.hooks.helpers(goja.Undefined(), imp, exports)
+	meta := in.vm.NewObject()
+	_ = meta.Set("url", (&url.URL{Scheme: "file", Path: filename}).String())
+	_ = meta.Set("filename", filename)
+	_ = meta.Set("dirname", dir)
+	_ = meta.Set("resolve", func(call goja.FunctionCall) goja.Value {
+		spec := in.specifier(call.Argument(0))
+		if _, ok := builtinName(spec); ok {
+			return in.vm.ToValue(spec)
+		}
+		abs, _ := in.resolve(dir, spec, importConditions)
+		return in.vm.ToValue((&url.URL{Scheme: "file", Path: abs}).String())
+	})
+	v, err := in.hooks.helpers(goja.Undefined(), imp, exports, meta)
 	if err != nil {
 		in.rethrow(err)
 	}
@@ -279,7 +298,7 @@ func (in *instance) load(dir string, specV goja.Value, conds []string) goja.Valu
 		call, _ := goja.AssertFunction(v)
 		dirname := path.Dir(abs)
 		_, err = call(exports, exports, in.requireFunc(dirname), module, vm.ToValue(abs), vm.ToValue(dirname),
-			in.helpersFor(dirname, exports))
+			in.helpersForFile(abs, exports))
 		if err != nil {
 			in.rethrow(err)
 		}

@@ -124,6 +124,7 @@ func TestPackageResolution(t *testing.T) {
 		"node_modules/@scope/pkg/node_modules/legacy/package.json": `{"main": "own.js"}`,
 		"node_modules/@scope/pkg/node_modules/legacy/own.js":       "module.exports = 'nested legacy'",
 		"node_modules/babel/index.js":                              "Object.defineProperty(exports, '__esModule', { value: true }); exports.default = 'the default'; exports.named = 'named'",
+		"esm/meta.mjs":                                             "import { fileURLToPath } from 'node:url'\nimport path from 'node:path'\nexport const dir = path.dirname(fileURLToPath(import.meta.url))\nexport const same = import.meta.dirname === dir && import.meta.filename === dir + '/meta.mjs'\nexport const res = import.meta.resolve('cond')\n",
 		"sub/dir/use.js":                                           "module.exports = require('legacy').v",
 		"sub/node_modules/only-sub/index.js":                       "module.exports = 'only under sub'",
 		"imp/package.json":                                         `{"imports": {"#dep": "./src/dep.js", "#lodash-ish": "legacy"}}`,
@@ -144,6 +145,8 @@ func TestPackageResolution(t *testing.T) {
 		{"require('./sub/dir/use.js')", "1"},
 		{"require('./imp/main.js')", "[ 'dep via imports', 1 ]"},
 		{"require('legacy') === require('legacy')", "true"},
+		{"import { dir, same, res } from './esm/meta.mjs'; [dir === process.cwd() + '/esm', same, res === 'file://' + process.cwd() + '/node_modules/cond/esm.mjs']", "[ true, true, true ]"},
+		{"import.meta.url === 'file://' + process.cwd() + '/%3Ccell%3E'", "true"},
 		// As in Node: an ES import of CommonJS gets module.exports as its
 		// default, __esModule or not.
 		{"import b, { named } from 'babel'; [b.default, named]", "[ 'the default', 'named' ]"},
