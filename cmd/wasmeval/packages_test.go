@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -104,5 +107,71 @@ func TestMCPPackages(t *testing.T) {
 	}
 	if text := mcpText(res); res.IsError || !strings.Contains(text, "True 22.2.0") {
 		t.Errorf("eval: isError %v, %q", res.IsError, text)
+	}
+}
+
+// TestServePackages: `wasmeval serve --packages --preload` runs cells
+// that import from the layer over HTTP.
+func TestServePackages(t *testing.T) {
+	testenv.RequirePython(t)
+	dir := testpackages.Dir(t)
+	const token = "packages-token"
+	t.Setenv("WASMEVAL_TOKENS", token)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb lockedBuffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- doMain(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--log-format", "json",
+			"--packages", dir, "--preload", "networkx"}, strings.NewReader(""), &out, &errb)
+	}()
+	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+	var addr string
+	for deadline := time.Now().Add(10 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := addrRE.FindStringSubmatch(errb.String()); m != nil {
+			addr = m[1]
+		}
+		select {
+		case code := <-exited:
+			t.Fatalf("serve exited %d: %s", code, errb.String())
+		default:
+		}
+	}
+	if addr == "" {
+		t.Fatalf("no listening line in %s", errb.String())
+	}
+	post := func(path, body string, v any) int {
+		t.Helper()
+		req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		json.NewDecoder(resp.Body).Decode(v)
+		return resp.StatusCode
+	}
+	var sess struct{ ID string }
+	if code := post("/v1/sessions", "", &sess); code != http.StatusCreated {
+		t.Fatalf("create: %d", code)
+	}
+	var res struct{ Content []struct{ Text string } }
+	cells := `{"cells":[{"language":"py","code":"import sys\nprint('networkx' in sys.modules)\nimport networkx as nx\nprint(nx.shortest_path(nx.path_graph(4), 0, 3))"},` +
+		`{"language":"py","code":"import yaml._yaml"}]}`
+	post("/v1/sessions/"+sess.ID+"/eval", cells, &res)
+	if len(res.Content) == 0 {
+		t.Fatalf("eval: no content (serve log: %s)", errb.String())
+	}
+	for _, want := range []string{"True\n[0, 1, 2, 3]", "needs the C extension _yaml.cpython-311-x86_64-linux-gnu.so"} {
+		if !strings.Contains(res.Content[0].Text, want) {
+			t.Errorf("eval: %q; want %q", res.Content[0].Text, want)
+		}
+	}
+	cancel()
+	select {
+	case <-exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop on cancel")
 	}
 }
