@@ -62,6 +62,22 @@ func TestPackageLayer(t *testing.T) {
 	if text := res.Content[0].Text; !strings.Contains(text, "Read-only file system") {
 		t.Errorf("write into the layer: output:\n%s", text)
 	}
+
+	// A fork has the layer too: what the source imported, and new imports.
+	f, err := s.Fork(ctx, sandbox.SessionOptions{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close(ctx)
+	res, err = f.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{
+		{Language: "py", Code: "import isympy\nprint(x, open('/usr/local/lib/wasmeval/site-packages/attrs-22.2.0.dist-info/METADATA').readline())"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].Text; !strings.Contains(text, "x Metadata-Version: 2.1") {
+		t.Errorf("fork: output:\n%s", text)
+	}
 }
 
 func TestPackageLayerBad(t *testing.T) {

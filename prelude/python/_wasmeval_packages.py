@@ -11,6 +11,7 @@ imported, so a new session starts with them in sys.modules.
 """
 import importlib
 import os
+import site
 import sys
 
 _SUFFIXES = (".so", ".pyd")
@@ -65,8 +66,9 @@ def install(req):
     """Put the layer at req["path"] on sys.path and import req["preload"].
     Returns 0, or 1 after writing what failed to stderr."""
     root = req["path"]
-    if root not in sys.path:
-        sys.path.append(root)
+    # As site-packages: appended to sys.path, its .pth files read (pip's
+    # namespace-package and path entries).
+    site.addsitedir(root)
     if not any(isinstance(f, NativeExtensionFinder) for f in sys.meta_path):
         sys.meta_path.append(NativeExtensionFinder(root))
     importlib.invalidate_caches()
