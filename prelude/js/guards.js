@@ -12,6 +12,7 @@
   const maxBytes = host.memoryLimitBytes;
   const maxElements = Math.floor(maxBytes / 16);
   const apply = Reflect.apply;
+  const nativeStringConcat = String.prototype.concat; // before its guard below
 
   function method(proto, name, check) {
     const original = proto[name];
@@ -404,6 +405,62 @@
   const tooBig = () => new RangeError(
     `Maximum BigInt size exceeded: the result would have more than ${maxBigIntBits} bits, the sandbox's limit`);
   const numeric = (v) => -(-v); // ToNumeric, and nothing else
+  const isObject = (v) => v !== null && (typeof v === 'object' || typeof v === 'function');
+  // ToPrimitive(v, hint) of an object v, calling its code as the operators
+  // do: Symbol.toPrimitive, else valueOf and toString.
+  function toPrimitive(v, hint) {
+    const exotic = v[Symbol.toPrimitive];
+    if (exotic !== undefined && exotic !== null) {
+      const r = apply(exotic, v, [hint]);
+      if (!isObject(r)) return r;
+    } else {
+      for (const name of hint === 'string' ? ['toString', 'valueOf'] : ['valueOf', 'toString']) {
+        const f = v[name];
+        if (typeof f !== 'function') continue;
+        const r = apply(f, v, []);
+        if (!isObject(r)) return r;
+      }
+    }
+    throw new TypeError('Cannot convert object to primitive value');
+  }
+  // add is `a + b` where neither is a literal (source.go): a long text is
+  // reserved before goja copies it, so that `s = s + s` stops before the
+  // copy that would pass the memory limit, not after it.
+  const reserveChars = reserveFrom >> 1;
+  function add(a, b) {
+    const x = isObject(a) ? toPrimitive(a, 'default') : a;
+    const y = isObject(b) ? toPrimitive(b, 'default') : b;
+    if (typeof x === 'string' && typeof y === 'string') {
+      if (x.length + y.length >= reserveChars) {
+        if (x.length + y.length > maxStringLength) throw invalidString();
+        want(stringBytes(x) + stringBytes(y));
+      }
+    } else if (typeof x === 'string' || typeof y === 'string') {
+      const t = typeof x === 'string' ? x : y;
+      if (t.length >= reserveChars) want(stringBytes(t) + 64);
+    }
+    return x + y;
+  }
+  // template is an untagged template with substitutions, its texts and
+  // substitutions in turn (source.go).
+  function template(...parts) {
+    // The substitutions are converted once all are evaluated (the
+    // operator converts each as it goes): only a conversion with side
+    // effects could tell.
+    let chars = 0;
+    for (let i = 0; i < parts.length; i++) {
+      // ToString, which throws for a Symbol (and copies a string).
+      if (i % 2 === 1 && typeof parts[i] !== 'string') parts[i] = `${parts[i]}`;
+      chars += parts[i].length;
+    }
+    if (chars >= reserveChars) {
+      let bytes = 0;
+      for (const p of parts) bytes += stringBytes(p);
+      if (chars > maxStringLength) throw invalidString();
+      want(bytes);
+    }
+    return apply(nativeStringConcat, '', parts); // one copy, where += would make one per part
+  }
   function mul(a, b) {
     if (typeof a === 'number' && typeof b === 'number') return a * b;
     const x = numeric(a);
@@ -440,7 +497,9 @@
     }
     return x >> y;
   }
-  const assignOps = { '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar, '%wasmeval.mul': mul };
+  const assignOps = {
+    '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar, '%wasmeval.mul': mul, '%wasmeval.add': add,
+  };
   // assign is `object[key] op= right`, with object and key evaluated once.
   function assign(object, key, op, right) {
     const k = typeof key === 'symbol' ? key : String(key);
@@ -462,7 +521,7 @@
   }
   internal.operators = {
     '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar, '%wasmeval.mul': mul,
-    '%wasmeval.assign': assign, '%wasmeval.spread': spread,
+    '%wasmeval.add': add, '%wasmeval.template': template, '%wasmeval.assign': assign, '%wasmeval.spread': spread,
   };
 
   // apply and construct with an array-like make a list of its length at
@@ -549,24 +608,9 @@
   Object.defineProperty(BigInt.asIntN, 'name', { value: 'asIntN' });
   Object.defineProperty(BigInt.asUintN, 'name', { value: 'asUintN' });
   const nativeBigInt = BigInt;
-  const isObject = (v) => v !== null && (typeof v === 'object' || typeof v === 'function');
   // ToPrimitive(v, number), as BigInt(v) does first: an object's valueOf
   // may return a long text.
-  function toPrimitiveNumber(v) {
-    const exotic = v[Symbol.toPrimitive];
-    if (exotic !== undefined && exotic !== null) {
-      const r = apply(exotic, v, ['number']);
-      if (!isObject(r)) return r;
-    } else {
-      for (const name of ['valueOf', 'toString']) {
-        const f = v[name];
-        if (typeof f !== 'function') continue;
-        const r = apply(f, v, []);
-        if (!isObject(r)) return r;
-      }
-    }
-    throw new TypeError('Cannot convert object to primitive value');
-  }
+  const toPrimitiveNumber = (v) => toPrimitive(v, 'number');
   const bigIntWrapper = {
     BigInt(value) {
       if (new.target !== undefined) throw new TypeError('BigInt is not a constructor');

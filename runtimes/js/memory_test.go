@@ -196,3 +196,46 @@ func TestMemoryAcrossCells(t *testing.T) {
 		t.Errorf("after the growing cell: %s", got)
 	}
 }
+
+// TestConcatenationStopsBeforeTheCopy: a doubling concatenation is
+// refused before goja copies the string that would take the session past
+// its limit, so the heap peaks near the limit; it used to be stopped one
+// copy late, at about three times the limit.
+func TestConcatenationStopsBeforeTheCopy(t *testing.T) {
+	const limit = 64 << 20
+	bombs := []struct{ name, code string }{
+		{"s = s + s", "let s = '\\u00e9'; for (;;) s = s + s"},
+		{"s += s", "let s = '\\u00e9'; for (;;) s += s"},
+		{"ASCII", "let s = 'ab'; for (;;) s = s + s"},
+		{"template", "let s = '\\u00e9'; for (;;) s = `${s}${s}`"},
+		{"property", "const o = { s: '\\u00e9' }; for (;;) o.s += o.s"},
+		{"element", "const a = ['\\u00e9']; for (;;) a[0] = a[0] + a[0]"},
+		{"toString", "let s = '\\u00e9'; const t = { toString: () => s }; for (;;) s = t + t"},
+		{"two names", "let s = '\\u00e9', t = s; for (;;) { s = s + t; t = s }"},
+		{"async", "await null; let s = '\\u00e9'; for (;;) s = s + s"},
+	}
+	for _, b := range bombs {
+		t.Run(b.name, func(t *testing.T) {
+			s := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: limit})
+			s.ok("globalThis.kept = 'still here'")
+			stop := heapPeak()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			out, rec := s.runCtx(ctx, b.code)
+			peak := stop()
+			t.Logf("heap peak +%d MiB: %s", peak>>20, firstLine(rec.StderrText()))
+			if !out.Failed || out.Interrupted || !memoryError(rec.StderrText()) {
+				t.Errorf("outcome %+v, stderr %q: want a memory error", out, rec.StderrText())
+			}
+			// What the cell made, all of it garbage or not: the last
+			// string, the one before, and so on.
+			if bound := int64(3 * limit / 2); peak > bound {
+				t.Errorf("the heap grew by %d MiB, more than %d MiB", peak>>20, bound>>20)
+			}
+			runtime.GC()
+			if got, _ := s.ok("kept"); got != "'still here'" {
+				t.Errorf("after the bomb: kept = %s", got)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package js
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -51,11 +52,18 @@ const (
 // The prelude's operator guards, as global properties whose names no
 // JavaScript identifier can spell, so that no binding shadows them.
 const (
-	opPow    = "%wasmeval.pow"
-	opShl    = "%wasmeval.shl"
-	opSar    = "%wasmeval.sar"
-	opMul    = "%wasmeval.mul"
-	opAssign = "%wasmeval.assign" // (object, key, operator, right)
+	opPow = "%wasmeval.pow"
+	opShl = "%wasmeval.shl"
+	opSar = "%wasmeval.sar"
+	opMul = "%wasmeval.mul"
+	// opAdd reserves the memory of a long concatenation before goja
+	// copies it (guards.js): `s = s + s` doubling past the memory limit
+	// otherwise made the whole copy before an interrupt could land.
+	opAdd = "%wasmeval.add"
+	// opTemplate does the same for a template with substitutions:
+	// `${s}${s}` is a concatenation too.
+	opTemplate = "%wasmeval.template"
+	opAssign   = "%wasmeval.assign" // (object, key, operator, right)
 	// opSpread checks what `...x` spreads: goja spreads an array in
 	// native code, all of its length (a sparse Array(2**31) too).
 	opSpread = "%wasmeval.spread"
@@ -424,24 +432,45 @@ var guardedOps = map[token.Token]string{
 	token.SHIFT_LEFT:  opShl,
 	token.SHIFT_RIGHT: opSar,
 	token.MULTIPLY:    opMul,
+	token.PLUS:        opAdd,
 }
 
 // rewriteOperator returns the guarded form of e, if e needs one.
 func rewriteOperator(e ast.Expression) (ast.Expression, bool) {
 	switch x := e.(type) {
+	case *ast.TemplateLiteral:
+		// `a${x}b${y}c`  ->  %template('a', x, 'b', y, 'c'); a tagged
+		// template passes its parts to its tag, and makes no text.
+		if x.Tag != nil || len(x.Expressions) == 0 || len(x.Elements) != len(x.Expressions)+1 {
+			return nil, false
+		}
+		args := make([]ast.Expression, 0, 2*len(x.Elements))
+		for i, el := range x.Elements {
+			args = append(args, &ast.StringLiteral{Idx: el.Idx, Literal: strconv.Quote(el.Parsed.String()), Value: el.Parsed})
+			if i < len(x.Expressions) {
+				args = append(args, x.Expressions[i])
+			}
+		}
+		return callGuard(opTemplate, x.OpenQuote, x.CloseQuote+1, args...), true
 	case *ast.BinaryExpression:
 		guard, ok := guardedOps[x.Operator]
 		if !ok || isNumberLiteral(x.Right) || isNumberLiteral(x.Left) {
 			return nil, false
 		}
+		if guard == opAdd && (isLiteral(x.Left) || isLiteral(x.Right)) {
+			return nil, false // grows a string by a literal's length at most
+		}
 		call := callGuard(guard, x.Left.Idx0(), x.Right.Idx1(), x.Left, x.Right)
-		if guard == opMul {
+		switch guard {
+		case opMul:
 			return numbersFirst(x, call), true
+		case opAdd:
+			return numberFirst(x.Left, x, call), true
 		}
 		return call, true
 	case *ast.AssignExpression:
 		guard, ok := guardedOps[x.Operator]
-		if !ok || isNumberLiteral(x.Right) {
+		if !ok || isNumberLiteral(x.Right) || guard == opAdd && isLiteral(x.Right) {
 			return nil, false
 		}
 		idx := x.Left.Idx0()
@@ -457,8 +486,11 @@ func rewriteOperator(e ast.Expression) (ast.Expression, bool) {
 		// An identifier, or super.x and this.#x, whose references are
 		// evaluated twice: once to read, once to assign.
 		var right ast.Expression = callGuard(guard, idx, x.Right.Idx1(), x.Left, x.Right)
-		if guard == opMul {
+		switch guard {
+		case opMul:
 			right = numbersFirst(&ast.BinaryExpression{Operator: token.MULTIPLY, Left: x.Left, Right: x.Right}, right.(*ast.CallExpression))
+		case opAdd:
+			right = numberFirst(x.Left, &ast.BinaryExpression{Operator: token.PLUS, Left: x.Left, Right: x.Right}, right.(*ast.CallExpression))
 		}
 		return &ast.AssignExpression{
 			Operator: token.ASSIGN,
@@ -495,6 +527,56 @@ func numbersFirst(x *ast.BinaryExpression, call *ast.CallExpression) ast.Express
 		Consequent: &ast.BinaryExpression{Operator: token.MULTIPLY, Left: &lc, Right: &rc},
 		Alternate:  call,
 	}
+}
+
+// numberFirst keeps `a + b` native when a, an identifier, is a number:
+// the sum, or a text at most a number's length longer than b, needs no
+// reservation. b is evaluated once either way, but compiled twice: only
+// a short b (a name, a literal, an element or property of those) is, so
+// that nested sums do not double the code at every level.
+//
+//	a + b  ->  typeof a === 'number' ? a + b : %add(a, b)
+func numberFirst(left ast.Expression, x *ast.BinaryExpression, call *ast.CallExpression) ast.Expression {
+	id, ok := left.(*ast.Identifier)
+	if !ok || !isShort(x.Right, 2) {
+		return call
+	}
+	c := *id
+	return &ast.ConditionalExpression{
+		Test: &ast.BinaryExpression{
+			Operator: token.STRICT_EQUAL,
+			Left:     &ast.UnaryExpression{Operator: token.TYPEOF, Idx: id.Idx, Operand: &c},
+			Right:    &ast.StringLiteral{Idx: id.Idx, Literal: "'number'", Value: "number"},
+		},
+		Consequent: x,
+		Alternate:  call,
+	}
+}
+
+// isShort reports whether e is a name, a literal, or a property or
+// element (depth levels deep) of those.
+func isShort(e ast.Expression, depth int) bool {
+	switch x := e.(type) {
+	case *ast.Identifier, *ast.ThisExpression:
+		return true
+	case *ast.DotExpression:
+		return depth > 0 && isShort(x.Left, depth-1)
+	case *ast.BracketExpression:
+		return depth > 0 && isShort(x.Left, depth-1) && isShort(x.Member, depth-1)
+	}
+	return isLiteral(e)
+}
+
+// isLiteral reports whether e is a literal of a primitive value: text, a
+// number, a boolean, null, or a template without substitutions.
+func isLiteral(e ast.Expression) bool {
+	switch x := e.(type) {
+	case *ast.StringLiteral, *ast.NumberLiteral, *ast.BooleanLiteral, *ast.NullLiteral:
+		return true
+	case *ast.TemplateLiteral:
+		return x.Tag == nil && len(x.Expressions) == 0
+	}
+	return false
 }
 
 func opName(guard string) ast.Expression {
