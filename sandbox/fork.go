@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/wasmeval/wasmeval/runtimes"
 )
@@ -15,11 +16,14 @@ import (
 // interpreter's memory. o's other fields configure the copy as for
 // NewSession. Fork waits for a running Eval to finish.
 //
+// JavaScript state cannot be copied (a goja VM cannot be cloned): the
+// copy starts JavaScript afresh, as after a reset, while its files and
+// Python state are copied. FreshLanguages on the copy names the languages
+// that started afresh, so a caller can tell its agent.
+//
 // # Errors
 //
-// JavaScript state cannot be copied (a goja VM cannot be cloned): Fork of
-// a session that has run JavaScript since its last reset fails and says
-// so. The copy never follows a symbolic link; it copies a link only when
+// The copy never follows a symbolic link; it copies a link only when
 // the host could follow it safely too (a relative target whose every part
 // is a plain name, leading down from the link's folder) and fails, naming
 // the link, for any other; it fails on named pipes, devices and sockets
@@ -40,11 +44,6 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 	s.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
-	}
-	for lang, inst := range s.instances {
-		if _, ok := inst.(runtimes.Forker); !ok {
-			return nil, fmt.Errorf("sandbox: fork: the session's %s state cannot be copied; reset it (a cell with \"reset\": true) or fork before running %s", lang, lang)
-		}
 	}
 	if o.Root == "" {
 		return nil, errors.New("sandbox: fork: SessionOptions.Root is required: an empty directory for the copy")
@@ -74,7 +73,12 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 		return nil, err
 	}
 	for lang, inst := range s.instances {
-		child, err := inst.(runtimes.Forker).Fork(ctx, runtimes.InstanceOptions{
+		forker, ok := inst.(runtimes.Forker)
+		if !ok {
+			cp.fresh = append(cp.fresh, lang)
+			continue
+		}
+		child, err := forker.Fork(ctx, runtimes.InstanceOptions{
 			Root:             cp.opts.Root,
 			Env:              cp.opts.Env,
 			Now:              cp.opts.Now,
@@ -92,5 +96,12 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 		}
 		cp.instances[lang] = child
 	}
+	slices.Sort(cp.fresh)
 	return cp, nil
 }
+
+// FreshLanguages names the languages whose state a Fork could not copy
+// (JavaScript): in this session, made by Fork, they started afresh. It is
+// nil for a session that NewSession made, and for a fork that copied
+// everything.
+func (s *Session) FreshLanguages() []string { return slices.Clone(s.fresh) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,12 +49,31 @@ func TestFork(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(root2, "notes.txt")); string(b) != "copy" {
 		t.Fatalf("copy's file: %q", b)
 	}
-	// JavaScript state cannot be copied: the error says so.
+	// JavaScript state cannot be copied: the copy starts JavaScript
+	// afresh, keeps the Python state and files, and says so.
 	if _, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "var x = 1"}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Fork(ctx, sandbox.SessionOptions{Root: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "js state cannot be copied") {
+	if fresh := cp.FreshLanguages(); fresh != nil {
+		t.Errorf("a copy of a Python-only session reports fresh languages %v", fresh)
+	}
+	withJS, err := s.Fork(ctx, sandbox.SessionOptions{Root: t.TempDir()})
+	if err != nil {
 		t.Fatalf("fork with JS state: %v", err)
+	}
+	defer withJS.Close(ctx)
+	if fresh := withJS.FreshLanguages(); !slices.Equal(fresh, []string{"js"}) {
+		t.Errorf("FreshLanguages = %v, want [js]", fresh)
+	}
+	if got := py(withJS, "counter"); got != "1" {
+		t.Errorf("Python state in the copy of a session with JS: %q", got)
+	}
+	res, err := withJS.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "typeof x"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].Text; got != "'undefined'" {
+		t.Errorf("JS in the copy: typeof x = %s, want a fresh state", got)
 	}
 	// The copy needs an empty root.
 	if _, err := cp.Fork(ctx, sandbox.SessionOptions{Root: root2}); err == nil || !strings.Contains(err.Error(), "not empty") {

@@ -94,6 +94,7 @@ type managed struct {
 	owner    string
 	sess     *Session
 	root     string
+	created  time.Time
 	lastUsed time.Time
 	busy     int  // Evals in progress; a busy session is not evicted
 	dirty    bool // used since its memory was last measured
@@ -216,7 +217,8 @@ func (m *Manager) add(ctx context.Context, owner string, make func(SessionOption
 		return "", err
 	}
 	evict := m.evictForLocked(owner)
-	m.byID[id] = &managed{id: id, owner: owner, sess: sess, root: root, lastUsed: time.Now()}
+	now := time.Now()
+	m.byID[id] = &managed{id: id, owner: owner, sess: sess, root: root, created: now, lastUsed: now}
 	m.mu.Unlock()
 	m.dropAll(ctx, evict, "too many sessions")
 	return id, nil

@@ -12,8 +12,9 @@ import (
 // # Errors
 //
 // ErrNoSession when owner holds no session id; ErrTooManySessions as for
-// Create; Session.Fork's errors (a session with JavaScript state cannot be
-// copied) otherwise.
+// Create; Session.Fork's errors (a link or special file the copy refuses,
+// the disk quota) otherwise. The copy's FreshLanguages (through Session)
+// says which languages started afresh.
 func (m *Manager) Fork(ctx context.Context, owner, id string) (string, error) {
 	src, err := m.acquire(owner, id)
 	if err != nil {

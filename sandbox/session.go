@@ -243,7 +243,7 @@ func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellSta
 	if fuel > 0 {
 		cellCtx = runtimes.WithFuelBudget(cellCtx, fuel)
 	}
-	cellCtx = withCellLimits(cellCtx, c, s.opts.FuelBudget, s.fuelUsed, hardLimit, timeout)
+	cellCtx = withCellLimits(cellCtx, c, s.opts.FuelBudget, s.fuelUsedNow(), hardLimit, timeout)
 	start := time.Now()
 	out, reentered, note, err := s.runIn(cellCtx, c, use, statusBundles{observed(ctx, sink.index, &activitySink{cellSink: sink, act: act})})
 	dur := time.Since(start)
@@ -352,6 +352,8 @@ func stopNote(ctx context.Context) string {
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, ErrClosed):
 		return "cancelled: the session was closed"
+	case errors.Is(cause, errInterrupted):
+		return "cancelled: interrupted"
 	case errors.Is(cause, errParentEnded):
 		return "cancelled: the cell this eval ran inside (it waited in agent() or tool()) ended"
 	}

@@ -175,6 +175,7 @@ func New(cfg Config) (*Server, error) {
 	s.mux.Handle("GET /v1/sessions/{id}/outputs/{outputID}", s.auth(s.output))
 	s.mux.Handle("POST /v1/sessions/{id}/calls/{callID}", s.auth(s.answerCall))
 	s.mux.Handle("POST /v1/run", s.auth(s.run))
+	s.routeSessions()
 	if err := s.mountMCP(); err != nil {
 		return nil, err
 	}
@@ -326,7 +327,23 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request, owner string) {
 		return
 	}
 	s.log.Info("session forked", "owner", owner, "session", id, "from", src)
-	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
+	fa := ForkAnswer{ID: id}
+	if cp, err := s.cfg.Manager.Session(owner, id); err == nil {
+		fa.FreshLanguages = cp.FreshLanguages()
+	}
+	if len(fa.FreshLanguages) > 0 {
+		fa.Note = fmt.Sprintf("the copy has the files and the Python state; %s state cannot be copied, so it starts afresh there", strings.Join(fa.FreshLanguages, " and "))
+	}
+	writeJSON(w, http.StatusCreated, fa)
+}
+
+// ForkAnswer is the answer of POST /v1/sessions/{id}/fork.
+type ForkAnswer struct {
+	ID string `json:"id"`
+	// FreshLanguages are the languages whose state could not be copied
+	// (JavaScript): they start afresh in the copy. Note says so in words.
+	FreshLanguages []string `json:"freshLanguages,omitempty"`
+	Note           string   `json:"note,omitempty"`
 }
 
 // errQuota is a per-token session quota reached.

@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -171,6 +173,16 @@ func (ts *testServer) create(t testing.TB, token string) string {
 		t.Fatalf("no id in %s", r.body)
 	}
 	return v.ID
+}
+
+// root is the folder of the session id of token.
+func (ts *testServer) root(t testing.TB, token, id string) string {
+	t.Helper()
+	sess, err := ts.mgr.Session(server.Owner(token), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sess.Root()
 }
 
 func cells(lang string, code ...string) sandbox.Request {
@@ -527,14 +539,26 @@ func TestForkPython(t *testing.T) {
 	wantStatus(t, do(t, "POST", ts.URL+"/v1/sessions/"+v.ID+"/eval", tokenB, cells("py", "x")), http.StatusNotFound)
 }
 
-func TestForkJavaScriptRefused(t *testing.T) {
+func TestForkJavaScriptStartsFresh(t *testing.T) {
 	ts := newServer(t, server.Config{})
 	id := ts.create(t, tokenA)
 	ts.eval(t, tokenA, id, cells("js", "var a = 1"))
+	if err := os.WriteFile(filepath.Join(ts.root(t, tokenA, id), "kept.txt"), []byte("file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r := do(t, "POST", ts.URL+"/v1/sessions/"+id+"/fork", tokenA, nil)
-	wantStatus(t, r, http.StatusConflict)
-	if msg := r.errorMessage(t); !strings.Contains(msg, "cannot be copied") {
-		t.Errorf("message %q", msg)
+	wantStatus(t, r, http.StatusCreated)
+	var fa server.ForkAnswer
+	r.json(t, &fa)
+	if !slices.Equal(fa.FreshLanguages, []string{"js"}) || !strings.Contains(fa.Note, "js state cannot be copied, so it starts afresh") {
+		t.Errorf("fork answer %+v: want js named as fresh, and a note", fa)
+	}
+	got := strings.TrimSpace(output(ts.eval(t, tokenA, fa.ID, cells("js", "typeof a + ' ' + (await read('kept.txt'))"))))
+	if got != "'undefined file'" {
+		t.Errorf("the copy: %q, want a fresh JS state and the files", got)
+	}
+	if got := strings.TrimSpace(output(ts.eval(t, tokenA, id, cells("js", "a")))); got != "1" {
+		t.Errorf("the source after fork: %q", got)
 	}
 }
 

@@ -29,7 +29,16 @@ JSON API described at /openapi.json:
                                       (Accept: text/event-stream streams stdout,
                                       stderr, display, result and status events,
                                       then a final "done" event)
+  GET    /v1/sessions                 the caller's sessions       -> {"sessions": [...]}
+  GET    /v1/sessions/{id}            created, last used, live languages, fuel
+                                      used, memory, what the root holds
+  POST   /v1/sessions/{id}/interrupt  stop the running cell, keep the session
+  GET    /v1/sessions/{id}/files/{path}  a file's bytes, or a folder's listing
+  PUT    /v1/sessions/{id}/files/{path}  write a file (body cap, disk quota)
+  DELETE /v1/sessions/{id}/files/{path}  remove a file or an empty folder
   POST   /v1/sessions/{id}/fork       copy files and Python state -> 201 {"id": "..."}
+                                      (JavaScript starts afresh in the copy:
+                                      "freshLanguages": ["js"] says so)
   DELETE /v1/sessions/{id}            delete a session            -> 204
   GET    /v1/sessions/{id}/outputs/{outputId}   the full text of a cut output
   POST   /v1/sessions/{id}/calls/{callId}      answer a host call -> 204
@@ -100,8 +109,10 @@ Flags:
         client). Without it those calls fail saying no tools are configured
   --llm-url URL
         an OpenAI-compatible chat-completions endpoint answering llm() in
-        evals that do not stream and in /v1/run. The API key, if any, is read
-        from WASMEVAL_LLM_API_KEY; guests never see it
+        evals that do not stream and in /v1/run. The API key is read from
+        WASMEVAL_LLM_API_KEY (without it llm() fails before sending
+        anything; any value suits an endpoint that needs none); guests never
+        see it
   --llm-model NAME, --llm-model-smol NAME, --llm-model-slow NAME
         the models for llm(model='default'|'smol'|'slow') (smol and slow
         default to --llm-model; no model field is sent when unset)
