@@ -38,7 +38,7 @@ type ManagerOptions struct {
 	MaxSessions int
 	// MemoryBudgetBytes caps the host memory that the sessions hold
 	// together, as Session.ResidentBytes counts it (Python's written pages
-	// and checkpoint). Over it the manager trims idle sessions, then
+	// and checkpoint; a JavaScript VM's walked size). Over it the manager trims idle sessions, then
 	// evicts idle sessions by bytes: the largest of the owner that holds
 	// the most. Zero means DefaultMemoryBudget(); negative means no budget.
 	MemoryBudgetBytes int64

@@ -348,3 +348,29 @@ func TestManagerMemoryBudgetPython(t *testing.T) {
 		t.Errorf("resident %d after the sweep, over the budget", got)
 	}
 }
+
+// TestManagerMemoryBudgetJS: JavaScript sessions count in the byte budget
+// (their VM's measured size): one holding 80 MiB of live strings goes over
+// a 64 MiB budget and is evicted; a small one of another owner stays.
+func TestManagerMemoryBudgetJS(t *testing.T) {
+	m := newManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: 64 << 20, IdleTimeout: -1, TrimIdleAfter: -1,
+		Session: sandbox.SessionOptions{MemoryLimitBytes: 128 << 20}})
+	ctx := context.Background()
+	small, big := mustCreate(t, m, "alice"), mustCreate(t, m, "bob")
+	jsEval(t, m, "alice", small, "globalThis.x = 1")
+	// 80 distinct strings of 1 MiB each, kept in a global.
+	if out := jsEval(t, m, "bob", big, "globalThis.keep = []; for (let i = 0; i < 80; i++) keep.push(String(i).padEnd(1 << 20, 'x')); keep.length"); !strings.Contains(out, "80") {
+		t.Fatalf("the big cell: %q", out)
+	}
+	sess, _ := m.Session("bob", big)
+	if got := sess.ResidentBytes(); got < 80<<20 {
+		t.Fatalf("a JavaScript session holding 80 MiB counts %d bytes", got)
+	}
+	m.Sweep(ctx)
+	if !held(m, "alice", small)[0] || held(m, "bob", big)[0] {
+		t.Errorf("alice holds %v, bob %v; want bob's 80 MiB session evicted", held(m, "alice", small), held(m, "bob", big))
+	}
+	if got := m.ResidentBytes(); got > 64<<20 {
+		t.Errorf("resident %d after the sweep, over the budget", got)
+	}
+}
