@@ -14,11 +14,12 @@ socketpair, so asyncio's selector loop cannot make its self-pipe, and there
 are no file descriptors worth watching: this loop's selector only sleeps
 until the next timer (a host sleep, which a timeout interrupts).
 
-The loop is made when the prelude is imported, before the template
-snapshot, so it is part of every session's starting state. Rolling a
-session back after a hard stop restores the loop with the rest of the
-interpreter (the tasks of the stopped cell are gone, earlier ones are as
-they were before it); a restart (Reset) starts with an empty loop.
+This module, and asyncio, are imported when a cell first awaits or
+imports asyncio (the prelude watches for it), not in the template: a
+session that never uses asyncio pays nothing for it. Rolling a session
+back after a hard stop restores the loop with the rest of the interpreter
+(the tasks of the stopped cell are gone, earlier ones are as they were
+before it); a restart (Reset) starts with no loop.
 """
 import asyncio
 import selectors
@@ -132,25 +133,34 @@ def run(coro):
         raise
 
 
-def run_sync(fn, arg, ns):
-    """Runs fn(arg, ns) (a cell without await) as a callback of the running
-    session loop, then gives the loop one turn, so that the tasks it
-    scheduled start, as they would once a callback returns."""
+def enter():
+    """Makes the session's loop the running one, as while a callback of it
+    runs: a plain cell runs so. Returns what leave() restores, or None when
+    the loop already runs (a cell run while another waits)."""
     lp = loop()
     if lp.is_running():
-        return fn(arg, ns)  # a cell run while another one waits: on its loop
+        return None
     old_hooks = sys.get_asyncgen_hooks()
     lp._thread_id = threading.get_ident()  # is_running() is true
     sys.set_asyncgen_hooks(firstiter=lp._asyncgen_firstiter_hook,
                            finalizer=lp._asyncgen_finalizer_hook)
     events._set_running_loop(lp)
-    try:
-        result = fn(arg, ns)
-    finally:
-        lp._thread_id = None
-        events._set_running_loop(None)
-        sys.set_asyncgen_hooks(*old_hooks)
-    if lp._ready:
+    return old_hooks
+
+
+def leave(state):
+    """Undoes enter()."""
+    if state is None or _loop is None:
+        return
+    _loop._thread_id = None
+    events._set_running_loop(None)
+    sys.set_asyncgen_hooks(*state)
+
+
+def turn():
+    """Gives the loop one turn when something is ready (a task a plain cell
+    created starts, as it would once a callback returns)."""
+    lp = _loop
+    if lp is not None and lp._ready and not lp.is_running() and not lp.is_closed():
         lp.stop()  # stop() before run_forever(): exactly one iteration
         lp.run_forever()
-    return result

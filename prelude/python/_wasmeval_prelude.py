@@ -17,7 +17,6 @@ import sys
 import types
 
 import _wasmeval
-import _wasmeval_loop
 
 # emit kinds; keep in step with runtimes/python (emitStdout, ...).
 STDOUT, STDERR, DISPLAY, RESULT, STATUS = 1, 2, 3, 4, 5
@@ -203,8 +202,88 @@ def _exec(code_obj):
     """Runs a compiled cell (part) on the session's event loop: as a task
     when it awaits, else as one callback of the running loop."""
     if code_obj.co_flags & _CO_COROUTINE:
+        import _wasmeval_loop
+
         return _wasmeval_loop.run(eval(code_obj, _ns))
-    return _wasmeval_loop.run_sync(eval, code_obj, _ns)
+    return _run_sync(code_obj)
+
+
+# ---- the event loop, started when asyncio is first imported ----------------
+#
+# asyncio costs a session 1.5 MiB of its memory and every cell a few
+# microseconds, so the template does not import it: the session's loop
+# (_wasmeval_loop) starts when a cell first awaits or imports asyncio, and
+# a plain cell that imports it finds the loop running at once.
+
+_sync_cells = []  # a [state, entered] slot per plain cell on the stack
+
+
+def _run_sync(code_obj):
+    slot = [None, False]
+    loop = sys.modules.get("_wasmeval_loop")
+    if loop is not None and not _sync_cells:
+        slot[0], slot[1] = loop.enter(), True
+    _sync_cells.append(slot)
+    try:
+        result = eval(code_obj, _ns)
+    finally:
+        _sync_cells.pop()
+        if slot[1]:
+            sys.modules["_wasmeval_loop"].leave(slot[0])
+    if not _sync_cells and slot[1]:
+        sys.modules["_wasmeval_loop"].turn()
+    return result
+
+
+def _asyncio_imported():
+    """Starts the session's loop; inside a plain cell, as its running loop."""
+    import _wasmeval_loop
+
+    if _sync_cells and not _sync_cells[0][1]:
+        _sync_cells[0][0], _sync_cells[0][1] = _wasmeval_loop.enter(), True
+
+
+class _AsyncioWatch:
+    """A sys.meta_path finder that calls _asyncio_imported once asyncio's
+    package has run, then leaves."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name != "asyncio":
+            return None
+        from importlib.machinery import PathFinder
+
+        spec = PathFinder.find_spec(name, path)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _WatchLoader(spec.loader)
+        return spec
+
+
+class _WatchLoader:
+    def __init__(self, loader):
+        self._loader = loader
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        module.__loader__ = module.__spec__.loader = self._loader
+        if _AsyncioWatch in sys.meta_path:
+            sys.meta_path.remove(_AsyncioWatch)
+        try:
+            _asyncio_imported()
+        except Exception:  # a shadowing asyncio.py: no session loop
+            pass
+
+
+if "asyncio" in sys.modules:
+    import _wasmeval_loop  # noqa: F401
+else:
+    sys.meta_path.insert(0, _AsyncioWatch)
 
 
 def _strip_frames(tb):
