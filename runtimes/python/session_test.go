@@ -174,3 +174,15 @@ func TestAsyncioLoopRollback(t *testing.T) {
 		{name: "and works", code: "await asyncio.sleep(0.001, 'ok')", result: "'ok'"},
 	})
 }
+
+// TestAsyncioLoopStartsOnImport: the loop starts when asyncio is first
+// imported, however indirectly, and a plain cell that imports it already
+// runs on it.
+func TestAsyncioLoopStartsOnImport(t *testing.T) {
+	inst, _ := newInstance(t)
+	runCells(t, inst, []cellCase{
+		{name: "not imported by the template", code: "import sys\n'asyncio' in sys.modules", result: "False"},
+		{name: "imported inside a function", code: "def go():\n    from asyncio import create_task, sleep\n    async def f():\n        await sleep(0)\n        return 'done'\n    return create_task(f())\nt = go()"},
+		{name: "awaited later", code: "await t", result: "'done'"},
+	})
+}
