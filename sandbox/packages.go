@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -63,4 +64,18 @@ func CheckPackages(dir string, preload []string, flag, preloadFlag string) error
 		dir = abs
 	}
 	return python.CheckPackages(dir, preload, flag, preloadFlag)
+}
+
+// StartRuntime makes the runtime of lang ("py", "js") now rather than at
+// its first cell, so that a failure is an error at start-up and the first
+// cell does not wait for it. With Options.Preload the Python runtime's
+// first start in a cache imports the preloaded packages into its template
+// (seconds for sympy); a package that does not import makes an error
+// wrapping ErrPackages.
+func (sb *Sandbox) StartRuntime(ctx context.Context, lang string) error {
+	_, err := sb.runtime(ctx, lang)
+	if pe, ok := errors.AsType[*python.PreloadError](err); ok {
+		return fmt.Errorf("%w: %w", ErrPackages, pe)
+	}
+	return err
 }

@@ -146,3 +146,48 @@ func TestPackageLayerBad(t *testing.T) {
 		t.Fatalf("a manager with its workspace inside the layer started")
 	}
 }
+
+// TestStartRuntimePreload: StartRuntime imports the preload list now, and a
+// package that does not import is ErrPackages.
+func TestStartRuntimePreload(t *testing.T) {
+	ctx := context.Background()
+	layer := t.TempDir()
+	for name, body := range map[string]string{
+		"good.py":   "VALUE = 42\n",
+		"broken.py": "raise RuntimeError('this package is broken')\n",
+	} {
+		if err := os.WriteFile(filepath.Join(layer, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sb, err := sandbox.New(ctx, sandbox.Options{Packages: layer, Preload: []string{"good", "broken"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	err = sb.StartRuntime(ctx, "py")
+	if !errors.Is(err, sandbox.ErrPackages) || !strings.Contains(err.Error(), "preloading broken failed: RuntimeError: this package is broken") {
+		if testenv.IsNotBuilt(err) {
+			testenv.NotBuilt(t, err)
+		}
+		t.Fatalf("StartRuntime: %v; want ErrPackages saying broken failed", err)
+	}
+
+	sb2, err := sandbox.New(ctx, sandbox.Options{Packages: layer, Preload: []string{"good"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb2.Close(ctx)
+	if err := sb2.StartRuntime(ctx, "py"); err != nil {
+		testenv.NotBuilt(t, err)
+	}
+	s, err := sb2.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "import sys\nprint(sys.modules['good'].VALUE)"}}})
+	if err != nil || !strings.Contains(res.Content[0].Text, "42") {
+		t.Fatalf("eval: %v %+v", err, res)
+	}
+}

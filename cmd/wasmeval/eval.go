@@ -98,6 +98,12 @@ var openSession = func(ctx context.Context, opts sandbox.SessionOptions, sbo san
 	if err != nil {
 		return nil, err
 	}
+	if len(sbo.Preload) > 0 { // the preload, before the first cell
+		if err := sb.StartRuntime(ctx, "py"); err != nil {
+			sb.Close(ctx)
+			return nil, err
+		}
+	}
 	s, err := sb.NewSession(ctx, opts)
 	if err != nil {
 		sb.Close(ctx)

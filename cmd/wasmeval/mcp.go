@@ -121,6 +121,13 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitHost
 	}
 	defer sb.Close(context.WithoutCancel(ctx))
+	if err := packages.start(ctx, sb); err != nil { // the preload, before the first cell
+		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
+		if errors.Is(err, sandbox.ErrPackages) {
+			return exitInvalid
+		}
+		return exitHost
+	}
 	sessOpts := sandbox.SessionOptions{Checkpoints: true}
 	limits.apply(&sessOpts)
 	if err := ef.apply(&sessOpts, "mcp", stderr); err != nil {

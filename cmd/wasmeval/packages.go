@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"path/filepath"
 	"strings"
@@ -62,4 +63,15 @@ func (p *packageFlags) check() error {
 func (p *packageFlags) apply(o *sandbox.Options) {
 	o.Packages = p.dir
 	o.Preload = append([]string(nil), p.preload...)
+}
+
+// start makes the Python runtime now when there is something to preload:
+// the first start imports the packages into the template (seconds), which
+// would otherwise count against the first Python cell, and a package that
+// does not import is an error at start-up.
+func (p *packageFlags) start(ctx context.Context, sb *sandbox.Sandbox) error {
+	if len(p.preload) == 0 {
+		return nil
+	}
+	return sb.StartRuntime(ctx, "py")
 }

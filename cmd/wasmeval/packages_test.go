@@ -61,6 +61,32 @@ func TestPackageFlagsBad(t *testing.T) {
 	}
 }
 
+// TestPreloadFailsAtStart: a preloaded package that does not import stops
+// every face at start-up with status 2, before any cell.
+func TestPreloadFailsAtStart(t *testing.T) {
+	testenv.RequirePython(t)
+	layer := t.TempDir()
+	for name, body := range map[string]string{
+		"broken.py": "import fastthing\n",
+		"fastthing.cpython-311-x86_64-linux-gnu.so": "\x7fELF",
+	} {
+		if err := os.WriteFile(filepath.Join(layer, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "preloading broken failed: ImportError: module 'fastthing' needs the C extension fastthing.cpython-311-x86_64-linux-gnu.so"
+	for _, args := range [][]string{
+		{"eval", "--cwd", t.TempDir()},
+		{"serve", "--token", "t", "--addr", "127.0.0.1:0", "--workspace", t.TempDir()},
+		{"mcp", "--workspace", t.TempDir()},
+	} {
+		code, stdout, stderr := run(t, context.Background(), req("print(1)")+"\n", append(args, "--packages", layer, "--preload", "broken")...)
+		if code != exitInvalid || !strings.Contains(stderr, want) || stdout != "" {
+			t.Errorf("%s: status %d, stdout %q, stderr %q; want %d and %q", args[0], code, stdout, stderr, exitInvalid, want)
+		}
+	}
+}
+
 // TestEvalPackages: eval --packages --preload runs real packages, names
 // a C extension that cannot load, and refuses writes into the layer.
 func TestEvalPackages(t *testing.T) {

@@ -283,6 +283,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitHost
 	}
 	defer sb.Close(context.WithoutCancel(ctx))
+	if err := c.packages.start(ctx, sb); err != nil { // the preload, before the first cell
+		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
+		if errors.Is(err, sandbox.ErrPackages) {
+			return exitInvalid
+		}
+		return exitHost
+	}
 	idle := c.idle
 	if idle == 0 {
 		idle = -1 // the manager's "never"

@@ -161,9 +161,20 @@ func (l *packageLayer) install(ctx context.Context, inst *Instance, log *strings
 	case err != nil:
 		return fmt.Errorf("python: package layer %s: %s: %s", l.dir, trapText(err), log.String())
 	case rc != 0:
-		return fmt.Errorf("python: package layer %s: %s", l.dir, strings.TrimSpace(log.String()))
+		return &PreloadError{Dir: l.dir, Message: strings.TrimSpace(log.String())}
 	}
 	return nil
+}
+
+// PreloadError is New's error when a package of Config.Preload does not
+// import in the template.
+type PreloadError struct {
+	Dir     string // the package layer
+	Message string // what failed, as the guest reported it
+}
+
+func (e *PreloadError) Error() string {
+	return fmt.Sprintf("python: package layer %s: %s", e.Dir, e.Message)
 }
 
 func (l *packageLayer) close() {
