@@ -64,9 +64,10 @@ Flags:
   --llm-url URL
               send llm() to an OpenAI-compatible chat-completions endpoint:
               POST URL/chat/completions, or URL itself when it ends in
-              /chat/completions. The API key, if any, is read from the host
+              /chat/completions. The API key is read from the host
               environment variable WASMEVAL_LLM_API_KEY and sent as a bearer
-              token; the guest never sees it.
+              token; the guest never sees it. Without it llm() fails before
+              sending anything (any value suits an endpoint that needs none)
   --llm-model NAME
               the model for llm(model='default') (no model field is sent
               when unset)
