@@ -90,8 +90,19 @@ func (f *FS) Resolve(op, p string) (string, error) {
 	if q == ".." || strings.HasPrefix(q, ".."+string(filepath.Separator)) {
 		return refuse("the path leads outside the session root " + f.dir + " through '..'")
 	}
+	// os.Root walks a path a folder at a time, so it would make files at
+	// host paths past PATH_MAX, where no walk by path reaches them (the
+	// disk quota's recount would miss them): refuse what the guest's own
+	// file calls refuse too.
+	if n := len(f.abs(q)); n >= pathMax {
+		return refuse(fmt.Sprintf("the path is %d bytes long on the host; a path in the session root must be shorter than %d bytes (PATH_MAX)", n, pathMax))
+	}
 	return filepath.ToSlash(q), nil
 }
+
+// pathMax bounds a host path in the session root, like Linux's PATH_MAX
+// (which counts the terminating NUL) and the guest filesystem.
+const pathMax = 4096
 
 // abs is the host path of a resolved path, which the guest sees too.
 func (f *FS) abs(rel string) string {

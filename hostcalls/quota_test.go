@@ -214,3 +214,25 @@ func TestDiskQuotaSeesOthers(t *testing.T) {
 		t.Errorf("the quota counts %d bytes, %d files; the root holds %d, %d", gotB, gotF, wantB, wantF)
 	}
 }
+
+// TestHelperPathsWithinPathMax: a helper path that would put a file past
+// PATH_MAX on the host is refused (os.Root would make it, a folder at a
+// time, out of reach of the disk quota's recount and of every tool that
+// walks by path).
+func TestHelperPathsWithinPathMax(t *testing.T) {
+	root := t.TempDir()
+	d := quotaDispatcher(t, root, 0, 0)
+	deep := strings.Repeat(strings.Repeat("d", 200)+"/", 30) + "f"
+	for _, op := range []string{"write", "append", "read"} {
+		_, msg := call(t, d, m{"op": op, "path": deep, "content": "x"})
+		if !strings.Contains(msg, "a path in the session root must be shorter than 4096 bytes") {
+			t.Errorf("%s of a %d-byte path: %q", op, len(deep), msg)
+		}
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 0 {
+		t.Errorf("the refused calls made %d entries", len(entries))
+	}
+	if _, msg := call(t, d, m{"op": "write", "path": strings.Repeat("d", 200) + "/f", "content": "x"}); msg != "" {
+		t.Errorf("a short path: %q", msg)
+	}
+}

@@ -607,7 +607,9 @@ func (g *GuestFS) Chmod(name string, perm fs.FileMode) experimentalsys.Errno {
 // directory entry outside the root cannot change. Like os.Root.Rename, it does
 // not replace an existing directory (EEXIST), even an empty one. A symlink
 // whose target does not point strictly downward (one the host planted) is
-// not moved (EPERM), nor is a directory that holds one at any depth.
+// not moved (EPERM), nor is a directory that holds one at any depth. A
+// directory is not moved where an entry in it would get a path of pathMax
+// or more (ENAMETOOLONG).
 func (g *GuestFS) Rename(from, to string) experimentalsys.Errno {
 	src, errno := g.resolve(from, false)
 	if errno != 0 {
@@ -626,7 +628,7 @@ func (g *GuestFS) Rename(from, to string) experimentalsys.Errno {
 		return experimentalsys.EPERM
 	}
 	if src.isDir() && !src.isSymlink() {
-		if errno := g.subtreeMovable(src.rel); errno != 0 {
+		if errno := g.subtreeMovable(src.rel, dst.rel); errno != 0 {
 			return errno
 		}
 	}
@@ -735,19 +737,29 @@ func (g *GuestFS) movable(n node) bool {
 	return ok
 }
 
-// subtreeMovable reports, as EPERM, whether the directory rel holds
-// (at any depth) a symlink that movable refuses: a folder moved up the tree
-// takes its links with it, and a host-planted upward link in it would then
-// lead host tools further out, as when it is moved alone. The walk never
-// follows a link. Errors other than a vanished entry fail the rename.
-func (g *GuestFS) subtreeMovable(rel string) experimentalsys.Errno {
+// subtreeMovable checks that the directory rel may move to the root path
+// dst: EPERM when it holds (at any depth) a symlink that movable refuses,
+// for a folder moved up the tree takes its links with it, and a
+// host-planted upward link in it would then lead host tools further out,
+// as when it is moved alone; ENAMETOOLONG when an entry in it would end up
+// at a host path of pathMax or more. Every path the guest names is
+// shorter than that, and so, with this, is every entry it makes: a folder
+// moved down into a deep one would otherwise put its content past
+// PATH_MAX, where no host tool that walks by path (the disk quota's walk,
+// tar, an operator's find) can reach it. The walk never follows a link.
+// Errors other than a vanished entry fail the rename.
+func (g *GuestFS) subtreeMovable(rel, dst string) experimentalsys.Errno {
 	errFound := errors.New("found")
+	errDeep := errors.New("too deep")
+	room := pathMax - len(g.rootPath) - 1 - len(dst) // for the suffix of an entry below rel
 	err := fs.WalkDir(g.root.FS(), rel, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return nil
 		case err != nil:
 			return err
+		case len(p)-len(rel) >= room:
+			return errDeep
 		case d.Type()&fs.ModeSymlink == 0:
 			return nil
 		}
@@ -759,6 +771,8 @@ func (g *GuestFS) subtreeMovable(rel string) experimentalsys.Errno {
 	switch {
 	case err == errFound:
 		return experimentalsys.EPERM
+	case err == errDeep:
+		return experimentalsys.ENAMETOOLONG
 	case err != nil:
 		return experimentalsys.UnwrapOSError(err)
 	}

@@ -414,3 +414,42 @@ func TestGuestFSQuotaWalkKeepsOpenUnlinked(t *testing.T) {
 	}
 	assertCounts(t, q, fx.root)
 }
+
+// TestGuestFSNoEntryPastPathMax: a folder may not be moved into a deep one
+// where its content would lie at host paths of PATH_MAX or more. Out of
+// reach of every walk by path, such files would drop out of the disk
+// quota's count at its next walk, and the guest could fill the disk.
+func TestGuestFSNoEntryPastPathMax(t *testing.T) {
+	fx, q := newQuotaFixture(t, 1<<20, 0)
+	g := fx.fs
+	name := strings.Repeat("d", 200)
+	chain := func(top string) string {
+		p := top
+		if errno := g.Mkdir(fx.r(p), 0o755); errno != 0 {
+			t.Fatal(errno)
+		}
+		for range 12 {
+			p += "/" + name
+			if errno := g.Mkdir(fx.r(p), 0o755); errno != 0 {
+				t.Fatalf("mkdir at %d characters: %v", len(fx.r(p)), errno)
+			}
+		}
+		return p
+	}
+	a, b := chain("a"), chain("b")
+	if errno := writeGuest(g, fx.r(a+"/f"), 600<<10); errno != 0 {
+		t.Fatal(errno)
+	}
+	if errno := g.Rename(fx.r("a"), fx.r(b+"/a")); errno != experimentalsys.ENAMETOOLONG {
+		t.Errorf("moving a 2400-character chain under another: %v, want ENAMETOOLONG", errno)
+	}
+	q.Remeasure()
+	if errno := writeGuest(g, fx.r("g"), 600<<10); errno != errnoQuota {
+		t.Errorf("a second 600 KiB in a 1 MiB quota: %v, want the quota's refusal", errno)
+	}
+	assertCounts(t, q, fx.root)
+	// A shallow move still works.
+	if errno := g.Rename(fx.r("a"), fx.r("b/a")); errno != 0 {
+		t.Errorf("a shallow move: %v", errno)
+	}
+}
