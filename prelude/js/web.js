@@ -164,6 +164,15 @@
     Object.defineProperty(Buffer.prototype, 'toString', {
       value: function toString_(enc, start, end) {
         enc = encodingOf(enc);
+        // The text is made in native code: at most two bytes per byte.
+        const from = start === undefined ? 0 : Math.max(0, Math.trunc(start) || 0);
+        const to = end === undefined ? this.length : Math.min(this.length, Math.trunc(end) || 0);
+        const n = 2 * Math.max(0, to - from);
+        if (n > maxBytes) {
+          throw Object.assign(new RangeError(`Cannot create a string longer than ${Math.floor(maxBytes / 2)} characters (the session's memory limit): ` +
+            'convert the buffer in parts (buf.subarray(start, end).toString())'), { code: 'ERR_STRING_TOO_LONG' });
+        }
+        if (n >= reserveFrom) host.reserve(n);
         if (hostEncodings.has(enc)) return host.decodeText(this.subarray(start, end), enc);
         return toString.call(this, enc, start, end);
       },

@@ -2,9 +2,13 @@ package js_test
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -292,7 +296,57 @@ func TestNodeFSMemoryLimit(t *testing.T) {
 	s := newSession(t, runtimes.InstanceOptions{Root: root, MemoryLimitBytes: 64 << 20})
 	want(t, "big read", s.fails("require('fs').readFileSync('big.bin')"), "ERR_FS_FILE_TOO_LARGE", "read it in parts")
 	want(t, "big alloc", s.fails("Buffer.alloc(100 << 20)"), "RangeError", "out of range")
+	want(t, "big text", s.fails("const big = Buffer.alloc(40 << 20); big.toString('hex')"), "RangeError", "ERR_STRING_TOO_LONG", "in parts")
+	if got, _ := s.ok("big.toString('hex', 0, 2) + big.subarray(1, 3).toString('hex')"); got != "'00000000'" {
+		t.Errorf("a part of a big buffer = %s", got)
+	}
+	s.ok("big = null")
 	if got, _ := s.ok("const fd = require('fs').openSync('big.bin'); const b = Buffer.alloc(4); require('fs').readSync(fd, b, 0, 4, 1000); require('fs').closeSync(fd); [...b]"); got != "[ 1, 1, 1, 1 ]" {
 		t.Errorf("a read in parts = %s", got)
+	}
+}
+
+// A long fs call ends with its cell: rm of a big tree stops when the cell's
+// time is up, and the session goes on.
+func TestNodeFSStopsWithTheCell(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "many")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3000 {
+		if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := newSession(t, runtimes.InstanceOptions{Root: root})
+	s.ok("require('fs').existsSync('many')") // the module is made before the clock runs
+	// The cell is stopped once the rm has begun: rm takes the entries in
+	// order of name, "0" first.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(filepath.Join(dir, "0")); errors.Is(err, fs.ErrNotExist) {
+				cancel()
+				return
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+	}()
+	start := time.Now()
+	out, rec := s.runCtx(ctx, "require('fs').rmSync('many', {recursive: true})")
+	if !out.Failed || !out.Interrupted {
+		t.Fatalf("the cell was not stopped: %+v %s", out, rec.All())
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the rm went on for %v", d)
+	}
+	left, err := os.ReadDir(dir)
+	if err != nil || len(left) == 0 || len(left) == 3000 {
+		t.Errorf("the rm did not start and stop: %d of 3000 files left, %v", len(left), err)
+	}
+	if got, _ := s.ok("require('fs').existsSync('many')"); got != "true" {
+		t.Errorf("after the stop: %s", got)
 	}
 }

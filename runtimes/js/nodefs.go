@@ -181,6 +181,15 @@ func (in *instance) fsPath(syscall, p string) string {
 	return g
 }
 
+// checkStopped throws when the cell's context is done, so that a long file
+// operation (a big copy, a deep rm) ends with its cell: the VM's interrupt
+// only takes effect back in JavaScript.
+func (in *instance) checkStopped(syscall, p string) {
+	if in.calls != nil && in.calls.ctx.Err() != nil {
+		in.throwNodeError("ECANCELED: operation canceled, "+syscall+" '"+p+"': the cell was stopped", "ECANCELED", -125, syscall, p)
+	}
+}
+
 // fsDo runs op on p's guest path.
 func (in *instance) fsDo(syscall, p string, op func(string) experimentalsys.Errno) {
 	g := in.fsPath(syscall, p)
@@ -212,6 +221,7 @@ func (in *instance) readAll(f experimentalsys.File, syscall, p, g string) []byte
 			}
 			buf = append(buf, 0)[:len(buf)]
 		}
+		in.checkStopped("read", p)
 		n, errno := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if errno != 0 {
@@ -478,6 +488,7 @@ func (in *instance) removeAll(g, p string, depth int) {
 	}
 	gfs := in.guestFS()
 	for _, e := range in.readdir(g, p) {
+		in.checkStopped("rm", p)
 		child := path.Join(g, e.Name)
 		if e.Type&fs.ModeDir != 0 {
 			in.removeAll(child, p, depth+1)
@@ -525,6 +536,7 @@ func (in *instance) fsCopyFile(src, dst string, excl bool) {
 	defer out.Close()
 	buf := make([]byte, 64<<10)
 	for {
+		in.checkStopped("copyfile", src)
 		n, errno := f.Read(buf)
 		if errno != 0 {
 			in.fsError(errno, "copyfile", src, gs, dst)
