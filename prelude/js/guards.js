@@ -658,6 +658,123 @@
   });
   Object.defineProperty(globalThis, 'BigInt', { value: bigIntWrapper, writable: true, configurable: true, enumerable: false });
 
+  // Proxy and prototype chains. goja follows a Proxy to its target, and a
+  // property lookup up the prototype chain, by recursing in Go, where no
+  // interrupt lands: one lookup through a million nested Proxies ran for
+  // 5 s, and deep enough, Go's stack overflows, which ends the process. A
+  // Proxy may wrap (as target or handler) at most maxChainDepth levels,
+  // and an object may get a prototype whose chain is that long at most
+  // (Object.create, Object.setPrototypeOf, Reflect.setPrototypeOf,
+  // __proto__). V8 stops such a lookup with a stack overflow.
+  const maxChainDepth = 10000;
+  const NativeProxy = Proxy;
+  // A Proxy's depth: 1 and the deeper of its target's and its handler's
+  // (fixed: a Proxy's target and handler never change).
+  const proxyDepths = new WeakMap();
+  const getPrototypeOf = Reflect.getPrototypeOf;
+  // An ordinary object's depth, as chainDepth last found it, with the
+  // generation it holds for: generation grows whenever an object that a
+  // known depth counted gets another prototype.
+  const chainDepths = new WeakMap();
+  const generationUnit = 2 ** 24; // above any depth counted
+  let generation = 0;
+  // chainDepth is an upper bound of how deep goja recurses from x: the
+  // objects on its prototype chain, and each Proxy with its depth; it
+  // stops counting past maxChainDepth.
+  function chainDepth(x) {
+    const path = [];
+    let n = 0;
+    for (let p = x; isObject(p); p = getPrototypeOf(p)) {
+      const pd = proxyDepths.get(p);
+      if (pd !== undefined) {
+        n += pd;
+        break;
+      }
+      const known = chainDepths.get(p);
+      if (known !== undefined && Math.floor(known / generationUnit) === generation) {
+        n += known % generationUnit;
+        break;
+      }
+      path.push(p);
+      n++;
+      if (path.length > maxChainDepth) break;
+    }
+    for (let i = 0; i < path.length; i++) chainDepths.set(path[i], generation * generationUnit + Math.min(n - i, generationUnit - 1));
+    return n;
+  }
+  // reparented is called before o gets another prototype.
+  const reparented = (o) => {
+    const known = isObject(o) ? chainDepths.get(o) : undefined;
+    if (known !== undefined && Math.floor(known / generationUnit) === generation) generation++;
+  };
+  const tooDeep = (what) => new RangeError(`Maximum call stack size exceeded: ${what} would nest more than ${maxChainDepth} deep`);
+  function proxyDepth(target, handler) {
+    const d = 1 + Math.max(chainDepth(target), chainDepth(handler));
+    if (d > maxChainDepth) throw tooDeep('the Proxy');
+    return d;
+  }
+  const ProxyWrapper = {
+    Proxy: function (target, handler) {
+      if (new.target === undefined) throw new TypeError("Constructor Proxy requires 'new'");
+      const d = proxyDepth(target, handler);
+      const p = new NativeProxy(target, handler);
+      proxyDepths.set(p, d);
+      return p;
+    },
+  }.Proxy;
+  Object.defineProperty(ProxyWrapper, 'prototype', { value: undefined });
+  Object.defineProperty(ProxyWrapper, 'length', { value: 2 });
+  Object.defineProperty(ProxyWrapper, 'revocable', {
+    value: {
+      revocable(target, handler) {
+        const d = proxyDepth(target, handler);
+        const r = NativeProxy.revocable(target, handler);
+        proxyDepths.set(r.proxy, d);
+        return r;
+      },
+    }.revocable,
+    writable: true, configurable: true, enumerable: false,
+  });
+  Object.defineProperty(globalThis, 'Proxy', { value: ProxyWrapper, writable: true, configurable: true, enumerable: false });
+  // checkPrototype is called with the prototype an object is about to get.
+  const checkPrototype = (proto) => {
+    if (isObject(proto) && chainDepth(proto) >= maxChainDepth) throw tooDeep('the prototype chain');
+  };
+  const checkReparent = (o, proto) => {
+    checkPrototype(proto);
+    reparented(o);
+  };
+  internal.checkPrototype = checkPrototype;
+  const { create, setPrototypeOf } = Object;
+  Object.defineProperty(Object, 'create', {
+    value: { create(proto, props) { checkPrototype(proto); return props === undefined ? create(proto) : create(proto, props); } }.create,
+    writable: true, configurable: true, enumerable: false,
+  });
+  Object.defineProperty(Object, 'setPrototypeOf', {
+    value: { setPrototypeOf(o, proto) { checkReparent(o, proto); return setPrototypeOf(o, proto); } }.setPrototypeOf,
+    writable: true, configurable: true, enumerable: false,
+  });
+  const reflectSetPrototypeOf = Reflect.setPrototypeOf;
+  Object.defineProperty(Reflect, 'setPrototypeOf', {
+    value: { setPrototypeOf(o, proto) { checkReparent(o, proto); return reflectSetPrototypeOf(o, proto); } }.setPrototypeOf,
+    writable: true, configurable: true, enumerable: false,
+  });
+  const protoAccessor = Reflect.getOwnPropertyDescriptor(Object.prototype, '__proto__');
+  if (protoAccessor && typeof protoAccessor.set === 'function') {
+    const setProto = protoAccessor.set;
+    Object.defineProperty(Object.prototype, '__proto__', {
+      get: protoAccessor.get,
+      // An accessor named __proto__ (only `__proto__: v` sets a prototype).
+      set: Reflect.getOwnPropertyDescriptor({
+        set __proto__(proto) {
+          checkReparent(this, proto);
+          apply(setProto, this, [proto]);
+        },
+      }, '__proto__').set,
+      enumerable: false, configurable: true,
+    });
+  }
+
   // Code made at run time is guarded as the cells are (source.go): the
   // Function constructors and eval parse it in the host. eval is always
   // an indirect eval: it runs in the global scope, never in the caller's.

@@ -137,6 +137,15 @@ func TestLongNativePaths(t *testing.T) {
 		// Recursion through native frames.
 		{"recursive Proxy trap", "const p = new Proxy({}, { get(t, k) { return p[k] } }); p.x", "Maximum call stack size exceeded"},
 		{"recursive getter", "const o = {}; Object.defineProperty(o, 'x', { get() { return this.x } }); o.x", "Maximum call stack size exceeded"},
+		// Proxy and prototype chains, which goja follows by recursing in Go.
+		{"Proxy chain", "let p = {}; for (;;) p = new Proxy(p, {})", "the Proxy would nest more than 10000 deep"},
+		{"Proxy handler chain", "let p = {}; for (;;) p = new Proxy({}, p)", "the Proxy would nest more than 10000 deep"},
+		{"revocable Proxy chain", "let p = {}; for (;;) p = Proxy.revocable(p, {}).proxy", "the Proxy would nest more than 10000 deep"},
+		{"Proxy chain through prototypes", "let p = {}; for (;;) p = new Proxy(Object.create(p), {})", "would nest more than 10000 deep"},
+		{"Object.create chain", "let o = {}; for (;;) o = Object.create(o)", "the prototype chain would nest more than 10000 deep"},
+		{"setPrototypeOf chain", "let o = {}; for (let i = 0; i < 9990; i++) o = Object.create(o); for (;;) o = Object.setPrototypeOf({}, o)", "the prototype chain would nest more than 10000 deep"},
+		{"Reflect.setPrototypeOf chain", "let o = {}; for (let i = 0; i < 9990; i++) o = Object.create(o); for (;;) { const n = {}; Reflect.setPrototypeOf(n, o); o = n }", "the prototype chain would nest more than 10000 deep"},
+		{"__proto__ chain", "let o = {}; for (let i = 0; i < 9990; i++) o = Object.create(o); for (;;) { const n = {}; n.__proto__ = o; o = n }", "the prototype chain would nest more than 10000 deep"},
 		// BigInt operators that would allocate without limit.
 		{"BigInt power", "2n ** (2n ** 30n)", "Maximum BigInt size exceeded"},
 		{"BigInt power of a power", "2n ** (2n ** 40n)", "Maximum BigInt size exceeded"},
@@ -302,6 +311,10 @@ func TestGuardedCodeStillWorks(t *testing.T) {
 		{"[BigInt.asUintN(8, 257n), BigInt.asIntN(8, 255n), BigInt.asUintN(2 ** 40, 5n), BigInt('12345'), typeof BigInt(1)]", "[ 1n, -1n, 5n, 12345n, 'bigint' ]"},
 		{"const e = []; const two = 2, six = 6n, seven = 7n; try { two * six } catch (x) { e.push(x.constructor.name) } [six * seven, two * 21, '6' * two, [3] * [4], e[0]]", "[ 42n, 42, 12, 12, 'TypeError' ]"},
 		{"let a = 5, b = 4n; a *= 2; b *= b; const o = { v: 3n }; o.v *= 2n; [a, b, o.v, 1.5 * 2, ({ valueOf: () => 3 }) * 2, 0.1 * 3]", "[ 10, 16n, 6n, 3, 6, 0.30000000000000004 ]"},
+		{"let p = {}; for (let i = 0; i < 9000; i++) p = new Proxy(p, {}); let o = { v: 1 }; for (let i = 0; i < 9000; i++) o = Object.create(o); [p.x, o.v, typeof Proxy, Proxy.length, Proxy.prototype, Proxy.revocable({}, {}).proxy !== null]",
+			"[ undefined, 1, 'function', 2, undefined, true ]"},
+		{"const e = []; try { Proxy({}, {}) } catch (x) { e.push(x.constructor.name) } const o = {}; o.__proto__ = { z: 3 }; [o.z, Object.create({ y: 2 }, { x: { value: 1 } }).x, Object.setPrototypeOf({}, null).toString, Reflect.setPrototypeOf({}, {}), e]",
+			"[ 3, 1, undefined, true, [ 'TypeError' ] ]"},
 		{"const log = []; const f = (v) => (log.push(v), v); const a = 'x', b = 2, d = new Date(0), o = { valueOf: () => 4 }; [f('p') + f('q'), a + b, b + a, b + b, o + o, typeof (d + d), [1] + [2], null + undefined, 1n + 2n, log.join('')].map(String).join('|')",
 			"'pq|x2|2x|4|8|string|12|NaN|3|pq'"},
 		{"const n = 3, s = 'b', sym = Symbol('q'); const e = []; try { `${sym}` } catch (x) { e.push(x.constructor.name) } try { s + sym } catch (x) { e.push(x.constructor.name) } [`a${n}${s}c`, `${{ toString: () => 'o' }}`, `${[1, 2]}`, `x${`y${n}`}`, String.raw`a${n}\\n`, e]",
