@@ -81,6 +81,8 @@ func TestPackagesReal(t *testing.T) {
 			code: "import sys; print(sys.path.index(" + pyQuote(root) + ") < sys.path.index('" + python.PackagesPath + "'))",
 			want: "True"},
 		{name: "sympy", code: "import sympy\nx = sympy.Symbol('x')\nprint(sympy.solve(x**2 - 5*x + 6, x))", want: "[2, 3]"},
+		{name: "sympy simplify and print", code: "import sympy\nx = sympy.Symbol('x')\nprint(sympy.simplify(sympy.sin(x)**2 + sympy.cos(x)**2), sympy.latex(x**2 / 2), sympy.sqrt(8))",
+			want: "1 \\frac{x^{2}}{2} 2*sqrt(2)"},
 		{name: "networkx", code: "import networkx as nx\ng = nx.Graph([(1, 2), (2, 3), (3, 4), (1, 5), (5, 4)])\nprint(nx.shortest_path(g, 1, 3))",
 			want: "[1, 2, 3]"},
 		{name: "distribution metadata", code: "import importlib.metadata as m; print(m.version('networkx'), m.version('attrs'))",
