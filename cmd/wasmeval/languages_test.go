@@ -86,7 +86,7 @@ func TestEvalLanguagesFlag(t *testing.T) {
 }
 
 // TestServeLanguagesFlag: serve --languages reaches session evals and the
-// stateless /v1/run alike.
+// stateless /v1/run alike; ts cells run through serve.
 func TestServeLanguagesFlag(t *testing.T) {
 	const token = "languages-token"
 	t.Setenv("WASMEVAL_TOKENS", token)
@@ -95,7 +95,7 @@ func TestServeLanguagesFlag(t *testing.T) {
 	var out, errb lockedBuffer
 	exited := make(chan int, 1)
 	go func() {
-		exited <- doMain(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--log-format", "json", "--languages", "py"}, strings.NewReader(""), &out, &errb)
+		exited <- doMain(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--log-format", "json", "--languages", "py,ts"}, strings.NewReader(""), &out, &errb)
 	}()
 	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
 	var addr string
@@ -126,7 +126,6 @@ func TestServeLanguagesFlag(t *testing.T) {
 		}
 		return resp.StatusCode
 	}
-	const disabled = `"ts" cells are disabled here; the enabled languages are py`
 	var sess struct{ ID string }
 	if code := post("/v1/sessions", "", &sess); code != http.StatusCreated {
 		t.Fatalf("create: %d", code)
@@ -135,14 +134,18 @@ func TestServeLanguagesFlag(t *testing.T) {
 		Content []struct{ Text string }
 		Details struct{ IsError bool }
 	}
-	post("/v1/sessions/"+sess.ID+"/eval", `{"cells":[{"language":"ts","code":"1"}]}`, &res)
-	if len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, disabled) || !res.Details.IsError {
-		t.Errorf("session eval: %+v", res)
+	post("/v1/sessions/"+sess.ID+"/eval", `{"cells":[{"language":"ts","code":"const a: number = 6 * 7\na"}]}`, &res)
+	if len(res.Content) == 0 || res.Content[0].Text != "42" || res.Details.IsError {
+		t.Errorf("ts eval: %+v", res)
+	}
+	post("/v1/sessions/"+sess.ID+"/eval", `{"cells":[{"language":"js","code":"a"}]}`, &res)
+	if len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, `"js" cells are disabled here; the enabled languages are py, ts`) || !res.Details.IsError {
+		t.Errorf("js eval: %+v", res)
 	}
 	var ex map[string]any
 	post("/v1/run", `{"language":"js","code":"1"}`, &ex)
 	data, _ := json.Marshal(ex)
-	if !strings.Contains(string(data), `"exitCode":1`) || !strings.Contains(string(data), "cells are disabled here; the enabled languages are py") {
+	if !strings.Contains(string(data), `"exitCode":1`) || !strings.Contains(string(data), "cells are disabled here; the enabled languages are py, ts") {
 		t.Errorf("run: %s", data)
 	}
 	cancel()
