@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -147,5 +149,115 @@ func TestRootsOverlappingTheCache(t *testing.T) {
 		if !errors.Is(err, sandbox.ErrRootOverlap) {
 			t.Errorf("NewSession with the root %s: %v, want ErrRootOverlap", root, err)
 		}
+	}
+}
+
+// TestFSMovesThatLeadOut: moves the guest may not make because of what the
+// host sees afterwards: a folder that holds an operator's upward link (moved
+// up the tree, the link would lead host tools out of the root), and a folder
+// moved into a deep one (its content would lie past PATH_MAX, out of reach of
+// the disk quota's recount). Each language, through its own file calls.
+func TestFSMovesThatLeadOut(t *testing.T) {
+	deep := strings.Repeat("d", 200)
+	chain := strings.TrimSuffix(strings.Repeat(deep+"/", 12), "/")
+	cases := map[string]struct{ code, want string }{
+		"py": {`import os
+try:
+    os.rename('opdir/sub', 'sub_up')
+except OSError as e:
+    print('folder with the link:', e.strerror)
+try:
+    os.rename('opdir', 'elsewhere')
+except OSError as e:
+    print('its parent:', e.strerror)
+os.makedirs('a/` + chain + `'); os.makedirs('b/` + chain + `')
+try:
+    os.rename('a', 'b/` + chain + `/a')
+except OSError as e:
+    print('deep move:', e.strerror)
+try:
+    write('c/` + chain + `/` + chain + `/f', 'x')
+except Exception as e:
+    print('deep write:', str(e)[:6], str(e).split('; ')[-1])
+`, "folder with the link: Operation not permitted\nits parent: Operation not permitted\ndeep move: Filename too long\ndeep write: write( a path in the session root must be shorter than 4096 bytes (PATH_MAX)"},
+		"js": {`const fs = require('fs')
+for (const [from, to] of [['opdir/sub', 'sub_up'], ['opdir', 'elsewhere']]) {
+  try { fs.renameSync(from, to) } catch (e) { console.log(from, e.code) }
+}
+fs.mkdirSync('a/` + chain + `', {recursive: true}); fs.mkdirSync('b/` + chain + `', {recursive: true})
+try { fs.renameSync('a', 'b/` + chain + `/a') } catch (e) { console.log('deep move', e.code) }
+`, "opdir/sub EPERM\nopdir EPERM\ndeep move ENAMETOOLONG"},
+	}
+	for _, lang := range []string{"py", "js"} {
+		t.Run(lang, func(t *testing.T) {
+			if lang == "py" {
+				testenv.RequirePython(t)
+			}
+			w := newWorld(t)
+			if err := os.MkdirAll(filepath.Join(w.root, "opdir", "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// Inside where the operator put it; one level up it would be
+			// the base's inside.txt, a canary.
+			if err := os.Symlink("../../inside.txt", filepath.Join(w.root, "opdir", "sub", "up")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(w.base, "inside.txt"), []byte(canaryFile), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := sharedSandbox(t).NewSession(context.Background(), sessionOptions(w.root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close(context.Background())
+			out, _ := eval(t, s, lang, cases[lang].code, 20)
+			if !strings.Contains(out, cases[lang].want) {
+				t.Errorf("output:\n%s\nwant it to hold:\n%s", clip(out), cases[lang].want)
+			}
+			// The host still finds the link where it was, reading inside.
+			for _, p := range []string{"opdir/sub/up", "sub_up/up", "elsewhere/sub/up"} {
+				if data, err := os.ReadFile(filepath.Join(w.root, p)); err == nil && string(data) != insideText+"\n" {
+					t.Errorf("on the host, %s reads %q", p, data)
+				}
+			}
+			alive(t, s, lang)
+		})
+	}
+}
+
+// TestDiskQuotaSeesHostFiles: files the host puts into a session's root
+// behind its back (a fork's copy, an operator) count against the quota
+// before the guest can use the same room: the guest cannot pass its cap
+// through them. And room the host frees comes back.
+func TestDiskQuotaSeesHostFiles(t *testing.T) {
+	cases := map[string][2]string{
+		"py": {`open('big', 'wb').write(b'x' * (5 << 20))`, "No space left on device"},
+		"js": {`require('fs').writeFileSync('big', 'x'.repeat(5 << 20))`, "ENOSPC"},
+	}
+	for _, lang := range []string{"py", "js"} {
+		t.Run(lang, func(t *testing.T) {
+			if lang == "py" {
+				testenv.RequirePython(t)
+			}
+			w := newWorld(t)
+			s, err := sharedSandbox(t).NewSession(context.Background(), sessionOptions(w.root))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close(context.Background())
+			planted := filepath.Join(w.root, "planted")
+			if err := os.WriteFile(planted, make([]byte, 7<<20), 0o644); err != nil { // of the 8 MiB quota
+				t.Fatal(err)
+			}
+			if out, status := eval(t, s, lang, cases[lang][0], 20); status != fail || !strings.Contains(out, cases[lang][1]) {
+				t.Errorf("5 MiB into a root the host filled to 7 of 8 MiB: %s %q", status, clip(out))
+			}
+			if err := os.Remove(planted); err != nil {
+				t.Fatal(err)
+			}
+			if out, status := eval(t, s, lang, cases[lang][0], 20); status != ok {
+				t.Errorf("5 MiB after the host freed the room: %s %q", status, clip(out))
+			}
+		})
 	}
 }
