@@ -18,6 +18,21 @@ import (
 	"github.com/wasmeval/wasmeval/internal/testpackages"
 )
 
+// TestPackageFlagsHelp: every command's --help explains both flags.
+func TestPackageFlagsHelp(t *testing.T) {
+	for _, cmd := range []string{"eval", "serve", "mcp"} {
+		code, stdout, stderr := run(t, context.Background(), "", cmd, "--help")
+		if code != exitOK {
+			t.Fatalf("%s --help: status %d: %s", cmd, code, stderr)
+		}
+		for _, f := range []string{"\n  --packages DIR\n", "\n  --preload NAME,...\n"} {
+			if !strings.Contains(stdout, f) {
+				t.Errorf("%s --help does not explain %q", cmd, strings.TrimSpace(f))
+			}
+		}
+	}
+}
+
 // TestPackageFlagsBad: every face answers a bad --packages or --preload
 // with status 2 and a message saying what is wrong.
 func TestPackageFlagsBad(t *testing.T) {
