@@ -40,7 +40,7 @@ func (h *subAgentHost) eval(ctx context.Context, lang, code string) (string, err
 	if !h.passContext {
 		ctx = context.Background()
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 	h.mu.Lock()
 	s, timeout := h.s, h.timeout
@@ -106,7 +106,7 @@ func subAgentSession(t *testing.T, passContext bool) (*sandbox.Session, *subAgen
 // a cell that did not complete.
 func evalOut(t *testing.T, s *sandbox.Session, cells ...sandbox.Cell) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	res, err := s.Eval(ctx, sandbox.Request{Cells: cells})
 	if err != nil {

@@ -814,6 +814,9 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 			}
 			in.vmMu.Lock()
 			c.guard.lockThread()
+			if woken == 2 && c.ctx.Err() != nil {
+				woken = 0 // stopped meanwhile: the stop comes first
+			}
 			switch woken {
 			case 0:
 				c.uncatchable = true // the interrupt flag is set

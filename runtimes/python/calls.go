@@ -133,6 +133,12 @@ func (in *Instance) waitCall() int32 {
 	for {
 		select {
 		case f := <-c.done:
+			if in.runCtx.Err() != nil {
+				// Stopped meanwhile (a nested eval it ran was stopped with
+				// it, and answered): the stop comes first.
+				c.done <- f // buffered (maxInFlight): taken by close
+				return in.stopWait()
+			}
 			return in.tookCall(f)
 		case req := <-in.reentry.ch:
 			// An eval of the session while this cell waits: run it here.
@@ -141,13 +147,18 @@ func (in *Instance) waitCall() int32 {
 				panic(fmt.Errorf("%w: %w", errNestedCrash, err))
 			}
 		case <-in.runCtx.Done():
-			if !in.interrupted.Load() {
-				in.firstTrip = time.Now()
-				in.trip(in.firstTrip)
-			}
-			return -1
+			return in.stopWait()
 		}
 	}
+}
+
+// stopWait interrupts the waiting guest: call_wait returns -1.
+func (in *Instance) stopWait() int32 {
+	if !in.interrupted.Load() {
+		in.firstTrip = time.Now()
+		in.trip(in.firstTrip)
+	}
+	return -1
 }
 
 // tookCall records a finished call for the guest to take; its id.
