@@ -1189,6 +1189,52 @@
     scheduler: { wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), yield: () => new Promise((resolve) => setImmediate(resolve)) },
   });
   factories.process = () => process;
+  factories.module = () => {
+    const builtinModules = Array.from(host.builtinModules);
+    const isBuiltin = (name) => builtinModules.includes(String(name).replace(/^node:/, ''));
+    function Module() {}
+    Object.assign(Module, { createRequire: (filename) => host.createRequire(String(filename && filename.href !== undefined ? filename.href : filename)), builtinModules, isBuiltin });
+    Module.Module = Module;
+    return Module;
+  };
+  // querystring, the legacy API: a=1&b=2 and back.
+  factories.querystring = () => {
+    const escape = (s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+    const unescape = (s) => {
+      try {
+        return decodeURIComponent(s);
+      } catch (e) {
+        return s;
+      }
+    };
+    const value = (v) => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : '');
+    function stringify(obj, sep = '&', eq = '=') {
+      if (obj === null || typeof obj !== 'object') return '';
+      return Object.keys(obj).map((k) => {
+        const v = obj[k];
+        if (Array.isArray(v)) return v.map((x) => escape(k) + eq + escape(value(x))).join(sep);
+        return escape(k) + eq + escape(value(v));
+      }).join(sep);
+    }
+    function parse(str, sep = '&', eq = '=', options = {}) {
+      const out = Object.create(null);
+      if (typeof str !== 'string' || str.length === 0) return out;
+      let parts = str.split(sep);
+      const max = options && options.maxKeys !== undefined ? options.maxKeys : 1000;
+      if (max > 0) parts = parts.slice(0, max);
+      for (const part of parts) {
+        if (part === '') continue;
+        const i = part.indexOf(eq);
+        const k = unescape((i >= 0 ? part.slice(0, i) : part).replace(/\+/g, ' '));
+        const v = i >= 0 ? unescape(part.slice(i + eq.length).replace(/\+/g, ' ')) : '';
+        if (!(k in out)) out[k] = v;
+        else if (Array.isArray(out[k])) out[k].push(v);
+        else out[k] = [out[k], v];
+      }
+      return out;
+    }
+    return { parse, stringify, decode: parse, encode: stringify, escape, unescape };
+  };
 
   // fs is a global too, as in the seed tool's VM: made on first use.
   Object.defineProperty(globalThis, 'fs', {

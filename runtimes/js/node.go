@@ -11,6 +11,8 @@ import (
 	"hash"
 	"io"
 	mathrand "math/rand/v2"
+	"net/url"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,7 +21,7 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja_nodejs/buffer"
-	"github.com/dop251/goja_nodejs/url"
+	nodeurl "github.com/dop251/goja_nodejs/url"
 
 	"github.com/wasmeval/wasmeval/wasm"
 )
@@ -38,8 +40,8 @@ import (
 // builtinModules are the modules require('name') and require('node:name')
 // give, made by prelude/js/node.js.
 var builtinModules = []string{
-	"assert", "buffer", "crypto", "events", "fs", "fs/promises", "os", "path", "path/posix",
-	"process", "string_decoder", "timers", "timers/promises", "url", "util", "util/types",
+	"assert", "buffer", "crypto", "events", "fs", "fs/promises", "module", "os", "path", "path/posix",
+	"process", "querystring", "string_decoder", "timers", "timers/promises", "url", "util", "util/types",
 }
 
 // nodeState is the per-instance state of the Node APIs.
@@ -99,6 +101,8 @@ func (in *instance) setNodeHost(set func(string, any)) {
 	set("encodeText", in.encodeText)
 	set("decodeText", in.decodeText)
 	set("platform", "linux")
+	set("builtinModules", builtinModules)
+	set("createRequire", in.createRequire)
 	in.setFSHost(set)
 }
 
@@ -130,7 +134,7 @@ func (in *instance) goModule(name string) goja.Value {
 	case "buffer":
 		buffer.Require(vm, module)
 	case "url":
-		url.Require(vm, module)
+		nodeurl.Require(vm, module)
 	default:
 		panic(vm.NewTypeError("no Go module " + name))
 	}
@@ -396,4 +400,23 @@ func (in *instance) decodeText(v goja.Value, enc string) goja.Value {
 		return in.vm.ToValue(base64.RawURLEncoding.EncodeToString(b))
 	}
 	panic(in.vm.NewTypeError("Unknown encoding: " + enc))
+}
+
+// createRequire is module.createRequire: a require function that resolves
+// from the file filename (a path or a file: URL), as that file's own would.
+func (in *instance) createRequire(filename string) goja.Value {
+	p := filename
+	if u, err := url.Parse(filename); err == nil && u.Scheme == "file" {
+		p = u.Path
+	}
+	if !path.IsAbs(p) {
+		err := in.vm.NewTypeError("The argument 'filename' must be a file URL object, file URL string, or absolute path string. Received " + quoteJSON(filename))
+		_ = err.Set("code", "ERR_INVALID_ARG_VALUE")
+		panic(err)
+	}
+	dir := path.Dir(path.Clean(p))
+	if strings.HasSuffix(p, "/") {
+		dir = path.Clean(p)
+	}
+	return in.requireFunc(dir)
 }

@@ -41,8 +41,21 @@ type jsonMember struct {
 	value any
 }
 
+// maxJSONDepth bounds the nesting orderedJSON follows: a package.json is
+// the guest's to write, and the decoder recurses in Go.
+const maxJSONDepth = 200
+
+var errJSONDepth = errors.New("nested too deeply")
+
 // orderedJSON decodes a JSON value with objects as []jsonMember.
 func orderedJSON(dec *json.Decoder) (any, error) {
+	return orderedJSONDepth(dec, 0)
+}
+
+func orderedJSONDepth(dec *json.Decoder, depth int) (any, error) {
+	if depth > maxJSONDepth {
+		return nil, errJSONDepth
+	}
 	t, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -58,7 +71,7 @@ func orderedJSON(dec *json.Decoder) (any, error) {
 					return nil, err
 				}
 				key, _ := k.(string)
-				v, err := orderedJSON(dec)
+				v, err := orderedJSONDepth(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -74,7 +87,7 @@ func orderedJSON(dec *json.Decoder) (any, error) {
 		case '[':
 			arr := []any{}
 			for dec.More() {
-				v, err := orderedJSON(dec)
+				v, err := orderedJSONDepth(dec, depth+1)
 				if err != nil {
 					return nil, err
 				}
