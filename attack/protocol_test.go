@@ -6,12 +6,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wasmeval/wasmeval/sandbox"
 )
@@ -192,5 +195,77 @@ func TestEvalLines(t *testing.T) {
 	last, _ := json.Marshal(lines[len(lines)-1])
 	if !strings.Contains(string(last), `"output":"2\n"`) {
 		t.Errorf("the good line after the bad ones: %s", last)
+	}
+}
+
+// TestMCPStdioBatch: `wasmeval mcp` answers a JSON-RPC batch, however long,
+// with one JSON-RPC error (-32600, id null, not an array of them): MCP
+// removed batches in 2025-06-18, even for clients that name an older
+// protocol. The connection goes on.
+func TestMCPStdioBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := wasmevalBinary(t)
+	cmd := exec.Command(bin, "mcp", "--workspace", t.TempDir())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	send := func(line string) {
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	next := func() map[string]any {
+		done := make(chan bool, 1)
+		go func() { done <- sc.Scan() }()
+		select {
+		case ok := <-done:
+			if !ok {
+				t.Fatalf("the server ended: %v", sc.Err())
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no answer in 30 s")
+		}
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("an answer that is not one JSON object: %.300s", sc.Text())
+		}
+		return m
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"attack","version":"1"}}}`)
+	if m := next(); m["id"] != float64(1) {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	var batch strings.Builder
+	batch.WriteString("[")
+	for i := range 10000 {
+		if i > 0 {
+			batch.WriteString(",")
+		}
+		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"eval","arguments":{"cells":[{"language":"js","code":"1"}]}}}`, i+10)
+	}
+	batch.WriteString("]")
+	send(batch.String())
+	m := next()
+	e, _ := m["error"].(map[string]any)
+	if m["id"] != nil || e["code"] != float64(-32600) || !strings.Contains(fmt.Sprint(e["message"]), "batches are not supported") {
+		t.Errorf("the batch's answer: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if m := next(); m["id"] != float64(2) || m["result"] == nil {
+		t.Errorf("tools/list after the batch: %v", m)
 	}
 }
