@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmeval/wasmeval/sandbox"
 )
 
 func TestParseEnvFile(t *testing.T) {
@@ -99,4 +101,26 @@ func TestEnvFlagsBad(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzParseEnvFile: no file makes the parser panic, and what it accepts
+// is an environment a guest can be given.
+func FuzzParseEnvFile(f *testing.F) {
+	for _, s := range []string{"A=1\n", "export B='x'\n", "C=\"a\\nb\"\n", "# c\n\nD=\n", "E", "F=\"open", "G='x' y", "1=2", "H=\"\\q\""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		env, err := parseEnvFile(strings.NewReader(text), "f")
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("a two-line error: %q", err)
+			}
+			return
+		}
+		for k := range env {
+			if err := sandbox.CheckEnvName(k); err != nil {
+				t.Fatalf("accepted the name %q: %v", k, err)
+			}
+		}
+	})
 }
