@@ -51,6 +51,8 @@ type nodeState struct {
 	fds     map[int]*openFile
 	nextFD  int
 	rand    *mathrand.PCG // after the session's Rand ran out, as random does
+	// packages are the package.json files read, by root-relative path.
+	packages map[string]packageFile
 }
 
 func isBuiltin(name string) bool {

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"time"
 )
 
 // Packages: a bare specifier (`lodash`, `lodash/fp`, `@scope/pkg/sub`) is
@@ -111,10 +112,26 @@ func member(obj []jsonMember, key string) (any, bool) {
 	return nil, false
 }
 
+// packageFile is a parsed package.json and the stat it was read with.
+type packageFile struct {
+	obj     []jsonMember
+	modTime time.Time
+	size    int64
+}
+
 // packageJSON reads dir/package.json (root-relative); nil when there is
-// none or it is not a JSON object.
+// none or it is not a JSON object. It is parsed again only when its size
+// or modification time changed.
 func (in *instance) packageJSON(dir string) []jsonMember {
-	f, err := in.root.Open(path.Join(dir, "package.json"))
+	p := path.Join(dir, "package.json")
+	st, err := in.root.Stat(p)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	if c, ok := in.node.packages[p]; ok && c.modTime.Equal(st.ModTime()) && c.size == st.Size() {
+		return c.obj
+	}
+	f, err := in.root.Open(p)
 	if err != nil {
 		return nil
 	}
@@ -126,11 +143,12 @@ func (in *instance) packageJSON(dir string) []jsonMember {
 	if err != nil {
 		return nil
 	}
-	v, err := orderedJSON(json.NewDecoder(bytes.NewReader(data)))
-	if err != nil {
-		return nil
-	}
+	v, _ := orderedJSON(json.NewDecoder(bytes.NewReader(data)))
 	obj, _ := v.([]jsonMember)
+	if in.node.packages == nil {
+		in.node.packages = map[string]packageFile{}
+	}
+	in.node.packages[p] = packageFile{obj: obj, modTime: st.ModTime(), size: st.Size()}
 	return obj
 }
 

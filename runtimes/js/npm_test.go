@@ -166,6 +166,14 @@ func TestPackageResolution(t *testing.T) {
 	if got, _ := s.ok("require('legacy').v"); got != "22" {
 		t.Errorf("after the edit: %s", got)
 	}
+	// So is its package.json.
+	writeFiles(t, root, map[string]string{"node_modules/legacy/package.json": `{"name": "legacy", "main": "extra.js"}`})
+	if err := os.Chtimes(filepath.Join(root, "node_modules/legacy/package.json"), later, later); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.ok("require('legacy')"); got != "'extra'" {
+		t.Errorf("after package.json's edit: %s", got)
+	}
 	// A package's link that leads out of the root is not followed.
 	if err := os.Symlink(filepath.Join(dir, "node_modules", "ghost"), filepath.Join(root, "node_modules", "ghost")); err != nil {
 		t.Fatal(err)
