@@ -42,6 +42,9 @@ type Config struct {
 	TempDir string
 	// Admit, when set, is asked before code runs; ok false makes the call a
 	// tool error that says the server is busy. done ends the admission.
+	// nil admits DefaultMaxInFlight calls at once: a client that sends
+	// thousands of calls without waiting (each run_code a new interpreter)
+	// must not make the host hold thousands of sessions.
 	Admit func() (done func(), ok bool)
 	// Turn, when set, is asked before Admit by a call that runs code in a
 	// session (eval, run_in_code_context): it waits until the session's
@@ -57,6 +60,10 @@ type Config struct {
 	// server can apply its per-owner quota.
 	Create func(ctx context.Context, owner string) (string, error)
 }
+
+// DefaultMaxInFlight is how many tool calls run code at once when
+// Config.Admit is nil.
+const DefaultMaxInFlight = 16
 
 // Server serves wasmeval's MCP tools. Make one with New.
 type Server struct {
@@ -85,6 +92,17 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Create == nil {
 		cfg.Create = cfg.Manager.Create
+	}
+	if cfg.Admit == nil {
+		slots := make(chan struct{}, DefaultMaxInFlight)
+		cfg.Admit = func() (func(), bool) {
+			select {
+			case slots <- struct{}{}:
+				return func() { <-slots }, true
+			default:
+				return nil, false
+			}
+		}
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*mcp.ServerSession]*conn{}}
 	if s.log == nil {

@@ -312,3 +312,35 @@ func TestSampling(t *testing.T) {
 		t.Errorf("without sampling: isError %v, %q", res.IsError, text(res))
 	}
 }
+
+// TestConcurrentCallsBounded: with no Config.Admit (wasmeval mcp on stdio),
+// at most DefaultMaxInFlight calls run code at once; the others are tool
+// errors saying the server is busy, not one more interpreter each.
+func TestConcurrentCallsBounded(t *testing.T) {
+	srv, _ := newServer(t)
+	cs := connect(t, srv, nil)
+	const n = mcpserver.DefaultMaxInFlight + 8
+	results := make(chan *mcp.CallToolResult, n)
+	for range n {
+		go func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_code",
+				Arguments: map[string]any{"language": "js", "code": "const t = Date.now(); while (Date.now() - t < 1500) {}", "timeout": 10}})
+			if err != nil {
+				res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+			}
+			results <- res
+		}()
+	}
+	busy := 0
+	for range n {
+		res := <-results
+		if res.IsError && strings.Contains(text(res), "the server is running as many evals as it allows") {
+			busy++
+		} else if res.IsError {
+			t.Errorf("a call failed otherwise: %s", text(res))
+		}
+	}
+	if busy < n-mcpserver.DefaultMaxInFlight {
+		t.Errorf("%d of %d calls were refused as busy; want at least %d", busy, n, n-mcpserver.DefaultMaxInFlight)
+	}
+}
