@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/wasm"
 )
 
@@ -181,4 +182,24 @@ func (l *packageLayer) close() {
 	if l != nil {
 		l.fs.Close()
 	}
+}
+
+// fitsLimit says why an instance with opts cannot start from snap: its
+// memory limit is below the snapshot's size (a template that preloaded
+// large packages is larger than the interpreter alone).
+func (r *Runtime) fitsLimit(opts runtimes.InstanceOptions, snap *wasm.Snapshot) error {
+	limit := int64(DefaultMemoryLimit)
+	if opts.MemoryLimitBytes > 0 {
+		limit = opts.MemoryLimitBytes
+	}
+	if int64(snap.Size()) <= limit {
+		return nil
+	}
+	what := "the interpreter takes"
+	if r.pkgs != nil && len(r.pkgs.preload) > 0 {
+		what = "the interpreter and its preloaded packages (" + strings.Join(r.pkgs.preload, ", ") + ") take"
+	}
+	return fmt.Errorf("python: the session's memory limit, %d MiB, is below the %d MiB %s at start; "+
+		"raise the limit (--memory-limit, SessionOptions.MemoryLimitBytes) or preload less",
+		limit>>20, (int64(snap.Size())+(1<<20)-1)>>20, what)
 }

@@ -326,3 +326,22 @@ func BenchmarkNewSessionPackages(b *testing.B) {
 		})
 	}
 }
+
+// TestPackagesMemoryLimitBelowTemplate: a session whose memory limit is
+// below the template's size (the interpreter and its preloaded packages)
+// fails to start with a message saying so.
+func TestPackagesMemoryLimitBelowTemplate(t *testing.T) {
+	r := realPackages(t)
+	if r.TemplateSize() <= 40<<20 {
+		t.Fatalf("the template is %d MiB; the test needs one over 40 MiB", r.TemplateSize()>>20)
+	}
+	inst, err := r.NewInstance(context.Background(), runtimes.InstanceOptions{Root: t.TempDir(), MemoryLimitBytes: 40 << 20})
+	if err == nil {
+		inst.Close(context.Background())
+		t.Fatal("a session with a 40 MiB limit started from a larger template")
+	}
+	want := "python: the session's memory limit, 40 MiB, is below the"
+	if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "preloaded packages (sympy, networkx)") {
+		t.Fatalf("error %q, want %q naming the preloaded packages", err, want)
+	}
+}

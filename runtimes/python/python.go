@@ -309,6 +309,9 @@ func (r *Runtime) start(ctx context.Context, inst *Instance) error {
 
 // startFrom is start from any snapshot of this runtime's module.
 func (r *Runtime) startFrom(ctx context.Context, inst *Instance, snap *wasm.Snapshot) error {
+	if err := r.fitsLimit(inst.opts, snap); err != nil {
+		return err
+	}
 	if err := r.instantiate(ctx, inst, wasm.MemoryOptions{Image: snap.Image()}); err != nil {
 		return err
 	}
