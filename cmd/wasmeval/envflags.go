@@ -31,7 +31,8 @@ const envUsage = `  --env NAME=VALUE
   --env-file FILE
         read NAME=VALUE lines from FILE (repeatable): blank lines and lines
         starting with # are skipped, "export " before a name is allowed, and
-        a value in '...' or "..." is unquoted ("..." takes \n, \" and \\).
+        a value in '...' or "..." is unquoted ("..." takes \n, \t, \", \$
+        and \\).
         No $VAR is expanded: nothing of the host's environment is read.
         --env wins over a file, a later file over an earlier one
 `
