@@ -31,9 +31,11 @@ func (s *Server) mountMCP() error {
 			}
 		},
 		// As the JSON API's evals: one queued on a busy session waits for
-		// its turn before it takes an in-flight slot (turns.go).
+		// its turn before it takes an in-flight slot (turns.go), unless a
+		// cell of the session waits in agent() or tool(): a sub-agent's
+		// eval then runs inside it at once.
 		Turn: func(ctx context.Context, id string) (func(), error) {
-			end, err := s.turns.take(ctx, id)
+			end, _, err := s.turns.takeOrNest(ctx, id, func() (bool, <-chan struct{}) { return s.cfg.Manager.NestedReady(id) })
 			if err == errTooManyWaiting {
 				s.evals.WithLabelValues("rejected").Inc()
 				return nil, fmt.Errorf("%d evals already wait for this session, which runs one at a time; retry when one has ended", maxWaiting)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
@@ -69,5 +71,62 @@ func TestServeNestedEval(t *testing.T) {
 		if c := res.Details.Cells[0]; c.Status != sandbox.StatusComplete || c.Output != tt.want {
 			t.Fatalf("%s: %s %q, want %q", tt.lang, c.Status, c.Output, tt.want)
 		}
+	}
+}
+
+// TestMCPNestedEval: the same through MCP: a sub-agent's
+// run_in_code_context on its parent's code context, while the parent's
+// cell waits in agent(), runs inside it at once instead of waiting for the
+// context's turn.
+func TestMCPNestedEval(t *testing.T) {
+	var sub atomic.Pointer[mcp.ClientSession]
+	var id atomic.Value
+	agent := func(ctx context.Context, r hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
+		rctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		res, err := sub.Load().CallTool(rctx, &mcp.CallToolParams{Name: "run_in_code_context",
+			Arguments: map[string]any{"id": id.Load().(string), "language": "js", "code": r.Prompt}})
+		if err != nil {
+			return hostcalls.AgentResponse{}, err
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return hostcalls.AgentResponse{Text: b.String()}, nil
+	}
+	ts := newServer(t, server.Config{Host: hostcalls.HostFuncs{AgentFunc: agent}})
+	parent, err := mcpClient(t, ts.URL, tokenA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcpClient(t, ts.URL, tokenA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub.Store(cs)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	created, err := parent.CallTool(ctx, &mcp.CallToolParams{Name: "create_code_context", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id.Store(created.Content[0].(*mcp.TextContent).Text)
+	res, err := parent.CallTool(ctx, &mcp.CallToolParams{Name: "run_in_code_context", Arguments: map[string]any{
+		"id": id.Load().(string), "language": "js",
+		"code": `const r = await agent("var fromSub = 6 * 7; console.log('sub')"); console.log(fromSub, r.trim())`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	if res.IsError || !strings.Contains(b.String(), "42 sub") {
+		t.Fatalf("isError %v: %s", res.IsError, b.String())
 	}
 }
