@@ -185,6 +185,7 @@
     const statics = {
       from(value, ...rest) {
         if (typeof value === 'string') want(value.length * 3);
+        else if (isView(value)) want(value.byteLength);
         else if (value !== null && typeof value === 'object' && !(value instanceof ArrayBuffer) && !isView(value)) {
           want(toLength(value.length));
         }
@@ -408,7 +409,10 @@
       const tag = Object.prototype.toString.call(v).slice(8, -1);
       if (v instanceof Date) out = new Date(v.getTime());
       else if (v instanceof RegExp) out = new RegExp(v.source, v.flags);
-      else if (v instanceof ArrayBuffer) out = v.slice(0);
+      else if (v instanceof ArrayBuffer) {
+        want(v.byteLength);
+        out = v.slice(0);
+      }
       else if (isView(v)) {
         const buf = clone(v.buffer);
         const Ctor = v instanceof DataView ? DataView : Object.getPrototypeOf(Object.getPrototypeOf(v)) === Uint8Array.prototype ? Uint8Array : v.constructor;
