@@ -13,6 +13,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/server"
+	"github.com/wasmeval/wasmeval/server/mcpserver"
 )
 
 // bearer adds a bearer token to every request.
@@ -204,4 +205,33 @@ func TestMCPBatchRefused(t *testing.T) {
 	if _, err := mcpClient(t, ts.URL, tokenA); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestMCPSessionsPerToken: one token holds at most
+// mcpserver.MaxSessionsPerOwner MCP sessions at once (each lives until
+// deleted or idle for 30 minutes); past it, opening one is refused with
+// 429 and a JSON-RPC error, another token is not affected, and ending one
+// makes room.
+func TestMCPSessionsPerToken(t *testing.T) {
+	ts := newServer(t, server.Config{})
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	hdr := []string{"Accept", "application/json, text/event-stream", "Content-Type", "application/json"}
+	var ids []string
+	for i := range mcpserver.MaxSessionsPerOwner {
+		r := do(t, "POST", ts.URL+"/mcp", tokenA, init, hdr...)
+		wantStatus(t, r, http.StatusOK)
+		id := r.header.Get("Mcp-Session-Id")
+		if id == "" {
+			t.Fatalf("session %d: no Mcp-Session-Id", i)
+		}
+		ids = append(ids, id)
+	}
+	r := do(t, "POST", ts.URL+"/mcp", tokenA, init, hdr...)
+	wantStatus(t, r, http.StatusTooManyRequests)
+	if !strings.Contains(string(r.body), "MCP sessions, the most it may") {
+		t.Errorf("the refusal: %s", r.body)
+	}
+	wantStatus(t, do(t, "POST", ts.URL+"/mcp", tokenB, init, hdr...), http.StatusOK)
+	wantStatus(t, do(t, "DELETE", ts.URL+"/mcp", tokenA, nil, "Mcp-Session-Id", ids[0], "MCP-Protocol-Version", "2025-06-18"), http.StatusNoContent)
+	wantStatus(t, do(t, "POST", ts.URL+"/mcp", tokenA, init, hdr...), http.StatusOK)
 }

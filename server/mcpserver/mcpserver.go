@@ -167,7 +167,67 @@ func (s *Server) HTTPHandler(sessionTimeout time.Duration, maxBody int64) http.H
 		}
 		return &auth.TokenInfo{UserID: owner}, nil
 	}
-	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(refuseBatches(h, maxBody))
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(s.capSessions(refuseBatches(h, maxBody)))
+}
+
+// MaxSessionsPerOwner caps the MCP sessions one owner holds open over
+// HTTP at once: each lives until it is deleted or idle for the session
+// timeout, so an owner that opened sessions in a loop would otherwise fill
+// the host's memory with them.
+const MaxSessionsPerOwner = 100
+
+// capSessions refuses a request that would open an owner's
+// MaxSessionsPerOwner+1st MCP session, with HTTP 429 and a JSON-RPC error.
+func (s *Server) capSessions(h http.Handler) http.Handler {
+	var (
+		mu      sync.Mutex
+		byOwner = map[string]map[string]bool{} // owner -> session ids
+		pending = map[string]int{}             // owner -> sessions being opened
+	)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		owner, _ := r.Context().Value(ownerKey{}).(string)
+		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" || owner == "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		mu.Lock()
+		if ids := byOwner[owner]; len(ids)+pending[owner] >= MaxSessionsPerOwner {
+			live := map[string]bool{}
+			for ss := range s.srv.Sessions() {
+				live[ss.ID()] = true
+			}
+			for id := range ids {
+				if !live[id] {
+					delete(ids, id)
+				}
+			}
+		}
+		if len(byOwner[owner])+pending[owner] >= MaxSessionsPerOwner {
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", "60")
+			w.WriteHeader(http.StatusTooManyRequests)
+			json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32000,
+				"message": fmt.Sprintf("this token holds %d MCP sessions, the most it may; end one (DELETE /mcp with its Mcp-Session-Id) or let an idle one time out", MaxSessionsPerOwner)}})
+			return
+		}
+		pending[owner]++
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if pending[owner]--; pending[owner] == 0 {
+				delete(pending, owner)
+			}
+			if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+				if byOwner[owner] == nil {
+					byOwner[owner] = map[string]bool{}
+				}
+				byOwner[owner][id] = true
+			}
+		}()
+		h.ServeHTTP(w, r)
+	})
 }
 
 // batchRefusal is the one answer to a JSON-RPC batch, on every face.
