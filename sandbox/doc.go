@@ -1,6 +1,8 @@
-// Package sandbox runs Python and JavaScript cells for LLM agents in
-// persistent sessions, inside a WebAssembly sandbox. It is the one package
-// most Go hosts import.
+// Package sandbox runs Python, JavaScript and TypeScript cells for LLM
+// agents in persistent sessions, inside a WebAssembly sandbox. It is the one
+// package most Go hosts import. TypeScript cells ("ts") have their types
+// stripped and run in the session's JavaScript state; [Options.Languages]
+// and [SessionOptions.Languages] disable languages.
 //
 // A [Sandbox] holds what sessions share: the compiled language runtimes,
 // made lazily on the first cell of each language. A [Session] is one agent's
