@@ -1,5 +1,5 @@
-// Command wasmeval runs Python and JavaScript cells for LLM agents in a
-// WebAssembly sandbox.
+// Command wasmeval runs Python, JavaScript and TypeScript cells for LLM
+// agents in a WebAssembly sandbox.
 //
 //	wasmeval eval [--cwd DIR]    requests on stdin, one JSON object a line; results on stdout
 //	wasmeval version             print the version
@@ -32,8 +32,8 @@ const (
 	exitInterrupted = 130 // stopped by a signal, as shells report SIGINT
 )
 
-const usage = `wasmeval runs Python and JavaScript cells for LLM agents, in persistent
-sessions, inside a WebAssembly sandbox.
+const usage = `wasmeval runs Python, JavaScript and TypeScript cells for LLM agents, in
+persistent sessions, inside a WebAssembly sandbox.
 
 Usage:
   wasmeval <command> [flags]
