@@ -14,6 +14,7 @@ import linecache
 import os
 import pprint
 import sys
+import traceback  # here, not at the first error: an import walks the root
 import types
 
 import _wasmeval
