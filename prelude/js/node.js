@@ -693,6 +693,9 @@
       symlinkSync(target, p) {
         host.fsSymlink(pathOf(target, 'target'), pathOf(p));
       },
+      linkSync(existing, p) {
+        host.fsLink(pathOf(existing, 'existingPath'), pathOf(p, 'newPath'));
+      },
       realpathSync(p) {
         // Links are followed one component at a time, from the root (a
         // path outside it fails in fsStat).
@@ -791,7 +794,7 @@
     // at once (the host's file calls are quick), the result delivered
     // asynchronously, as Node does.
     const names = ['readFile', 'writeFile', 'appendFile', 'access', 'stat', 'lstat', 'readdir', 'mkdir', 'mkdtemp', 'rmdir', 'rm', 'unlink',
-      'rename', 'copyFile', 'cp', 'readlink', 'symlink', 'realpath', 'chmod', 'utimes', 'truncate', 'open', 'close', 'read', 'write', 'fstat', 'fsync'];
+      'rename', 'copyFile', 'cp', 'readlink', 'symlink', 'link', 'realpath', 'chmod', 'utimes', 'truncate', 'open', 'close', 'read', 'write', 'fstat', 'fsync'];
     for (const name of names) {
       const sync = fs[name + 'Sync'];
       fs[name] = function (...args) {

@@ -199,6 +199,7 @@ func TestNodeFS(t *testing.T) {
 		{"const fh = await fsp.open('p.txt'); const t = await fh.readFile('utf8'); await fh.close(); t", "'promised!'"},
 		{"fs.mkdirSync('lnk'); fs.writeFileSync('lnk/t.txt', 't'); fs.symlinkSync('t.txt', 'lnk/l'); [fs.readlinkSync('lnk/l'), fs.readFileSync('lnk/l', 'utf8'), fs.lstatSync('lnk/l').isSymbolicLink(), fs.realpathSync('lnk/l') === process.cwd() + '/lnk/t.txt']",
 			"[ 't.txt', 't', true, true ]"},
+		{"fs.linkSync('lnk/t.txt', 'hard.txt'); [fs.readFileSync('hard.txt', 'utf8'), fs.statSync('hard.txt').nlink]", "[ 't', 2 ]"},
 	})
 	if b, err := os.ReadFile(filepath.Join(root, "p.txt")); err != nil || string(b) != "promised!" {
 		t.Errorf("p.txt on the host = %q, %v", b, err)
@@ -240,7 +241,9 @@ func TestNodeFSEscapes(t *testing.T) {
 		{"copy in", "require('fs').copyFileSync('" + outside + "/secret.txt', 'stolen.txt')", []string{"EACCES"}},
 		{"stat outside", "require('fs').statSync('/etc')", []string{"EACCES"}},
 		{"rm the root", "require('fs').rmSync(process.cwd(), {recursive: true, force: true})", []string{"EPERM", "session root"}},
-		{"new link out, then read", "require('fs').symlinkSync('" + outside + "/secret.txt', 'made.txt'); require('fs').readFileSync('made.txt', 'utf8')", []string{"Error"}},
+		{"new link out", "require('fs').symlinkSync('" + outside + "/secret.txt', 'made.txt'); require('fs').readFileSync('made.txt', 'utf8')", []string{"EPERM", "symlink"}},
+		{"new relative link out", "require('fs').symlinkSync('../outside/secret.txt', 'made.txt')", []string{"EPERM", "symlink"}},
+		{"hard link of a link out", "require('fs').linkSync('link.txt', 'hard.txt'); require('fs').readFileSync('hard.txt', 'utf8')", []string{"EPERM", "link"}},
 		{"promises", "await require('fs/promises').readFile('link.txt', 'utf8')", []string{"EACCES"}},
 		{"import", "import { readFileSync } from 'fs'; readFileSync('../outside/secret.txt')", []string{"EACCES"}},
 	}

@@ -76,6 +76,7 @@ func (in *instance) setFSHost(set func(string, any)) {
 	set("fsCopyFile", in.fsCopyFile)
 	set("fsReadlink", in.fsReadlink)
 	set("fsSymlink", in.fsSymlink)
+	set("fsLink", in.fsLink)
 	set("fsChmod", func(p string, mode int64) {
 		in.fsDo("chmod", p, func(g string) experimentalsys.Errno { return in.guestFS().Chmod(g, fs.FileMode(mode)&fs.ModePerm) })
 	})
@@ -567,6 +568,15 @@ func (in *instance) fsSymlink(target, p string) {
 	g := in.fsPath("symlink", p)
 	if errno := in.guestFS().Symlink(target, g); errno != 0 {
 		in.fsError(errno, "symlink", target, g, p)
+	}
+}
+
+// fsLink makes a hard link p to the file existing.
+func (in *instance) fsLink(existing, p string) {
+	ge := in.fsPath("link", existing)
+	g := in.fsPath("link", p)
+	if errno := in.guestFS().Link(ge, g); errno != 0 {
+		in.fsError(errno, "link", existing, ge, p)
 	}
 }
 
