@@ -245,13 +245,15 @@ print('ZeroDivisionError' in r, r.startswith('FAILED'))
 r = agent("py:import time\ntime.sleep(30)")
 print('timed out after 1 second' in r)
 r = agent("py:print(1)")
-print(r, end='')`),
+print(r, end='')
+r = agent("py:import asyncio\nawait asyncio.sleep(0)")
+print('top-level await is not available in a cell that runs while another' in r)`),
 		js(`let r = await agent("js:null.x")
 print(r.includes("TypeError"), r.startsWith("FAILED"))
 r = await agent("js:while (true) {}")
 print(r.includes("timed out after 1 second"))`),
 	)
-	if out[0] != "True True\nTrue\n1\n" || out[1] != "true true\ntrue\n" {
+	if out[0] != "True True\nTrue\n1\nTrue\n" || out[1] != "true true\ntrue\n" {
 		t.Fatalf("%q", out)
 	}
 	res, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{
@@ -358,5 +360,51 @@ print(JSON.stringify(rs.map((r) => r.trim())), got_0 + got_1 + got_2 + got_3)`),
 	wg.Wait()
 	if otherErr != nil {
 		t.Fatal(otherErr)
+	}
+}
+
+// TestNestedEvalClose: closing the session while an eval runs nested in a
+// waiting cell stops both and frees the session.
+func TestNestedEvalClose(t *testing.T) {
+	testenv.RequirePython(t)
+	for _, lang := range []string{"py", "js"} {
+		t.Run(lang, func(t *testing.T) {
+			s, _ := subAgentSession(t, false)
+			code := `agent("py:while True: pass")`
+			if lang == "js" {
+				code = `await agent("js:while (true) {}")`
+			}
+			done := make(chan *sandbox.Result, 1)
+			go func() {
+				res, _ := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code}}})
+				done <- res
+			}()
+			// Close once the nested cell runs (the session waits in agent()).
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				if ready, _ := s.NestedReady(); ready || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			time.Sleep(100 * time.Millisecond)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := s.Close(ctx); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			select {
+			case res := <-done:
+				if res == nil || res.Details.Cells[0].Status != sandbox.StatusCancelled ||
+					!strings.Contains(res.Details.Cells[0].Output, "the session was closed") {
+					t.Fatalf("after Close: %+v", res)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the eval did not end after Close")
+			}
+			if _, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{py("1")}}); !errors.Is(err, sandbox.ErrClosed) {
+				t.Fatalf("Eval after Close: %v", err)
+			}
+		})
 	}
 }
