@@ -763,11 +763,73 @@
       },
       fsyncSync() {},
       fdatasyncSync() {},
-      createReadStream() {
-        throw Object.assign(new Error('fs.createReadStream is not available in the sandbox (no streams); use fs.readFileSync or fs.promises.readFile'), { code: 'ERR_NOT_AVAILABLE' });
+      // Streams read and write through a descriptor, a chunk per turn.
+      createReadStream(p, options) {
+        const o = optionsOf(options, { flags: 'r', encoding: null, start: 0, end: Infinity, highWaterMark: 64 * 1024 });
+        const { Readable } = internal.builtin('stream');
+        const fd = o.fd !== undefined ? o.fd : fs.openSync(p, o.flags, o.mode);
+        let pos = o.start || 0;
+        const stream = new Readable({
+          highWaterMark: o.highWaterMark,
+          encoding: o.encoding || undefined,
+          read(n) {
+            try {
+              const want = Math.min(n, o.end + 1 - pos);
+              if (want <= 0) {
+                this.push(null);
+                return;
+              }
+              const buf = Buffer.alloc(want);
+              const got = host.fsRead(fd, buf, 0, want, pos);
+              pos += got;
+              this.push(got === 0 ? null : buf.subarray(0, got));
+            } catch (e) {
+              this.destroy(e);
+            }
+          },
+          destroy(err, cb) {
+            try {
+              if (o.autoClose !== false) host.fsClose(fd);
+            } catch (e) {
+              err = err || e;
+            }
+            cb(err);
+          },
+        });
+        stream.on('end', () => stream.destroy());
+        stream.path = typeof p === 'string' ? p : undefined;
+        stream.fd = fd;
+        return stream;
       },
-      createWriteStream() {
-        throw Object.assign(new Error('fs.createWriteStream is not available in the sandbox (no streams); use fs.writeFileSync or fs.appendFileSync'), { code: 'ERR_NOT_AVAILABLE' });
+      createWriteStream(p, options) {
+        const o = optionsOf(options, { flags: 'w', encoding: 'utf8' });
+        const { Writable } = internal.builtin('stream');
+        const fd = o.fd !== undefined ? o.fd : fs.openSync(p, o.flags, o.mode);
+        let bytesWritten = 0;
+        const stream = new Writable({
+          write(chunk, encoding, cb) {
+            try {
+              const b = typeof chunk === 'string' ? Buffer.from(chunk, encoding) : chunk;
+              bytesWritten += host.fsWrite(fd, b, 0, b.length, -1);
+              cb();
+            } catch (e) {
+              cb(e);
+            }
+          },
+          final(cb) {
+            try {
+              if (o.autoClose !== false) host.fsClose(fd);
+              cb();
+            } catch (e) {
+              cb(e);
+            }
+          },
+        });
+        Object.defineProperty(stream, 'bytesWritten', { get: () => bytesWritten });
+        stream.path = typeof p === 'string' ? p : undefined;
+        stream.fd = fd;
+        stream.close = (cb) => stream.end(cb);
+        return stream;
       },
       watch() {
         throw Object.assign(new Error('fs.watch is not available in the sandbox'), { code: 'ERR_NOT_AVAILABLE' });
@@ -1192,6 +1254,494 @@
     scheduler: { wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)), yield: () => new Promise((resolve) => setImmediate(resolve)) },
   });
   factories.process = () => process;
+
+  // eventIterator is an async iterator of the values emitter emits as
+  // event, done at end, failed at 'error' (goja has no async generators).
+  function eventIterator(emitter, event, end) {
+    const queue = [];
+    let done = false;
+    let error = null;
+    let waiting = null;
+    const settle = () => {
+      if (waiting === null) return;
+      const w = waiting;
+      if (queue.length > 0) {
+        waiting = null;
+        w.resolve({ value: queue.shift(), done: false });
+      } else if (error !== null) {
+        waiting = null;
+        w.reject(error);
+      } else if (done) {
+        waiting = null;
+        w.resolve({ value: undefined, done: true });
+      }
+    };
+    emitter.on(event, (v) => {
+      queue.push(v);
+      settle();
+    });
+    emitter.once(end, () => {
+      done = true;
+      settle();
+    });
+    emitter.once('error', (e) => {
+      error = e;
+      settle();
+    });
+    return {
+      next() {
+        return new Promise((resolve, reject) => {
+          waiting = { resolve, reject };
+          settle();
+        });
+      },
+      return() {
+        done = true;
+        queue.length = 0;
+        if (typeof emitter.destroy === 'function') emitter.destroy();
+        else if (typeof emitter.close === 'function') emitter.close();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
+  // ---- stream, stream/promises, readline --------------------------------
+  // A compact stream: Readable (push or pull with _read, flowing with
+  // 'data' or pulled with read(), async iteration, Readable.from), Writable
+  // (_write, _final, 'finish'), Duplex, Transform, PassThrough, pipe,
+  // pipeline and finished. Enough for packages that build on it and for
+  // reading a file line by line; no backpressure beyond a high-water mark.
+  factories.stream = () => {
+    const EventEmitter = internal.builtin('events');
+    const { Buffer } = internal.buffer();
+    const tick = (fn) => queueMicrotask(fn);
+    class Stream extends EventEmitter {
+      pipe(dest, options = {}) {
+        this.on('data', (chunk) => {
+          if (dest.write(chunk) === false && typeof this.pause === 'function') {
+            this.pause();
+            dest.once('drain', () => this.resume());
+          }
+        });
+        if (options.end !== false) this.on('end', () => dest.end());
+        dest.emit('pipe', this);
+        return dest;
+      }
+    }
+    function initReadable(self, opts) {
+      self._readableState = {
+        buffer: [], ended: false, endEmitted: false, flowing: null, scheduled: false, reading: false,
+        objectMode: !!(opts.objectMode || opts.readableObjectMode), decoder: null,
+        highWaterMark: opts.highWaterMark !== undefined ? opts.highWaterMark : opts.objectMode ? 16 : 16384, length: 0,
+      };
+      if (opts.encoding) self.setEncoding(opts.encoding);
+      if (typeof opts.read === 'function') self._read = opts.read;
+      if (typeof opts.destroy === 'function') self._destroy = opts.destroy;
+      self.readable = true;
+      self.destroyed = false;
+    }
+    class Readable extends Stream {
+      constructor(opts = {}) {
+        super();
+        initReadable(this, opts);
+      }
+      _read() {}
+      push(chunk, encoding) {
+        const st = this._readableState;
+        if (chunk === null) {
+          st.ended = true;
+          this.#schedule();
+          return false;
+        }
+        if (!st.objectMode && typeof chunk === 'string') chunk = Buffer.from(chunk, encoding);
+        else if (!st.objectMode && chunk instanceof Uint8Array && !(chunk instanceof Buffer)) chunk = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        st.buffer.push(chunk);
+        st.length += st.objectMode ? 1 : chunk.length;
+        st.reading = false;
+        this.#schedule();
+        return st.length < st.highWaterMark;
+      }
+      unshift(chunk) {
+        const st = this._readableState;
+        st.buffer.unshift(chunk);
+        st.length += st.objectMode ? 1 : chunk.length;
+      }
+      #take() {
+        const st = this._readableState;
+        const chunk = st.buffer.shift();
+        st.length -= st.objectMode ? 1 : chunk.length;
+        return st.decoder ? st.decoder.write(chunk) : chunk;
+      }
+      #pull() {
+        const st = this._readableState;
+        if (!st.ended && !st.reading && st.length < st.highWaterMark && !this.destroyed) {
+          st.reading = true;
+          try {
+            this._read(st.highWaterMark);
+          } catch (e) {
+            this.destroy(e);
+          }
+        }
+      }
+      #schedule() {
+        const st = this._readableState;
+        if (st.scheduled) return;
+        st.scheduled = true;
+        tick(() => {
+          st.scheduled = false;
+          this.#flow();
+        });
+      }
+      #flow() {
+        const st = this._readableState;
+        if (this.destroyed) return;
+        if (st.flowing) {
+          while (st.flowing && st.buffer.length > 0) this.emit('data', this.#take());
+        } else if (st.buffer.length > 0 || st.ended) {
+          this.emit('readable');
+        }
+        if (st.ended && st.buffer.length === 0) {
+          if (!st.endEmitted && (st.flowing || this.listenerCount('readable') > 0 || st.flowing === false || st.consumed)) {
+            st.endEmitted = true;
+            this.readable = false;
+            if (st.decoder) {
+              const rest = st.decoder.end();
+              if (rest && st.flowing) this.emit('data', rest);
+            }
+            this.emit('end');
+            tick(() => this.emit('close'));
+          }
+          return;
+        }
+        if (st.flowing) this.#pull();
+      }
+      read() {
+        const st = this._readableState;
+        st.consumed = true;
+        if (st.buffer.length === 0) {
+          this.#pull();
+          if (st.ended) this.#schedule();
+          return null;
+        }
+        const chunk = this.#take();
+        if (st.buffer.length === 0) this.#pull();
+        if (st.ended && st.buffer.length === 0) this.#schedule();
+        return chunk;
+      }
+      on(event, listener) {
+        super.on(event, listener);
+        const st = this._readableState;
+        if (event === 'data' && st.flowing !== false) this.resume();
+        if (event === 'readable' || event === 'end') {
+          this.#pull();
+          this.#schedule();
+        }
+        return this;
+      }
+      resume() {
+        const st = this._readableState;
+        st.flowing = true;
+        this.#pull();
+        this.#schedule();
+        return this;
+      }
+      pause() {
+        this._readableState.flowing = false;
+        return this;
+      }
+      isPaused() {
+        return this._readableState.flowing === false;
+      }
+      setEncoding(encoding) {
+        const { StringDecoder } = internal.builtin('string_decoder');
+        this._readableState.decoder = new StringDecoder(encoding);
+        return this;
+      }
+      destroy(err) {
+        if (this.destroyed) return this;
+        this.destroyed = true;
+        const done = (e) => {
+          if (e) this.emit('error', e);
+          this.emit('close');
+        };
+        if (typeof this._destroy === 'function') this._destroy(err || null, (e) => tick(() => done(e)));
+        else tick(() => done(err));
+        return this;
+      }
+      [Symbol.asyncIterator]() {
+        return eventIterator(this, 'data', 'end');
+      }
+      toArray() {
+        return new Promise((resolve, reject) => {
+          const out = [];
+          this.on('data', (c) => out.push(c));
+          this.once('end', () => resolve(out));
+          this.once('error', reject);
+        });
+      }
+      static from(iterable, opts = {}) {
+        if (typeof iterable === 'string' || iterable instanceof Uint8Array) iterable = [iterable];
+        const it = iterable[Symbol.asyncIterator] ? iterable[Symbol.asyncIterator]() : iterable[Symbol.iterator]();
+        return new Readable(Object.assign({ objectMode: true }, opts, {
+          read() {
+            Promise.resolve(it.next()).then((r) => this.push(r.done ? null : r.value), (e) => this.destroy(e));
+          },
+        }));
+      }
+    }
+    function initWritable(self, opts) {
+      self._writableState = { queue: [], writing: false, ending: false, finished: false, objectMode: !!(opts.objectMode || opts.writableObjectMode), endCallbacks: [] };
+      if (typeof opts.write === 'function') self._write = opts.write;
+      if (typeof opts.writev === 'function' && !opts.write) self._write = (c, e, cb) => opts.writev.call(self, [{ chunk: c, encoding: e }], cb);
+      if (typeof opts.final === 'function') self._final = opts.final;
+      self.writable = true;
+    }
+    const writableMethods = {
+      write(chunk, encoding, cb) {
+        if (typeof encoding === 'function') {
+          cb = encoding;
+          encoding = 'utf8';
+        }
+        const st = this._writableState;
+        if (st.ending) {
+          const err = Object.assign(new Error('write after end'), { code: 'ERR_STREAM_WRITE_AFTER_END' });
+          tick(() => (cb ? cb(err) : this.emit('error', err)));
+          return false;
+        }
+        if (!st.objectMode && typeof chunk === 'string') chunk = Buffer.from(chunk, encoding || 'utf8');
+        st.queue.push([chunk, encoding || 'buffer', cb]);
+        this._drainQueue();
+        return true;
+      },
+      _drainQueue() {
+        const st = this._writableState;
+        if (st.writing) return;
+        const next = st.queue.shift();
+        if (next === undefined) {
+          if (st.ending && !st.finished) this._finish();
+          return;
+        }
+        st.writing = true;
+        const [chunk, encoding, cb] = next;
+        let called = false;
+        const done = (err) => {
+          if (called) return;
+          called = true;
+          tick(() => {
+            st.writing = false;
+            if (cb) cb(err || null);
+            if (err) {
+              this.emit('error', err);
+              return;
+            }
+            if (st.queue.length === 0 && !st.ending) this.emit('drain');
+            this._drainQueue();
+          });
+        };
+        try {
+          this._write(chunk, encoding, done);
+        } catch (e) {
+          done(e);
+        }
+      },
+      _finish() {
+        const st = this._writableState;
+        st.finished = true;
+        const end = (err) => tick(() => {
+          if (err) {
+            this.emit('error', err);
+            return;
+          }
+          this.writable = false;
+          this.emit('finish');
+          for (const cb of st.endCallbacks) cb();
+          if (!(this instanceof Readable)) tick(() => this.emit('close'));
+        });
+        if (typeof this._final === 'function') this._final(end);
+        else end();
+      },
+      end(chunk, encoding, cb) {
+        if (typeof chunk === 'function') {
+          cb = chunk;
+          chunk = undefined;
+        } else if (typeof encoding === 'function') {
+          cb = encoding;
+          encoding = undefined;
+        }
+        if (chunk !== undefined && chunk !== null) this.write(chunk, encoding);
+        const st = this._writableState;
+        if (cb) st.endCallbacks.push(cb);
+        if (!st.ending) {
+          st.ending = true;
+          this._drainQueue();
+        }
+        return this;
+      },
+      cork() {},
+      uncork() {},
+      setDefaultEncoding() {
+        return this;
+      },
+    };
+    class Writable extends Stream {
+      constructor(opts = {}) {
+        super();
+        initWritable(this, opts);
+        this.destroyed = false;
+      }
+      _write(chunk, encoding, cb) {
+        cb(Object.assign(new Error('The _write() method is not implemented'), { code: 'ERR_METHOD_NOT_IMPLEMENTED' }));
+      }
+      destroy(err) {
+        if (this.destroyed) return this;
+        this.destroyed = true;
+        tick(() => {
+          if (err) this.emit('error', err);
+          this.emit('close');
+        });
+        return this;
+      }
+    }
+    Object.assign(Writable.prototype, writableMethods);
+    class Duplex extends Readable {
+      constructor(opts = {}) {
+        super(opts);
+        initWritable(this, opts);
+        if (opts.allowHalfOpen === false) this.once('end', () => this.end());
+      }
+      _write(chunk, encoding, cb) {
+        cb(Object.assign(new Error('The _write() method is not implemented'), { code: 'ERR_METHOD_NOT_IMPLEMENTED' }));
+      }
+    }
+    for (const [k, v] of Object.entries(writableMethods)) Duplex.prototype[k] = v;
+    class Transform extends Duplex {
+      constructor(opts = {}) {
+        super(opts);
+        if (typeof opts.transform === 'function') this._transform = opts.transform;
+        if (typeof opts.flush === 'function') this._flush = opts.flush;
+      }
+      _transform(chunk, encoding, cb) {
+        cb(Object.assign(new Error('The _transform() method is not implemented'), { code: 'ERR_METHOD_NOT_IMPLEMENTED' }));
+      }
+      _write(chunk, encoding, cb) {
+        this._transform(chunk, encoding, (err, data) => {
+          if (data !== undefined && data !== null) this.push(data);
+          cb(err);
+        });
+      }
+      _final(cb) {
+        const done = (err, data) => {
+          if (data !== undefined && data !== null) this.push(data);
+          this.push(null);
+          cb(err);
+        };
+        if (typeof this._flush === 'function') this._flush(done);
+        else done();
+      }
+    }
+    class PassThrough extends Transform {
+      _transform(chunk, encoding, cb) {
+        cb(null, chunk);
+      }
+    }
+    function finished(stream, opts, cb) {
+      if (typeof opts === 'function') cb = opts;
+      let called = false;
+      const done = (err) => {
+        if (!called) {
+          called = true;
+          cb(err || null);
+        }
+      };
+      stream.once('error', done);
+      if (stream._writableState && !(stream instanceof Readable && !stream._writableState)) stream.once('finish', () => done());
+      if (stream._readableState) stream.once('end', () => done());
+      stream.once('close', () => done());
+      return () => {};
+    }
+    function pipeline(...streams) {
+      const cb = typeof streams[streams.length - 1] === 'function' ? streams.pop() : () => {};
+      if (Array.isArray(streams[0])) streams = streams[0];
+      streams = streams.map((s, i) => (i === 0 && !(s instanceof Stream) && s !== null && typeof s === 'object' ? Readable.from(s) : s));
+      let failed = false;
+      const fail = (err) => {
+        if (failed) return;
+        failed = true;
+        for (const s of streams) if (typeof s.destroy === 'function') s.destroy();
+        cb(err);
+      };
+      for (let i = 0; i < streams.length - 1; i++) streams[i].pipe(streams[i + 1]);
+      for (const s of streams) s.on('error', fail);
+      const last = streams[streams.length - 1];
+      finished(last, (err) => (err ? fail(err) : failed || cb(null)));
+      return last;
+    }
+    const promises = {
+      pipeline: (...streams) => new Promise((resolve, reject) => pipeline(...streams, (err) => (err ? reject(err) : resolve()))),
+      finished: (stream, opts) => new Promise((resolve, reject) => finished(stream, opts, (err) => (err ? reject(err) : resolve()))),
+    };
+    Stream.Stream = Stream;
+    Object.assign(Stream, { Readable, Writable, Duplex, Transform, PassThrough, pipeline, finished, promises });
+    return Stream;
+  };
+  factories['stream/promises'] = () => internal.builtin('stream').promises;
+  factories.readline = () => {
+    const EventEmitter = internal.builtin('events');
+    class Interface extends EventEmitter {
+      constructor(input, crlfDelay) {
+        super();
+        this.closed = false;
+        let rest = '';
+        const { StringDecoder } = internal.builtin('string_decoder');
+        const decoder = new StringDecoder('utf8');
+        const emitLines = (text) => {
+          rest += text;
+          const lines = rest.split(/\r?\n/);
+          rest = lines.pop();
+          for (const line of lines) this.emit('line', line);
+        };
+        if (!input || typeof input.on !== 'function') {
+          throw Object.assign(new TypeError('readline.createInterface: the sandbox has no stdin; give a stream as input (e.g. fs.createReadStream(path))'), { code: 'ERR_INVALID_ARG_TYPE' });
+        }
+        input.on('data', (chunk) => emitLines(typeof chunk === 'string' ? chunk : decoder.write(chunk)));
+        input.on('end', () => {
+          emitLines(decoder.end());
+          if (rest !== '') this.emit('line', rest);
+          rest = '';
+          this.close();
+        });
+        input.on('error', (e) => this.emit('error', e));
+      }
+      close() {
+        if (this.closed) return;
+        this.closed = true;
+        this.emit('close');
+      }
+      question(query, cb) {
+        throw Object.assign(new Error('readline: the sandbox has no terminal to ask on'), { code: 'ERR_NOT_AVAILABLE' });
+      }
+      setPrompt() {}
+      prompt() {}
+      write() {}
+      pause() {
+        return this;
+      }
+      resume() {
+        return this;
+      }
+      [Symbol.asyncIterator]() {
+        return eventIterator(this, 'line', 'close');
+      }
+    }
+    const createInterface = (input, output, completer, terminal) => {
+      const opts = input !== null && typeof input === 'object' && 'input' in input ? input : { input };
+      return new Interface(opts.input, opts.crlfDelay);
+    };
+    return { createInterface, Interface };
+  };
   factories.module = () => {
     const builtinModules = Array.from(host.builtinModules);
     const isBuiltin = (name) => builtinModules.includes(String(name).replace(/^node:/, ''));

@@ -83,8 +83,9 @@
 //   - ES modules are rewritten to CommonJS: bindings imported from another file
 //     are copies taken at import time, not live bindings, and a module cannot
 //     use top-level await.
-//   - goja does not parse `for await`. Response and Request bodies are bytes,
-//     not streams; fs has no streams or watch.
+//   - goja does not parse `for await`: iterate a stream or a readline
+//     interface with its events or its iterator's next(). Response and
+//     Request bodies are bytes, not streams; fs has no watch.
 //   - Error.prototype.stack is goja's text (tab-indented frames with program
 //     counters); the REPL's rendering of errors cleans it to Node's format.
 //   - eval is always an indirect eval: it runs in the global scope, not in

@@ -41,7 +41,8 @@ import (
 // give, made by prelude/js/node.js.
 var builtinModules = []string{
 	"assert", "buffer", "crypto", "events", "fs", "fs/promises", "module", "os", "path", "path/posix",
-	"process", "querystring", "string_decoder", "timers", "timers/promises", "url", "util", "util/types",
+	"process", "querystring", "readline", "stream", "stream/promises", "string_decoder", "timers", "timers/promises",
+	"url", "util", "util/types",
 }
 
 // nodeState is the per-instance state of the Node APIs.

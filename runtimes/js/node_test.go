@@ -201,6 +201,18 @@ func TestNodeFS(t *testing.T) {
 			"[ 't.txt', 't', true, true ]"},
 		{"fs.linkSync('lnk/t.txt', 'hard.txt'); [fs.readFileSync('hard.txt', 'utf8'), fs.statSync('hard.txt').nlink]", "[ 't', 2 ]"},
 	})
+	// Streams: a file line by line, a pipeline, chunks of a read stream.
+	runChecks(t, s, []check{
+		{"fs.writeFileSync('lines.txt', 'one\\ntwo\\r\\nthree'); const rl = require('readline').createInterface({input: fs.createReadStream('lines.txt')}); const lines = []; rl.on('line', (l) => lines.push(l)); await require('events').once(rl, 'close'); lines",
+			"[ 'one', 'two', 'three' ]"},
+		{"const it = require('readline').createInterface({input: fs.createReadStream('lines.txt')})[Symbol.asyncIterator](); [(await it.next()).value, (await it.next()).value, (await it.next()).value, (await it.next()).done]",
+			"[ 'one', 'two', 'three', true ]"},
+		{"const { Readable, Transform, Writable } = require('stream'); const out = []; await require('stream/promises').pipeline(Readable.from(['a', 'b']), new Transform({objectMode: true, transform(c, e, cb) { cb(null, c.toUpperCase()) }}), new Writable({objectMode: true, write(c, e, cb) { out.push(c); cb() }})); out",
+			"[ 'A', 'B' ]"},
+		{"const ws = fs.createWriteStream('streamed.txt'); ws.write('hello '); ws.end('world'); await require('events').once(ws, 'finish'); const chunks = []; const rs = fs.createReadStream('streamed.txt', {highWaterMark: 4, encoding: 'utf8'}); rs.on('data', (c) => chunks.push(c)); await require('events').once(rs, 'end'); chunks",
+			"[ 'hell', 'o wo', 'rld' ]"},
+		{"await Readable.from([1, 2, 3]).toArray()", "[ 1, 2, 3 ]"},
+	})
 	if b, err := os.ReadFile(filepath.Join(root, "p.txt")); err != nil || string(b) != "promised!" {
 		t.Errorf("p.txt on the host = %q, %v", b, err)
 	}

@@ -3,6 +3,7 @@ package js
 import (
 	"bytes"
 	"encoding/json"
+	"sort"
 	"testing"
 )
 
@@ -84,4 +85,16 @@ func FuzzPackageExports(f *testing.F) {
 		exportsTarget(v, sub, importConditions)
 		subpathTarget(v, "#"+sub, requireConditions)
 	})
+}
+
+// builtinModules is searched with sort.SearchStrings.
+func TestBuiltinModulesSorted(t *testing.T) {
+	if !sort.StringsAreSorted(builtinModules) {
+		t.Errorf("builtinModules is not sorted: %v", builtinModules)
+	}
+	for _, name := range builtinModules {
+		if !isBuiltin(name) {
+			t.Errorf("isBuiltin(%q) = false", name)
+		}
+	}
 }
