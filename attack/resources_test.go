@@ -60,6 +60,18 @@ print(g(0), sys.getrecursionlimit())`, status: ok, want: []string{"4000 5000"}},
 		py("a file past the disk quota", `open('big', 'wb').write(b'x' * (9 << 20))`, fail, "No space left on device"),
 		py("a sparse file past the disk quota", `f = open('sparse', 'wb'); f.seek(1 << 40); f.write(b'x'); f.close()`, fail, "No space left on device"),
 		py("the write helper past the disk quota", `write('big2', 'x' * (9 << 20))`, fail, "disk quota"),
+		// Each open file is a descriptor of the host process: a guest may
+		// not take them all from the other sessions (and serve's listener).
+		py("open files in a loop", `open('fd_probe', 'w').close()
+held = []
+try:
+    for i in range(100000):
+        held.append(open('fd_probe'))
+except OSError as e:
+    print(len(held), e.strerror)
+for f in held:
+    f.close()
+print(len(open('fd_probe').read()))`, ok, "1024 No file descriptors available", "\n0"),
 		py("space comes back when files go", `import os
 for f in ('big', 'sparse', 'big2'):
     if os.path.exists(f): os.remove(f)
@@ -85,6 +97,10 @@ open('small', 'wb').write(b'x' * (1 << 20)); print('ok')`, ok, "ok"),
 		js("an unawaited async throw of a Proxy", `(async () => { throw new Proxy({}, {getPrototypeOf() { throw 1 }}) })(); await null`, fail, "Uncaught"),
 		js("throw an object whose getters throw", `throw {get message() { throw 1 }, toString() { throw 2 }}`, fail, "Uncaught"),
 		js("a Proxy that throws itself", `const p = new Proxy(function () {}, {apply() { throw p }}); p()`, fail, "Uncaught"),
+		js("open files in a loop", `const fs = require('fs'); fs.writeFileSync('fd_probe', '')
+const held = []
+try { for (;;) held.push(fs.openSync('fd_probe', 'r')) } catch (e) { console.log(held.length, e.code) }
+for (const fd of held) fs.closeSync(fd)`, ok, "EMFILE"),
 		js("the write helper past the disk quota", `await write('bigjs', 'x'.repeat(9 << 20))`, fail, "disk quota"),
 	})
 }

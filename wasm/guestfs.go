@@ -87,6 +87,10 @@ const syntheticDev = 0x7761736d // "wasm"
 //   - EPERM: a symlink whose target does not point strictly downward (see
 //     above), or a rename or hard link of one; a hard link whose source is
 //     outside the root.
+//   - EMFILE: an open past MaxOpenHostFiles files open at once in this
+//     GuestFS, or past half the process's descriptor limit in all of them
+//     (GuestFS says ERANGE, as wazero has no EMFILE; InstantiateWASI's
+//     module translates it, see guestfds.go).
 //   - EACCES: opening a FIFO, socket or device file found in the root (opening
 //     one could block the host thread).
 //   - ENOENT: anything that is not part of the guest's tree.
@@ -105,6 +109,7 @@ type GuestFS struct {
 	experimentalsys.UnimplementedFS
 
 	quota    DiskQuota // nil: none
+	fds      fdCount   // host files open (guestfds.go)
 	root     *os.Root
 	rootPath string              // guest path of the session root: clean, absolute, never "/"
 	files    map[string][]byte   // read-only in-memory files by guest path
@@ -204,6 +209,7 @@ func unwrapPathError(err error) error {
 
 // Close closes the os.Root of the session root. Files already open stay usable.
 func (g *GuestFS) Close() error {
+	g.fds.close()
 	return g.root.Close()
 }
 
@@ -430,22 +436,29 @@ func (g *GuestFS) openHost(rel string, flag experimentalsys.Oflag, perm fs.FileM
 			creates = true
 		}
 	}
+	if !g.fds.take() {
+		return nil, errnoTooManyFiles
+	}
 	f, err := g.root.OpenFile(rel, osFlag(flag), perm.Perm())
 	if err != nil {
+		g.fds.release()
 		return nil, experimentalsys.UnwrapOSError(err)
 	}
 	info, err := f.Stat()
 	if err != nil {
 		_ = f.Close()
+		g.fds.release()
 		return nil, experimentalsys.UnwrapOSError(err)
 	}
 	// Recheck what the open found, in case the tree changed since resolve.
 	switch mode := info.Mode(); {
 	case flag&experimentalsys.O_DIRECTORY != 0 && !mode.IsDir():
 		_ = f.Close()
+		g.fds.release()
 		return nil, experimentalsys.ENOTDIR
 	case !mode.IsDir() && !mode.IsRegular():
 		_ = f.Close()
+		g.fds.release()
 		return nil, experimentalsys.EACCES
 	}
 	if q != nil {
@@ -1147,6 +1160,7 @@ func (f *hostFile) Close() experimentalsys.Errno {
 		return 0
 	}
 	f.closed = true
+	defer f.g.fds.release()
 	if q := f.g.quota; q != nil && !f.isDir {
 		q.Lock()
 		defer q.Unlock()

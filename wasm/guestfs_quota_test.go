@@ -453,3 +453,48 @@ func TestGuestFSNoEntryPastPathMax(t *testing.T) {
 		t.Errorf("a shallow move: %v", errno)
 	}
 }
+
+// TestGuestFSOpenFilesCapped: a guest may hold at most MaxOpenHostFiles
+// host files open at once (each is a descriptor of the whole process); the
+// next open is refused (EMFILE once translated), a close makes room, and
+// closing the GuestFS gives its count back to the process.
+func TestGuestFSOpenFilesCapped(t *testing.T) {
+	fx, _ := newQuotaFixture(t, 0, 0)
+	g := fx.fs
+	if errno := writeGuest(g, fx.r("f"), 1); errno != 0 {
+		t.Fatal(errno)
+	}
+	_, before := g.OpenHostFiles()
+	var open []experimentalsys.File
+	defer func() {
+		for _, f := range open {
+			f.Close()
+		}
+	}()
+	for range wasm.MaxOpenHostFiles {
+		f, errno := g.OpenFile(fx.r("f"), experimentalsys.O_RDONLY, 0)
+		if errno != 0 {
+			t.Fatalf("open %d: %v", len(open)+1, errno)
+		}
+		open = append(open, f)
+	}
+	if _, errno := g.OpenFile(fx.r("f"), experimentalsys.O_RDONLY, 0); errno != experimentalsys.ERANGE {
+		t.Fatalf("open past the cap: %v, want ERANGE (EMFILE for the guest)", errno)
+	}
+	if _, errno := g.OpenFile(fx.r("."), experimentalsys.O_RDONLY|experimentalsys.O_DIRECTORY, 0); errno != experimentalsys.ERANGE {
+		t.Fatalf("a folder past the cap: %v", errno)
+	}
+	if mine, all := g.OpenHostFiles(); mine != wasm.MaxOpenHostFiles || all != before+wasm.MaxOpenHostFiles {
+		t.Errorf("counts %d, %d", mine, all)
+	}
+	open[0].Close()
+	f, errno := g.OpenFile(fx.r("f"), experimentalsys.O_RDONLY, 0)
+	if errno != 0 {
+		t.Fatalf("open after a close: %v", errno)
+	}
+	open[0] = f
+	g.Close()
+	if _, all := g.OpenHostFiles(); all != before {
+		t.Errorf("after Close the process counts %d open guest files, want %d", all, before)
+	}
+}

@@ -12,15 +12,19 @@ import (
 // WASI preview1 errno values (the "errno" enum of wasi_snapshot_preview1),
 // as wazero's WASI functions return them.
 const (
+	wasiErrnoMfile   = 33
 	wasiErrnoNospc   = 51
 	wasiErrnoNotsock = 57
+	wasiErrnoRange   = 68
 )
 
 // InstantiateWASI instantiates wazero's wasi_snapshot_preview1 in rt, for
 // guests whose filesystem is a GuestFS. It differs from
 // wasi_snapshot_preview1.Instantiate in one way: the file functions that
 // can grow the session root answer ENOSPC where GuestFS refused a change
-// for the disk quota (GuestFS says ENOTSOCK, as wazero has no ENOSPC).
+// for the disk quota (GuestFS says ENOTSOCK, as wazero has no ENOSPC), and
+// path_open answers EMFILE where GuestFS refused an open for its cap on
+// open files (GuestFS says ERANGE, as wazero has no EMFILE).
 func InstantiateWASI(ctx context.Context, rt wazero.Runtime) error {
 	ctx = experimental.WithFunctionListenerFactory(ctx, nospcListenerFactory{})
 	_, err := wasi_snapshot_preview1.Instantiate(ctx, rt)
@@ -52,7 +56,8 @@ func (nospcListenerFactory) NewFunctionListener(def api.FunctionDefinition) expe
 	return nil
 }
 
-// nospcListener rewrites a file function's ENOTSOCK result to ENOSPC.
+// nospcListener rewrites a file function's ENOTSOCK result to ENOSPC, and
+// path_open's ERANGE to EMFILE.
 type nospcListener struct{}
 
 func (nospcListener) Before(context.Context, api.Module, api.FunctionDefinition, []uint64, experimental.StackIterator) {
@@ -62,9 +67,13 @@ func (nospcListener) Before(context.Context, api.Module, api.FunctionDefinition,
 // guest's stack, which the engine hands back to the guest after this. (The
 // compiler engine passes the whole call frame, as long as the parameters;
 // the one result, the errno, is first either way.)
-func (nospcListener) After(_ context.Context, _ api.Module, _ api.FunctionDefinition, results []uint64) {
-	if len(results) > 0 && uint32(results[0]) == wasiErrnoNotsock {
+func (nospcListener) After(_ context.Context, _ api.Module, def api.FunctionDefinition, results []uint64) {
+	switch {
+	case len(results) == 0:
+	case uint32(results[0]) == wasiErrnoNotsock:
 		results[0] = wasiErrnoNospc
+	case uint32(results[0]) == wasiErrnoRange && def.Name() == "path_open":
+		results[0] = wasiErrnoMfile
 	}
 }
 
