@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -128,5 +129,48 @@ func TestMCPNestedEval(t *testing.T) {
 	}
 	if res.IsError || !strings.Contains(b.String(), "42 sub") {
 		t.Fatalf("isError %v: %s", res.IsError, b.String())
+	}
+}
+
+// TestServeNestedEvalsCapped: evals nested in a waiting cell take no turn,
+// yet they count against the session's cap on waiting evals: a flood of
+// them gets 429s, not an unbounded queue.
+func TestServeNestedEvalsCapped(t *testing.T) {
+	var url, id atomic.Value
+	var ok, busy atomic.Int32
+	agent := func(ctx context.Context, r hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
+		body, _ := json.Marshal(sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "const t = Date.now(); while (Date.now() - t < 300) {}"}}})
+		var wg sync.WaitGroup
+		for range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				hr, _ := http.NewRequestWithContext(ctx, "POST", url.Load().(string)+"/v1/sessions/"+id.Load().(string)+"/eval", bytes.NewReader(body))
+				hr.Header.Set("Authorization", "Bearer "+tokenA)
+				resp, err := http.DefaultClient.Do(hr)
+				if err != nil {
+					return
+				}
+				resp.Body.Close()
+				switch resp.StatusCode {
+				case http.StatusOK:
+					ok.Add(1)
+				case http.StatusTooManyRequests:
+					busy.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		return hostcalls.AgentResponse{Text: "done"}, nil
+	}
+	ts := newServer(t, server.Config{Host: hostcalls.HostFuncs{AgentFunc: agent}})
+	url.Store(ts.URL)
+	id.Store(ts.create(t, tokenA))
+	body := map[string]any{"cells": []map[string]any{{"language": "js", "code": `await agent("go")`}}}
+	if r := do(t, "POST", ts.URL+"/v1/sessions/"+id.Load().(string)+"/eval", tokenA, body); r.status != http.StatusOK {
+		t.Fatalf("status %d: %s", r.status, r.body)
+	}
+	if ok.Load() == 0 || busy.Load() == 0 || ok.Load()+busy.Load() != 16 {
+		t.Fatalf("%d nested evals ran, %d got 429; want some of each, 16 in all", ok.Load(), busy.Load())
 	}
 }

@@ -38,8 +38,9 @@ type nestedReady func() (ready bool, changed <-chan struct{})
 
 // takeOrNest is take for an eval that may run nested: while (or as soon
 // as) a cell of the session waits in agent() or tool(), the eval needs no
-// turn (nested is true and end does nothing): it runs inside that cell,
-// whose eval holds the turn, so waiting for it would deadlock.
+// turn (nested is true): it runs inside that cell, whose eval holds the
+// turn, so waiting for it would deadlock. It still counts against
+// maxWaiting until end is called.
 func (t *turns) takeOrNest(ctx context.Context, id string, ready nestedReady) (end func(), nested bool, err error) {
 	t.mu.Lock()
 	if t.m == nil {
@@ -68,8 +69,9 @@ func (t *turns) takeOrNest(ctx context.Context, id string, ready nestedReady) (e
 		if ready != nil {
 			var ok bool
 			if ok, changed = ready(); ok {
-				leave()
-				return func() {}, true, nil
+				// Counted until it ends, so that nested evals too are
+				// capped at maxWaiting per session.
+				return sync.OnceFunc(leave), true, nil
 			}
 		}
 		select {
