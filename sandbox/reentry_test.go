@@ -408,3 +408,15 @@ func TestNestedEvalClose(t *testing.T) {
 		})
 	}
 }
+
+// TestNestedEvalFuel: a nested cell has its own fuel budget (none here),
+// not the one of the cell it runs in, which does not pay for it either.
+func TestNestedEvalFuel(t *testing.T) {
+	testenv.RequirePython(t)
+	s, _ := subAgentSession(t, true)
+	out := evalOut(t, s, sandbox.Cell{Language: "py", Fuel: 50_000_000,
+		Code: `print(agent("py:for i in range(2_000_000): pass\nprint('spent')"), end='')`})
+	if out[0] != "spent\n" {
+		t.Fatalf("%q", out[0])
+	}
+}

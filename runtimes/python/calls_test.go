@@ -126,7 +126,9 @@ func nestedInstance(t *testing.T) runtimes.Instance {
 				return []byte(`{"error":"bad request"}`)
 			}
 			var sub rec
-			o, err := inst.(runtimes.Reentrant).RunNested(ctx, q.Code, &sub)
+			// No fuel budget of the waiting cell's: as the sandbox, which
+			// gives each cell its own.
+			o, err := inst.(runtimes.Reentrant).RunNested(runtimes.WithFuelBudget(ctx, 0), q.Code, &sub)
 			if err != nil {
 				return []byte(`{"error":` + strconv.Quote(err.Error()) + `}`)
 			}
@@ -219,5 +221,25 @@ func TestNestedCellTimeout(t *testing.T) {
 print(nest("x"))`)
 	if o.Failed || out.out.String() != "{'err': False, 'interrupted': True}\n" {
 		t.Fatalf("%+v %q", o, out.out.String())
+	}
+}
+
+// TestNestedCellFuel: a nested cell's fuel is its own: the waiting cell's
+// budget does not pay for it, and the nested cell reports what it used.
+func TestNestedCellFuel(t *testing.T) {
+	inst := nestedInstance(t)
+	run(t, inst, callHelper)
+	ctx := runtimes.WithFuelBudget(context.Background(), 50_000_000)
+	var r rec
+	o, err := inst.Run(ctx, `got = nest("for i in range(2_000_000): pass\nprint('spent')")
+print(got["out"].strip())`, &r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Failed || o.FuelExhausted || r.out.String() != "spent\n" {
+		t.Fatalf("%+v %q", o, r.out.String())
+	}
+	if o.FuelUsed >= 50_000_000 {
+		t.Fatalf("the waiting cell was charged %d units, its nested cell's included", o.FuelUsed)
 	}
 }
