@@ -550,7 +550,7 @@ func (s *Session) sizeIdle(f func(runtimes.Sizer) int64) (int64, bool) {
 		s.resident.Store(0)
 		return 0, true
 	}
-	n := int64(0) // s.outputs.bytes() // cut outputs kept for output(id)
+	n := s.outputs.bytes() // cut outputs kept for output(id)
 	for lang, inst := range s.instances {
 		if z, ok := inst.(runtimes.Sizer); ok {
 			n += safeSize(s.sb.opts.Logger, lang, z, f)
