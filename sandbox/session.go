@@ -149,15 +149,13 @@ func (s *Session) evalCells(evalCtx context.Context, req Request, depth int) (*R
 	for i, c := range cells {
 		sink := newCellSink(i, bud)
 		sinks[i] = sink
-		r := &results[i]
-		cellStarted(evalCtx, i, r)
 		status, dur, err := s.runCell(evalCtx, c, sink, depth)
-		r.Status = status
-		r.DurationMs = dur.Milliseconds()
 		if err != nil {
-			cellEnded(evalCtx, i, r, sink.noted, err)
 			return nil, fmt.Errorf("sandbox: cell %d: %w", i, err)
 		}
+		r := &results[i]
+		r.Status = status
+		r.DurationMs = dur.Milliseconds()
 		r.ExitCode = intPtr(1)
 		if status == StatusComplete {
 			r.ExitCode = intPtr(0)
@@ -174,7 +172,6 @@ func (s *Session) evalCells(evalCtx context.Context, req Request, depth int) (*R
 		}
 		r.Markdown = sink.markdownText()
 		r.StatusEvents = append(r.StatusEvents, sink.events...)
-		cellEnded(evalCtx, i, r, sink.noted, nil)
 		if status != StatusComplete {
 			break
 		}
