@@ -162,7 +162,8 @@ func execute(ctx context.Context, r Request, onOutput func(OutputChunk), eval fu
 		if outer != nil {
 			outer(ev)
 		}
-		if ev.Kind == EventStatus {
+		switch ev.Kind {
+		case EventStatus, EventCellStart, EventCellEnd: // not outputs
 			return
 		}
 		chunk := OutputChunk{Type: OutputType(ev.Kind), Text: ev.Text, Data: ev.Bundle}

@@ -281,6 +281,7 @@ type cellSink struct {
 	jsons    []json.RawMessage
 	events   []StatusEvent
 	budget   *budget
+	noted    string // the last note: why the sandbox failed the cell
 }
 
 var _ runtimes.Sink = (*cellSink)(nil)
@@ -421,7 +422,10 @@ func (s *cellSink) displayText(text string) {
 }
 
 // note adds a line of the sandbox's own to the output.
-func (s *cellSink) note(text string) { s.displayText(text) }
+func (s *cellSink) note(text string) {
+	s.noted = text // for the cell_end event
+	s.displayText(text)
+}
 
 func (s *cellSink) markdownText() string {
 	if s.mdCut == 0 {

@@ -149,13 +149,15 @@ func (s *Session) evalCells(evalCtx context.Context, req Request, depth int) (*R
 	for i, c := range cells {
 		sink := newCellSink(i, bud)
 		sinks[i] = sink
-		status, dur, err := s.runCell(evalCtx, c, sink, depth)
-		if err != nil {
-			return nil, fmt.Errorf("sandbox: cell %d: %w", i, err)
-		}
 		r := &results[i]
+		cellStarted(evalCtx, i, r)
+		status, dur, err := s.runCell(evalCtx, c, sink, depth)
 		r.Status = status
 		r.DurationMs = dur.Milliseconds()
+		if err != nil {
+			cellEnded(evalCtx, i, r, sink.noted, err)
+			return nil, fmt.Errorf("sandbox: cell %d: %w", i, err)
+		}
 		r.ExitCode = intPtr(1)
 		if status == StatusComplete {
 			r.ExitCode = intPtr(0)
@@ -172,6 +174,7 @@ func (s *Session) evalCells(evalCtx context.Context, req Request, depth int) (*R
 		}
 		r.Markdown = sink.markdownText()
 		r.StatusEvents = append(r.StatusEvents, sink.events...)
+		cellEnded(evalCtx, i, r, sink.noted, nil)
 		if status != StatusComplete {
 			break
 		}
