@@ -49,9 +49,8 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, owner string) {
 	if wantsSSE(r) {
 		sse = newSSE(w, func() { cancel(errStreamEnded) })
 		defer s.closeSSE(sse, owner, "")
-		rc.OnOutput = func(ch sandbox.OutputChunk) {
-			sse.send(string(ch.Type), sandbox.Event{Kind: sandbox.EventKind(ch.Type), Text: ch.Text, Bundle: ch.Data})
-		}
+		// All events, as for eval: cell_start, outputs, status, cell_end.
+		ctx = sandbox.WithEventFunc(ctx, sse.event)
 	}
 	start := time.Now()
 	// One-shot runs have no session to answer host calls through; they get

@@ -507,7 +507,7 @@ func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 	if stream {
 		sse = newSSE(w, func() { cancel(errStreamEnded) })
 		defer s.closeSSE(sse, owner, id)
-		ctx = sandbox.WithEventFunc(ctx, func(ev sandbox.Event) { sse.send(string(ev.Kind), ev) })
+		ctx = sandbox.WithEventFunc(ctx, sse.event)
 		// The client that streams answers the host calls.
 		ctx = sandbox.WithHost(ctx, &clientHost{s: s, owner: owner, session: id, sse: sse})
 	}

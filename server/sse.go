@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wasmeval/wasmeval/sandbox"
 )
 
 // Streaming limits. A cell must never wait on its client: events go
@@ -125,6 +127,11 @@ func (s *sseWriter) send(event string, v any) {
 		}
 	}
 }
+
+// event queues a cell's event (sandbox.EventFunc), named after its kind:
+// cell_start, stdout, stderr, display, result, status or cell_end. The
+// eval's own answer is the event named done, never result.
+func (s *sseWriter) event(ev sandbox.Event) { s.send(string(ev.Kind), ev) }
 
 // isEnded reports whether the stream ended before its last event.
 func (s *sseWriter) isEnded() bool {
