@@ -1,0 +1,158 @@
+package tape
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// WriteRoot writes the entries of the folder root as dir, file and symlink
+// records, in lexical order: files up to embedLimit bytes with their
+// contents, larger ones by size and SHA-256. embedLimit zero means
+// DefaultEmbedLimit. Entries that are neither (sockets, devices) are
+// skipped.
+func WriteRoot(w *Writer, root string, embedLimit int64) error {
+	if embedLimit == 0 {
+		embedLimit = DefaultEmbedLimit
+	}
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("tape: recording the root: %w", err)
+		}
+		if p == root {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		info, err := d.Info()
+		if err != nil {
+			return fmt.Errorf("tape: recording the root: %w", err)
+		}
+		mode := uint32(info.Mode().Perm())
+		switch {
+		case d.IsDir():
+			return w.Write(Record{Type: TypeDir, Path: rel, Mode: mode})
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return fmt.Errorf("tape: recording the root: %w", err)
+			}
+			return w.Write(Record{Type: TypeSymlink, Path: rel, Target: target})
+		case !d.Type().IsRegular():
+			return nil
+		case info.Size() > embedLimit:
+			sum, err := hashFile(p)
+			if err != nil {
+				return fmt.Errorf("tape: recording the root: %w", err)
+			}
+			return w.Write(Record{Type: TypeFile, Path: rel, Mode: mode, Size: info.Size(), SHA256: sum})
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("tape: recording the root: %w", err)
+		}
+		return w.Write(Record{Type: TypeFile, Path: rel, Mode: mode, Data: data})
+	})
+}
+
+func hashFile(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// RestoreRoot recreates the recorded entries in dir, which should be
+// empty. A file recorded by hash is copied from blobs (a folder holding
+// it by its SHA-256 as the file name, or by its path as in the root);
+// when it is not there, or differs, the error names it and says how to
+// provide it.
+func RestoreRoot(dir string, entries []Record, blobs string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("tape: restoring the root: %w", err)
+	}
+	defer root.Close()
+	var missing []string
+	for _, e := range entries {
+		if err := e.Check(); err != nil {
+			return fmt.Errorf("tape: restoring the root: %w", err)
+		}
+		name := filepath.FromSlash(e.Path)
+		mode := fs.FileMode(e.Mode)
+		switch e.Type {
+		case TypeDir:
+			if mode == 0 {
+				mode = 0o755
+			}
+			if err := root.Mkdir(name, mode|0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("tape: restoring the root: %w", err)
+			}
+		case TypeSymlink:
+			if err := root.Symlink(e.Target, name); err != nil {
+				return fmt.Errorf("tape: restoring the root: %w", err)
+			}
+		case TypeFile:
+			if mode == 0 {
+				mode = 0o644
+			}
+			data := e.Data
+			if e.SHA256 != "" {
+				b, ok := findBlob(blobs, e)
+				if !ok {
+					missing = append(missing, fmt.Sprintf("%s (%d bytes, sha256 %s)", e.Path, e.Size, e.SHA256))
+					continue
+				}
+				data = b
+			}
+			if err := root.WriteFile(name, data, mode); err != nil {
+				return fmt.Errorf("tape: restoring the root: %w", err)
+			}
+		default:
+			return fmt.Errorf("tape: restoring the root: a %s record is not a root entry", e.Type)
+		}
+	}
+	if len(missing) > 0 {
+		where := "give --blobs DIR, a folder holding each such file named by its SHA-256 or at its path in the root"
+		if blobs != "" {
+			where = fmt.Sprintf("put each into %s, named by its SHA-256 or at its path in the root", blobs)
+		}
+		return fmt.Errorf("tape: the tape names %d file(s) larger than its embedding cap that are not provided: %s; %s",
+			len(missing), strings.Join(missing, ", "), where)
+	}
+	return nil
+}
+
+// findBlob reads the file e names from blobs, by hash or by path, if its
+// contents match.
+func findBlob(blobs string, e Record) ([]byte, bool) {
+	if blobs == "" {
+		return nil, false
+	}
+	for _, p := range []string{filepath.Join(blobs, e.SHA256), filepath.Join(blobs, filepath.FromSlash(e.Path))} {
+		b, err := os.ReadFile(p)
+		if err != nil || int64(len(b)) != e.Size {
+			continue
+		}
+		sum := sha256.Sum256(b)
+		if hex.EncodeToString(sum[:]) == e.SHA256 {
+			return b, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,210 @@
+package tape
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Writer writes a tape's records. It is safe for concurrent use: records
+// are written in the order the calls of Write take its lock.
+type Writer struct {
+	mu  sync.Mutex
+	zw  *zstd.Encoder
+	buf bytes.Buffer
+	err error // the first error, after which every call fails
+}
+
+// NewWriter returns a Writer that writes a zstd stream to w. Nothing is
+// written to w before the first Flush or Close.
+func NewWriter(w io.Writer) (*Writer, error) {
+	zw, err := zstd.NewWriter(w, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+	if err != nil {
+		return nil, fmt.Errorf("tape: %w", err)
+	}
+	return &Writer{zw: zw}, nil
+}
+
+// Write checks r and writes it as one line.
+func (w *Writer) Write(r Record) error {
+	if err := r.Check(); err != nil {
+		return fmt.Errorf("tape: writing a %s record: %w", r.Type, err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	w.buf.Reset()
+	enc := json.NewEncoder(&w.buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil { // Encode ends the line
+		return fmt.Errorf("tape: %w", err)
+	}
+	if _, err := w.zw.Write(w.buf.Bytes()); err != nil {
+		w.err = fmt.Errorf("tape: %w", err)
+	}
+	return w.err
+}
+
+// Flush writes what is buffered as a complete zstd block, so that a
+// reader of the tape so far sees every record written before it.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.zw.Flush(); err != nil {
+		w.err = fmt.Errorf("tape: %w", err)
+	}
+	return w.err
+}
+
+// Close ends the zstd frame. It does not close the underlying writer.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		w.zw.Close()
+		return w.err
+	}
+	if err := w.zw.Close(); err != nil {
+		w.err = fmt.Errorf("tape: %w", err)
+		return w.err
+	}
+	w.err = errors.New("tape: writer closed")
+	return nil
+}
+
+// Reader reads a tape's records in order.
+type Reader struct {
+	zr   *zstd.Decoder
+	br   *bufio.Reader
+	line int
+	err  error
+}
+
+// NewReader returns a Reader of the tape r. The first record must be a
+// header of FormatVersion; Next returns it first.
+func NewReader(r io.Reader) (*Reader, error) {
+	zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(64<<20), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		return nil, fmt.Errorf("tape: %w", err)
+	}
+	return &Reader{zr: zr, br: bufio.NewReaderSize(zr, 64<<10)}, nil
+}
+
+// Next returns the next record, or io.EOF after the last. An error names
+// the line of the bad record; after it Next keeps returning it.
+func (r *Reader) Next() (Record, error) {
+	if r.err != nil {
+		return Record{}, r.err
+	}
+	rec, err := r.next()
+	if err != nil {
+		r.err = err
+		if !errors.Is(err, io.EOF) {
+			r.zr.Close()
+		}
+	}
+	return rec, err
+}
+
+func (r *Reader) next() (Record, error) {
+	var line []byte
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		if len(line)+len(chunk) > MaxRecordBytes {
+			return Record{}, fmt.Errorf("tape: line %d is longer than %d MiB", r.line+1, MaxRecordBytes>>20)
+		}
+		line = append(line, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return Record{}, fmt.Errorf("tape: line %d: %w (is this a wasmeval tape, zstd-compressed?)", r.line+1, err)
+		}
+		if errors.Is(err, io.EOF) {
+			if len(line) == 0 {
+				if r.line == 0 {
+					return Record{}, errors.New("tape: empty: a tape starts with a header record")
+				}
+				return Record{}, io.EOF
+			}
+			return Record{}, fmt.Errorf("tape: line %d is cut short (no newline at the end): the tape is truncated", r.line+1)
+		}
+		break
+	}
+	r.line++
+	var rec Record
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rec); err != nil {
+		return Record{}, fmt.Errorf("tape: line %d: not a record: %v", r.line, err)
+	}
+	if dec.More() {
+		return Record{}, fmt.Errorf("tape: line %d: more than one JSON value on the line", r.line)
+	}
+	if err := rec.Check(); err != nil {
+		return Record{}, fmt.Errorf("tape: line %d: %w", r.line, err)
+	}
+	if (r.line == 1) != (rec.Type == TypeHeader) {
+		if r.line == 1 {
+			return Record{}, fmt.Errorf("tape: line 1 is a %s record; a tape starts with its header", rec.Type)
+		}
+		return Record{}, fmt.Errorf("tape: line %d: a second header", r.line)
+	}
+	return rec, nil
+}
+
+// Line is the line number of the record Next returned last.
+func (r *Reader) Line() int { return r.line }
+
+// Close frees the decoder.
+func (r *Reader) Close() { r.zr.Close() }
+
+// Tape is a whole tape in memory.
+type Tape struct {
+	Header Header
+	// Root holds the root's initial entries (dir, file, symlink records).
+	Root []Record
+	// Events holds the rest, in order.
+	Events []Record
+}
+
+// Read reads a whole tape. Root entries must come before the first event.
+func Read(r io.Reader) (*Tape, error) {
+	tr, err := NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	t := &Tape{}
+	for {
+		rec, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return t, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch rec.Type {
+		case TypeHeader:
+			t.Header = *rec.Header
+		case TypeDir, TypeFile, TypeSymlink:
+			if len(t.Events) > 0 {
+				return nil, fmt.Errorf("tape: line %d: a root entry after the session's events; the root comes first", tr.Line())
+			}
+			t.Root = append(t.Root, rec)
+		default:
+			t.Events = append(t.Events, rec)
+		}
+	}
+}

@@ -1,0 +1,243 @@
+package tape
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// FormatVersion is the version of the tape format this package writes
+// and reads. A tape of another version is refused.
+const FormatVersion = 1
+
+// DefaultEmbedLimit is the size up to which a file of the root is embedded
+// in the tape; larger files are recorded by size and SHA-256.
+const DefaultEmbedLimit = 1 << 20
+
+// MaxRecordBytes is the longest record (one line) a Reader accepts.
+const MaxRecordBytes = 64 << 20
+
+// Record types: the values of Record.Type.
+const (
+	TypeHeader  = "header"
+	TypeDir     = "dir"
+	TypeFile    = "file"
+	TypeSymlink = "symlink"
+	TypeRequest = "request"
+	TypeClock   = "clock"
+	TypeRand    = "rand"
+	TypeCall    = "call"
+	TypeResult  = "result"
+)
+
+// Clock kinds: the values of Record.Clock.
+const (
+	ClockWall = "wall" // Unix time in nanoseconds
+	ClockMono = "mono" // a monotonic clock in nanoseconds
+)
+
+// Record is one line of a tape. Type says which fields it uses:
+//
+//	header   Header
+//	dir      Path, Mode
+//	file     Path, Mode, and Data (embedded) or Size and SHA256 (not)
+//	symlink  Path, Target
+//	request  N (from 1), Request (the request's JSON)
+//	clock    Clock ("wall" or "mono"), NS
+//	rand     Data (the bytes the guest read)
+//	call     Call (the host call's JSON request), Answer (its JSON answer)
+//	result   N, and Result (the result's JSON) or Error (a host error)
+type Record struct {
+	Type   string  `json:"t"`
+	Header *Header `json:"header,omitempty"`
+
+	Path   string `json:"path,omitempty"`
+	Mode   uint32 `json:"mode,omitempty"`
+	Data   []byte `json:"data,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+	SHA256 string `json:"sha256,omitempty"`
+	Target string `json:"target,omitempty"`
+
+	N       int             `json:"n,omitempty"`
+	Request json.RawMessage `json:"request,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   string          `json:"error,omitempty"`
+
+	Clock string `json:"clock,omitempty"`
+	NS    *int64 `json:"ns,omitempty"`
+
+	Call   json.RawMessage `json:"call,omitempty"`
+	Answer json.RawMessage `json:"answer,omitempty"`
+}
+
+// Header says what a tape was recorded with.
+type Header struct {
+	// Format is FormatVersion.
+	Format int `json:"format"`
+	// Wasmeval is the recording binary's version ("(devel)" for a plain
+	// go build); PythonArtifact is the SHA-256 of the CPython artifact it
+	// carried and PythonInputs the hash of what that was built from. They
+	// explain a divergence; replay does not require them to match.
+	Wasmeval       string `json:"wasmeval"`
+	PythonArtifact string `json:"python_artifact,omitempty"`
+	PythonInputs   string `json:"python_inputs,omitempty"`
+	// Root is the session root's absolute path when recorded. The guest
+	// sees its root at its real path, so replay in another folder replaces
+	// this path by its own in what it compares.
+	Root string `json:"root"`
+	// Env is the guest's environment, as the session resolved it.
+	Env map[string]string `json:"env"`
+	// Options are the session options that shape what the guest sees.
+	Options Options `json:"options"`
+}
+
+// Options are the recorded session options (sandbox.SessionOptions'
+// fields that change what a cell does).
+type Options struct {
+	Deterministic    bool     `json:"deterministic,omitempty"`
+	MemoryLimitBytes int64    `json:"memory_limit_bytes,omitempty"`
+	Checkpoints      bool     `json:"checkpoints,omitempty"`
+	FuelBudget       int64    `json:"fuel_budget,omitempty"`
+	AgentDepth       int      `json:"agent_depth,omitempty"`
+	DiskQuotaBytes   int64    `json:"disk_quota_bytes,omitempty"`
+	DiskQuotaFiles   int64    `json:"disk_quota_files,omitempty"`
+	Languages        []string `json:"languages,omitempty"`
+}
+
+// Check says what is wrong with the record, if anything: a missing field
+// of its type, a field of another type, a path that is not a clean
+// relative path inside the root.
+func (r *Record) Check() error {
+	var allowed string
+	switch r.Type {
+	case TypeHeader:
+		allowed = "header"
+		if r.Header == nil {
+			return fmt.Errorf("a header record needs \"header\"")
+		}
+		if r.Header.Format != FormatVersion {
+			return fmt.Errorf("tape format %d; this wasmeval reads format %d (record the session again with this version)", r.Header.Format, FormatVersion)
+		}
+	case TypeDir:
+		allowed = "path mode"
+		if err := checkPath(r.Path); err != nil {
+			return err
+		}
+	case TypeFile:
+		allowed = "path mode data size sha256"
+		if err := checkPath(r.Path); err != nil {
+			return err
+		}
+		if r.SHA256 != "" {
+			if len(r.Data) > 0 {
+				return fmt.Errorf("file %q has both data and sha256; give one", r.Path)
+			}
+			if !isHex(r.SHA256, 64) {
+				return fmt.Errorf("file %q: sha256 %q is not 64 lowercase hex digits", r.Path, r.SHA256)
+			}
+			if r.Size <= 0 {
+				return fmt.Errorf("file %q: a file by hash needs its size", r.Path)
+			}
+		} else if r.Size != 0 {
+			return fmt.Errorf("file %q: size is only for a file by hash", r.Path)
+		}
+	case TypeSymlink:
+		allowed = "path target"
+		if err := checkPath(r.Path); err != nil {
+			return err
+		}
+		if r.Target == "" {
+			return fmt.Errorf("symlink %q needs a target", r.Path)
+		}
+	case TypeRequest:
+		allowed = "n request"
+		if r.N <= 0 || len(r.Request) == 0 {
+			return fmt.Errorf("a request record needs n (from 1) and request")
+		}
+	case TypeClock:
+		allowed = "clock ns"
+		if r.Clock != ClockWall && r.Clock != ClockMono {
+			return fmt.Errorf("clock %q; give %q or %q", r.Clock, ClockWall, ClockMono)
+		}
+		if r.NS == nil {
+			return fmt.Errorf("a clock record needs ns")
+		}
+	case TypeRand:
+		allowed = "data"
+		if len(r.Data) == 0 {
+			return fmt.Errorf("a rand record needs data")
+		}
+	case TypeCall:
+		allowed = "call answer"
+		if len(r.Call) == 0 || len(r.Answer) == 0 {
+			return fmt.Errorf("a call record needs call and answer")
+		}
+	case TypeResult:
+		allowed = "n result error"
+		if r.N <= 0 || (len(r.Result) == 0) == (r.Error == "") {
+			return fmt.Errorf("a result record needs n (from 1) and one of result or error")
+		}
+	default:
+		return fmt.Errorf("unknown record type %q; a tape holds %s", r.Type,
+			strings.Join([]string{TypeHeader, TypeDir, TypeFile, TypeSymlink, TypeRequest, TypeClock, TypeRand, TypeCall, TypeResult}, ", "))
+	}
+	for _, f := range r.fields() {
+		if !strings.Contains(" "+allowed+" ", " "+f+" ") {
+			return fmt.Errorf("a %s record has no field %q", r.Type, f)
+		}
+	}
+	return nil
+}
+
+// fields names the fields set in r, but for its type.
+func (r *Record) fields() []string {
+	var fs []string
+	add := func(set bool, name string) {
+		if set {
+			fs = append(fs, name)
+		}
+	}
+	add(r.Header != nil, "header")
+	add(r.Path != "", "path")
+	add(r.Mode != 0, "mode")
+	add(len(r.Data) > 0, "data")
+	add(r.Size != 0, "size")
+	add(r.SHA256 != "", "sha256")
+	add(r.Target != "", "target")
+	add(r.N != 0, "n")
+	add(len(r.Request) > 0, "request")
+	add(len(r.Result) > 0, "result")
+	add(r.Error != "", "error")
+	add(r.Clock != "", "clock")
+	add(r.NS != nil, "ns")
+	add(len(r.Call) > 0, "call")
+	add(len(r.Answer) > 0, "answer")
+	return fs
+}
+
+// checkPath accepts a clean, slash-separated path relative to the root
+// that stays inside it.
+func checkPath(p string) error {
+	switch {
+	case p == "":
+		return fmt.Errorf("a root entry needs a path")
+	case strings.HasPrefix(p, "/") || path.Clean(p) != p || p == "." || p == ".." || strings.HasPrefix(p, "../"):
+		return fmt.Errorf("path %q is not a clean relative path inside the root (like \"data/a.csv\")", p)
+	case strings.ContainsRune(p, 0) || strings.Contains(p, "\\"):
+		return fmt.Errorf("path %q holds a NUL or a backslash", p)
+	}
+	return nil
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,198 @@
+package tape_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/wasmeval/wasmeval/tape"
+)
+
+func i64(n int64) *int64 { return &n }
+
+func header() tape.Record {
+	return tape.Record{Type: tape.TypeHeader, Header: &tape.Header{Format: tape.FormatVersion, Wasmeval: "test", Root: "/r", Env: map[string]string{"A": "b"}}}
+}
+
+func TestRoundTrip(t *testing.T) {
+	recs := []tape.Record{
+		header(),
+		{Type: tape.TypeDir, Path: "d", Mode: 0o755},
+		{Type: tape.TypeFile, Path: "d/a.txt", Mode: 0o644, Data: []byte("hi\n")},
+		{Type: tape.TypeRequest, N: 1, Request: json.RawMessage(`{"cells":[{"language":"py","code":"1"}]}`)},
+		{Type: tape.TypeClock, Clock: tape.ClockWall, NS: i64(0)},
+		{Type: tape.TypeRand, Data: []byte{0, 1, 2}},
+		{Type: tape.TypeCall, Call: json.RawMessage(`{"op":"tool"}`), Answer: json.RawMessage(`{"result":1}`)},
+		{Type: tape.TypeResult, N: 1, Result: json.RawMessage(`{"content":[]}`)},
+	}
+	var buf bytes.Buffer
+	w, err := tape.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.Header.Env["A"] != "b" || len(tp.Root) != 2 || len(tp.Events) != 5 {
+		t.Fatalf("read back %+v", tp)
+	}
+	got, _ := json.Marshal(append(append([]tape.Record{header()}, tp.Root...), tp.Events...))
+	want, _ := json.Marshal(recs)
+	if !bytes.Equal(got, want) {
+		t.Errorf("round trip:\n got %s\nwant %s", got, want)
+	}
+}
+
+// A flushed tape cut short still yields every record before the cut.
+func TestFlushedPrefixReads(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := tape.NewWriter(&buf)
+	w.Write(header())
+	w.Write(tape.Record{Type: tape.TypeRequest, N: 1, Request: json.RawMessage(`{}`)})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := tape.NewReader(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := r.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func compress(t testing.TB, s string) []byte {
+	var buf bytes.Buffer
+	zw, _ := zstd.NewWriter(&buf)
+	zw.Write([]byte(s))
+	zw.Close()
+	return buf.Bytes()
+}
+
+func TestDecodeErrors(t *testing.T) {
+	h := `{"t":"header","header":{"format":1,"wasmeval":"x","root":"/r","env":{},"options":{}}}` + "\n"
+	for _, tc := range []struct{ name, text, want string }{
+		{"empty", "", "empty"},
+		{"no header", `{"t":"rand","data":"AA=="}` + "\n", "starts with its header"},
+		{"other format", `{"t":"header","header":{"format":9,"root":"/r","env":{},"options":{}}}` + "\n", "tape format 9"},
+		{"unknown type", h + `{"t":"nope"}` + "\n", `unknown record type "nope"`},
+		{"unknown field", h + `{"t":"rand","data":"AA==","x":1}` + "\n", "unknown field"},
+		{"foreign field", h + `{"t":"rand","data":"AA==","path":"a"}` + "\n", `no field "path"`},
+		{"escape", h + `{"t":"file","path":"../x","data":"AA=="}` + "\n", "not a clean relative path"},
+		{"absolute", h + `{"t":"dir","path":"/etc"}` + "\n", "not a clean relative path"},
+		{"bad clock", h + `{"t":"clock","clock":"cpu","ns":1}` + "\n", `clock "cpu"`},
+		{"cut", h + `{"t":"rand"`, "truncated"},
+		{"second header", h + h, "second header"},
+		{"bad hash", h + `{"t":"file","path":"a","size":3,"sha256":"zz"}` + "\n", "not 64 lowercase hex"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tape.Read(bytes.NewReader(compress(t, tc.text)))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v; want one containing %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := tape.Read(strings.NewReader("not zstd at all\n")); err == nil {
+		t.Error("plain text read as a tape")
+	}
+}
+
+func TestRootRoundTrip(t *testing.T) {
+	src := t.TempDir()
+	os.MkdirAll(filepath.Join(src, "sub", "deep"), 0o755)
+	os.WriteFile(filepath.Join(src, "small.txt"), []byte("small"), 0o644)
+	big := bytes.Repeat([]byte("0123456789"), 20)
+	os.WriteFile(filepath.Join(src, "sub", "big.bin"), big, 0o600)
+	os.Symlink("small.txt", filepath.Join(src, "link"))
+	var buf bytes.Buffer
+	w, _ := tape.NewWriter(&buf)
+	w.Write(header())
+	if err := tape.WriteRoot(w, src, 100); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	tp, err := tape.Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := t.TempDir()
+	err = tape.RestoreRoot(dst, tp.Root, "")
+	if err == nil || !strings.Contains(err.Error(), "sub/big.bin (200 bytes") || !strings.Contains(err.Error(), "--blobs") {
+		t.Fatalf("restore without the big file: %v", err)
+	}
+	dst = t.TempDir()
+	if err := tape.RestoreRoot(dst, tp.Root, src); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"small.txt": "small", "sub/big.bin": string(big), "link": "small"} {
+		b, err := os.ReadFile(filepath.Join(dst, name))
+		if err != nil || string(b) != want {
+			t.Errorf("%s: %q, %v", name, b, err)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dst, "sub", "deep")); err != nil || !fi.IsDir() {
+		t.Errorf("sub/deep: %v", err)
+	}
+}
+
+func TestWriterRefusesBadRecord(t *testing.T) {
+	w, _ := tape.NewWriter(io.Discard)
+	if err := w.Write(tape.Record{Type: tape.TypeClock, Clock: "wall"}); err == nil {
+		t.Error("a clock record without ns was written")
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"t":"header","header":{"format":1,"wasmeval":"x","root":"/r","env":{},"options":{}}}` + "\n" + `{"t":"file","path":"a","data":"AA=="}` + "\n"))
+	f.Add([]byte(`{"t":"clock","clock":"wall","ns":1}` + "\n"))
+	f.Add([]byte("\n\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		var buf bytes.Buffer
+		zw, _ := zstd.NewWriter(&buf)
+		zw.Write(text)
+		zw.Close()
+		for _, in := range [][]byte{buf.Bytes(), text} {
+			tp, err := tape.Read(bytes.NewReader(in))
+			if err != nil {
+				if errors.Is(err, io.EOF) {
+					t.Fatalf("io.EOF leaked as an error")
+				}
+				continue
+			}
+			// What decodes re-encodes and decodes the same.
+			var out bytes.Buffer
+			w, _ := tape.NewWriter(&out)
+			h := tp.Header
+			if err := w.Write(tape.Record{Type: tape.TypeHeader, Header: &h}); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range append(tp.Root, tp.Events...) {
+				if err := w.Write(r); err != nil {
+					t.Fatalf("a record that decoded does not encode: %v", err)
+				}
+			}
+			w.Close()
+			if _, err := tape.Read(&out); err != nil {
+				t.Fatalf("re-read: %v", err)
+			}
+		}
+	})
+}
