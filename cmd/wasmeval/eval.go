@@ -17,7 +17,7 @@ import (
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
-const evalUsage = `Usage: wasmeval eval [--cwd DIR] [--tools-mcp 'CMD ARGS'] [--llm-url URL [--llm-model NAME]]
+const evalUsage = `Usage: wasmeval eval [--cwd DIR] [--stream] [--tools-mcp 'CMD ARGS'] [--llm-url URL [--llm-model NAME]]
 
 Reads requests from stdin, one JSON object a line, runs them in order in ONE
 session (state persists from line to line, per language), and writes one
@@ -33,6 +33,7 @@ A request:
   and code are optional.
 
 A result is {"content": [...], "details": {...}} as DESIGN.md defines it.
+` + profileLinesUsage + `
 A line that is not a valid request gets
   {"error": {"code": "invalid_request", "message": "line N: ..."}}
 and a request the host could not run gets
@@ -53,6 +54,8 @@ Flags:
               cache ($XDG_CACHE_HOME/wasmeval or ~/.cache/wasmeval), so not
               $HOME: that is refused with status 2
   --mkdir     create the --cwd folder (and its parents) when it is missing
+  --stream    write each request's events as they happen, then its answer,
+              all tagged with the request's line number (see Streaming)
   --memory-limit SIZE, --disk-quota SIZE, --disk-quota-files N
               the session's limits (see Limits below)
   --tools-mcp 'CMD ARGS'
@@ -74,6 +77,8 @@ Flags:
   --llm-model-smol NAME, --llm-model-slow NAME
               the models for 'smol' and 'slow' (default: --llm-model)
 
+Streaming (--stream):
+` + streamUsage + `
 Python packages:
 ` + packageUsage + `
 Cell languages:
@@ -139,6 +144,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	fs.Usage = func() { fmt.Fprint(&flagOut, evalUsage) }
 	cwd := fs.String("cwd", "", "the session root (default: the current directory)")
 	mkdir := fs.Bool("mkdir", false, "create --cwd (and its parents) when missing")
+	streamFlag := fs.Bool("stream", false, "write events as they happen, then the answer, each tagged with its line")
 	var lf limitFlags
 	lf.register(fs)
 	var lgf languagesFlag
@@ -238,6 +244,12 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		return out.Flush()
 	}
+	var st *eventStream // --stream's, or nil
+	if *streamFlag {
+		st = newEventStream(stdout)
+		defer st.close()
+		write = st.result
+	}
 
 	lines := readLines(stdin, maxLineBytes)
 	defer lines.stop()
@@ -251,6 +263,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			return exitInterrupted
 		case ln = <-lines.c:
 		}
+		st.at(n)
 		if ln.err != nil {
 			if errors.Is(ln.err, io.EOF) {
 				return status
@@ -266,13 +279,23 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		case len(bytes.TrimSpace(ln.text)) == 0:
 			continue
 		default:
-			req, err := sandbox.DecodeRequest(ln.text)
+			pv, code, handled, text := profileLine(ctx, sess, n, ln.text, stderr)
+			if handled {
+				if ctx.Err() != nil {
+					fmt.Fprintln(stderr, "wasmeval eval: interrupted")
+					return exitInterrupted
+				}
+				raise(code)
+				v = pv
+				break
+			}
+			req, err := sandbox.DecodeRequest(text)
 			if err != nil {
 				raise(exitInvalid)
 				v = errorLine{errorBody{"invalid_request", fmt.Sprintf("line %d: %s", n, detail(err))}}
 				break
 			}
-			res, err := sess.Eval(ctx, req)
+			res, err := sess.Eval(st.observe(ctx), req)
 			if err != nil {
 				if ctx.Err() != nil {
 					fmt.Fprintln(stderr, "wasmeval eval: interrupted")

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/profiles/profiletest"
+)
+
+// evalPipe runs `wasmeval eval --cwd root` with a line-at-a-time stdin.
+type evalPipe struct {
+	in     *io.PipeWriter
+	out    *bufio.Reader
+	done   chan int
+	stderr lockedBuffer
+}
+
+func startEvalPipe(t *testing.T, root string) *evalPipe {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	p := &evalPipe{in: inW, out: bufio.NewReaderSize(outR, 1<<20), done: make(chan int, 1)}
+	go func() {
+		code := runEval(context.Background(), []string{"--cwd", root}, inR, outW, &p.stderr)
+		outW.Close()
+		p.done <- code
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		go io.Copy(io.Discard, outR)
+		<-p.done
+	})
+	return p
+}
+
+// send writes one line and reads its result line.
+func (p *evalPipe) send(line []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, line); err != nil {
+		buf.Reset()
+		buf.Write(line)
+	}
+	buf.WriteByte('\n')
+	if _, err := p.in.Write(buf.Bytes()); err != nil {
+		return nil, err
+	}
+	out, err := p.out.ReadBytes('\n')
+	if err != nil {
+		return nil, fmt.Errorf("reading the result: %v (stderr %s)", err, p.stderr.String())
+	}
+	return out, nil
+}
+
+// call is a profiletest.Face's Call over eval lines.
+func (p *evalPipe) call(ctx context.Context, args []byte) ([]byte, string, error) {
+	out, err := p.send(args)
+	if err != nil {
+		return nil, "", err
+	}
+	var e errorLine
+	if json.Unmarshal(out, &e) == nil && e.Error.Code != "" {
+		if e.Error.Code == "invalid_request" {
+			return nil, e.Error.Message, nil
+		}
+		return nil, "", fmt.Errorf("%s: %s", e.Error.Code, e.Error.Message)
+	}
+	return out, "", nil
+}
+
+// TestEvalLinesEvaluatePython runs the evaluate_python conformance table on
+// eval lines, detected by their fields and named by "profile".
+func TestEvalLinesEvaluatePython(t *testing.T) {
+	testenv.RequirePython(t)
+	t.Run("detected", func(t *testing.T) {
+		root := t.TempDir()
+		p := startEvalPipe(t, root)
+		profiletest.RunEvaluatePython(t, profiletest.Face{Call: p.call, Root: func() string { return root }})
+	})
+	t.Run("named", func(t *testing.T) {
+		root := t.TempDir()
+		p := startEvalPipe(t, root)
+		named := func(ctx context.Context, args []byte) ([]byte, string, error) {
+			var m map[string]json.RawMessage
+			if json.Unmarshal(args, &m) == nil {
+				m["profile"] = json.RawMessage(`"evaluate_python"`)
+				args, _ = json.Marshal(m)
+			}
+			return p.call(ctx, args)
+		}
+		profiletest.RunEvaluatePython(t, profiletest.Face{Call: named, Root: func() string { return root }})
+	})
+}
+
+// TestEvalLinesProfiles checks the profile field: eval lines with it,
+// the evaluate_python state shared with eval cells, and the errors that
+// name the profile.
+func TestEvalLinesProfiles(t *testing.T) {
+	testenv.RequirePython(t)
+	root := t.TempDir()
+	p := startEvalPipe(t, root)
+	for _, tc := range []struct{ line, want string }{
+		{`{"profile": "eval", "cells": [{"language": "py", "code": "x = 20\nprint(x)"}]}`, `"output":"20\n"`},
+		{`{"code": "write_text('from-ep.txt', 'hi')\nx = 1\nx"}`, `"value_repr":"1"`},
+		// The eval cells' x is untouched; the file is there.
+		{`{"cells": [{"language": "py", "code": "print(x, open('from-ep.txt').read())"}]}`, `"output":"20 hi\n"`},
+		{`{"profile": "python", "cells": [{"code": "1"}]}`, `"line 4: python: profile: the python profile is not available on eval lines yet`},
+		{`{"profile": "code_interpreter", "code": "1"}`, `code_interpreter profile is not available on eval lines yet`},
+		{`{"profile": "asteval", "code": "1"}`, `line 6: eval line: profile: unknown profile \"asteval\"; use \"eval\" (cells) or \"evaluate_python\"`},
+		{`{"profile": 3, "code": "1"}`, `profile: must be a string, not the number 3`},
+		{`{"profile": "evaluate_python", "cells": []}`, `line 8: evaluate_python: unknown field \"cells\"`},
+		{`{"profile": "eval", "code": "1"}`, `line 9: unknown field \"code\"; the only field here is \"cells\"`},
+		{`{"code": "1", "language": "py"}`, `unknown field \"code\"`},
+	} {
+		out, err := p.send([]byte(tc.line))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out), tc.want) {
+			t.Errorf("line %s\n got %s\nwant it to hold %s", tc.line, out, tc.want)
+		}
+	}
+}
