@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 // FS is the confined filesystem of a session: every path is resolved
@@ -95,7 +96,17 @@ func (f *FS) Resolve(op, p string) (string, error) {
 	// disk quota's recount would miss them): refuse what the guest's own
 	// file calls refuse too.
 	if n := len(f.abs(q)); n >= pathMax {
-		return refuse(fmt.Sprintf("the path is %d bytes long on the host; a path in the session root must be shorter than %d bytes (PATH_MAX)", n, pathMax))
+		// The error quotes the path's start only: it goes back to the
+		// guest, which need not get megabytes of its own path.
+		short := p
+		if len(p) > 64 {
+			cut := 64
+			for cut > 0 && !utf8.RuneStart(p[cut]) {
+				cut--
+			}
+			short = p[:cut] + "..."
+		}
+		return "", &FSError{Op: op, Path: short, Reason: fmt.Sprintf("the path is %d bytes long on the host; a path in the session root must be shorter than %d bytes (PATH_MAX)", n, pathMax)}
 	}
 	return filepath.ToSlash(q), nil
 }
