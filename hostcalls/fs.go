@@ -70,7 +70,17 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", "\\'") + "
 // or refuses it. It does not look at the filesystem: symbolic links are
 // the os.Root's to refuse.
 func (f *FS) Resolve(op, p string) (string, error) {
-	refuse := func(why string) (string, error) { return "", &FSError{Op: op, Path: p, Reason: why} }
+	// An error quotes a long path's start only: it goes back to the guest,
+	// which need not get megabytes of its own path.
+	short := p
+	if len(p) > 64 {
+		cut := 64
+		for cut > 0 && !utf8.RuneStart(p[cut]) {
+			cut--
+		}
+		short = p[:cut] + "..."
+	}
+	refuse := func(why string) (string, error) { return "", &FSError{Op: op, Path: short, Reason: why} }
 	switch {
 	case p == "":
 		return refuse("the path is empty; give a path relative to the session root")
@@ -96,17 +106,7 @@ func (f *FS) Resolve(op, p string) (string, error) {
 	// disk quota's recount would miss them): refuse what the guest's own
 	// file calls refuse too.
 	if n := len(f.abs(q)); n >= pathMax {
-		// The error quotes the path's start only: it goes back to the
-		// guest, which need not get megabytes of its own path.
-		short := p
-		if len(p) > 64 {
-			cut := 64
-			for cut > 0 && !utf8.RuneStart(p[cut]) {
-				cut--
-			}
-			short = p[:cut] + "..."
-		}
-		return "", &FSError{Op: op, Path: short, Reason: fmt.Sprintf("the path is %d bytes long on the host; a path in the session root must be shorter than %d bytes (PATH_MAX)", n, pathMax)}
+		return refuse(fmt.Sprintf("the path is %d bytes long on the host; a path in the session root must be shorter than %d bytes (PATH_MAX)", n, pathMax))
 	}
 	return filepath.ToSlash(q), nil
 }

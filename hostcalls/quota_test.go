@@ -236,3 +236,15 @@ func TestHelperPathsWithinPathMax(t *testing.T) {
 		t.Errorf("a short path: %q", msg)
 	}
 }
+
+// TestLongPathErrorsAreShort: a refused path of megabytes comes back
+// quoted by its first 64 bytes, whatever the reason it is refused.
+func TestLongPathErrorsAreShort(t *testing.T) {
+	d := quotaDispatcher(t, t.TempDir(), 0, 0)
+	for _, p := range []string{strings.Repeat("a", 1<<20), "/" + strings.Repeat("a", 1<<20), strings.Repeat("../", 1<<18), "http://" + strings.Repeat("a", 1<<20)} {
+		_, msg := call(t, d, m{"op": "read", "path": p})
+		if msg == "" || len(msg) > 400 {
+			t.Errorf("read of a %d-byte path: a %d-byte error %.100q", len(p), len(msg), msg)
+		}
+	}
+}
