@@ -14,6 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/server"
 )
 
@@ -104,5 +105,13 @@ func TestOpenAPIDescribesResponses(t *testing.T) {
 	check("DELETE", "/v1/sessions/"+id+"/files/dir/a.txt", "", http.StatusNoContent)
 	check("POST", "/v1/sessions/"+id+"/fork", "", http.StatusCreated)
 	check("POST", "/v1/run", `{"language":"js","code":"1 + 1"}`, http.StatusOK)
+	if testenv.PythonAvailable() == nil || testenv.PythonRequired() {
+		ep := "/v1/sessions/" + id + "/profiles/evaluate_python"
+		check("POST", ep, `{"code":"print('hi')\nx = {1}\n6 * 7","globals":{"n":"3"},"writes":[{"path":"ep.txt","content":"{n}"}]}`, http.StatusOK)
+		check("POST", ep, `{"code":"1 / 0"}`, http.StatusOK)
+		check("POST", ep, `{"code":"1","writes":[{"path":"ep.txt","content":"again"}]}`, http.StatusBadRequest)
+		check("POST", ep, `{"code":"1","mode":"x"}`, http.StatusBadRequest)
+		check("POST", "/v1/sessions/nosuch/profiles/evaluate_python", `{"code":"1"}`, http.StatusNotFound)
+	}
 	check("DELETE", "/v1/sessions/"+id, "", http.StatusNoContent)
 }

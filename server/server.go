@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/profiles"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -81,6 +82,9 @@ type Config struct {
 	// trickles its body (Slowloris) holds nothing for long. Zero means
 	// DefaultBodyTimeout.
 	BodyTimeout time.Duration
+	// Tools are the profiles served, at /mcp and at the profile endpoints
+	// (serve --tools); the zero value serves all.
+	Tools profiles.Set
 }
 
 // Server is the HTTP face of a sandbox. It implements http.Handler.
@@ -176,6 +180,7 @@ func New(cfg Config) (*Server, error) {
 	s.mux.Handle("POST /v1/sessions/{id}/calls/{callID}", s.auth(s.answerCall))
 	s.mux.Handle("POST /v1/run", s.auth(s.run))
 	s.routeSessions()
+	s.routeProfiles()
 	if err := s.mountMCP(); err != nil {
 		return nil, err
 	}
