@@ -80,9 +80,11 @@
 //   - Stack overflow is goja's uncatchable StackOverflowError: the cell fails
 //     with "RangeError: Maximum call stack size exceeded", but a try/catch in
 //     the cell does not see it.
-//   - ES modules are rewritten to CommonJS: bindings imported from another file
-//     are copies taken at import time, not live bindings, and a module cannot
-//     use top-level await.
+//   - ES modules are rewritten to CommonJS. In a module file, imported
+//     bindings are live (read through the exporting module's namespace, whose
+//     exports exist from the module's start, so import cycles work); a cell's
+//     imports are copies taken at import time. A module cannot use top-level
+//     await.
 //   - goja does not parse `for await`: iterate a stream or a readline
 //     interface with its events or its iterator's next(). Response and
 //     Request bodies are bytes, not streams; fs has no watch.

@@ -41,6 +41,9 @@ type moduleSyntax struct {
 	exportDefaultDecl map[int]string
 	// exportNames are `export { local as exported }` pairs.
 	exportNames [][2]string
+	// imports are a module's imported bindings, which liveImports turns
+	// into reads of the namespace variables the rewrite declares.
+	imports map[string]importBinding
 }
 
 type tokKind int
@@ -340,7 +343,7 @@ func rewriteModuleSyntax(src string, module bool) moduleSyntax {
 				continue
 			}
 			save := *l
-			e, ok := parseImport(l, t.start)
+			e, ok := parseImport(l, t.start, module, &ms)
 			if !ok {
 				*l = save
 				continue
@@ -456,7 +459,9 @@ func skipImportAttributes(l *lexer, end int) int {
 }
 
 // parseImport parses an import declaration whose keyword starts at start.
-func parseImport(l *lexer, start int) (edit, bool) {
+// In a module, the names it binds are recorded in ms.imports and read live
+// from a namespace variable (livebind.go).
+func parseImport(l *lexer, start int, module bool, ms *moduleSyntax) (edit, bool) {
 	t := l.next()
 	if isString(t) {
 		end := skipImportAttributes(l, t.end)
@@ -525,6 +530,31 @@ func parseImport(l *lexer, start int) (edit, bool) {
 	}
 	end := skipImportAttributes(l, spec.end)
 	call := "__wasmeval.import(" + specifierLiteral(spec) + ")"
+	if module && (def != "" || named != nil) {
+		if ms.imports == nil {
+			ms.imports = map[string]importBinding{}
+		}
+		v := ns
+		text := "const " + ns + " = " + call + ";"
+		if ns == "" {
+			v = "__wasmeval_i" + strconv.Itoa(len(ms.imports))
+			text = "const " + v + " = " + call + ";"
+		}
+		if def != "" {
+			ms.imports[def] = importBinding{ns: v, imported: "default"}
+		}
+		for _, n := range named {
+			imported, local, ok := strings.Cut(n, ": ")
+			if !ok {
+				local = imported
+			}
+			if len(imported) >= 2 && (imported[0] == '"' || imported[0] == '\'') {
+				imported = imported[1 : len(imported)-1]
+			}
+			ms.imports[local] = importBinding{ns: v, imported: imported}
+		}
+		return edit{start, end, text}, true
+	}
 	var text string
 	switch {
 	case ns != "" && def != "":

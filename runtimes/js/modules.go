@@ -361,6 +361,14 @@ func compileModule(name, text string) (*goja.Program, *codeError) {
 	if err := guardProgram(prog); err != nil {
 		return nil, &codeError{file: name, src: src, line: 1, col: 1, msg: err.Error()}
 	}
+	if len(prog.Body) > 0 {
+		if es, ok := prog.Body[0].(*ast.ExpressionStatement); ok {
+			if fn, ok := es.Expression.(*ast.FunctionLiteral); ok && ms.esm {
+				hoistExportLocals(fn.Body)
+				liveImports(fn, ms.imports)
+			}
+		}
+	}
 	shiftPositions(prog, -len(modulePrefix))
 	prog.File = file.NewFile(name, src+suffix, 1)
 	prg, err := goja.CompileAST(prog, ms.esm)

@@ -184,3 +184,32 @@ func TestPackageResolution(t *testing.T) {
 	}
 	want(t, "link out", stderr, "Cannot find module 'ghost'")
 }
+
+// Imports in module files are live bindings, as in ES modules: modules that
+// import each other see each other's exports once they are made.
+func TestLiveImports(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		// A cycle: a reads b's function, b reads a's config when called.
+		"a.mjs": "import { useConfig } from './b.mjs'\nexport const config = { on: true }\nexport const seen = useConfig()\n",
+		"b.mjs": "import { config } from './a.mjs'\nexport function useConfig() { return config.on }\n",
+		// Names with equal first and last letters, a default, a counter.
+		"c.mjs": "export let count = 0\nexport function bump() { count++ }\nexport default function who() { return this === undefined ? 'no this' : 'this' }\nexport const xyzx = 'x'\n",
+		"d.mjs": "import who, { count, bump, xyzx } from './c.mjs'\n" +
+			"function shadow(count) { return count }\n" +
+			"const arrow = (bump) => bump\n" +
+			"export function state() { bump(); const obj = { count, xyzx }; try { throw 1 } catch (count) { obj.caught = count }\n" +
+			"  { let count = 'block'; obj.block = count }\n" +
+			"  return [count, obj.count, obj.xyzx, shadow(7), arrow(8), obj.caught, obj.block, who(), typeof count] }\n" +
+			"export { count as again }\n",
+	})
+	s := newSession(t, runtimes.InstanceOptions{Root: root})
+	runChecks(t, s, []check{
+		{"import { seen } from './a.mjs'; seen", "true"},
+		{"import { state, again } from './d.mjs'; state()", "[ 1, 1, 'x', 7, 8, 1, 'block', 'no this', 'number' ]"},
+		{"import * as d from './d.mjs'; d.again", "1"},
+	})
+	want(t, "assignment", s.fails("require('./e.mjs')"), "Cannot find module")
+	writeFiles(t, root, map[string]string{"e.mjs": "import { count } from './c.mjs'\ncount = 5\n"})
+	want(t, "assignment to an import", s.fails("require('./e.mjs')"), "TypeError")
+}
