@@ -66,9 +66,11 @@ import (
 //
 // Single huge allocations are refused before they happen by the prelude's
 // guards (guards.js, JSON.parse's estimate, source.go's BigInt guards):
-// native code cannot be stopped once it runs. A doubling string still
-// overshoots: the copy that crosses the limit completes before the
-// interrupt lands, so the heap peaks at about three times the limit.
+// native code cannot be stopped once it runs. A concatenation of two long
+// strings (`s = s + s`, a template) reserves its result before goja copies
+// it (source.go rewrites + and templates), so a doubling string stops near
+// the limit; before, the copy that crossed it completed before the
+// interrupt landed, and the heap peaked at about three times the limit.
 
 const (
 	memCheckInterval = 5 * time.Millisecond
