@@ -37,6 +37,10 @@ type InstanceOptions struct {
 	Env map[string]string
 	// Now is the wall clock the guest sees; nil means time.Now.
 	Now func() time.Time
+	// Nanotime is the guest's monotonic clock in nanoseconds, where the
+	// runtime has one of its own (Python's time.monotonic); nil means the
+	// host's. Runtimes without one derive it from Now.
+	Nanotime func() int64
 	// Rand is the guest's source of randomness; nil means crypto/rand.
 	Rand io.Reader
 	// MemoryLimitBytes caps the guest's memory where the runtime can; zero

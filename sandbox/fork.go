@@ -78,17 +78,7 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 			cp.fresh = append(cp.fresh, lang)
 			continue
 		}
-		child, err := forker.Fork(ctx, runtimes.InstanceOptions{
-			Root:             cp.opts.Root,
-			Env:              cp.opts.Env,
-			Now:              cp.opts.Now,
-			Rand:             cp.opts.Rand,
-			MemoryLimitBytes: cp.opts.MemoryLimitBytes,
-			Checkpoints:      cp.opts.Checkpoints,
-			Call:             cp.calls.Call,
-			DiskQuota:        cp.calls.DiskQuota(),
-			CallBudget:       cp.calls.CallBudget(),
-		})
+		child, err := forker.Fork(ctx, cp.instanceOptions())
 		if err != nil {
 			cp.Close(ctx)
 			emptyDir(o.Root)

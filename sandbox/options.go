@@ -105,6 +105,21 @@ type SessionOptions struct {
 	// Languages narrow Options.Languages for this session: a cell runs
 	// only in a language both enable. Nil means all.
 	Languages []string
+	// Deterministic gives the guest a virtual clock (from
+	// DeterministicEpoch, DeterministicStep further at each read of the
+	// wall or monotonic clock) and seeded randomness, where Now and Rand
+	// are nil: two fresh sessions that run the same requests give the same
+	// bytes. Python's hash seed is fixed in every session.
+	Deterministic bool
+	// Record, when set, receives the session's tape (package tape): the
+	// header and root, then every request, clock read, random byte, host
+	// call and result. It is flushed after each request and finished by
+	// Close; the session does not close it.
+	Record io.Writer
+	// Replay, when set, feeds the guest's clocks, randomness and host
+	// calls from a recorded tape instead of the world (see the replay
+	// package). It overrides Now, Rand and Deterministic.
+	Replay ReplayFeed
 }
 
 func (o Options) resolved() Options {

@@ -135,6 +135,10 @@ func (sb *Sandbox) NewSession(ctx context.Context, o SessionOptions) (*Session, 
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	s.calls = calls
+	if err := s.startBoundary(); err != nil {
+		calls.Close()
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
 	if sb.closed {

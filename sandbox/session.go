@@ -43,6 +43,8 @@ type Session struct {
 	resident atomic.Int64 // ResidentBytes as last measured
 
 	fresh []string // languages a Fork could not copy (FreshLanguages)
+
+	bound *boundary // clocks, randomness and host calls (record.go)
 }
 
 // errCellTimeout is the cause of a cell's own deadline.
@@ -130,7 +132,10 @@ func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 		s.cancel = nil
 		s.mu.Unlock()
 	}()
-	return s.evalCells(evalCtx, req, s.opts.AgentDepth)
+	n := s.tapeRequest(req)
+	res, err := s.evalCells(evalCtx, req, s.opts.AgentDepth)
+	s.tapeResult(n, res, err)
+	return res, err
 }
 
 // evalCells runs the request's cells at agent depth depth.
@@ -426,17 +431,7 @@ func (s *Session) instance(ctx context.Context, lang string, reset bool) (runtim
 	if err != nil {
 		return nil, err
 	}
-	inst, err := rt.NewInstance(ctx, runtimes.InstanceOptions{
-		Root:             s.opts.Root,
-		Env:              s.opts.Env,
-		Now:              s.opts.Now,
-		Rand:             s.opts.Rand,
-		MemoryLimitBytes: s.opts.MemoryLimitBytes,
-		Checkpoints:      s.opts.Checkpoints,
-		Call:             s.calls.Call,
-		DiskQuota:        s.calls.DiskQuota(),
-		CallBudget:       s.calls.CallBudget(),
-	})
+	inst, err := rt.NewInstance(ctx, s.instanceOptions())
 	if err != nil {
 		return nil, fmt.Errorf("starting the %s instance: %w", lang, err)
 	}
@@ -493,6 +488,7 @@ func (s *Session) closeInstances() error {
 	if err := s.calls.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("sandbox: closing the session root: %w", err))
 	}
+	errs = append(errs, s.closeTape())
 	return errors.Join(errs...)
 }
 

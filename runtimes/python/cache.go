@@ -72,7 +72,7 @@ func (c diskCache) instrument(bin []byte) ([]byte, error) {
 // in the cache.
 func templateKey(parts ...[]byte) string {
 	h := sha256.New()
-	h.Write([]byte("wasmeval python template v1\x00"))
+	h.Write([]byte("wasmeval python template v2\x00")) // v2: a fixed hash secret
 	for _, p := range parts {
 		var n [8]byte
 		binary.LittleEndian.PutUint64(n[:], uint64(len(p)))

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mrand "math/rand/v2"
 	"os"
 	"runtime"
 	"strings"
@@ -222,7 +223,11 @@ func (r *Runtime) makeTemplate(ctx context.Context) error {
 		return fmt.Errorf("python: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	opts := runtimes.InstanceOptions{Root: dir}
+	// A fixed random source: CPython draws its hash secret at boot, so
+	// every template (on every machine) orders sets and dicts of str the
+	// same way, which deterministic sessions and replays need. It is the
+	// guest's own secret; its hash flooding would slow only itself.
+	opts := runtimes.InstanceOptions{Root: dir, Rand: mrand.NewChaCha8([32]byte([]byte("wasmeval python template hashes.")))}
 
 	// Boot: the module is compiled without its data segments (so that
 	// session instances map the snapshot untouched); write them here, then
@@ -400,7 +405,6 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance, mo wasm.Memor
 		WithName("").
 		WithStartFunctions().
 		WithFSConfig(fsc).
-		WithSysNanotime().
 		WithNanosleep(inst.nanosleep).
 		WithRandSource(rnd).
 		WithStdout(out).
@@ -413,6 +417,11 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance, mo wasm.Memor
 		}, 1)
 	} else {
 		cfg = cfg.WithSysWalltime()
+	}
+	if opts.Nanotime != nil {
+		cfg = cfg.WithNanotime(opts.Nanotime, 1)
+	} else {
+		cfg = cfg.WithSysNanotime()
 	}
 	mo.Limit = uint64(DefaultMemoryLimit)
 	if opts.MemoryLimitBytes > 0 {

@@ -1,0 +1,67 @@
+package sandbox_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/sandbox"
+)
+
+// nondeterministicCells read every clock and source of randomness the
+// guests have, and the hash order of a set of strings.
+var nondeterministicCells = []sandbox.Cell{
+	{Language: "py", Code: `import time, random, uuid, os
+print(time.time(), time.monotonic(), time.perf_counter_ns(), random.random(), uuid.uuid4(), os.urandom(4).hex())
+print(list({"apple", "banana", "cherry", "date", "elder", "fig"}), hash("wasmeval"))`},
+	{Language: "js", Code: `console.log(Date.now(), new Date().toISOString(), performance.now(), Math.random(), crypto.randomUUID())`},
+}
+
+// runFresh runs the cells in a session of a sandbox of its own.
+func runFresh(t *testing.T, deterministic bool) []string {
+	t.Helper()
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Env: map[string]string{}, Deterministic: deterministic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Eval(ctx, sandbox.Request{Cells: nondeterministicCells})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs []string
+	for _, c := range res.Details.Cells {
+		if c.Status != sandbox.StatusComplete {
+			t.Fatalf("cell %d: %s: %s", c.Index, c.Status, c.Output)
+		}
+		outs = append(outs, c.Output)
+	}
+	return outs
+}
+
+func TestDeterministic(t *testing.T) {
+	testenv.RequirePython(t)
+	a, b := runFresh(t, true), runFresh(t, true)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Errorf("cell %d differs between two deterministic runs:\n%s\n%s", i, a[i], b[i])
+		}
+	}
+	// The hash secret is fixed in the template, not drawn on this machine:
+	// a tape made elsewhere orders sets the same way.
+	if want := "['fig', 'banana', 'date', 'elder', 'apple', 'cherry'] 872005716\n"; !strings.HasSuffix(a[0], want) {
+		t.Errorf("Python's set order and hash: %q; want it to end with %q on every machine", a[0], want)
+	}
+	c, d := runFresh(t, false), runFresh(t, false)
+	for i := range c {
+		if c[i] == d[i] {
+			t.Errorf("cell %d is the same in two ordinary runs (the test reads no clock or randomness?):\n%s", i, c[i])
+		}
+	}
+}

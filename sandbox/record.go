@@ -1,0 +1,298 @@
+package sandbox
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/wasmeval/wasmeval/runtimes"
+	"github.com/wasmeval/wasmeval/tape"
+	"github.com/wasmeval/wasmeval/wasm/python"
+)
+
+// This file is the session's boundary with the world, for deterministic
+// runs, recording and replay (SessionOptions.Deterministic, Record and
+// Replay): every clock the guest reads, every random byte and every host
+// call passes through it.
+
+// DeterministicEpoch is where a deterministic session's wall clock starts.
+var DeterministicEpoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// DeterministicStep is how far a deterministic session's clocks advance
+// at each read of either (wall or monotonic).
+const DeterministicStep = time.Millisecond
+
+// deterministicSeed seeds a deterministic session's randomness.
+var deterministicSeed = [32]byte([]byte("wasmeval deterministic seed v1.."))
+
+// ReplayFeed feeds a replayed session what its guest read when it was
+// recorded. The replay package implements it; SessionOptions.Replay takes
+// it. Its methods may be called from several goroutines.
+type ReplayFeed interface {
+	// Now is the guest's next read of the wall clock.
+	Now() time.Time
+	// Nanotime is the guest's next read of the monotonic clock.
+	Nanotime() int64
+	// Read gives the guest's next random bytes.
+	Read(p []byte) (int, error)
+	// Call answers a host call: from the tape when it reached out of the
+	// sandbox (tool, llm, agent), else by serve (files, output), checked
+	// against the tape.
+	Call(ctx context.Context, request []byte, serve func(context.Context, []byte) []byte) []byte
+}
+
+// boundary is what the session's instances read the world through.
+type boundary struct {
+	now      func() time.Time
+	nanotime func() int64
+	rand     io.Reader
+	call     func(ctx context.Context, request []byte) []byte
+
+	tape     *tape.Writer // nil when not recording
+	requests int          // requests recorded so far; under the session's sem
+}
+
+// virtualClock is a deterministic session's clock: each read of either
+// clock advances both by DeterministicStep.
+type virtualClock struct {
+	mu    sync.Mutex
+	reads int64
+}
+
+func (c *virtualClock) tick() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reads++
+	return time.Duration(c.reads) * DeterministicStep
+}
+
+func (c *virtualClock) now() time.Time { return DeterministicEpoch.Add(c.tick()) }
+func (c *virtualClock) nanotime() int64 {
+	return int64(c.tick())
+}
+
+// lockedReader makes a reader safe for concurrent use.
+type lockedReader struct {
+	mu sync.Mutex
+	r  io.Reader
+}
+
+func (l *lockedReader) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Read(p)
+}
+
+// startBoundary sets the session's boundary up from its options and, when
+// recording, writes the tape's header and the root's entries.
+func (s *Session) startBoundary() error {
+	o := &s.opts
+	b := &boundary{now: o.Now, rand: o.Rand, call: s.calls.Call}
+	switch {
+	case o.Replay != nil:
+		b.now, b.nanotime, b.rand = o.Replay.Now, o.Replay.Nanotime, o.Replay
+		feed, serve := o.Replay, s.calls.Call
+		b.call = func(ctx context.Context, req []byte) []byte { return feed.Call(ctx, req, serve) }
+	case o.Deterministic:
+		c := &virtualClock{}
+		if b.now == nil {
+			b.now = c.now
+		}
+		b.nanotime = c.nanotime
+		if b.rand == nil {
+			b.rand = &lockedReader{r: rand.NewChaCha8(deterministicSeed)}
+		}
+	}
+	if o.Record == nil {
+		s.bound = b
+		return nil
+	}
+	w, err := tape.NewWriter(o.Record)
+	if err != nil {
+		return err
+	}
+	if b.now == nil {
+		b.now = time.Now
+	}
+	if b.nanotime == nil {
+		start := time.Now()
+		b.nanotime = func() int64 { return int64(time.Since(start)) }
+	}
+	if b.rand == nil {
+		b.rand = crand.Reader
+	}
+	b.tape = w
+	now, nanotime, rnd, call := b.now, b.nanotime, b.rand, b.call
+	b.now = func() time.Time {
+		t := now()
+		ns := t.UnixNano()
+		w.Write(tape.Record{Type: tape.TypeClock, Clock: tape.ClockWall, NS: &ns})
+		return t
+	}
+	b.nanotime = func() int64 {
+		ns := nanotime()
+		w.Write(tape.Record{Type: tape.TypeClock, Clock: tape.ClockMono, NS: &ns})
+		return ns
+	}
+	b.rand = readerFunc(func(p []byte) (int, error) {
+		n, err := rnd.Read(p)
+		if n > 0 {
+			w.Write(tape.Record{Type: tape.TypeRand, Data: append([]byte(nil), p[:n]...)})
+		}
+		return n, err
+	})
+	b.call = func(ctx context.Context, req []byte) []byte {
+		ans := call(ctx, req)
+		w.Write(tape.Record{Type: tape.TypeCall, Call: compactJSON(req), Answer: compactJSON(ans)})
+		return ans
+	}
+	s.bound = b
+	h := &tape.Header{
+		Format:         tape.FormatVersion,
+		Wasmeval:       buildVersion(),
+		PythonArtifact: python.Sum(),
+		PythonInputs:   python.Inputs(),
+		Root:           o.Root,
+		Env:            o.Env,
+		Options: tape.Options{
+			Deterministic:    o.Deterministic,
+			MemoryLimitBytes: o.MemoryLimitBytes,
+			Checkpoints:      o.Checkpoints,
+			FuelBudget:       o.FuelBudget,
+			AgentDepth:       o.AgentDepth,
+			DiskQuotaBytes:   o.DiskQuotaBytes,
+			DiskQuotaFiles:   o.DiskQuotaFiles,
+			Languages:        o.Languages,
+		},
+	}
+	if h.Env == nil {
+		h.Env = map[string]string{}
+	}
+	if err := w.Write(tape.Record{Type: tape.TypeHeader, Header: h}); err != nil {
+		return err
+	}
+	if err := tape.WriteRoot(w, o.Root, 0); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+type readerFunc func(p []byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// compactJSON is b without insignificant space, so that a tape line stays
+// one line; b itself when it is not JSON (it is then quoted).
+func compactJSON(b []byte) json.RawMessage {
+	var v json.RawMessage
+	if json.Unmarshal(b, &v) == nil {
+		if c, err := json.Marshal(v); err == nil {
+			return c
+		}
+	}
+	q, _ := json.Marshal(string(b))
+	return q
+}
+
+// buildVersion is the module version and VCS revision the binary was built
+// from, as Go recorded them.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, st := range bi.Settings {
+		if st.Key == "vcs.revision" {
+			v += " " + st.Value
+		}
+	}
+	return v
+}
+
+// instanceOptions are the options of a new instance of the session.
+func (s *Session) instanceOptions() runtimes.InstanceOptions {
+	b := s.bound
+	return runtimes.InstanceOptions{
+		Root:             s.opts.Root,
+		Env:              s.opts.Env,
+		Now:              b.now,
+		Nanotime:         b.nanotime,
+		Rand:             b.rand,
+		MemoryLimitBytes: s.opts.MemoryLimitBytes,
+		Checkpoints:      s.opts.Checkpoints,
+		Call:             b.call,
+		DiskQuota:        s.calls.DiskQuota(),
+		CallBudget:       s.calls.CallBudget(),
+	}
+}
+
+// tapeRequest records a top-level request; it returns its number, or 0
+// when the session does not record.
+func (s *Session) tapeRequest(req Request) int {
+	b := s.bound
+	if b == nil || b.tape == nil {
+		return 0
+	}
+	b.requests++
+	data, err := json.Marshal(req)
+	if err != nil {
+		s.sb.opts.Logger.Warn("recording a request", "err", err)
+		return b.requests
+	}
+	if err := b.tape.Write(tape.Record{Type: tape.TypeRequest, N: b.requests, Request: data}); err != nil {
+		s.sb.opts.Logger.Warn("recording a request", "err", err)
+	}
+	return b.requests
+}
+
+// tapeResult records the result of request n and flushes the tape, so
+// that what is recorded survives a crash of the process.
+func (s *Session) tapeResult(n int, res *Result, evalErr error) {
+	if n == 0 {
+		return
+	}
+	w := s.bound.tape
+	rec := tape.Record{Type: tape.TypeResult, N: n}
+	if evalErr != nil {
+		rec.Error = evalErr.Error()
+	} else if data, err := MarshalResult(res); err == nil {
+		rec.Result = data
+	} else {
+		rec.Error = fmt.Sprintf("the result could not be encoded: %v", err)
+	}
+	if err := w.Write(rec); err != nil {
+		s.sb.opts.Logger.Warn("recording a result", "err", err)
+	}
+	if err := w.Flush(); err != nil {
+		s.sb.opts.Logger.Warn("flushing the tape", "err", err)
+	}
+}
+
+// closeTape ends the tape's zstd frame.
+func (s *Session) closeTape() error {
+	if s.bound == nil || s.bound.tape == nil {
+		return nil
+	}
+	if err := s.bound.tape.Close(); err != nil {
+		return fmt.Errorf("sandbox: closing the tape: %w", err)
+	}
+	return nil
+}
+
+// MarshalResult is the JSON of a result as a tape holds it and replay
+// compares it: the cells' durations, which no replay reproduces, are zero.
+func MarshalResult(res *Result) ([]byte, error) {
+	cp := *res
+	cp.Details.Cells = append([]CellResult(nil), res.Details.Cells...)
+	for i := range cp.Details.Cells {
+		cp.Details.Cells[i].DurationMs = 0
+	}
+	return json.Marshal(&cp)
+}
