@@ -1750,6 +1750,28 @@
     Module.Module = Module;
     return Module;
   };
+  // tty: the sandbox's output is never a terminal.
+  factories.tty = () => {
+    class ReadStream {
+      constructor() {
+        this.isTTY = false;
+      }
+    }
+    class WriteStream {
+      constructor() {
+        this.isTTY = false;
+        this.columns = 80;
+        this.rows = 24;
+      }
+      getColorDepth() {
+        return 1;
+      }
+      hasColors() {
+        return false;
+      }
+    }
+    return { isatty: () => false, ReadStream, WriteStream };
+  };
   // querystring, the legacy API: a=1&b=2 and back.
   factories.querystring = () => {
     const escape = (s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());

@@ -42,7 +42,7 @@ import (
 var builtinModules = []string{
 	"assert", "buffer", "crypto", "events", "fs", "fs/promises", "module", "os", "path", "path/posix",
 	"process", "querystring", "readline", "stream", "stream/promises", "string_decoder", "timers", "timers/promises",
-	"url", "util", "util/types",
+	"tty", "url", "util", "util/types",
 }
 
 // nodeState is the per-instance state of the Node APIs.

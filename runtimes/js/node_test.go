@@ -148,6 +148,7 @@ func TestBuiltinModules(t *testing.T) {
 		{"const fsp = await import('fs/promises'); [typeof fsp.readFile, (await import('node:fs')).promises === fsp.default]", "[ 'function', true ]"},
 		{"require.resolve('node:fs')", "'node:fs'"},
 		{"fs === require('fs')", "true"}, // a global, as in the seed's VM
+		{"require('node:tty').isatty(1)", "false"},
 		{"const qs = require('querystring'); [qs.stringify({a: [1, 2], b: 'x y'}), qs.parse('a=1&b=2&a=3+4').a]", "[ 'a=1&a=2&b=x%20y', [ '1', '3 4' ] ]"},
 		{"fs.mkdirSync('lib'); fs.writeFileSync('lib/x.js', 'module.exports = require(\"./y\")'); fs.writeFileSync('lib/y.js', 'module.exports = 42')\n" +
 			"import { createRequire, isBuiltin } from 'node:module'\n[createRequire(import.meta.url)('./lib/x.js'), createRequire(process.cwd() + '/lib/x.js')('./y'), isBuiltin('node:fs'), isBuiltin('http')]",
