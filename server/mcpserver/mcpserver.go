@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/profiles"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -59,6 +60,9 @@ type Config struct {
 	// Create, when set, makes the sessions in place of Manager.Create, so a
 	// server can apply its per-owner quota.
 	Create func(ctx context.Context, owner string) (string, error)
+	// Tools are the profiles whose tools are served (--tools); the zero
+	// value serves all. See profiles.go.
+	Tools profiles.Set
 }
 
 // DefaultMaxInFlight is how many tool calls run code at once when
@@ -115,6 +119,7 @@ func New(cfg Config) (*Server, error) {
 			"run_code is one-shot; create_code_context, run_in_code_context and delete_code_context manage sessions by id.",
 	})
 	s.addTools()
+	s.addProfileTools()
 	return s, nil
 }
 

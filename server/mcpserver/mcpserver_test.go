@@ -106,7 +106,7 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s: no input schema or description", tool.Name)
 		}
 	}
-	if got, want := strings.Join(names, ","), "create_code_context,delete_code_context,eval,run_code,run_in_code_context"; got != want {
+	if got, want := strings.Join(names, ","), "create_code_context,delete_code_context,eval,evaluate_python,run_code,run_in_code_context"; got != want {
 		t.Errorf("tools %s, want %s", got, want)
 	}
 }

@@ -1,0 +1,151 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/profiles"
+	"github.com/wasmeval/wasmeval/profiles/profiletest"
+	"github.com/wasmeval/wasmeval/sandbox"
+	"github.com/wasmeval/wasmeval/server/mcpserver"
+)
+
+// newProfileServer starts a Server serving tools; created reports the
+// owner and id of each session it makes.
+func newProfileServer(t *testing.T, tools profiles.Set, created func(owner, id string)) *mcpserver.Server {
+	t.Helper()
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close(ctx) })
+	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mgr.Close(ctx) })
+	srv, err := mcpserver.New(mcpserver.Config{Sandbox: sb, Manager: mgr, TempDir: t.TempDir(), Tools: tools,
+		Create: func(ctx context.Context, owner string) (string, error) {
+			id, err := mgr.Create(ctx, owner)
+			if err == nil && created != nil {
+				s, _ := mgr.Session(owner, id)
+				created(s.Root(), id)
+			}
+			return id, err
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// TestEvaluatePythonMCP runs the evaluate_python conformance table on the
+// MCP tool, through the SDK's client.
+func TestEvaluatePythonMCP(t *testing.T) {
+	testenv.RequirePython(t)
+	var mu sync.Mutex
+	var root string
+	srv := newProfileServer(t, profiles.All(), func(r, _ string) { mu.Lock(); root = r; mu.Unlock() })
+	cs := connect(t, srv, nil)
+	profiletest.RunEvaluatePython(t, profiletest.Face{
+		Call: func(ctx context.Context, args []byte) ([]byte, string, error) {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "evaluate_python", Arguments: json.RawMessage(args)})
+			if err != nil {
+				return nil, "", err
+			}
+			if res.StructuredContent == nil {
+				if !res.IsError {
+					return nil, "", &json.UnsupportedValueError{Str: "a result without structured content: " + text(res)}
+				}
+				return nil, text(res), nil
+			}
+			b, err := json.Marshal(res.StructuredContent)
+			if err != nil {
+				return nil, "", err
+			}
+			var r profiletest.EvalResult
+			json.Unmarshal(b, &r)
+			if want := r.Stderr != "" && r.ValueRepr == nil; res.IsError != want {
+				t.Errorf("isError = %v for stderr %q and value_repr %v", res.IsError, r.Stderr, r.ValueRepr)
+			}
+			var fromText, fromStructured any
+			json.Unmarshal([]byte(text(res)), &fromText)
+			json.Unmarshal(b, &fromStructured)
+			if !reflect.DeepEqual(fromText, fromStructured) {
+				t.Errorf("the text content is not the structured result %.300s", b)
+			}
+			return b, "", nil
+		},
+		Root: func() string { mu.Lock(); defer mu.Unlock(); return root },
+	})
+}
+
+// TestEvaluatePythonMCPSharesEvalSession checks that evaluate_python runs
+// in the connection's eval session: files shared, variables not.
+func TestEvaluatePythonMCPSharesEvalSession(t *testing.T) {
+	testenv.RequirePython(t)
+	cs := connect(t, newProfileServer(t, profiles.All(), nil), nil)
+	call(t, cs, "eval", map[string]any{"cells": []map[string]any{{"language": "py", "code": "x = 5\nopen('n.txt', 'w').write('7')"}}})
+	var r profiletest.EvalResult
+	res := call(t, cs, "evaluate_python", map[string]any{"code": "int(globals()['n.txt']) * 6 + ('x' in globals())", "reads": []map[string]string{{"path": "n.txt"}}, "writes": []map[string]string{{"path": "out.txt", "content": "{x}", "mode": "create"}}, "globals": map[string]string{"x": "\"from ep\""}})
+	structured(t, res, &r)
+	if r.ValueRepr == nil || *r.ValueRepr != "43" {
+		t.Fatalf("value_repr %v, stderr %q; want 43 (the file read, x given)", r.ValueRepr, r.Stderr)
+	}
+	out := call(t, cs, "eval", map[string]any{"cells": []map[string]any{{"language": "py", "code": "print(x, open('out.txt').read())"}}})
+	if got := text(out); !strings.Contains(got, "5 from ep") {
+		t.Errorf("eval printed %q; want its own x (5) and the file evaluate_python wrote", got)
+	}
+}
+
+// TestMCPTools checks Config.Tools: the tools of the profiles left out are
+// not listed.
+func TestMCPTools(t *testing.T) {
+	for _, tc := range []struct {
+		tools string
+		want  []string
+	}{
+		{"", []string{"create_code_context", "delete_code_context", "eval", "evaluate_python", "run_code", "run_in_code_context"}},
+		{"evaluate_python", []string{"evaluate_python"}},
+		{"eval,code_interpreter", []string{"create_code_context", "delete_code_context", "eval", "run_code", "run_in_code_context"}},
+	} {
+		set, err := profiles.ParseTools(tc.tools)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := connect(t, newProfileServer(t, set, nil), nil)
+		list, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tool := range list.Tools {
+			names = append(names, tool.Name)
+		}
+		slices.Sort(names)
+		if !slices.Equal(names, tc.want) {
+			t.Errorf("--tools %q lists %v, want %v", tc.tools, names, tc.want)
+		}
+		if slices.Contains(names, "evaluate_python") {
+			for _, tool := range list.Tools {
+				if tool.Name == "evaluate_python" {
+					schema, _ := json.Marshal(tool.InputSchema)
+					for _, f := range []string{`"code"`, `"globals"`, `"reads"`, `"writes"`, `"create","overwrite","append"`} {
+						if !strings.Contains(string(schema), f) {
+							t.Errorf("the input schema %s lacks %s", schema, f)
+						}
+					}
+				}
+			}
+		}
+	}
+}
