@@ -363,7 +363,7 @@ func TestManagerMemoryBudgetJS(t *testing.T) {
 		t.Fatalf("the big cell: %q", out)
 	}
 	sess, _ := m.Session("bob", big)
-	if got := sess.ResidentBytes(); got < 80<<20 {
+	if got := residentAtLeast(sess, 80<<20); got < 80<<20 {
 		t.Fatalf("a JavaScript session holding 80 MiB counts %d bytes", got)
 	}
 	m.Sweep(ctx)
@@ -385,7 +385,21 @@ func TestResidentBytesCountsKeptOutputs(t *testing.T) {
 		jsEval(t, m, "alice", id, "for (let i = 0; i < 10; i++) console.log(String(i).padEnd(1 << 20, 'x'))")
 	}
 	sess, _ := m.Session("alice", id)
-	if got := sess.ResidentBytes(); got < 48<<20 {
+	if got := residentAtLeast(sess, 48<<20); got < 48<<20 {
 		t.Errorf("a session keeping 48 MiB of cut outputs counts %d bytes", got)
+	}
+}
+
+// residentAtLeast returns sess.ResidentBytes once it is at least n, or
+// after 5 s: while the manager's sweep measures the session (after each
+// eval) ResidentBytes returns the last measurement.
+func residentAtLeast(sess *sandbox.Session, n int64) int64 {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := sess.ResidentBytes()
+		if got >= n || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
