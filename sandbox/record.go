@@ -130,7 +130,9 @@ func (s *Session) startBoundary() error {
 	b.tape = w
 	now, nanotime, rnd, call := b.now, b.nanotime, b.rand, b.call
 	b.now = func() time.Time {
-		t := now()
+		// Without its monotonic reading: the guest's differences of times
+		// (JavaScript's performance.now) are then what replay computes.
+		t := now().Round(0)
 		ns := t.UnixNano()
 		w.Write(tape.Record{Type: tape.TypeClock, Clock: tape.ClockWall, NS: &ns})
 		return t

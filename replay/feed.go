@@ -1,0 +1,243 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/wasmeval/wasmeval/tape"
+)
+
+// worldOps are the host calls that reach out of the sandbox: replay
+// answers them from the tape. The others (files, output, budget) are
+// served again, on the rebuilt root, and checked against the tape.
+var worldOps = map[string]bool{"tool": true, "llm": true, "agent": true}
+
+// call is a recorded host call.
+type call struct {
+	req, answer []byte
+	used        bool
+}
+
+// inputs are what the guest read during one request, in order.
+type inputs struct {
+	wall, mono []int64
+	rand       []byte
+	calls      []*call
+}
+
+// feed is the sandbox.ReplayFeed of a replay: it serves each request's
+// recorded inputs and notes where the guest asked for something else.
+type feed struct {
+	mu      sync.Mutex
+	oldRoot string
+	newRoot string
+
+	cur      *inputs
+	n        int // the request being replayed, from 1
+	wallAt   int
+	monoAt   int
+	randAt   int
+	lastWall int64
+	lastMono int64
+	randPast bool // the guest read past the recorded random bytes
+	spare    *rand.ChaCha8 // random bytes past the tape's
+
+	divs []Divergence // of the request being replayed
+}
+
+// begin starts request n with its recorded inputs.
+func (f *feed) begin(n int, in *inputs) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cur, f.n = in, n
+	f.wallAt, f.monoAt, f.randAt, f.randPast = 0, 0, 0, false
+	f.divs = nil
+}
+
+// end checks that request n used every recorded input, and returns its
+// divergences.
+func (f *feed) end() []Divergence {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	in := f.cur
+	if f.wallAt < len(in.wall) {
+		f.diverge("clock", fmt.Sprintf("the guest read the wall clock %d times; the tape recorded %d reads", f.wallAt, len(in.wall)), "", "")
+	}
+	if f.monoAt < len(in.mono) {
+		f.diverge("clock", fmt.Sprintf("the guest read the monotonic clock %d times; the tape recorded %d reads", f.monoAt, len(in.mono)), "", "")
+	}
+	if f.randAt < len(in.rand) {
+		f.diverge("random", fmt.Sprintf("the guest read %d random bytes; the tape recorded %d", f.randAt, len(in.rand)), "", "")
+	}
+	for _, c := range in.calls {
+		if !c.used {
+			f.diverge("host call", "the guest did not make a host call that the tape recorded", string(c.req), "")
+		}
+	}
+	divs := f.divs
+	f.divs = nil
+	return divs
+}
+
+// diverge notes a divergence; the caller holds mu.
+func (f *feed) diverge(what, msg, expected, got string) {
+	f.divs = append(f.divs, Divergence{Request: f.n, Cell: -1, What: what, Message: msg, Expected: expected, Got: got})
+}
+
+// Now implements sandbox.ReplayFeed.
+func (f *feed) Now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.wallAt < len(f.cur.wall) {
+		f.lastWall = f.cur.wall[f.wallAt]
+	} else {
+		if f.wallAt == len(f.cur.wall) {
+			f.diverge("clock", fmt.Sprintf("the guest read the wall clock more often than the tape recorded (%d reads)", len(f.cur.wall)), "", "")
+		}
+		f.lastWall += int64(time.Millisecond)
+	}
+	f.wallAt++
+	return time.Unix(0, f.lastWall)
+}
+
+// Nanotime implements sandbox.ReplayFeed.
+func (f *feed) Nanotime() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.monoAt < len(f.cur.mono) {
+		f.lastMono = f.cur.mono[f.monoAt]
+	} else {
+		if f.monoAt == len(f.cur.mono) {
+			f.diverge("clock", fmt.Sprintf("the guest read the monotonic clock more often than the tape recorded (%d reads)", len(f.cur.mono)), "", "")
+		}
+		f.lastMono += int64(time.Millisecond)
+	}
+	f.monoAt++
+	return f.lastMono
+}
+
+// Read implements sandbox.ReplayFeed.
+func (f *feed) Read(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	if f.randAt < len(f.cur.rand) {
+		n = copy(p, f.cur.rand[f.randAt:])
+	}
+	if n < len(p) {
+		if !f.randPast {
+			f.randPast = true
+			f.diverge("random", fmt.Sprintf("the guest read more random bytes than the tape recorded (%d)", len(f.cur.rand)), "", "")
+		}
+		if f.spare == nil {
+			f.spare = rand.NewChaCha8([32]byte{})
+		}
+		f.spare.Read(p[n:])
+	}
+	f.randAt += len(p)
+	return len(p), nil
+}
+
+// Call implements sandbox.ReplayFeed.
+func (f *feed) Call(ctx context.Context, request []byte, serve func(context.Context, []byte) []byte) []byte {
+	req := compact(request)
+	var op struct {
+		Op string `json:"op"`
+	}
+	json.Unmarshal(req, &op)
+	f.mu.Lock()
+	var rec *call
+	for _, c := range f.cur.calls {
+		if !c.used && bytes.Equal(f.local(c.req), req) {
+			c.used, rec = true, c
+			break
+		}
+	}
+	if rec == nil {
+		expected := ""
+		for _, c := range f.cur.calls {
+			if !c.used {
+				expected = string(f.local(c.req))
+				break
+			}
+		}
+		f.diverge("host call", "the guest made a host call that the tape does not expect", expected, string(req))
+	}
+	f.mu.Unlock()
+	if worldOps[op.Op] {
+		if rec == nil {
+			b, _ := json.Marshal(map[string]any{"error": map[string]string{"message": "replay: this call is not on the tape, so it has no recorded answer"}})
+			return b
+		}
+		return f.local(rec.answer)
+	}
+	got := serve(ctx, request)
+	if rec != nil {
+		if want := f.local(rec.answer); !bytes.Equal(want, compact(got)) {
+			f.mu.Lock()
+			f.diverge("host call", fmt.Sprintf("the %s call answered differently from the tape", op.Op), string(want), string(compact(got)))
+			f.mu.Unlock()
+		}
+	}
+	return got
+}
+
+// local is recorded JSON with the recorded root's path replaced by the
+// replay's.
+func (f *feed) local(b []byte) []byte {
+	if f.oldRoot == "" || f.oldRoot == f.newRoot {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte(f.oldRoot), []byte(f.newRoot))
+}
+
+// compact is JSON without insignificant space (as the recorder writes it).
+func compact(b []byte) []byte {
+	var v json.RawMessage
+	if json.Unmarshal(b, &v) == nil {
+		if c, err := json.Marshal(v); err == nil {
+			return c
+		}
+	}
+	q, _ := json.Marshal(string(b))
+	return q
+}
+
+// split groups a tape's events by request: what was read between a
+// request and its result, and before it since the previous result.
+func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Record, ins map[int]*inputs, err error) {
+	results, ins = map[int]tape.Record{}, map[int]*inputs{}
+	pending := &inputs{}
+	for _, e := range events {
+		switch e.Type {
+		case tape.TypeRequest:
+			if e.N != len(reqs)+1 {
+				return nil, nil, nil, fmt.Errorf("replay: the tape's request %d follows request %d; requests are numbered 1, 2, 3, ...", e.N, len(reqs))
+			}
+			reqs = append(reqs, e)
+			ins[e.N] = pending
+		case tape.TypeResult:
+			if _, ok := ins[e.N]; !ok {
+				return nil, nil, nil, fmt.Errorf("replay: the tape holds a result of request %d before the request", e.N)
+			}
+			results[e.N] = e
+			pending = &inputs{}
+		case tape.TypeClock:
+			if e.Clock == tape.ClockWall {
+				pending.wall = append(pending.wall, *e.NS)
+			} else {
+				pending.mono = append(pending.mono, *e.NS)
+			}
+		case tape.TypeRand:
+			pending.rand = append(pending.rand, e.Data...)
+		case tape.TypeCall:
+			pending.calls = append(pending.calls, &call{req: e.Call, answer: e.Answer})
+		}
+	}
+	return reqs, results, ins, nil
+}
