@@ -44,7 +44,7 @@ type feed struct {
 	randAt   int
 	lastWall int64
 	lastMono int64
-	randPast bool // the guest read past the recorded random bytes
+	randPast bool          // the guest read past the recorded random bytes
 	spare    *rand.ChaCha8 // random bytes past the tape's
 
 	divs []Divergence // of the request being replayed
