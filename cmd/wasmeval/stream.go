@@ -32,9 +32,10 @@ const streamUsage = `  Each line of stdout is a JSON object with "line", the num
   to be written, further output, display and status events of the request
   are left out (never cell_start or cell_end) and
     {"line": 1, "event": "dropped", "events": N, "bytes": N}
-  says how many where they would have been; the done line still holds
-  everything, as without --stream. The done line is written before the next
-  request runs, as without --stream.
+  says how many where they would have been; the done line is whole all the
+  same. It is written before the next request runs, as without --stream.
+  Lines of another profile
+  (evaluate_python) get their answer line only, as done or error.
 `
 
 // streamQueueBytes bounds the event lines waiting to be written; past it
