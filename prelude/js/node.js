@@ -1750,6 +1750,42 @@
     Module.Module = Module;
     return Module;
   };
+  // zlib: the sync, callback and promise forms of gzip, deflate and their
+  // inverses (no streams, no brotli).
+  factories.zlib = () => {
+    const { Buffer } = internal.buffer();
+    const out = {
+      constants: { Z_NO_COMPRESSION: 0, Z_BEST_SPEED: 1, Z_BEST_COMPRESSION: 9, Z_DEFAULT_COMPRESSION: -1 },
+    };
+    for (const op of ['gzip', 'gunzip', 'deflate', 'inflate', 'deflateRaw', 'inflateRaw', 'unzip']) {
+      const sync = (data, options = {}) => {
+        const input = typeof data === 'string' ? Buffer.from(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+        const level = options && options.level !== undefined ? options.level : -1;
+        return Buffer.from(host.zlib(op, input, level));
+      };
+      out[op + 'Sync'] = sync;
+      out[op] = (data, options, cb) => {
+        if (typeof options === 'function') {
+          cb = options;
+          options = {};
+        }
+        let result;
+        let error = null;
+        try {
+          result = sync(data, options);
+        } catch (e) {
+          error = e;
+        }
+        queueMicrotask(() => (error ? cb(error) : cb(null, result)));
+      };
+    }
+    for (const name of ['createGzip', 'createGunzip', 'createDeflate', 'createInflate', 'brotliCompressSync', 'brotliDecompressSync']) {
+      out[name] = () => {
+        throw Object.assign(new Error(`zlib.${name} is not available in the sandbox; use the sync or callback forms of gzip, gunzip, deflate and inflate`), { code: 'ERR_NOT_AVAILABLE' });
+      };
+    }
+    return out;
+  };
   // tty: the sandbox's output is never a terminal.
   factories.tty = () => {
     class ReadStream {

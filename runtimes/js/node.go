@@ -1,6 +1,10 @@
 package js
 
 import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
 	"crypto/hmac"
 	"crypto/md5"
 	"crypto/sha1"
@@ -42,7 +46,7 @@ import (
 var builtinModules = []string{
 	"assert", "buffer", "crypto", "events", "fs", "fs/promises", "module", "os", "path", "path/posix",
 	"process", "querystring", "readline", "stream", "stream/promises", "string_decoder", "timers", "timers/promises",
-	"tty", "url", "util", "util/types",
+	"tty", "url", "util", "util/types", "zlib",
 }
 
 // nodeState is the per-instance state of the Node APIs.
@@ -106,6 +110,7 @@ func (in *instance) setNodeHost(set func(string, any)) {
 	set("platform", "linux")
 	set("builtinModules", builtinModules)
 	set("createRequire", in.createRequire)
+	set("zlib", in.zlibDo)
 	in.setFSHost(set)
 }
 
@@ -422,4 +427,93 @@ func (in *instance) createRequire(filename string) goja.Value {
 		dir = path.Clean(p)
 	}
 	return in.requireFunc(dir)
+}
+
+// zlibDo runs one of zlib's sync functions on data: gzip, gunzip, deflate,
+// inflate, deflateRaw, inflateRaw (and unzip, which takes either). What a
+// decompression makes is capped by the session's memory limit: a small
+// input can expand without bound.
+func (in *instance) zlibDo(op string, data goja.Value, level int) goja.Value {
+	b, ok := in.bytesOf(data)
+	if !ok {
+		err := in.vm.NewTypeError("The \"buffer\" argument must be of type string or an instance of Buffer, TypedArray, DataView, or ArrayBuffer")
+		_ = err.Set("code", "ERR_INVALID_ARG_TYPE")
+		panic(err)
+	}
+	if level < -1 || level > 9 {
+		level = -1
+	}
+	var out bytes.Buffer
+	var err error
+	switch op {
+	case "gzip", "deflate", "deflateRaw":
+		var w io.WriteCloser
+		switch op {
+		case "gzip":
+			w, err = gzip.NewWriterLevel(&out, level)
+		case "deflate":
+			w, err = zlib.NewWriterLevel(&out, level)
+		default:
+			w, err = flate.NewWriter(&out, level)
+		}
+		if err == nil {
+			in.reserveBytes(int64(len(b)) / 2)
+			_, err = w.Write(b)
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+		}
+	case "gunzip", "inflate", "inflateRaw", "unzip":
+		var r io.Reader
+		switch {
+		case op == "gunzip" || (op == "unzip" && len(b) > 1 && b[0] == 0x1f && b[1] == 0x8b):
+			r, err = gzip.NewReader(bytes.NewReader(b))
+		case op == "inflate" || op == "unzip":
+			r, err = zlib.NewReader(bytes.NewReader(b))
+		default:
+			r = flate.NewReader(bytes.NewReader(b))
+		}
+		if err == nil {
+			// In chunks, not a doubling buffer: the peak is twice the
+			// output, and the output at most a quarter of the limit.
+			limit := in.memLimit / 4
+			var chunks [][]byte
+			var n int64
+			for err == nil {
+				in.checkStopped("zlib", op)
+				if n > limit {
+					e := in.rangeError("Cannot create a Buffer larger than " + itoa(limit>>20) + " MiB: the data decompresses to more than the session's memory limit allows")
+					_ = e.Set("code", "ERR_BUFFER_TOO_LARGE")
+					panic(e)
+				}
+				c := make([]byte, 1<<20)
+				var k int
+				k, err = io.ReadFull(r, c)
+				chunks = append(chunks, c[:k])
+				n += int64(k)
+			}
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				err = nil
+			}
+			if err == nil {
+				in.reserveBytes(n)
+				out.Grow(int(n))
+				for _, c := range chunks {
+					out.Write(c)
+				}
+			}
+		}
+	default:
+		panic(in.vm.NewTypeError("zlib: no operation " + op))
+	}
+	if err != nil {
+		e, nerr := in.vm.New(in.vm.Get("Error"), in.vm.ToValue("zlib "+op+": "+err.Error()))
+		if nerr != nil {
+			panic(in.vm.NewTypeError("zlib " + op + ": " + err.Error()))
+		}
+		_ = e.Set("code", "Z_DATA_ERROR")
+		_ = e.Set("errno", -3)
+		panic(e)
+	}
+	return in.vm.ToValue(in.vm.NewArrayBuffer(out.Bytes()))
 }

@@ -2,6 +2,7 @@ package js_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io/fs"
@@ -149,6 +150,9 @@ func TestBuiltinModules(t *testing.T) {
 		{"require.resolve('node:fs')", "'node:fs'"},
 		{"fs === require('fs')", "true"}, // a global, as in the seed's VM
 		{"require('node:tty').isatty(1)", "false"},
+		{"const zlib = require('zlib'); const gz = zlib.gzipSync('hello hello hello'); [gz[0], gz[1], zlib.gunzipSync(gz).toString(), zlib.unzipSync(zlib.deflateSync('x')).toString(), zlib.inflateRawSync(zlib.deflateRawSync(Buffer.from('y'))).toString()]",
+			"[ 31, 139, 'hello hello hello', 'x', 'y' ]"},
+		{"await new Promise((res) => require('zlib').gunzip(Buffer.from('not gzip'), (err) => res(err.code)))", "'Z_DATA_ERROR'"},
 		{"const qs = require('querystring'); [qs.stringify({a: [1, 2], b: 'x y'}), qs.parse('a=1&b=2&a=3+4').a]", "[ 'a=1&a=2&b=x%20y', [ '1', '3 4' ] ]"},
 		{"fs.mkdirSync('lib'); fs.writeFileSync('lib/x.js', 'module.exports = require(\"./y\")'); fs.writeFileSync('lib/y.js', 'module.exports = 42')\n" +
 			"import { createRequire, isBuiltin } from 'node:module'\n[createRequire(import.meta.url)('./lib/x.js'), createRequire(process.cwd() + '/lib/x.js')('./y'), isBuiltin('node:fs'), isBuiltin('http')]",
@@ -321,6 +325,16 @@ func TestNodeFSMemoryLimit(t *testing.T) {
 		t.Errorf("a part of a big buffer = %s", got)
 	}
 	s.ok("big = null")
+	// A small gzip that expands past the limit.
+	var bomb bytes.Buffer
+	zw := gzip.NewWriter(&bomb)
+	if _, err := zw.Write(make([]byte, 200<<20)); err != nil || zw.Close() != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "bomb.gz"), bomb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want(t, "zip bomb", s.fails("require('zlib').gunzipSync(require('fs').readFileSync('bomb.gz'))"), "ERR_BUFFER_TOO_LARGE", "decompresses to more than")
 	if got, _ := s.ok("const fd = require('fs').openSync('big.bin'); const b = Buffer.alloc(4); require('fs').readSync(fd, b, 0, 4, 1000); require('fs').closeSync(fd); [...b]"); got != "[ 1, 1, 1, 1 ]" {
 		t.Errorf("a read in parts = %s", got)
 	}
