@@ -318,7 +318,14 @@ func (g *GuestFS) resolve(name string, followLast bool) (node, experimentalsys.E
 			continue
 		}
 
-		next, errno := g.lookup(path.Join(cur.path, c))
+		p := path.Join(cur.path, c)
+		if len(p) >= pathMax {
+			// Through a link, a short name can reach a long path: nothing
+			// the guest names may lie past PATH_MAX on the host, where
+			// walks by path (the disk quota's recount) cannot reach it.
+			return node{}, experimentalsys.ENAMETOOLONG
+		}
+		next, errno := g.lookup(p)
 		if errno != 0 {
 			return node{}, errno
 		}

@@ -1,9 +1,11 @@
 package wasm_test
 
 import (
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -496,5 +498,52 @@ func TestGuestFSOpenFilesCapped(t *testing.T) {
 	g.Close()
 	if _, all := g.OpenHostFiles(); all != before {
 		t.Errorf("after Close the process counts %d open guest files, want %d", all, before)
+	}
+}
+
+// TestGuestFSNoEntryPastPathMaxThroughLink: a short name that goes through
+// a link to a deep folder cannot make an entry past PATH_MAX either.
+func TestGuestFSNoEntryPastPathMaxThroughLink(t *testing.T) {
+	fx, _ := newQuotaFixture(t, 0, 0)
+	g := fx.fs
+	name := strings.Repeat("d", 200)
+	p := "a"
+	if errno := g.Mkdir(fx.r(p), 0o755); errno != 0 {
+		t.Fatal(errno)
+	}
+	for range 12 {
+		p += "/" + name
+		if errno := g.Mkdir(fx.r(p), 0o755); errno != 0 {
+			t.Fatal(errno)
+		}
+	}
+	if errno := g.Symlink(p, fx.r("s")); errno != 0 {
+		t.Fatal(errno)
+	}
+	var errno experimentalsys.Errno
+	q := "s"
+	for range 12 {
+		q += "/" + name
+		if errno = g.Mkdir(fx.r(q), 0o755); errno != 0 {
+			break
+		}
+	}
+	if errno != experimentalsys.ENAMETOOLONG {
+		t.Errorf("mkdir through the link past PATH_MAX: %v, want ENAMETOOLONG", errno)
+	}
+	if errno := writeGuest(g, fx.r(path.Dir(q)+"/"+strings.Repeat("f", 250)), 1); errno != experimentalsys.ENAMETOOLONG {
+		t.Errorf("a file through the link past PATH_MAX: %v", errno)
+	}
+	err := filepath.WalkDir(fx.root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if len(p) >= 4096 {
+			return fmt.Errorf("%d-byte path", len(p))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("the root holds an entry past PATH_MAX: %v", err)
 	}
 }
