@@ -20,6 +20,7 @@ func (s *Server) mountMCP() error {
 		Manager: s.cfg.Manager,
 		Logger:  s.log,
 		TempDir: s.cfg.TempDir,
+		Tools:   s.cfg.Tools,
 		Host:    s.serverHost(),
 		Admit: func() (func(), bool) {
 			select {

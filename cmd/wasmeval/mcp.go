@@ -33,6 +33,10 @@ Tools:
   create_code_context  {} -> {"id"}: a persistent session
   run_in_code_context  {"id", "language", "code", "timeout"?}
   delete_code_context  {"id"}
+  evaluate_python      {"code", "globals"?, "reads"?, "writes"?}: the asteval
+                       tool's shape, in a fresh namespace of this connection's
+                       session (the one eval uses: files shared); -> {"value_repr",
+                       "stdout", "stderr", "globals", "reads", "writes"}
 
 llm() in a cell asks the client for a completion (MCP sampling) when the
 client offers the sampling capability; otherwise it fails with a message.
@@ -53,7 +57,7 @@ Flags:
   --memory-budget SIZE
         the host memory all sessions together may hold (default: half the
         machine's memory, at most 4GiB; "none" for no cap)
-` + limitUsage + languagesUsage + envUsage
+` + toolsUsage + limitUsage + languagesUsage + envUsage
 
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var workspace, cacheDir string
@@ -69,6 +73,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	packages.register(fs)
 	var ef envFlags
 	ef.register(fs)
+	var tools toolsFlag
+	tools.register(fs)
 	fs.Var(&memoryBudget, "memory-budget", "")
 	var flagOut bytes.Buffer
 	fs.SetOutput(&flagOut)
@@ -141,7 +147,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitHost
 	}
 	defer mgr.Close(context.WithoutCancel(ctx))
-	srv, err := mcpserver.New(mcpserver.Config{Sandbox: sb, Manager: mgr, Version: version(), Logger: logger})
+	srv, err := mcpserver.New(mcpserver.Config{Sandbox: sb, Manager: mgr, Version: version(), Logger: logger, Tools: tools.set})
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
 		return exitHost

@@ -47,11 +47,15 @@ JSON API described at /openapi.json:
                                       event {"callId","kind","request"}; answer
                                       {"result": ...} or {"error": {"message"}})
   POST   /v1/run                      one-shot {"language","code"} -> CodeInterpreter outputs
+  POST   /v1/sessions/{id}/profiles/evaluate_python
+                                      the asteval tool's {"code","globals","reads",
+                                      "writes"} in a fresh namespace of the session
   GET    /healthz, /openapi.json      no token needed
   GET    /metrics                     Prometheus metrics
   POST/GET/DELETE /mcp                MCP over streamable HTTP: tools eval, run_code,
                                       create_code_context, run_in_code_context,
-                                      delete_code_context (see wasmeval mcp -h)
+                                      delete_code_context, evaluate_python
+                                      (see wasmeval mcp -h)
 
 Every /v1 endpoint, /mcp and /metrics needs "Authorization: Bearer <token>" with
 one of the configured tokens (401 otherwise). A session belongs to the token
@@ -99,6 +103,8 @@ Flags:
         the host memory all sessions together may hold, like 8GiB; past it
         idle sessions are trimmed, then the largest idle ones evicted
         (default: half the machine's memory, at most 4GiB; "none" for no cap)
+` + toolsUsage + `        Here it picks the tools at /mcp and the profile endpoints; the session
+        API (/v1/sessions/{id}/eval, /v1/run) is always served
 ` + limitUsage + languagesUsage + envUsage + `  --call-timeout DURATION
         how long a streaming client has to answer a host call before the
         guest's helper fails with a timeout error (default 60s)
@@ -130,6 +136,7 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 type serveConfig struct {
 	addr, tokensFile, workspace, logFormat, cacheDir string
 	tokens                                           stringList
+	tools                                            toolsFlag
 	maxSessions, perToken, maxInFlight               int
 	idle, grace                                      time.Duration
 	maxBody                                          int64
@@ -153,6 +160,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 	c.limits.register(fs)
 	c.languages.register(fs)
 	c.env.register(fs)
+	c.tools.register(fs)
 	fs.Var(&c.memoryBudget, "memory-budget", "")
 	fs.Var(&c.tokens, "token", "")
 	fs.StringVar(&c.tokensFile, "tokens-file", "", "")
@@ -311,7 +319,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	srv, err := server.New(server.Config{
 		Sandbox: sb, Manager: mgr, Tokens: tokens, Logger: logger,
 		MaxBodyBytes: c.maxBody, MaxInFlight: c.maxInFlight, MaxSessionsPerToken: c.perToken,
-		Host: backends, CallTimeout: c.callTimeout,
+		Host: backends, CallTimeout: c.callTimeout, Tools: c.tools.set,
 	})
 	if err != nil {
 		mgr.Close(ctx)
