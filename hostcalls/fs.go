@@ -310,6 +310,14 @@ func (f *FS) Append(p, content string) (string, error) {
 		return "", err
 	}
 	before, berr := f.root.Stat(rel) // the file the open below reaches
+	if errors.Is(berr, fs.ErrNotExist) {
+		if info, err := f.root.Lstat(rel); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			// Created through the link, the file could land anywhere the
+			// link leads (past PATH_MAX among others): only existing
+			// targets are appended to through links.
+			return "", &FSError{Op: "append", Path: p, Reason: "it is a symbolic link to a file that does not exist; append creates files only where its path names them"}
+		}
+	}
 	if q != nil {
 		var err error
 		if berr == nil {
@@ -354,18 +362,18 @@ func (f *FS) Append(p, content string) (string, error) {
 }
 
 // mkdirs makes the missing parents of rel, each within the disk quota
-// (whose lock the caller holds).
-func (f *FS) mkdirs(op, p, rel string) error {
+// (whose lock the caller holds), and checks that the file rel fits within
+// PATH_MAX where it really lands (see fitsPathMax).
+func (f *FS) mkdirs(op, p, rel string) (err error) {
 	dir := path.Dir(rel)
 	if dir == "." {
 		return nil
 	}
-	if f.quota == nil {
-		if err := f.root.MkdirAll(dir, 0o755); err != nil {
-			return fail(op, p, err)
+	defer func() {
+		if err == nil {
+			err = f.fitsPathMax(op, p, rel)
 		}
-		return nil
-	}
+	}()
 	parts := strings.Split(dir, "/")
 	for i := range parts {
 		sub := strings.Join(parts[:i+1], "/")
@@ -374,17 +382,60 @@ func (f *FS) mkdirs(op, p, rel string) error {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return fail(op, p, err)
 		}
-		if err := f.quota.CheckLocked(0, 1); err != nil {
-			return quotaFail(op, p, err)
+		if err := f.fitsPathMax(op, p, sub); err != nil {
+			return err
+		}
+		if q := f.quota; q != nil {
+			if err := q.CheckLocked(0, 1); err != nil {
+				return quotaFail(op, p, err)
+			}
 		}
 		if err := f.root.Mkdir(sub, 0o755); err != nil {
 			return fail(op, p, err)
 		}
-		if info, err := f.root.Lstat(sub); err == nil {
-			f.quota.AddedLocked(info)
+		if q := f.quota; q != nil {
+			if info, err := f.root.Lstat(sub); err == nil {
+				q.AddedLocked(info)
+			}
 		}
 	}
 	return nil
+}
+
+// fitsPathMax refuses the new entry rel when, through the links on its
+// way, it would land at a host path of PATH_MAX or more (Resolve checks
+// the path as written; a link to a deep folder makes a short path long),
+// where walks by path, the disk quota's recount among them, cannot reach
+// it. Where the real path cannot be read (not Linux), it lets rel pass.
+func (f *FS) fitsPathMax(op, p, rel string) error {
+	d, err := f.root.Open(path.Dir(rel))
+	if err != nil {
+		return nil // the open or mkdir that follows says why
+	}
+	defer d.Close()
+	real, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", d.Fd()))
+	if err != nil {
+		return nil
+	}
+	// Write's temporary file beside it has the longer name.
+	if n := len(real) + 1 + len(".wasmeval-000000000000.tmp") + len(path.Base(rel)) + 1; n >= pathMax {
+		_, err := refuseLong(op, p, n)
+		return err
+	}
+	return nil
+}
+
+// refuseLong is the error for a path that lands n bytes deep on the host.
+func refuseLong(op, p string, n int) (string, error) {
+	short := p
+	if len(p) > 64 {
+		cut := 64
+		for cut > 0 && !utf8.RuneStart(p[cut]) {
+			cut--
+		}
+		short = p[:cut] + "..."
+	}
+	return "", &FSError{Op: op, Path: short, Reason: fmt.Sprintf("the path is %d bytes long on the host (through its links); a path in the session root must be shorter than %d bytes (PATH_MAX)", n, pathMax)}
 }
 
 // maxTreeEntries caps the lines of one tree.

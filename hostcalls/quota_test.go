@@ -2,6 +2,7 @@ package hostcalls_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,5 +247,49 @@ func TestLongPathErrorsAreShort(t *testing.T) {
 		if msg == "" || len(msg) > 400 {
 			t.Errorf("read of a %d-byte path: a %d-byte error %.100q", len(p), len(msg), msg)
 		}
+	}
+}
+
+// TestHelperPathsWithinPathMaxThroughLinks: a short helper path that goes
+// through a link to a deep folder may not put a file or folder past
+// PATH_MAX there either, and append does not create a file through a
+// dangling link.
+func TestHelperPathsWithinPathMaxThroughLinks(t *testing.T) {
+	root := t.TempDir()
+	d := quotaDispatcher(t, root, 0, 0)
+	name := strings.Repeat("d", 200)
+	deep := strings.TrimSuffix(strings.Repeat(name+"/", 15), "/") // about 3000 bytes
+	if err := os.MkdirAll(filepath.Join(root, deep), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(deep, filepath.Join(root, "s")); err != nil {
+		t.Fatal(err)
+	}
+	long := "s/" + strings.Repeat(name+"/", 6) + "f"
+	for _, op := range []string{"write", "append"} {
+		if _, msg := call(t, d, m{"op": op, "path": long, "content": "x"}); !strings.Contains(msg, "must be shorter than 4096 bytes") {
+			t.Errorf("%s through the link past PATH_MAX: %q", op, msg)
+		}
+	}
+	if err := os.Symlink(deep+"/"+strings.Repeat("g", 250)+"/../x", filepath.Join(root, "dangling")); err != nil {
+		t.Fatal(err)
+	}
+	if _, msg := call(t, d, m{"op": "append", "path": "dangling", "content": "x"}); !strings.Contains(msg, "symbolic link to a file that does not exist") {
+		t.Errorf("append through a dangling link: %q", msg)
+	}
+	err := filepath.WalkDir(root, func(p string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if len(p) >= 4096 {
+			return fmt.Errorf("%d-byte path", len(p))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Errorf("the root holds an entry past PATH_MAX: %v", err)
+	}
+	if _, msg := call(t, d, m{"op": "write", "path": "s/ok.txt", "content": "x"}); msg != "" {
+		t.Errorf("a short file through the link: %q", msg)
 	}
 }
