@@ -254,9 +254,16 @@ func (s *Session) tapeRequest(req Request) int {
 	return b.requests
 }
 
-// tapeResult records the result of request n and flushes the tape, so
-// that what is recorded survives a crash of the process.
-func (s *Session) tapeResult(n int, res *Result, evalErr error) {
+// finishRequest ends a top-level request: in a deterministic session the
+// cells' durations (wall-clock time) are zero; when recording, the result
+// of request n is recorded and the tape flushed, so that what is recorded
+// survives a crash of the process.
+func (s *Session) finishRequest(n int, res *Result, evalErr error) {
+	if res != nil && (s.opts.Deterministic || s.opts.Replay != nil) {
+		for i := range res.Details.Cells {
+			res.Details.Cells[i].DurationMs = 0
+		}
+	}
 	if n == 0 {
 		return
 	}

@@ -134,7 +134,7 @@ func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 	}()
 	n := s.tapeRequest(req)
 	res, err := s.evalCells(evalCtx, req, s.opts.AgentDepth)
-	s.tapeResult(n, res, err)
+	s.finishRequest(n, res, err)
 	return res, err
 }
 

@@ -18,6 +18,7 @@ import (
 )
 
 const evalUsage = `Usage: wasmeval eval [--cwd DIR] [--stream] [--tools-mcp 'CMD ARGS'] [--llm-url URL [--llm-model NAME]]
+       [--deterministic] [--record FILE]
 
 Reads requests from stdin, one JSON object a line, runs them in order in ONE
 session (state persists from line to line, per language), and writes one
@@ -76,7 +77,7 @@ Flags:
               when unset)
   --llm-model-smol NAME, --llm-model-slow NAME
               the models for 'smol' and 'slow' (default: --llm-model)
-
+` + tapeUsage + `
 Streaming (--stream):
 ` + streamUsage + `
 Python packages:
@@ -153,6 +154,8 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	pf.register(fs)
 	var ef envFlags
 	ef.register(fs)
+	var tf tapeFlags
+	tf.register(fs)
 	var hf hostFlags
 	fs.StringVar(&hf.toolsMCP, "tools-mcp", "", "an MCP server command whose tools tool.<name>() calls")
 	fs.StringVar(&hf.llmURL, "llm-url", "", "an OpenAI-compatible chat-completions endpoint for llm()")
@@ -209,6 +212,12 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
 		return exitInvalid
 	}
+	closeTape, err := tf.apply(&opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
+		return exitInvalid
+	}
+	defer closeTape() // after the session's Close, which finishes the tape
 
 	host, closeHost, code := hf.host(ctx, stderr)
 	if code != exitOK {

@@ -5,9 +5,9 @@
 //	wasmeval version             print the version
 //	wasmeval serve               serve sessions over HTTP (and MCP at /mcp)
 //	wasmeval mcp                 be an MCP server on stdin and stdout
+//	wasmeval replay TAPE         replay a recorded session, compare its results
 //
-// replay is planned; see DESIGN.md. Run `wasmeval -h` and
-// `wasmeval <command> -h` for details.
+// Run `wasmeval -h` and `wasmeval <command> -h` for details.
 package main
 
 import (
@@ -43,7 +43,7 @@ Commands:
   version   print the version
   serve     serve sessions to agents over HTTP (JSON API, SSE, bearer tokens)
   mcp       be an MCP server on stdin and stdout (tools eval, run_code, code contexts)
-  replay    re-run a recorded tape and report divergences (not implemented yet)
+  replay    replay a tape (eval --record) and compare every result byte for byte
 
 Run 'wasmeval <command> -h' for a command's flags.
 `
@@ -84,12 +84,7 @@ func doMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	case "mcp":
 		return runMCP(ctx, rest, stdin, stdout, stderr)
 	case "replay":
-		if len(rest) > 0 && isHelp(rest[0]) {
-			fmt.Fprintf(stdout, "Usage: wasmeval %s\n\n%s is not implemented yet; see DESIGN.md for what it will do.\n", cmd, cmd)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "wasmeval %s: not implemented yet\n", cmd)
-		return exitInvalid
+		return runReplay(ctx, rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "wasmeval: unknown command %q\n\n%s", cmd, usage)
 		return exitInvalid

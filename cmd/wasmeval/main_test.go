@@ -302,7 +302,7 @@ func TestCommandLine(t *testing.T) {
 		{"serve without tokens", []string{"serve"}, 2, "", "wasmeval serve: no bearer tokens"},
 		{"mcp bad flag", []string{"mcp", "--x"}, 2, "", "flag provided but not defined: -x"},
 		{"mcp help", []string{"mcp", "-h"}, 0, "Usage: wasmeval mcp", ""},
-		{"replay", []string{"replay"}, 2, "", "wasmeval replay: not implemented yet"},
+		{"replay without a tape", []string{"replay"}, 2, "", "wasmeval replay: give exactly one tape file"},
 		{"serve help", []string{"serve", "-h"}, 0, "Usage: wasmeval serve", ""},
 		{"unknown", []string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
 	}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/wasmeval/wasmeval/replay"
+	"github.com/wasmeval/wasmeval/sandbox"
+	"github.com/wasmeval/wasmeval/tape"
+)
+
+// tapeUsage is the part of eval's usage about determinism and recording.
+const tapeUsage = `  --deterministic
+              a virtual clock (from 2025-01-01T00:00:00Z, 1 ms further at
+              each read), seeded randomness: two runs of the same requests
+              give the same bytes
+  --record FILE
+              record the session to FILE (a tape, zstd-compressed NDJSON):
+              the root's files, then every request, clock read, random byte,
+              host call and result; 'wasmeval replay FILE' replays it
+`
+
+// tapeFlags are eval's --deterministic and --record.
+type tapeFlags struct {
+	deterministic bool
+	record        string
+}
+
+func (tf *tapeFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&tf.deterministic, "deterministic", false, "a virtual clock and seeded randomness")
+	fs.StringVar(&tf.record, "record", "", "record the session to this tape file")
+}
+
+// apply sets opts from the flags; the returned function closes the tape
+// file, after the session is closed (which finishes the tape).
+func (tf *tapeFlags) apply(opts *sandbox.SessionOptions) (func() error, error) {
+	opts.Deterministic = tf.deterministic
+	if tf.record == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(tf.record)
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w; give a file path in a folder that exists", err)
+	}
+	opts.Record = f
+	return f.Close, nil
+}
+
+const replayUsage = `Usage: wasmeval replay [--cwd DIR] [--blobs DIR] [--json] TAPE
+
+Replays a session recorded with 'wasmeval eval --record TAPE' (or
+sandbox.SessionOptions.Record): rebuilds the session root from the tape in a
+temporary folder (or DIR), runs the recorded requests again with the clocks,
+the randomness and the answers of tool(), llm() and agent() taken from the
+tape (no network, tool server or model is needed), runs the file helpers
+again on the rebuilt root, and compares every result with the recorded one
+byte for byte. The recorded root's path is replaced by the replay's in what
+is compared.
+
+Exit status:
+  0  every result is identical, and the guest read and called exactly what
+     the tape holds
+  1  the replay diverged: the first divergence is printed (the request, the
+     cell, what differed and a unified diff of recorded vs replayed)
+  2  the command line was wrong, or the tape is not a valid tape
+  3  the host failed: a runtime did not start, the root could not be rebuilt
+
+Flags:
+  --cwd DIR    rebuild the root in DIR (created when missing; it must be
+               empty) and keep it afterwards
+  --blobs DIR  a folder holding the root's files larger than the tape's
+               embedding cap (1 MiB), named by SHA-256 or at their path
+  --json       print the report as JSON: {"requests", "identical",
+               "divergences": [{"request", "cell", "what", "message",
+               "expected", "got", "diff"}], "header"}
+`
+
+func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	var flagOut bytes.Buffer
+	fs.SetOutput(&flagOut)
+	fs.Usage = func() { fmt.Fprint(&flagOut, replayUsage) }
+	cwd := fs.String("cwd", "", "rebuild the root in this folder")
+	blobs := fs.String("blobs", "", "a folder of the root's large files")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, replayUsage)
+			return exitOK
+		}
+		flagError(stderr, "replay", flagOut.String())
+		return exitInvalid
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(stderr, "wasmeval replay: give exactly one tape file (got %d arguments)\nrun 'wasmeval replay -h'\n", fs.NArg())
+		return exitInvalid
+	}
+	path := fs.Arg(0)
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval replay: %v\n", err)
+		return exitInvalid
+	}
+	t, err := tape.Read(f)
+	f.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval replay: %s: %v\n", path, err)
+		return exitInvalid
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rep, err := replay.Run(ctx, t, replay.Options{Dir: *cwd, Blobs: *blobs, Sandbox: sandbox.Options{Logger: logger}})
+	if err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "wasmeval replay: interrupted")
+			return exitInterrupted
+		}
+		fmt.Fprintf(stderr, "wasmeval replay: %v\n", err)
+		return exitHost
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if rep.Divergences == nil {
+			rep.Divergences = []replay.Divergence{}
+		}
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "wasmeval replay: writing the report: %v\n", err)
+			return exitHost
+		}
+	} else if rep.Identical {
+		fmt.Fprintf(stdout, "replayed %d %s: identical\n", rep.Requests, plural(rep.Requests, "request"))
+	} else {
+		fmt.Fprintf(stdout, "replayed %d %s: diverged (%d %s); the first:\n%s", rep.Requests, plural(rep.Requests, "request"),
+			len(rep.Divergences), plural(len(rep.Divergences), "divergence"), rep.Divergences[0])
+	}
+	if !rep.Identical {
+		return exitCellFailed
+	}
+	return exitOK
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

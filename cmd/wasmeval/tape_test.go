@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/tape"
+)
+
+const tapeRequests = `{"cells":[{"language":"py","code":"import time, random, uuid\nprint(time.time(), random.random(), uuid.uuid4(), list({'a','b','c','d'}))\nopen('note.txt','w').write('kept')"},{"language":"js","code":"console.log(Date.now(), Math.random(), crypto.randomUUID())"}]}
+{"cells":[{"language":"py","code":"print(read('note.txt'), open('seed.txt').read())"}]}
+`
+
+// evalIn runs eval with args in a fresh root holding seed.txt.
+func evalIn(t *testing.T, args ...string) (string, string) {
+	t.Helper()
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "seed.txt"), []byte("from the root"), 0o644)
+	code, stdout, stderr := run(t, context.Background(), tapeRequests, append([]string{"eval", "--cwd", root}, args...)...)
+	if code != exitOK {
+		t.Fatalf("eval %v: exit %d: %s\n%s", args, code, stderr, stdout)
+	}
+	return stdout, stderr
+}
+
+func TestEvalDeterministic(t *testing.T) {
+	testenv.RequirePython(t)
+	a, _ := evalIn(t, "--deterministic")
+	b, _ := evalIn(t, "--deterministic")
+	if a != b {
+		t.Errorf("two --deterministic runs differ:\n%s\n%s", a, b)
+	}
+	if !strings.Contains(a, `1735689600.001`) {
+		t.Errorf("the virtual clock does not start at 2025-01-01: %s", a)
+	}
+	c, _ := evalIn(t)
+	if d, _ := evalIn(t); c == d {
+		t.Errorf("two ordinary runs give the same bytes:\n%s", c)
+	}
+}
+
+func TestEvalRecordReplay(t *testing.T) {
+	testenv.RequirePython(t)
+	path := filepath.Join(t.TempDir(), "s.wtape")
+	evalIn(t, "--record", path)
+
+	code, stdout, stderr := run(t, context.Background(), "", "replay", path)
+	if code != exitOK || stdout != "replayed 2 requests: identical\n" {
+		t.Fatalf("replay: exit %d\n%s%s", code, stdout, stderr)
+	}
+	cwd := filepath.Join(t.TempDir(), "again")
+	code, stdout, _ = run(t, context.Background(), "", "replay", "--json", "--cwd", cwd, path)
+	var rep struct {
+		Requests    int
+		Identical   bool
+		Divergences []any
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != exitOK || !rep.Identical || rep.Requests != 2 || rep.Divergences == nil {
+		t.Fatalf("replay --json: exit %d, %v: %s", code, err, stdout)
+	}
+	if b, err := os.ReadFile(filepath.Join(cwd, "note.txt")); err != nil || string(b) != "kept" {
+		t.Errorf("--cwd keeps the replayed root: %q, %v", b, err)
+	}
+
+	// A tape whose recorded output was changed diverges, and says where.
+	f, _ := os.Open(path)
+	tp, err := tape.Read(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.wtape")
+	out, _ := os.Create(bad)
+	w, _ := tape.NewWriter(out)
+	w.Write(tape.Record{Type: tape.TypeHeader, Header: &tp.Header})
+	for _, r := range append(tp.Root, tp.Events...) {
+		if r.Type == tape.TypeResult && r.N == 2 {
+			r.Result = bytes.ReplaceAll(r.Result, []byte("kept"), []byte("lost"))
+		}
+		w.Write(r)
+	}
+	w.Close()
+	out.Close()
+	code, stdout, _ = run(t, context.Background(), "", "replay", bad)
+	if code != exitCellFailed || !strings.Contains(stdout, "diverged (1 divergence); the first:\nrequest 2, cell 0: result: the cell's output differs\n--- recorded\n+++ replayed\n") ||
+		!strings.Contains(stdout, "-lost from the root\n+kept from the root\n") {
+		t.Errorf("tampered replay: exit %d\n%s", code, stdout)
+	}
+}
+
+func TestReplayBadInput(t *testing.T) {
+	notTape := filepath.Join(t.TempDir(), "x.wtape")
+	os.WriteFile(notTape, []byte("hello\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no tape", []string{"replay"}, "give exactly one tape file (got 0 arguments)"},
+		{"missing", []string{"replay", "/nonexistent/t.wtape"}, "no such file"},
+		{"not a tape", []string{"replay", notTape}, "x.wtape: tape:"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(t, context.Background(), "", tc.args...)
+			if code != exitInvalid || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want 2 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+	if code, stdout, _ := run(t, context.Background(), "", "replay", "-h"); code != exitOK || !strings.Contains(stdout, "Usage: wasmeval replay") {
+		t.Errorf("replay -h: %d %s", code, stdout)
+	}
+}
