@@ -4,7 +4,8 @@
 #   make test    every test (builds what it needs first)
 #   make bench   the benchmarks; figures go to docs/benchmarks.md
 #   make check   gofmt, go vet, go mod tidy; fails on a diff
-#   make python  the CPython artifact only (cached by the hash of its inputs)
+#   make python  rebuild the committed CPython artifact when its inputs changed
+#                (cached by the hash of its inputs); make python-check verifies it
 #   make mcp-everything  the npm MCP server that cmd/wasmeval's --tools-mcp test uses
 #   make npm-testdata    the npm packages runtimes/js's node_modules tests load
 #   make py-test-packages  the Debian Python packages the --packages tests mount
@@ -36,15 +37,20 @@ PY_LIB_CACHE  := $(CACHE_ROOT)/stdlib-$(PY_LIB_HASH)
 PY_HASH       := $(PY_WASM_HASH)-$(PY_LIB_HASH)
 SRC_DIR     := $(CACHE_ROOT)/src
 
-.PHONY: build demo test bench check python deps go-deps clean mcp-everything mcp-inspector npm-testdata
+.PHONY: build demo test bench check python python-check deps go-deps clean node mcp-everything mcp-inspector npm-testdata
 
 # The reference MCP server from npm, for TestEvalToolsMCPEverything (which
 # skips without it); keep the version in step with everythingVersion there.
 MCP_EVERYTHING_VERSION := 2026.8.31
 MCP_EVERYTHING_DIR     := $(CACHE_ROOT)/mcp-everything-$(MCP_EVERYTHING_VERSION)
 
+# The commit and version that `wasmeval version` prints, stamped even when a
+# build has no VCS information (a source tarball, -buildvcs=false).
+LDFLAGS := -X main.stampCommit=$(shell git rev-parse HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty) \
+           -X main.stampVersion=$(shell git describe --tags --dirty 2>/dev/null)
+
 build: python go-deps
-	$(GO) build -o bin/wasmeval ./cmd/wasmeval
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/wasmeval ./cmd/wasmeval
 
 # The example session's fourth request fails on purpose (an IndexError that
 # leaves the session intact), so wasmeval exits 1: "a cell failed".
@@ -52,7 +58,7 @@ demo: build
 	rm -rf bin/demo && mkdir -p bin/demo
 	cd bin/demo && { rc=0; ../wasmeval eval < ../../examples/demo/session.ndjson || rc=$$?; [ $$rc -le 1 ]; }
 
-test: python go-deps mcp-everything mcp-inspector npm-testdata py-test-packages
+test: python-check go-deps mcp-everything mcp-inspector npm-testdata py-test-packages
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 ./...
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x ./...
 
@@ -70,16 +76,25 @@ go-deps:
 
 mcp-everything: $(MCP_EVERYTHING_DIR)/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 
-# The MCP Inspector CLI, which TestMCPInspectorCLI runs with `npx --offline`
-# (tests do not reach the network): fetch it into the npm cache once.
-mcp-inspector: $(CACHE_ROOT)/mcp-inspector.stamp
+# The MCP Inspector CLI, which TestMCPInspectorCLI runs as a real MCP client
+# (tests do not reach the network): installed once, pinned; keep the version
+# in step with inspectorVersion in cmd/wasmeval/mcp_test.go.
+MCP_INSPECTOR_VERSION := 0.15.0
+MCP_INSPECTOR_DIR     := $(CACHE_ROOT)/mcp-inspector-$(MCP_INSPECTOR_VERSION)
+mcp-inspector: $(MCP_INSPECTOR_DIR)/node_modules/.bin/mcp-inspector
 
-$(CACHE_ROOT)/mcp-inspector.stamp:
-	mkdir -p "$(CACHE_ROOT)"
-	npx -y @modelcontextprotocol/inspector --help >/dev/null
-	touch $@
+$(MCP_INSPECTOR_DIR)/node_modules/.bin/mcp-inspector: | node
+	mkdir -p "$(MCP_INSPECTOR_DIR)"
+	npm install --no-audit --no-fund --prefix "$(MCP_INSPECTOR_DIR)" @modelcontextprotocol/inspector@$(MCP_INSPECTOR_VERSION)
 
-$(MCP_EVERYTHING_DIR)/node_modules/@modelcontextprotocol/server-everything/dist/index.js:
+# node and npm, for the npm packages the tests use: from apt when missing.
+node:
+	@if ! command -v npm >/dev/null || ! command -v node >/dev/null; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq nodejs npm; \
+	fi
+
+$(MCP_EVERYTHING_DIR)/node_modules/@modelcontextprotocol/server-everything/dist/index.js: | node
 	mkdir -p "$(MCP_EVERYTHING_DIR)"
 	npm install --no-audit --no-fund --prefix "$(MCP_EVERYTHING_DIR)" @modelcontextprotocol/server-everything@$(MCP_EVERYTHING_VERSION)
 
@@ -93,22 +108,36 @@ NPM_TESTDATA_DIR      := $(CACHE_ROOT)/npm-testdata-1
 
 npm-testdata: $(NPM_TESTDATA_DIR)/.stamp
 
-$(NPM_TESTDATA_DIR)/.stamp:
+$(NPM_TESTDATA_DIR)/.stamp: | node
 	mkdir -p "$(NPM_TESTDATA_DIR)"
 	npm install --no-audit --no-fund --no-save --prefix "$(NPM_TESTDATA_DIR)" $(NPM_TESTDATA_PACKAGES)
 	touch $@
 
 # ---- the CPython artifact -----------------------------------------------------
 
-python: $(PY_DIST)/.hash-$(PY_HASH)
+# The artifact is committed (wasm/python/dist: the two .zst files, INPUTS
+# holding PY_HASH, SHA256SUMS of the files), so that `go build`, `go install`
+# and a module that imports sandbox get Python without make. `make python`
+# rebuilds it when its inputs changed (commit the result); `make python-check`,
+# which `make test` runs, fails when the committed artifact was built from
+# other inputs or its files do not match SHA256SUMS.
+python:
+	@if [ "$$(cat $(PY_DIST)/INPUTS 2>/dev/null)" = "$(PY_HASH)" ] && \
+	   (cd $(PY_DIST) && sha256sum --quiet -c SHA256SUMS 2>/dev/null); then exit 0; fi; \
+	if [ ! -f "$(PY_WASM_CACHE)/python.wasm.zst" ]; then $(MAKE) --no-print-directory py-build; fi; \
+	if [ ! -f "$(PY_LIB_CACHE)/python311.zip.zst" ]; then $(MAKE) --no-print-directory py-stdlib; fi; \
+	rm -f $(PY_DIST)/*.zst; \
+	cp "$(PY_WASM_CACHE)/python.wasm.zst" "$(PY_LIB_CACHE)/python311.zip.zst" $(PY_DIST)/; \
+	cp "$(PY_WASM_CACHE)/builtin-modules.txt" "$(PY_LIB_CACHE)/stdlib-excluded.txt" wasm/python/; \
+	(cd $(PY_DIST) && sha256sum python.wasm.zst python311.zip.zst > SHA256SUMS); \
+	echo "$(PY_HASH)" > $(PY_DIST)/INPUTS; \
+	echo "the Python artifact is now $(PY_HASH): commit wasm/python/dist"
 
-$(PY_DIST)/.hash-$(PY_HASH):
-	@if [ ! -f "$(PY_WASM_CACHE)/python.wasm.zst" ]; then $(MAKE) --no-print-directory py-build; fi
-	@if [ ! -f "$(PY_LIB_CACHE)/python311.zip.zst" ]; then $(MAKE) --no-print-directory py-stdlib; fi
-	rm -f $(PY_DIST)/.hash-* $(PY_DIST)/*.zst
-	cp "$(PY_WASM_CACHE)/python.wasm.zst" "$(PY_LIB_CACHE)/python311.zip.zst" $(PY_DIST)/
-	cp "$(PY_WASM_CACHE)/builtin-modules.txt" "$(PY_LIB_CACHE)/stdlib-excluded.txt" wasm/python/
-	touch $@
+python-check:
+	@test "$$(cat $(PY_DIST)/INPUTS 2>/dev/null)" = "$(PY_HASH)" || { \
+	  echo "wasm/python/dist was built from inputs $$(cat $(PY_DIST)/INPUTS 2>/dev/null || echo '(none)'), but they hash to $(PY_HASH) now: run make python and commit wasm/python/dist"; exit 1; }
+	@cd $(PY_DIST) && sha256sum --quiet -c SHA256SUMS || { \
+	  echo "wasm/python/dist's files do not match its SHA256SUMS: run make python and commit wasm/python/dist"; exit 1; }
 
 # py-build compiles python.wasm; py-stdlib makes the zip (from CPython's Lib/,
 # the interpreter build's sysconfigdata and tzdata) without compiling anything.
@@ -201,4 +230,4 @@ $(PYPKG_DIR)/.complete:
 	mv "$(PYPKG_DIR).tmp" "$(PYPKG_DIR)"
 
 clean:
-	rm -rf bin $(PY_DIST)/*.zst $(PY_DIST)/.hash-*
+	rm -rf bin

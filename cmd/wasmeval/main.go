@@ -101,11 +101,11 @@ func isHelp(arg string) bool {
 
 const versionUsage = `Usage: wasmeval version   (or wasmeval --version)
 
-Prints wasmeval's module version, the commit it was built from, the Python
-artifact's input hash and the SHA-256 of the artifact it carries, and the Go
-version. make stamps the first three with -ldflags; a plain go build or go
-install falls back to what Go recorded ("(devel)" or the module version,
-the VCS revision when stamping was on) and "unknown".
+Prints wasmeval's module version, the commit it was built from, the hash of
+the inputs the Python artifact was built from and the SHA-256 of the
+artifact it carries, and the Go version. make stamps the version and commit
+with -ldflags; a plain go build or go install falls back to what Go recorded
+("(devel)" or the module version, the VCS revision when stamping was on).
 `
 
 func runVersion(args []string, stdout, stderr io.Writer) int {
@@ -122,14 +122,14 @@ func runVersion(args []string, stdout, stderr io.Writer) int {
 		art = "none (built without the Python artifact: run make)"
 	}
 	fmt.Fprintf(stdout, "wasmeval %s\ncommit %s\npython inputs %s\npython artifact %s\n%s\n",
-		version(), buildCommit(), orUnknown(stampPythonHash), art, runtime.Version())
+		version(), buildCommit(), orUnknown(python.Inputs()), art, runtime.Version())
 	return exitOK
 }
 
-// Set by make with -ldflags "-X main.stampVersion=... -X main.stampCommit=...
-// -X main.stampPythonHash=...": a build with VCS stamping off (-buildvcs=false,
-// a source tree without .git) still says what it is.
-var stampVersion, stampCommit, stampPythonHash string
+// Set by make with -ldflags "-X main.stampVersion=... -X main.stampCommit=...":
+// a build with VCS stamping off (-buildvcs=false, a source tree without .git)
+// still says what it is. The Python artifact names its own inputs.
+var stampVersion, stampCommit string
 
 // version is the module version the binary was built from, or "(devel)".
 func version() string {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -73,8 +74,8 @@ func TestMCPStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 5 {
-		t.Errorf("%d tools, want 5", len(tools.Tools))
+	if len(tools.Tools) != 6 { // eval, evaluate_python and code_interpreter's four
+		t.Errorf("%d tools, want 6", len(tools.Tools))
 	}
 	callTool := func(name string, args any) *mcp.CallToolResult {
 		t.Helper()
@@ -111,17 +112,24 @@ func TestMCPStdio(t *testing.T) {
 	}
 }
 
+// inspectorVersion is the @modelcontextprotocol/inspector that make
+// mcp-inspector installs; keep it in step with MCP_INSPECTOR_VERSION there.
+const inspectorVersion = "0.15.0"
+
 // TestMCPInspectorCLI lists and calls the tools with the MCP Inspector's
-// CLI (a third-party client, from npm), when npx and the package are here.
-// It needs the npm cache to hold @modelcontextprotocol/inspector already,
-// since tests never reach the network.
+// CLI (a third-party client, from npm), installed by make mcp-inspector
+// (tests never reach the network).
 func TestMCPInspectorCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	npx, err := exec.LookPath("npx")
+	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("skipped: npx is not installed")
+		t.Skip("skipped: node is not installed (make mcp-inspector installs it)")
+	}
+	cli := filepath.Join(testenv.BuildCache("mcp-inspector-"+inspectorVersion), "node_modules", "@modelcontextprotocol", "inspector", "cli", "build", "cli.js")
+	if _, err := os.Stat(cli); err != nil {
+		t.Skipf("skipped: @modelcontextprotocol/inspector@%s is not installed (run make mcp-inspector): %v", inspectorVersion, err)
 	}
 	bin := wasmevalBinary(t)
 	ws := t.TempDir()
@@ -129,17 +137,14 @@ func TestMCPInspectorCLI(t *testing.T) {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
-		argv := append([]string{"--offline", "-y", "@modelcontextprotocol/inspector", "--cli", bin, "mcp", "--workspace", ws}, args...)
-		cmd := exec.CommandContext(ctx, npx, argv...)
+		argv := append([]string{cli, "--cli", bin, "mcp", "--workspace", ws}, args...)
+		cmd := exec.CommandContext(ctx, node, argv...)
 		cmd.Env = append(os.Environ(), "npm_config_offline=true", "npm_config_update_notifier=false")
 		out, err := cmd.Output()
 		if err != nil {
 			stderr := ""
 			if ee, ok := err.(*exec.ExitError); ok {
 				stderr = string(ee.Stderr)
-			}
-			if strings.Contains(stderr, "ENOTCACHED") || strings.Contains(stderr, "E404") || strings.Contains(stderr, "ENOTFOUND") {
-				t.Skipf("skipped: the Inspector is not in the npm cache (run `npx -y @modelcontextprotocol/inspector --cli --help` once online): %s", firstLine(stderr))
 			}
 			t.Fatalf("inspector %v: %v\n%s\n%s", args, err, out, stderr)
 		}
@@ -160,8 +165,10 @@ func TestMCPInspectorCLI(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if got := strings.Join(names, ","); !strings.Contains(got, "eval") || !strings.Contains(got, "run_in_code_context") || len(names) != 5 {
-		t.Errorf("tools %s", got)
+	for _, want := range []string{"eval", "run_code", "create_code_context", "run_in_code_context", "delete_code_context"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools %v lack %s", names, want)
+		}
 	}
 
 	var call struct {

@@ -10,6 +10,7 @@ package testenv
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,4 +65,20 @@ func NotBuilt(tb testing.TB, err error) {
 // answer) carries its message.
 func IsNotBuilt(err error) bool {
 	return err != nil && (errors.Is(err, artifact.ErrNotBuilt) || strings.Contains(err.Error(), artifact.ErrNotBuilt.Error()))
+}
+
+// BuildCache is the folder where make keeps what the tests need besides
+// the Go modules (npm packages, Debian packages): name under
+// $XDG_CACHE_HOME/wasmeval-build, or ~/.cache/wasmeval-build, as the
+// Makefile's CACHE_ROOT.
+func BuildCache(name string) string {
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		cache = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(cache, "wasmeval-build", name)
 }

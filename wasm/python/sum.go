@@ -3,6 +3,7 @@ package python
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"sync"
 )
 
@@ -23,3 +24,14 @@ var sum = sync.OnceValue(func() string {
 // binary was built without it. It names the artifact a binary carries even
 // when the build stamped nothing (go install, go run).
 func Sum() string { return sum() }
+
+// Inputs returns the hash of the sources and build files the embedded
+// artifact was built from (dist/INPUTS, which `make python` writes and
+// `make python-check` compares with the checkout's), or "" when unknown.
+func Inputs() string {
+	b, err := dist.ReadFile("dist/INPUTS")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
