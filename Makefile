@@ -127,7 +127,7 @@ python:
 	if [ ! -f "$(PY_WASM_CACHE)/python.wasm.zst" ]; then $(MAKE) --no-print-directory py-build; fi; \
 	if [ ! -f "$(PY_LIB_CACHE)/python311.zip.zst" ]; then $(MAKE) --no-print-directory py-stdlib; fi; \
 	rm -f $(PY_DIST)/*.zst; \
-	cp "$(PY_WASM_CACHE)/python.wasm.zst" "$(PY_LIB_CACHE)/python311.zip.zst" $(PY_DIST)/; \
+	install -m 644 "$(PY_WASM_CACHE)/python.wasm.zst" "$(PY_LIB_CACHE)/python311.zip.zst" $(PY_DIST)/; \
 	cp "$(PY_WASM_CACHE)/builtin-modules.txt" "$(PY_LIB_CACHE)/stdlib-excluded.txt" wasm/python/; \
 	(cd $(PY_DIST) && sha256sum python.wasm.zst python311.zip.zst > SHA256SUMS); \
 	echo "$(PY_HASH)" > $(PY_DIST)/INPUTS; \
