@@ -88,4 +88,17 @@ func TestEvaluatePythonHTTPToolsOff(t *testing.T) {
 	if status != http.StatusNotFound || !strings.Contains(string(body), "the evaluate_python profile is off on this server; it serves --tools eval") {
 		t.Errorf("got %d %s", status, body)
 	}
+	// /mcp serves the same tools.
+	cs, err := mcpClient(t, ts.URL, tokenA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Tools) != 1 || list.Tools[0].Name != "eval" {
+		t.Errorf("/mcp lists %d tools, want eval alone", len(list.Tools))
+	}
 }

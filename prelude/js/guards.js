@@ -744,7 +744,22 @@
     checkPrototype(proto);
     reparented(o);
   };
-  internal.checkPrototype = checkPrototype;
+  // proto and protoClass check what code gives objects as prototypes
+  // natively: an object literal's __proto__, `F.prototype = x` (then
+  // `new F`), a class's superclass (source.go).
+  const proto = (v) => {
+    checkPrototype(v);
+    return v;
+  };
+  const protoClass = (c) => {
+    if (typeof c === 'function') {
+      checkPrototype(c);
+      checkPrototype(c.prototype);
+    }
+    return c;
+  };
+  internal.operators['%wasmeval.proto'] = proto;
+  internal.operators['%wasmeval.protoClass'] = protoClass;
   const { create, setPrototypeOf } = Object;
   Object.defineProperty(Object, 'create', {
     value: { create(proto, props) { checkPrototype(proto); return props === undefined ? create(proto) : create(proto, props); } }.create,

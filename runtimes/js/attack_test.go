@@ -145,6 +145,9 @@ func TestLongNativePaths(t *testing.T) {
 		{"Object.create chain", "let o = {}; for (;;) o = Object.create(o)", "the prototype chain would nest more than 10000 deep"},
 		{"setPrototypeOf chain", "let o = {}; for (let i = 0; i < 9990; i++) o = Object.create(o); for (;;) o = Object.setPrototypeOf({}, o)", "the prototype chain would nest more than 10000 deep"},
 		{"Reflect.setPrototypeOf chain", "let o = {}; for (let i = 0; i < 9990; i++) o = Object.create(o); for (;;) { const n = {}; Reflect.setPrototypeOf(n, o); o = n }", "the prototype chain would nest more than 10000 deep"},
+		{"object literal __proto__ chain", "let o = {}; for (let i = 0; i < 9990; i++) o = Object.create(o); for (;;) o = { __proto__: o }", "the prototype chain would nest more than 10000 deep"},
+		{"new F chain", "function F() {} let o = {}; for (let i = 0; i < 9990; i++) o = Object.create(o); for (;;) { F.prototype = o; o = new F() }", "the prototype chain would nest more than 10000 deep"},
+		{"class extends chain", "let o = {}; for (let i = 0; i < 9990; i++) o = Object.create(o); function B() {} B.prototype = o; let C = B; for (;;) C = class extends C {}", "the prototype chain would nest more than 10000 deep"},
 		{"__proto__ chain", "let o = {}; for (let i = 0; i < 9990; i++) o = Object.create(o); for (;;) { const n = {}; n.__proto__ = o; o = n }", "the prototype chain would nest more than 10000 deep"},
 		// BigInt operators that would allocate without limit.
 		{"BigInt power", "2n ** (2n ** 30n)", "Maximum BigInt size exceeded"},
@@ -313,6 +316,8 @@ func TestGuardedCodeStillWorks(t *testing.T) {
 		{"let a = 5, b = 4n; a *= 2; b *= b; const o = { v: 3n }; o.v *= 2n; [a, b, o.v, 1.5 * 2, ({ valueOf: () => 3 }) * 2, 0.1 * 3]", "[ 10, 16n, 6n, 3, 6, 0.30000000000000004 ]"},
 		{"let p = {}; for (let i = 0; i < 9000; i++) p = new Proxy(p, {}); let o = { v: 1 }; for (let i = 0; i < 9000; i++) o = Object.create(o); [p.x, o.v, typeof Proxy, Proxy.length, Proxy.prototype, Proxy.revocable({}, {}).proxy !== null]",
 			"[ undefined, 1, 'function', 2, undefined, true ]"},
+		{"class A { m() { return 'a' } } class B extends A {} function F() {} F.prototype = { f: 1 }; F['prototype'].g = 2; const o = { __proto__: { p: 3 }, q: 4 }; const n = { __proto__: null }; class N extends null {} [new B().m(), new F().f + new F().g, o.p + o.q, Object.getPrototypeOf(n), typeof N]",
+			"[ 'a', 3, 7, null, 'function' ]"},
 		{"const e = []; try { Proxy({}, {}) } catch (x) { e.push(x.constructor.name) } const o = {}; o.__proto__ = { z: 3 }; [o.z, Object.create({ y: 2 }, { x: { value: 1 } }).x, Object.setPrototypeOf({}, null).toString, Reflect.setPrototypeOf({}, {}), e]",
 			"[ 3, 1, undefined, true, [ 'TypeError' ] ]"},
 		{"const log = []; const f = (v) => (log.push(v), v); const a = 'x', b = 2, d = new Date(0), o = { valueOf: () => 4 }; [f('p') + f('q'), a + b, b + a, b + b, o + o, typeof (d + d), [1] + [2], null + undefined, 1n + 2n, log.join('')].map(String).join('|')",

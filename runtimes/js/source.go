@@ -63,7 +63,13 @@ const (
 	// opTemplate does the same for a template with substitutions:
 	// `${s}${s}` is a concatenation too.
 	opTemplate = "%wasmeval.template"
-	opAssign   = "%wasmeval.assign" // (object, key, operator, right)
+	// opProto checks a prototype that code gives an object natively (an
+	// object literal's __proto__, `F.prototype = x` before `new F`), and
+	// opProtoClass a class's superclass: goja looks properties up a
+	// prototype chain by recursing in Go (guards.js caps their depth).
+	opProto      = "%wasmeval.proto"
+	opProtoClass = "%wasmeval.protoClass"
+	opAssign     = "%wasmeval.assign" // (object, key, operator, right)
 	// opSpread checks what `...x` spreads: goja spreads an array in
 	// native code, all of its length (a sparse Array(2**31) too).
 	opSpread = "%wasmeval.spread"
@@ -325,8 +331,23 @@ func guardOperators(root ast.Node) {
 			}
 			seen[key] = struct{}{}
 			walk(v.Elem(), true)
-			if sp, ok := key.(*ast.SpreadElement); ok {
-				sp.Expression = callGuard(opSpread, sp.Expression.Idx0(), sp.Expression.Idx1(), sp.Expression)
+			switch x := key.(type) {
+			case *ast.SpreadElement:
+				x.Expression = callGuard(opSpread, x.Expression.Idx0(), x.Expression.Idx1(), x.Expression)
+			case *ast.ClassLiteral:
+				if x.SuperClass != nil {
+					x.SuperClass = callGuard(opProtoClass, x.SuperClass.Idx0(), x.SuperClass.Idx1(), x.SuperClass)
+				}
+			case *ast.ObjectLiteral:
+				for _, p := range x.Value {
+					if k, ok := p.(*ast.PropertyKeyed); ok && !k.Computed && k.Kind == ast.PropertyKindValue && isName(k.Key, "__proto__") {
+						k.Value = callGuard(opProto, k.Value.Idx0(), k.Value.Idx1(), k.Value)
+					}
+				}
+			case *ast.AssignExpression:
+				if x.Operator == token.ASSIGN && isPrototypeOf(x.Left) {
+					x.Right = callGuard(opProto, x.Right.Idx0(), x.Right.Idx1(), x.Right)
+				}
 			}
 		case reflect.Interface:
 			if v.IsNil() {
@@ -551,6 +572,28 @@ func numberFirst(left ast.Expression, x *ast.BinaryExpression, call *ast.CallExp
 		Consequent: x,
 		Alternate:  call,
 	}
+}
+
+// isName reports whether e, a property key, is name.
+func isName(e ast.Expression, name string) bool {
+	switch k := e.(type) {
+	case *ast.Identifier:
+		return k.Name.String() == name
+	case *ast.StringLiteral:
+		return k.Value.String() == name
+	}
+	return false
+}
+
+// isPrototypeOf reports whether e is `x.prototype` or `x['prototype']`.
+func isPrototypeOf(e ast.Expression) bool {
+	switch m := e.(type) {
+	case *ast.DotExpression:
+		return m.Identifier.Name.String() == "prototype"
+	case *ast.BracketExpression:
+		return isName(m.Member, "prototype")
+	}
+	return false
 }
 
 // isShort reports whether e is a name, a literal, or a property or
