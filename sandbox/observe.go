@@ -57,6 +57,32 @@ type Event struct {
 	DurationMs *int64 `json:"durationMs,omitempty"`
 }
 
+// DisplayText is the text that a display or result event adds to its
+// cell's output (CellResult.Output): the bundle's Markdown, else its plain
+// text, else its HTML as Markdown, else its JSON; "" for an image, which
+// stands for its bundle, and for the other kinds of event.
+func (e Event) DisplayText() string {
+	if e.Kind != EventDisplay && e.Kind != EventResult {
+		return ""
+	}
+	b := e.Bundle
+	for _, mt := range imageTypes {
+		if _, ok := b[mt]; ok {
+			return ""
+		}
+	}
+	if t, ok := b["text/markdown"]; ok {
+		return t
+	}
+	if t, ok := b["text/plain"]; ok {
+		return t
+	}
+	if t, ok := b["text/html"]; ok {
+		return htmlToMarkdown(t)
+	}
+	return b["application/json"]
+}
+
 // EventFunc receives a cell's output as it is produced, in order, from the
 // goroutine that runs the cell, between the cell's cell_start and cell_end
 // events. It must not block for long: the cell waits

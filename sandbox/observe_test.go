@@ -251,3 +251,25 @@ func TestManagerForkAndOwnerLen(t *testing.T) {
 		t.Errorf("OwnerLen alice %d bob %d, want 2 and 1", a, b)
 	}
 }
+
+func TestEventDisplayText(t *testing.T) {
+	tests := []struct {
+		name string
+		ev   sandbox.Event
+		want string
+	}{
+		{"markdown first", sandbox.Event{Kind: sandbox.EventDisplay, Bundle: map[string]string{"text/markdown": "# m", "text/plain": "p"}}, "# m"},
+		{"plain", sandbox.Event{Kind: sandbox.EventResult, Bundle: map[string]string{"text/plain": "42"}}, "42"},
+		{"html as markdown", sandbox.Event{Kind: sandbox.EventDisplay, Bundle: map[string]string{"text/html": "<b>x</b>"}}, "**x**"},
+		{"json", sandbox.Event{Kind: sandbox.EventDisplay, Bundle: map[string]string{"application/json": `{"a":1}`}}, `{"a":1}`},
+		{"an image stands for its bundle", sandbox.Event{Kind: sandbox.EventDisplay, Bundle: map[string]string{"image/png": "AAAA", "text/plain": "<Figure>"}}, ""},
+		{"not a display", sandbox.Event{Kind: sandbox.EventStdout, Text: "out"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.ev.DisplayText(); got != tt.want {
+				t.Errorf("DisplayText = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -3,11 +3,15 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/server"
@@ -114,6 +118,56 @@ func checkEventSchema(t *testing.T, schema *openapi3.Schema, data string) {
 	for k := range v {
 		if _, ok := schema.Properties[k]; !ok {
 			t.Errorf("event %s has a field %q that openapi.json's Event does not declare", data, k)
+		}
+	}
+}
+
+// TestMCPProgressOverHTTP: /mcp (streamable HTTP) sends a call's progress
+// and log notifications on the call's own stream, before its answer.
+func TestMCPProgressOverHTTP(t *testing.T) {
+	ts := newServer(t, server.Config{})
+	var mu sync.Mutex
+	var progress strings.Builder
+	var logs []string
+	opts := &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			progress.WriteString(r.Params.Message)
+		},
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			d, _ := r.Params.Data.(map[string]any)
+			logs = append(logs, fmt.Sprintf("%s %v", r.Params.Level, d["message"]))
+		},
+	}
+	tr := &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearer{tokenA, http.DefaultTransport}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	params := &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{"cells": []any{
+		map[string]any{"language": "js", "code": "print('a'); log('halfway'); print('b')"}}}}
+	params.SetProgressToken(7)
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("eval: %v %v", err, res)
+	}
+	for start := time.Now(); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		p, l := progress.String(), strings.Join(logs, "|")
+		mu.Unlock()
+		if p == "a\nb\n" && l == "info halfway" {
+			break
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("progress %q and logs %q, want a, b and one info log", p, l)
 		}
 	}
 }

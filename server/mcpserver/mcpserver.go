@@ -119,6 +119,7 @@ func New(cfg Config) (*Server, error) {
 			"run_code is one-shot; create_code_context, run_in_code_context and delete_code_context manage sessions by id.",
 	})
 	s.addTools()
+	s.srv.AddReceivingMiddleware(s.streamCalls) // progress and log notifications (progress.go)
 	s.addProfileTools()
 	return s, nil
 }
