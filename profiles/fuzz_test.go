@@ -28,7 +28,7 @@ func FuzzDecodeEvaluatePython(f *testing.F) {
 				t.Fatalf("decoded %q but Validate says %v", data, verr)
 			}
 		}
-		if _, _, _, err := profiles.DecodeLine(data); err != nil && !errors.As(err, &pe) {
+		if _, _, err := profiles.DecodeLine(data); err != nil && !errors.As(err, &pe) {
 			t.Fatalf("DecodeLine error %v is not an *Error", err)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,27 +23,29 @@ type EvaluatePythonResult = profiles.EvalResult
 
 // routeProfiles adds the endpoints of this file to the mux.
 func (s *Server) routeProfiles() {
-	s.mux.Handle("POST /v1/sessions/{id}/profiles/evaluate_python", s.auth(s.evaluatePython))
+	s.mux.Handle("POST /v1/sessions/{id}/profiles/{tool}", s.auth(s.runTool))
 }
 
-// evaluatePython runs an evaluate_python call in session id: a fresh
-// namespace of its Python, its files.
-func (s *Server) evaluatePython(w http.ResponseWriter, r *http.Request, owner string) {
-	if !s.cfg.Tools.Has(profiles.EvaluatePython) {
+// runTool runs a call of a profile's tool (profiles.Tools) in session id:
+// for evaluate_python, a fresh namespace of its Python and its files.
+func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner string) {
+	tool, ok := profiles.LookupTool(r.PathValue("tool"))
+	switch {
+	case !ok:
 		if !s.drainBody(w, r) {
 			return
 		}
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("the evaluate_python profile is off on this server; it serves --tools %s", s.cfg.Tools))
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no profile tool %q; the tools here are %s", r.PathValue("tool"), strings.Join(profiles.ToolNames(), ", ")))
+		return
+	case !s.cfg.Tools.Has(tool.Profile):
+		if !s.drainBody(w, r) {
+			return
+		}
+		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("the %s profile is off on this server; it serves --tools %s", tool.Profile, s.cfg.Tools))
 		return
 	}
 	body, ok := s.readBody(w, r)
 	if !ok {
-		return
-	}
-	p, err := profiles.DecodeEvaluatePython(body)
-	if err != nil {
-		s.evals.WithLabelValues("invalid").Inc()
-		writeError(w, http.StatusBadRequest, "invalid_request", profiles.Detail(err))
 		return
 	}
 	id := r.PathValue("id")
@@ -64,12 +67,12 @@ func (s *Server) evaluatePython(w http.ResponseWriter, r *http.Request, owner st
 		release = func() {}
 	}
 	defer release()
-	s.log.Info("evaluate_python", "owner", owner, "session", id, "code", cut(p.Code, maxLoggedCode))
+	s.log.Info("profile tool", "tool", tool.Name, "owner", owner, "session", id, "args", cut(string(body), maxLoggedCode))
 	ctx := sandbox.WithHost(r.Context(), s.serverHost())
 	start := time.Now()
-	res, err := profiles.RunEvaluatePython(ctx, profiles.EvalFunc(func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error) {
+	res, failed, err := tool.Run(ctx, profiles.EvalFunc(func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error) {
 		return s.cfg.Manager.Eval(ctx, owner, id, req)
-	}), p, profiles.EvalOptions{})
+	}), body)
 	release()
 	endTurn()
 	var pe *profiles.Error
@@ -84,7 +87,7 @@ func (s *Server) evaluatePython(w http.ResponseWriter, r *http.Request, owner st
 		return
 	}
 	status := "complete"
-	if res.Stderr != "" && res.ValueRepr == nil {
+	if failed {
 		status = "error"
 	}
 	s.evals.WithLabelValues(status).Inc()

@@ -88,6 +88,10 @@ func TestEvaluatePythonHTTPToolsOff(t *testing.T) {
 	if status != http.StatusNotFound || !strings.Contains(string(body), "the evaluate_python profile is off on this server; it serves --tools eval") {
 		t.Errorf("got %d %s", status, body)
 	}
+	status, body = postJSON(t, ts.URL+"/v1/sessions/"+created.ID+"/profiles/asteval", tokenA, `{"code": "1"}`)
+	if status != http.StatusNotFound || !strings.Contains(string(body), `no profile tool \"asteval\"; the tools here are evaluate_python`) {
+		t.Errorf("an unknown tool: got %d %s", status, body)
+	}
 	// /mcp serves the same tools.
 	cs, err := mcpClient(t, ts.URL, tokenA)
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 
 const profileLinesUsage = `  A line may instead be a call of another profile: "profile" names it, or
   a line with "code" (or "globals", "reads", "writes") and no "cells" or
-  "language" is an evaluate_python call (the asteval tool's shape, in a fresh namespace of the session's
-  Python, sharing its files):
+  "language" is an evaluate_python call (the asteval tool's shape, in a
+  fresh namespace of the session's Python, sharing its files):
     {"profile": "evaluate_python", "code": "total = 6\ntotal",
      "globals": {"n": "3"}, "reads": [{"path": "in.txt"}],
      "writes": [{"path": "out.txt", "content": "{total}", "mode": "create"}]}
@@ -24,14 +24,14 @@ const profileLinesUsage = `  A line may instead be a call of another profile: "p
 // means the line is an eval request: text is what sandbox.DecodeRequest
 // reads. code is the exit status the line raises.
 func profileLine(ctx context.Context, sess evalSession, n int, line []byte, stderr io.Writer) (v any, code int, handled bool, text []byte) {
-	l, isEval, text, err := profiles.DecodeLine(line)
+	tool, args, err := profiles.DecodeLine(line)
 	if err != nil {
 		return errorLine{errorBody{"invalid_request", fmt.Sprintf("line %d: %s", n, profiles.Detail(err))}}, exitInvalid, true, nil
 	}
-	if isEval {
-		return nil, exitOK, false, text
+	if tool == nil {
+		return nil, exitOK, false, args
 	}
-	res, err := profiles.RunEvaluatePython(ctx, sess, l.EvaluatePython, profiles.EvalOptions{})
+	res, failed, err := tool.Run(ctx, sess, args)
 	var pe *profiles.Error
 	switch {
 	case errors.As(err, &pe):
@@ -41,7 +41,7 @@ func profileLine(ctx context.Context, sess evalSession, n int, line []byte, stde
 			fmt.Fprintf(stderr, "wasmeval eval: line %d: %v\n", n, err)
 		}
 		return errorLine{errorBody{"host_error", fmt.Sprintf("line %d: %v", n, err)}}, exitHost, true, nil
-	case res.Stderr != "" && res.ValueRepr == nil:
+	case failed:
 		return res, exitCellFailed, true, nil
 	}
 	return res, exitOK, true, nil

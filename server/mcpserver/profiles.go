@@ -15,61 +15,35 @@ import (
 // The MCP tools of the profiles other than eval and code_interpreter, and
 // Config.Tools' choice of which tools are served.
 
-// profileTools are the tools each profile adds.
+// profileTools are the tools of the profiles served by mcpserver.go;
+// addProfileTools adds those of profiles.Tools.
 var profileTools = map[string][]string{
 	profiles.Eval:            {"eval"},
-	profiles.EvaluatePython:  {"evaluate_python"},
 	profiles.CodeInterpreter: {"run_code", "create_code_context", "run_in_code_context", "delete_code_context"},
 }
 
-// evaluatePythonSchema is the seed tool's parameters: EvalParams.
-var evaluatePythonSchema = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "code": {"type": "string", "maxLength": 2000, "description": "Python script to execute (<=2,000 characters, no control characters but tab and newline); the repr of its last expression is value_repr"},
-    "globals": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Mapping of global variable names to JSON-encoded strings. The payload is decoded before execution."},
-    "reads": {"type": "array", "items": {"type": "object", "properties": {"path": {"type": "string", "description": "Relative path of a file of the session to load; its text is put in the globals under its path."}}, "required": ["path"], "additionalProperties": false}, "description": "Files to load before execution."},
-    "writes": {"type": "array", "items": {"type": "object", "properties": {
-      "path": {"type": "string", "description": "Relative path of the file to create or update."},
-      "content": {"type": "string", "maxLength": 48000, "description": "Text to write after execution (<=48,000 characters); {name} is replaced by the final global name (str.format_map)."},
-      "mode": {"type": "string", "enum": ["create", "overwrite", "append"], "default": "create", "description": "create a new file (it must not exist), overwrite it, or append to it."}
-    }, "required": ["path", "content"], "additionalProperties": false}, "description": "Files to write after execution completes, only if it succeeds. These mirror calls to write_text."}
-  },
-  "required": ["code"],
-  "additionalProperties": false
-}`)
-
-var evaluatePythonOutput = json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "value_repr": {"type": ["string", "null"]},
-    "stdout": {"type": "string"},
-    "stderr": {"type": "string"},
-    "globals": {"type": "object", "additionalProperties": {"type": "string"}},
-    "reads": {"type": "array", "items": {"type": "object"}},
-    "writes": {"type": "array", "items": {"type": "object"}}
-  },
-  "required": ["value_repr", "stdout", "stderr", "globals", "reads", "writes"]
-}`)
-
-// addProfileTools adds the evaluate_python tool and removes the tools of
-// the profiles Config.Tools leaves out.
+// addProfileTools adds the tools of profiles.Tools (evaluate_python) and
+// removes the tools of the profiles Config.Tools leaves out.
 func (s *Server) addProfileTools() {
 	notRO := false
-	s.srv.AddTool(&mcp.Tool{
-		Name:  "evaluate_python",
-		Title: "Evaluate Python",
-		Description: "Run a short Python expression or script in a sandbox. Supports preloading files, staging writes, and returning captured stdout, stderr, and result data. " +
-			"Each call gets a fresh namespace of this connection's session (the one eval uses: files are shared, variables are not); " +
-			"read_text(path) and write_text(path, content, mode='create') work inside the code; writes apply only if the code succeeds; " +
-			"stdout and stderr are cut at 4,096 characters; the code stops after 5 seconds with \"Execution timed out.\".",
-		InputSchema:  evaluatePythonSchema,
-		OutputSchema: evaluatePythonOutput,
-		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
-	}, s.evaluatePython)
+	byProfile := map[string][]string{}
+	for p, names := range profileTools {
+		byProfile[p] = names
+	}
+	for _, t := range profiles.Tools() {
+		s.srv.AddTool(&mcp.Tool{
+			Name:         t.Name,
+			Title:        t.Title,
+			Description:  t.Description + " Runs in this connection's session, the one eval uses.",
+			InputSchema:  t.InputSchema,
+			OutputSchema: t.OutputSchema,
+			Annotations:  &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
+		}, s.profileTool(t))
+		byProfile[t.Profile] = append(byProfile[t.Profile], t.Name)
+	}
 	for _, p := range profiles.Names {
 		if !s.cfg.Tools.Has(p) {
-			s.srv.RemoveTools(profileTools[p]...)
+			s.srv.RemoveTools(byProfile[p]...)
 		}
 	}
 }
@@ -79,45 +53,48 @@ func toolError(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
-func (s *Server) evaluatePython(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	args := req.Params.Arguments
-	if len(args) == 0 {
-		args = json.RawMessage(`{}`)
-	}
-	p, err := profiles.DecodeEvaluatePython(args)
-	if err != nil {
-		return toolError(profiles.Detail(err)), nil
-	}
-	var res *profiles.EvalResult
-	note, err := s.inEvalSession(ctx, req, func(ctx context.Context, owner, id string) error {
-		if s.log.Enabled(ctx, slog.LevelInfo) {
-			code := []rune(p.Code)
-			if len(code) > 200 {
-				code = append(code[:200], '…')
-			}
-			s.log.LogAttrs(ctx, slog.LevelInfo, "mcp evaluate_python", slog.String("owner", owner), slog.String("code", string(code)))
+// profileTool is the handler of t: the call runs in the connection's
+// eval session. The arguments are checked by t.Run, not by the SDK
+// against the schema, so every face gives the same messages.
+func (s *Server) profileTool(t profiles.Tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := []byte(req.Params.Arguments)
+		if len(args) == 0 {
+			args = []byte(`{}`)
 		}
-		var err error
-		res, err = profiles.RunEvaluatePython(s.runCtx(ctx, req), profiles.EvalFunc(func(ctx context.Context, r sandbox.Request) (*sandbox.Result, error) {
-			return s.cfg.Manager.Eval(ctx, owner, id, r)
-		}), p, profiles.EvalOptions{})
-		return err
-	})
-	var pe *profiles.Error
-	switch {
-	case errors.As(err, &pe):
-		return toolError(pe.Detail()), nil
-	case err != nil:
-		return toolError(err.Error()), nil
+		var res any
+		var failed bool
+		note, err := s.inEvalSession(ctx, req, func(ctx context.Context, owner, id string) error {
+			if s.log.Enabled(ctx, slog.LevelInfo) {
+				a := []rune(string(args))
+				if len(a) > 200 {
+					a = append(a[:200], '…')
+				}
+				s.log.LogAttrs(ctx, slog.LevelInfo, "mcp "+t.Name, slog.String("owner", owner), slog.String("args", string(a)))
+			}
+			var err error
+			res, failed, err = t.Run(s.runCtx(ctx, req), profiles.EvalFunc(func(ctx context.Context, r sandbox.Request) (*sandbox.Result, error) {
+				return s.cfg.Manager.Eval(ctx, owner, id, r)
+			}), args)
+			return err
+		})
+		var pe *profiles.Error
+		switch {
+		case errors.As(err, &pe):
+			return toolError(pe.Detail()), nil
+		case err != nil:
+			return toolError(err.Error()), nil
+		}
+		text, err := json.Marshal(res)
+		if err != nil {
+			return toolError("host error: " + err.Error()), nil
+		}
+		return &mcp.CallToolResult{
+			IsError:           failed,
+			Content:           []mcp.Content{&mcp.TextContent{Text: note + string(text)}},
+			StructuredContent: json.RawMessage(text),
+		}, nil
 	}
-	text, _ := json.Marshal(res)
-	out := &mcp.CallToolResult{
-		// The seed's rule: a run that wrote to stderr and produced no value failed.
-		IsError:           res.Stderr != "" && res.ValueRepr == nil,
-		Content:           []mcp.Content{&mcp.TextContent{Text: note + string(text)}},
-		StructuredContent: res,
-	}
-	return out, nil
 }
 
 // inEvalSession runs fn in the connection's eval session (made on first
