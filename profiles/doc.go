@@ -12,6 +12,11 @@
 //     the code contexts).
 //   - python: the Jupyter-backed python tool; not available yet.
 //
+// Tools is the table of the tools that run in a session (evaluate_python
+// now): each names its profile and carries its schemas, how an eval line
+// is recognised as its call, and Run, which decodes, validates, runs and
+// returns the result. The faces serve the table as it is.
+//
 // ParseTools reads the --tools flag of `wasmeval mcp` and `serve`: which
 // profiles a face exposes.
 //
