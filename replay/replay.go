@@ -114,16 +114,52 @@ func File(ctx context.Context, path string, opts Options) (*Report, error) {
 // root that cannot be rebuilt, a runtime that does not start); a replay
 // that differs is a Report with Divergences.
 func Run(ctx context.Context, t *tape.Tape, opts Options) (*Report, error) {
+	p, err := Start(ctx, t, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	for p.More() {
+		if _, err := p.Step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return p.Report(), nil
+}
+
+// Player replays a tape one request at a time (Run replays all of it).
+type Player struct {
+	t       *tape.Tape
+	reqs    []tape.Record
+	results map[int]tape.Record
+	ins     map[int]*inputs
+	f       *feed
+	sb      *sandbox.Sandbox
+	sess    *sandbox.Session
+	cleanup func()
+	next    int // index into reqs
+	rep     *Report
+	got     map[int]tape.Record // the replayed results, for Update
+}
+
+// Start rebuilds the root and opens the session a replay runs in.
+func Start(ctx context.Context, t *tape.Tape, opts Options) (_ *Player, err error) {
 	reqs, results, ins, err := split(t.Events)
 	if err != nil {
 		return nil, err
 	}
+	p := &Player{t: t, reqs: reqs, results: results, ins: ins, rep: &Report{Header: t.Header}, got: map[int]tape.Record{}, cleanup: func() {}}
+	defer func() {
+		if err != nil {
+			p.Close()
+		}
+	}()
 	dir := opts.Dir
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "wasmeval-replay-"); err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
 		}
-		defer os.RemoveAll(dir)
+		p.cleanup = func() { os.RemoveAll(dir) }
 	} else {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("replay: %w", err)
@@ -141,21 +177,19 @@ func Run(ctx context.Context, t *tape.Tape, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	f := &feed{oldRoot: t.Header.Root, newRoot: abs} // as the guest sees its root
+	p.f = &feed{oldRoot: t.Header.Root, newRoot: abs} // as the guest sees its root
 	sbo := opts.Sandbox
 	sbo.Host = nil
-	sb, err := sandbox.New(ctx, sbo)
-	if err != nil {
+	if p.sb, err = sandbox.New(ctx, sbo); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	defer sb.Close(context.WithoutCancel(ctx))
 	h := t.Header
 	env := make(map[string]string, len(h.Env))
 	for k, v := range h.Env {
-		env[k] = string(f.local([]byte(v)))
+		env[k] = string(p.f.local([]byte(v)))
 	}
 	so := sandbox.SessionOptions{
-		Root: dir, Env: env, Replay: f,
+		Root: dir, Env: env, Replay: p.f,
 		Deterministic:    h.Options.Deterministic,
 		MemoryLimitBytes: h.Options.MemoryLimitBytes,
 		Checkpoints:      h.Options.Checkpoints,
@@ -165,33 +199,100 @@ func Run(ctx context.Context, t *tape.Tape, opts Options) (*Report, error) {
 		DiskQuotaFiles:   h.Options.DiskQuotaFiles,
 		Languages:        h.Options.Languages,
 	}
-	sess, err := sb.NewSession(ctx, so)
-	if err != nil {
+	if p.sess, err = p.sb.NewSession(ctx, so); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	defer sess.Close(context.WithoutCancel(ctx))
-	rep := &Report{Header: h}
-	for _, rq := range reqs {
-		req, err := sandbox.DecodeRequest(f.local(rq.Request))
-		if err != nil {
-			return nil, fmt.Errorf("replay: request %d on the tape: %w", rq.N, err)
-		}
-		f.begin(rq.N, ins[rq.N])
-		res, evalErr := sess.Eval(ctx, req)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		divs := f.end()
-		rep.Requests++
-		if want, ok := results[rq.N]; ok {
-			divs = append(compareResult(rq.N, f, want, res, evalErr), divs...)
-		} else {
-			divs = append(divs, Divergence{Request: rq.N, Cell: -1, What: "result", Message: "the tape ends before this request's result (was the recording cut short?)"})
-		}
-		rep.Divergences = append(rep.Divergences, divs...)
+	return p, nil
+}
+
+// More says whether requests are left to replay.
+func (p *Player) More() bool { return p.next < len(p.reqs) }
+
+// Requests is how many requests the tape holds.
+func (p *Player) Requests() int { return len(p.reqs) }
+
+// Step replays the next request and returns its divergences (none when
+// it replayed identically).
+func (p *Player) Step(ctx context.Context) ([]Divergence, error) {
+	if !p.More() {
+		return nil, fmt.Errorf("replay: all %d requests were replayed", len(p.reqs))
 	}
-	rep.Identical = len(rep.Divergences) == 0
-	return rep, nil
+	rq := p.reqs[p.next]
+	p.next++
+	req, err := sandbox.DecodeRequest(p.f.local(rq.Request))
+	if err != nil {
+		return nil, fmt.Errorf("replay: request %d on the tape: %w", rq.N, err)
+	}
+	p.f.begin(rq.N, p.ins[rq.N])
+	res, evalErr := p.sess.Eval(ctx, req)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	divs := p.f.end()
+	p.rep.Requests++
+	got := tape.Record{Type: tape.TypeResult, N: rq.N}
+	if evalErr != nil {
+		got.Error = evalErr.Error()
+	} else if b, err := sandbox.MarshalResult(res); err == nil {
+		got.Result = b
+	} else {
+		got.Error = err.Error()
+	}
+	p.got[rq.N] = got
+	if want, ok := p.results[rq.N]; ok {
+		divs = append(compareResult(rq.N, p.f, want, res, evalErr), divs...)
+	} else {
+		divs = append(divs, Divergence{Request: rq.N, Cell: -1, What: "result", Message: "the tape ends before this request's result (was the recording cut short?)"})
+	}
+	p.rep.Divergences = append(p.rep.Divergences, divs...)
+	return divs, nil
+}
+
+// Report is what the replay found so far.
+func (p *Player) Report() *Report {
+	r := *p.rep
+	r.Identical = len(r.Divergences) == 0
+	return &r
+}
+
+// WriteUpdated writes the tape with each replayed request's result in
+// place of the recorded one (with the replay's root path back to the
+// recorded one): what `wasmeval replay --update` and replaytest -update
+// keep. Inputs (clocks, randomness, host calls) stay as recorded.
+func (p *Player) WriteUpdated(w *tape.Writer) error {
+	h := p.t.Header
+	if err := w.Write(tape.Record{Type: tape.TypeHeader, Header: &h}); err != nil {
+		return err
+	}
+	for _, r := range p.t.Root {
+		if err := w.Write(r); err != nil {
+			return err
+		}
+	}
+	back := &feed{oldRoot: p.f.newRoot, newRoot: p.f.oldRoot}
+	for _, r := range p.t.Events {
+		if g, ok := p.got[r.N]; ok && r.Type == tape.TypeResult {
+			r = g
+			r.Result = back.local(r.Result)
+			r.Error = string(back.local([]byte(r.Error)))
+		}
+		if err := w.Write(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close closes the session and removes a temporary root.
+func (p *Player) Close() {
+	ctx := context.Background()
+	if p.sess != nil {
+		p.sess.Close(ctx)
+	}
+	if p.sb != nil {
+		p.sb.Close(ctx)
+	}
+	p.cleanup()
 }
 
 // compareResult compares a replayed result with the recorded one.
