@@ -95,7 +95,13 @@ type EvalResult struct {
 	// Writes are the writes applied, with their final content (the call's,
 	// then write_text's); empty when the code failed or timed out.
 	Writes []FileWrite `json:"writes"`
+
+	failed bool
 }
+
+// Failed reports whether the code failed or timed out: its writes were
+// then discarded. (A run can write to stderr and still succeed.)
+func (r *EvalResult) Failed() bool { return r.failed }
 
 // Evaluator runs requests in a session: *sandbox.Session does, and EvalFunc
 // adapts anything else (a Manager's session, say).
@@ -459,6 +465,7 @@ func RunEvaluatePython(ctx context.Context, sess Evaluator, p EvalParams, o Eval
 		if out.Stderr == "" {
 			out.Stderr = "the evaluation ended without a result"
 		}
+		out.failed = true
 		return out, nil
 	}
 	if g.Invalid != nil {
@@ -472,6 +479,7 @@ func RunEvaluatePython(ctx context.Context, sess Evaluator, p EvalParams, o Eval
 		out.Writes = g.Writes
 	}
 	if !g.OK {
+		out.failed = true
 		out.ValueRepr = nil
 		if len(g.Writes) > 0 {
 			out.Writes = g.Writes

@@ -112,7 +112,6 @@ var evaluatePythonTool = Tool{
 		if err != nil {
 			return nil, false, err
 		}
-		// The seed's rule: stderr and no value is a failed run.
-		return res, res.Stderr != "" && res.ValueRepr == nil, nil
+		return res, res.Failed(), nil
 	},
 }

@@ -281,6 +281,13 @@ func evalCases() []evalCase {
 				}
 			},
 			after: func(t *testing.T, dir string) { wantFile(t, filepath.Join(dir, "q.txt"), "queued") }},
+		{name: "stderr without a failure keeps the writes", args: `{"code": "import sys\n_ = sys.stderr.write('careful')", "writes": [{"path": "{dir}/kept.txt", "content": "kept"}]}`,
+			check: func(t *testing.T, r EvalResult, _ string) {
+				wantRepr(t, r, nil)
+				wantEq(t, "stderr", r.Stderr, "careful")
+				wantEq(t, "len(writes)", len(r.Writes), 1)
+			},
+			after: func(t *testing.T, dir string) { wantFile(t, filepath.Join(dir, "kept.txt"), "kept") }},
 		{name: "write_text checks its path", args: `{"code": "write_text('/etc/x', 'no')"}`,
 			check: func(t *testing.T, r EvalResult, _ string) {
 				wantRepr(t, r, nil)
