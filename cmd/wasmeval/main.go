@@ -6,6 +6,7 @@
 //	wasmeval serve               serve sessions over HTTP (and MCP at /mcp)
 //	wasmeval mcp                 be an MCP server on stdin and stdout
 //	wasmeval replay TAPE         replay a recorded session, compare its results
+//	wasmeval tape show TAPE      print a recorded session as a transcript
 //
 // Run `wasmeval -h` and `wasmeval <command> -h` for details.
 package main
@@ -44,6 +45,7 @@ Commands:
   serve     serve sessions to agents over HTTP (JSON API, SSE, bearer tokens)
   mcp       be an MCP server on stdin and stdout (tools eval, run_code, code contexts)
   replay    replay a tape (eval --record) and compare every result byte for byte
+  tape      show a tape as a readable transcript (tape show TAPE)
 
 Run 'wasmeval <command> -h' for a command's flags.
 `
@@ -85,6 +87,8 @@ func doMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return runMCP(ctx, rest, stdin, stdout, stderr)
 	case "replay":
 		return runReplay(ctx, rest, stdout, stderr)
+	case "tape":
+		return runTape(rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "wasmeval: unknown command %q\n\n%s", cmd, usage)
 		return exitInvalid

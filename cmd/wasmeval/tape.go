@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 
 	"github.com/wasmeval/wasmeval/replay"
 	"github.com/wasmeval/wasmeval/sandbox"
@@ -53,7 +54,7 @@ func (tf *tapeFlags) apply(opts *sandbox.SessionOptions) (func() error, error) {
 	return f.Close, nil
 }
 
-const replayUsage = `Usage: wasmeval replay [--cwd DIR] [--blobs DIR] [--json] TAPE
+const replayUsage = `Usage: wasmeval replay [--cwd DIR] [--blobs DIR] [--json] [--update] TAPE
 
 Replays a session recorded with 'wasmeval eval --record TAPE' (or
 sandbox.SessionOptions.Record): rebuilds the session root from the tape in a
@@ -77,6 +78,9 @@ Flags:
                empty) and keep it afterwards
   --blobs DIR  a folder holding the root's files larger than the tape's
                embedding cap (1 MiB), named by SHA-256 or at their path
+  --update     rewrite the tape's results with the replayed ones (its
+               clocks, randomness and host-call answers stay as recorded)
+               and exit 0: after a change meant to alter the outputs
   --json       print the report as JSON: {"requests", "identical",
                "divergences": [{"request", "cell", "what", "message",
                "expected", "got", "diff"}], "header"}
@@ -90,6 +94,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	cwd := fs.String("cwd", "", "rebuild the root in this folder")
 	blobs := fs.String("blobs", "", "a folder of the root's large files")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	update := fs.Bool("update", false, "rewrite the tape's results with the replayed ones")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, replayUsage)
@@ -115,7 +120,7 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitInvalid
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rep, err := replay.Run(ctx, t, replay.Options{Dir: *cwd, Blobs: *blobs, Sandbox: sandbox.Options{Logger: logger}})
+	rep, err := replayTape(ctx, t, replay.Options{Dir: *cwd, Blobs: *blobs, Sandbox: sandbox.Options{Logger: logger}}, *update, path)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "wasmeval replay: interrupted")
@@ -137,14 +142,58 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	} else if rep.Identical {
 		fmt.Fprintf(stdout, "replayed %d %s: identical\n", rep.Requests, plural(rep.Requests, "request"))
+	} else if *update {
+		fmt.Fprintf(stdout, "replayed %d %s: %d %s; updated the results in %s\n", rep.Requests, plural(rep.Requests, "request"),
+			len(rep.Divergences), plural(len(rep.Divergences), "divergence"), path)
 	} else {
 		fmt.Fprintf(stdout, "replayed %d %s: diverged (%d %s); the first:\n%s", rep.Requests, plural(rep.Requests, "request"),
 			len(rep.Divergences), plural(len(rep.Divergences), "divergence"), rep.Divergences[0])
 	}
-	if !rep.Identical {
+	if !rep.Identical && !*update {
 		return exitCellFailed
 	}
 	return exitOK
+}
+
+// replayTape replays t; with update, a tape whose replay diverged is
+// rewritten at path with the replayed results.
+func replayTape(ctx context.Context, t *tape.Tape, opts replay.Options, update bool, path string) (*replay.Report, error) {
+	p, err := replay.Start(ctx, t, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	for p.More() {
+		if _, err := p.Step(ctx); err != nil {
+			return nil, err
+		}
+	}
+	rep := p.Report()
+	if !update || rep.Identical {
+		return rep, nil
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".wtape-*")
+	if err != nil {
+		return nil, fmt.Errorf("--update: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	w, err := tape.NewWriter(tmp)
+	if err == nil {
+		err = p.WriteUpdated(w)
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--update: %w", err)
+	}
+	return rep, nil
 }
 
 func plural(n int, word string) string {

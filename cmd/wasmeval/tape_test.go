@@ -117,3 +117,45 @@ func TestReplayBadInput(t *testing.T) {
 		t.Errorf("replay -h: %d %s", code, stdout)
 	}
 }
+
+func TestReplayUpdateAndTapeShow(t *testing.T) {
+	testenv.RequirePython(t)
+	path := filepath.Join(t.TempDir(), "s.wtape")
+	evalIn(t, "--record", path)
+	code, stdout, stderr := run(t, context.Background(), "", "tape", "show", path)
+	for _, want := range []string{"tape format 1, recorded by wasmeval ", "file seed.txt (13 bytes)", "=== request 1\n--- cell 0 (py)\n  > import time, random, uuid\n",
+		"call read {\"op\":\"read\",\"path\":\"note.txt\"", "    -> {\"result\":\"kept\"}\n", "=== result 2\n--- cell 0: complete\n  | kept from the root\n", "random bytes)"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("tape show lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code != exitOK {
+		t.Fatalf("tape show: exit %d: %s", code, stderr)
+	}
+
+	// A tape whose result was changed is put right by --update.
+	f, _ := os.Open(path)
+	tp, _ := tape.Read(f)
+	f.Close()
+	out, _ := os.Create(path)
+	w, _ := tape.NewWriter(out)
+	w.Write(tape.Record{Type: tape.TypeHeader, Header: &tp.Header})
+	for _, r := range append(tp.Root, tp.Events...) {
+		if r.Type == tape.TypeResult && r.N == 2 {
+			r.Result = bytes.ReplaceAll(r.Result, []byte("kept"), []byte("lost"))
+		}
+		w.Write(r)
+	}
+	w.Close()
+	out.Close()
+	code, stdout, _ = run(t, context.Background(), "", "replay", "--update", path)
+	if code != exitOK || !strings.Contains(stdout, "replayed 2 requests: 1 divergence; updated the results in") {
+		t.Fatalf("replay --update: exit %d: %s", code, stdout)
+	}
+	if code, stdout, _ = run(t, context.Background(), "", "replay", path); code != exitOK {
+		t.Errorf("the updated tape does not replay: %s", stdout)
+	}
+	if code, _, stderr = run(t, context.Background(), "", "tape", "list", path); code != exitInvalid || !strings.Contains(stderr, "give 'show TAPE'") {
+		t.Errorf("tape list: %d %s", code, stderr)
+	}
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/wasmeval/wasmeval/sandbox"
+	"github.com/wasmeval/wasmeval/tape"
+)
+
+const tapeCmdUsage = `Usage: wasmeval tape show TAPE
+
+Prints a recorded session (a tape from 'wasmeval eval --record') as a
+transcript a person can read: the header (who recorded it, the environment,
+the root's files), then each request's cells, the host calls they made with
+the answers, how many clock reads and random bytes they took, and each
+cell's status and output.
+
+Exit status: 0, or 2 for a wrong command line or a file that is not a tape.
+`
+
+func runTape(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprint(stdout, tapeCmdUsage)
+		return exitOK
+	}
+	if len(args) != 2 || args[0] != "show" {
+		fmt.Fprintf(stderr, "wasmeval tape: give 'show TAPE'\nrun 'wasmeval tape -h'\n")
+		return exitInvalid
+	}
+	f, err := os.Open(args[1])
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval tape: %v\n", err)
+		return exitInvalid
+	}
+	defer f.Close()
+	t, err := tape.Read(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval tape: %s: %v\n", args[1], err)
+		return exitInvalid
+	}
+	if err := showTape(stdout, t); err != nil {
+		fmt.Fprintf(stderr, "wasmeval tape: writing: %v\n", err)
+		return exitHost
+	}
+	return exitOK
+}
+
+// showTape writes t as a transcript.
+func showTape(w io.Writer, t *tape.Tape) error {
+	var b strings.Builder
+	h := t.Header
+	fmt.Fprintf(&b, "tape format %d, recorded by wasmeval %s", h.Format, h.Wasmeval)
+	if h.PythonArtifact != "" {
+		fmt.Fprintf(&b, " (python artifact %s)", h.PythonArtifact)
+	}
+	fmt.Fprintf(&b, "\nroot %s\n", h.Root)
+	opts, _ := json.Marshal(h.Options)
+	fmt.Fprintf(&b, "options %s\n", opts)
+	keys := make([]string, 0, len(h.Env))
+	for k := range h.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "env %s=%s\n", k, h.Env[k])
+	}
+	for _, r := range t.Root {
+		switch {
+		case r.Type == tape.TypeDir:
+			fmt.Fprintf(&b, "dir  %s/\n", r.Path)
+		case r.Type == tape.TypeSymlink:
+			fmt.Fprintf(&b, "link %s -> %s\n", r.Path, r.Target)
+		case r.SHA256 != "":
+			fmt.Fprintf(&b, "file %s (%d bytes, by hash %s)\n", r.Path, r.Size, r.SHA256)
+		default:
+			fmt.Fprintf(&b, "file %s (%d bytes)\n", r.Path, len(r.Data))
+		}
+	}
+	clocks, rnd := 0, 0
+	flushReads := func() {
+		if clocks > 0 || rnd > 0 {
+			fmt.Fprintf(&b, "  (%d clock %s, %d random bytes)\n", clocks, plural(clocks, "read"), rnd)
+		}
+		clocks, rnd = 0, 0
+	}
+	for _, r := range t.Events {
+		switch r.Type {
+		case tape.TypeRequest:
+			fmt.Fprintf(&b, "\n=== request %d\n", r.N)
+			var req sandbox.Request
+			if err := json.Unmarshal(r.Request, &req); err != nil {
+				fmt.Fprintf(&b, "  %s\n", r.Request)
+				continue
+			}
+			for i, c := range req.Cells {
+				fmt.Fprintf(&b, "--- cell %d (%s)\n%s\n", i, c.Language, indent(c.Code, "  > "))
+			}
+		case tape.TypeClock:
+			clocks++
+		case tape.TypeRand:
+			rnd += len(r.Data)
+		case tape.TypeCall:
+			flushReads()
+			var op struct {
+				Op string `json:"op"`
+			}
+			json.Unmarshal(r.Call, &op)
+			fmt.Fprintf(&b, "  call %s %s\n    -> %s\n", op.Op, clipText(string(r.Call), 300), clipText(string(r.Answer), 300))
+		case tape.TypeResult:
+			flushReads()
+			fmt.Fprintf(&b, "=== result %d\n", r.N)
+			if r.Error != "" {
+				fmt.Fprintf(&b, "  host error: %s\n", r.Error)
+				continue
+			}
+			var res sandbox.Result
+			if err := json.Unmarshal(r.Result, &res); err != nil {
+				fmt.Fprintf(&b, "  %s\n", clipText(string(r.Result), 2000))
+				continue
+			}
+			for _, c := range res.Details.Cells {
+				fmt.Fprintf(&b, "--- cell %d: %s\n", c.Index, c.Status)
+				if c.Output != "" {
+					fmt.Fprintf(&b, "%s\n", indent(strings.TrimSuffix(c.Output, "\n"), "  | "))
+				}
+			}
+		}
+	}
+	flushReads()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
