@@ -165,7 +165,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	for _, want := range []string{"eval", "run_code", "create_code_context", "run_in_code_context", "delete_code_context"} {
+	for _, want := range []string{"eval", "run_code", "create_code_context", "run_in_code_context", "delete_code_context", "evaluate_python"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools %v lack %s", names, want)
 		}
@@ -181,6 +181,19 @@ func TestMCPInspectorCLI(t *testing.T) {
 	}
 	if call.IsError || len(call.Content) != 1 || call.Content[0].Text != "42" {
 		t.Errorf("run_code: %s", out)
+	}
+	// The evaluate_python profile's tool: its text content is the result's JSON.
+	out = inspector("--method", "tools/call", "--tool-name", "evaluate_python", "--tool-arg", "code=print(6)\n6*7")
+	call.Content, call.IsError = nil, false
+	if err := json.Unmarshal(out, &call); err != nil {
+		t.Fatalf("tools/call: %v\n%s", err, out)
+	}
+	var ep struct {
+		ValueRepr *string `json:"value_repr"`
+		Stdout    string
+	}
+	if call.IsError || len(call.Content) != 1 || json.Unmarshal([]byte(call.Content[0].Text), &ep) != nil || ep.ValueRepr == nil || *ep.ValueRepr != "42" || ep.Stdout != "6\n" {
+		t.Errorf("evaluate_python: %s", out)
 	}
 }
 
