@@ -12,7 +12,6 @@
   const maxBytes = host.memoryLimitBytes;
   const maxElements = Math.floor(maxBytes / 16);
   const apply = Reflect.apply;
-  const nativeStringConcat = String.prototype.concat; // before its guard below
 
   function method(proto, name, check) {
     const original = proto[name];
@@ -428,6 +427,13 @@
   // copy that would pass the memory limit, not after it.
   const reserveChars = reserveFrom >> 1;
   function add(a, b) {
+    const ta = typeof a;
+    const tb = typeof b;
+    if (ta === 'string' && tb === 'string') {
+      if (a.length + b.length < reserveChars) return a + b;
+    } else if (ta === 'number' && tb === 'number') {
+      return a + b;
+    }
     const x = isObject(a) ? toPrimitive(a, 'default') : a;
     const y = isObject(b) ? toPrimitive(b, 'default') : b;
     if (typeof x === 'string' && typeof y === 'string') {
@@ -440,26 +446,6 @@
       if (t.length >= reserveChars) want(stringBytes(t) + 64);
     }
     return x + y;
-  }
-  // template is an untagged template with substitutions, its texts and
-  // substitutions in turn (source.go).
-  function template(...parts) {
-    // The substitutions are converted once all are evaluated (the
-    // operator converts each as it goes): only a conversion with side
-    // effects could tell.
-    let chars = 0;
-    for (let i = 0; i < parts.length; i++) {
-      // ToString, which throws for a Symbol (and copies a string).
-      if (i % 2 === 1 && typeof parts[i] !== 'string') parts[i] = `${parts[i]}`;
-      chars += parts[i].length;
-    }
-    if (chars >= reserveChars) {
-      let bytes = 0;
-      for (const p of parts) bytes += stringBytes(p);
-      if (chars > maxStringLength) throw invalidString();
-      want(bytes);
-    }
-    return apply(nativeStringConcat, '', parts); // one copy, where += would make one per part
   }
   function mul(a, b) {
     if (typeof a === 'number' && typeof b === 'number') return a * b;
@@ -521,7 +507,7 @@
   }
   internal.operators = {
     '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar, '%wasmeval.mul': mul,
-    '%wasmeval.add': add, '%wasmeval.template': template, '%wasmeval.assign': assign, '%wasmeval.spread': spread,
+    '%wasmeval.add': add, '%wasmeval.assign': assign, '%wasmeval.spread': spread,
   };
 
   // apply and construct with an array-like make a list of its length at

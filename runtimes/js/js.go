@@ -360,7 +360,7 @@ func (in *instance) start() error {
 		}), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 	}
 	if ops, ok := internal.Get("operators").(*goja.Object); ok {
-		for _, name := range []string{opPow, opShl, opSar, opMul, opAdd, opTemplate, opProto, opProtoClass, opAssign, opSpread} {
+		for _, name := range []string{opPow, opShl, opSar, opMul, opAdd, opProto, opProtoClass, opAssign, opSpread} {
 			if err == nil {
 				err = global.DefineDataProperty(name, ops.Get(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 			}

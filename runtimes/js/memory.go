@@ -67,10 +67,12 @@ import (
 // Single huge allocations are refused before they happen by the prelude's
 // guards (guards.js, JSON.parse's estimate, source.go's BigInt guards):
 // native code cannot be stopped once it runs. A concatenation of two long
-// strings (`s = s + s`, a template) reserves its result before goja copies
-// it (source.go rewrites + and templates), so a doubling string stops near
-// the limit; before, the copy that crossed it completed before the
-// interrupt landed, and the heap peaked at about three times the limit.
+// strings (`s = s + s`) reserves its result before goja copies it
+// (source.go rewrites +), so a doubling string stops near the limit;
+// before, the copy that crossed it completed before the interrupt landed,
+// and the heap peaked at about three times the limit. Templates are not
+// rewritten (a guard's call costs more than a short template):
+// `${s}${s}` is still stopped one copy late.
 
 const (
 	memCheckInterval = 5 * time.Millisecond

@@ -3,7 +3,6 @@ package js
 import (
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -60,9 +59,6 @@ const (
 	// copies it (guards.js): `s = s + s` doubling past the memory limit
 	// otherwise made the whole copy before an interrupt could land.
 	opAdd = "%wasmeval.add"
-	// opTemplate does the same for a template with substitutions:
-	// `${s}${s}` is a concatenation too.
-	opTemplate = "%wasmeval.template"
 	// opProto checks a prototype that code gives an object natively (an
 	// object literal's __proto__, `F.prototype = x` before `new F`), and
 	// opProtoClass a class's superclass: goja looks properties up a
@@ -459,20 +455,6 @@ var guardedOps = map[token.Token]string{
 // rewriteOperator returns the guarded form of e, if e needs one.
 func rewriteOperator(e ast.Expression) (ast.Expression, bool) {
 	switch x := e.(type) {
-	case *ast.TemplateLiteral:
-		// `a${x}b${y}c`  ->  %template('a', x, 'b', y, 'c'); a tagged
-		// template passes its parts to its tag, and makes no text.
-		if x.Tag != nil || len(x.Expressions) == 0 || len(x.Elements) != len(x.Expressions)+1 {
-			return nil, false
-		}
-		args := make([]ast.Expression, 0, 2*len(x.Elements))
-		for i, el := range x.Elements {
-			args = append(args, &ast.StringLiteral{Idx: el.Idx, Literal: strconv.Quote(el.Parsed.String()), Value: el.Parsed})
-			if i < len(x.Expressions) {
-				args = append(args, x.Expressions[i])
-			}
-		}
-		return callGuard(opTemplate, x.OpenQuote, x.CloseQuote+1, args...), true
 	case *ast.BinaryExpression:
 		guard, ok := guardedOps[x.Operator]
 		if !ok || isNumberLiteral(x.Right) || isNumberLiteral(x.Left) {
@@ -550,28 +532,89 @@ func numbersFirst(x *ast.BinaryExpression, call *ast.CallExpression) ast.Express
 	}
 }
 
-// numberFirst keeps `a + b` native when a, an identifier, is a number:
-// the sum, or a text at most a number's length longer than b, needs no
-// reservation. b is evaluated once either way, but compiled twice: only
-// a short b (a name, a literal, an element or property of those) is, so
-// that nested sums do not double the code at every level.
+// numberFirst keeps `a + b` native when a is an identifier and the sum
+// needs no reservation: a is a number (the sum, or a text at most a
+// number's length longer than b), or, when b is an identifier too, b is a
+// number or both are texts shorter together than the guard would reserve
+// for. Otherwise the guard's call, which costs more than a short sum.
+// b is evaluated once either way, but compiled twice: only a small b is,
+// so that nested sums do not double the code at every level.
 //
-//	a + b  ->  typeof a === 'number' ? a + b : %add(a, b)
+//	a + b  ->  typeof a === 'number' || typeof b === 'number' ||
+//	           typeof a === 'string' && typeof b === 'string' && a.length + b.length < 524288
+//	           ? a + b : %add(a, b)
 func numberFirst(left ast.Expression, x *ast.BinaryExpression, call *ast.CallExpression) ast.Expression {
 	id, ok := left.(*ast.Identifier)
-	if !ok || !isShort(x.Right, 2) {
+	if !ok || !isSmall(x.Right, maxDuplicated) {
 		return call
 	}
-	c := *id
-	return &ast.ConditionalExpression{
-		Test: &ast.BinaryExpression{
-			Operator: token.STRICT_EQUAL,
-			Left:     &ast.UnaryExpression{Operator: token.TYPEOF, Idx: id.Idx, Operand: &c},
-			Right:    &ast.StringLiteral{Idx: id.Idx, Literal: "'number'", Value: "number"},
-		},
-		Consequent: x,
-		Alternate:  call,
+	test := typeIs(id, "number")
+	if r, ok := x.Right.(*ast.Identifier); ok {
+		length := func(id *ast.Identifier) ast.Expression {
+			c := *id
+			return &ast.DotExpression{Left: &c, Identifier: ast.Identifier{Name: "length", Idx: id.Idx}}
+		}
+		short := &ast.BinaryExpression{
+			Operator: token.LESS,
+			Left:     &ast.BinaryExpression{Operator: token.PLUS, Left: length(id), Right: length(r)},
+			Right:    &ast.NumberLiteral{Idx: id.Idx, Literal: "524288", Value: int64(524288)},
+		}
+		texts := &ast.BinaryExpression{Operator: token.LOGICAL_AND,
+			Left:  &ast.BinaryExpression{Operator: token.LOGICAL_AND, Left: typeIs(id, "string"), Right: typeIs(r, "string")},
+			Right: short}
+		test = &ast.BinaryExpression{Operator: token.LOGICAL_OR,
+			Left:  &ast.BinaryExpression{Operator: token.LOGICAL_OR, Left: test, Right: typeIs(r, "number")},
+			Right: texts}
 	}
+	return &ast.ConditionalExpression{Test: test, Consequent: x, Alternate: call}
+}
+
+// typeIs is `typeof id === 'kind'`.
+func typeIs(id *ast.Identifier, kind string) ast.Expression {
+	c := *id
+	return &ast.BinaryExpression{
+		Operator: token.STRICT_EQUAL,
+		Left:     &ast.UnaryExpression{Operator: token.TYPEOF, Idx: id.Idx, Operand: &c},
+		Right:    &ast.StringLiteral{Idx: id.Idx, Literal: "'" + kind + "'", Value: unistring.NewFromString(kind)},
+	}
+}
+
+// maxDuplicated is the most syntax nodes an operand that numberFirst
+// compiles twice may have.
+const maxDuplicated = 40
+
+// isSmall reports whether e has at most limit syntax nodes.
+func isSmall(e ast.Expression, limit int) bool {
+	n := 0
+	var count func(v reflect.Value) bool
+	count = func(v reflect.Value) bool {
+		switch v.Kind() {
+		case reflect.Pointer, reflect.Interface:
+			if v.IsNil() || v.Type() == fileType {
+				return true
+			}
+			if v.Kind() == reflect.Pointer {
+				if n++; n > limit {
+					return false
+				}
+			}
+			return count(v.Elem())
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if !count(v.Field(i)) {
+					return false
+				}
+			}
+		case reflect.Slice:
+			for i := range v.Len() {
+				if !count(v.Index(i)) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return count(reflect.ValueOf(e))
 }
 
 // isName reports whether e, a property key, is name.
@@ -594,20 +637,6 @@ func isPrototypeOf(e ast.Expression) bool {
 		return isName(m.Member, "prototype")
 	}
 	return false
-}
-
-// isShort reports whether e is a name, a literal, or a property or
-// element (depth levels deep) of those.
-func isShort(e ast.Expression, depth int) bool {
-	switch x := e.(type) {
-	case *ast.Identifier, *ast.ThisExpression:
-		return true
-	case *ast.DotExpression:
-		return depth > 0 && isShort(x.Left, depth-1)
-	case *ast.BracketExpression:
-		return depth > 0 && isShort(x.Left, depth-1) && isShort(x.Member, depth-1)
-	}
-	return isLiteral(e)
 }
 
 // isLiteral reports whether e is a literal of a primitive value: text, a
