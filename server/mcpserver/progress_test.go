@@ -1,13 +1,18 @@
 package mcpserver_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"io"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmeval/wasmeval/server/mcpserver"
 )
 
 // notes collects the notifications a client of the SDK receives.
@@ -180,5 +185,83 @@ func TestLogNotifications(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("log messages\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestProgressBeforeAnswerOnStdio: on the stdio face (one stream), a
+// call's progress notifications are written before its answer, each a
+// notifications/progress line with the call's token.
+func TestProgressBeforeAnswerOnStdio(t *testing.T) {
+	srv, _ := newServer(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	go func() {
+		srv.MCP().Run(ctx, &mcpserver.LineTransport{Reader: inR, Writer: outW})
+		outW.Close()
+	}()
+	defer inW.Close()
+	lines := make(chan map[string]any, 64)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var m map[string]any
+			json.Unmarshal(sc.Bytes(), &m)
+			lines <- m
+		}
+	}()
+	next := func() map[string]any {
+		t.Helper()
+		select {
+		case m, ok := <-lines:
+			if !ok {
+				t.Fatal("the server closed its output")
+			}
+			return m
+		case <-ctx.Done():
+			t.Fatal("no line")
+		}
+		return nil
+	}
+	send := func(v any) {
+		t.Helper()
+		b, _ := json.Marshal(v)
+		if _, err := inW.Write(append(b, '\n')); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "raw", "version": "1"}}})
+	if m := next(); m["id"] != 1.0 || m["result"] == nil {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	send(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": map[string]any{
+		"name": "eval", "_meta": map[string]any{"progressToken": "p1"},
+		"arguments": map[string]any{"cells": []any{map[string]any{"language": "js", "code": "print('a'); console.error('b'); 'c'"}}}}})
+	var streamed strings.Builder
+	for {
+		m := next()
+		if m["id"] == 2.0 {
+			if r, _ := m["result"].(map[string]any); r == nil || r["isError"] == true {
+				t.Fatalf("the call's answer: %v", m)
+			}
+			break
+		}
+		if m["method"] != "notifications/progress" {
+			t.Fatalf("before the answer: %v, want only progress notifications", m)
+		}
+		p, _ := m["params"].(map[string]any)
+		if p["progressToken"] != "p1" {
+			t.Errorf("progress token %v, want p1", p["progressToken"])
+		}
+		msg, _ := p["message"].(string)
+		streamed.WriteString(msg)
+	}
+	if got := streamed.String(); got != "a\nb\n'c'\n" {
+		t.Errorf("progress before the answer %q, want the whole output a, b, c", got)
 	}
 }
