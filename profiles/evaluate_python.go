@@ -122,7 +122,8 @@ type EvalOptions struct {
 	// Timeout bounds the run, in whole seconds (rounded up); zero means
 	// DefaultEvaluatePythonTimeout.
 	Timeout time.Duration
-	// OnEvent, when set, sees the run's output events as they happen.
+	// OnEvent, when set, sees the run's output events as they happen, as
+	// does the EventFunc of ctx (sandbox.WithEventFunc), if any.
 	OnEvent func(sandbox.Event)
 }
 
@@ -414,6 +415,7 @@ func RunEvaluatePython(ctx context.Context, sess Evaluator, p EvalParams, o Eval
 		stdout, stderr capped
 		payload        string
 	)
+	outer := sandbox.EventFuncFrom(ctx)
 	ctx = sandbox.WithEventFunc(ctx, func(ev sandbox.Event) {
 		mu.Lock()
 		switch ev.Kind {
@@ -427,7 +429,13 @@ func RunEvaluatePython(ctx context.Context, sess Evaluator, p EvalParams, o Eval
 			}
 		}
 		mu.Unlock()
-		if o.OnEvent != nil && (ev.Kind != sandbox.EventDisplay || ev.Bundle[resultMIME] == "") {
+		if ev.Kind == sandbox.EventDisplay && ev.Bundle[resultMIME] != "" {
+			return // the wrapper's result, not the code's output
+		}
+		if outer != nil {
+			outer(ev)
+		}
+		if o.OnEvent != nil {
 			o.OnEvent(ev)
 		}
 	})

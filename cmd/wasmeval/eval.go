@@ -288,7 +288,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		case len(bytes.TrimSpace(ln.text)) == 0:
 			continue
 		default:
-			pv, code, handled, text := profileLine(ctx, sess, n, ln.text, stderr)
+			pv, code, handled, text := profileLine(ctx, st.observe, sess, n, ln.text, stderr)
 			if handled {
 				if ctx.Err() != nil {
 					fmt.Fprintln(stderr, "wasmeval eval: interrupted")

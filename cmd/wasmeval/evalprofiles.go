@@ -20,10 +20,11 @@ const profileLinesUsage = `  A line may instead be a call of another profile: "p
   "writes"}; a failed run (stderr and no value) counts as a failed cell.
 `
 
-// profileLine runs a line of a profile other than eval. handled false
-// means the line is an eval request: text is what sandbox.DecodeRequest
-// reads. code is the exit status the line raises.
-func profileLine(ctx context.Context, sess evalSession, n int, line []byte, stderr io.Writer) (v any, code int, handled bool, text []byte) {
+// profileLine runs a line of a profile other than eval, under the context
+// observe makes (--stream's events). handled false means the line is an
+// eval request: text is what sandbox.DecodeRequest reads. code is the exit
+// status the line raises.
+func profileLine(ctx context.Context, observe func(context.Context) context.Context, sess evalSession, n int, line []byte, stderr io.Writer) (v any, code int, handled bool, text []byte) {
 	tool, args, err := profiles.DecodeLine(line)
 	if err != nil {
 		return errorLine{errorBody{"invalid_request", fmt.Sprintf("line %d: %s", n, profiles.Detail(err))}}, exitInvalid, true, nil
@@ -31,7 +32,7 @@ func profileLine(ctx context.Context, sess evalSession, n int, line []byte, stde
 	if tool == nil {
 		return nil, exitOK, false, args
 	}
-	res, failed, err := tool.Run(ctx, sess, args)
+	res, failed, err := tool.Run(observe(ctx), sess, args)
 	var pe *profiles.Error
 	switch {
 	case errors.As(err, &pe):

@@ -127,3 +127,23 @@ func TestEvalLinesProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalStreamEvaluatePython checks that --stream streams an
+// evaluate_python line's output as it does a cell's, and never the
+// wrapper's own result bundle.
+func TestEvalStreamEvaluatePython(t *testing.T) {
+	testenv.RequirePython(t)
+	var out, errb bytes.Buffer
+	in := strings.NewReader(`{"code": "print('hi')\n6*7"}` + "\n")
+	if code := runEval(context.Background(), []string{"--cwd", t.TempDir(), "--stream"}, in, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(out.String(), `"event":"stdout","cell":0,"text":"hi"`) || !strings.Contains(last, `"event":"done","value_repr":"42","stdout":"hi\n"`) {
+		t.Errorf("--stream wrote\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "vnd.wasmeval") {
+		t.Errorf("the wrapper's result bundle was streamed:\n%s", out.String())
+	}
+}

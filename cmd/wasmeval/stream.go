@@ -35,7 +35,8 @@ const streamUsage = `  Each line of stdout is a JSON object with "line", the num
   says how many where they would have been; the done line is whole all the
   same. It is written before the next request runs, as without --stream.
   Lines of another profile
-  (evaluate_python) get their answer line only, as done or error.
+  (evaluate_python) stream their code's events the same way (one cell,
+  titled with the profile), then their answer as done or error.
 `
 
 // streamQueueBytes bounds the event lines waiting to be written; past it
