@@ -119,8 +119,8 @@ func (f EvalFunc) Eval(ctx context.Context, req sandbox.Request) (*sandbox.Resul
 
 // EvalOptions tunes RunEvaluatePython beyond the seed's contract.
 type EvalOptions struct {
-	// Timeout bounds the run, in whole seconds (rounded up); zero means
-	// DefaultEvaluatePythonTimeout.
+	// Timeout bounds the run, in whole seconds (rounded up, at most
+	// sandbox.MaxTimeoutSeconds); zero means DefaultEvaluatePythonTimeout.
 	Timeout time.Duration
 	// OnEvent, when set, sees the run's output events as they happen, as
 	// does the EventFunc of ctx (sandbox.WithEventFunc), if any.
@@ -403,7 +403,7 @@ func RunEvaluatePython(ctx context.Context, sess Evaluator, p EvalParams, o Eval
 	if timeout <= 0 {
 		timeout = DefaultEvaluatePythonTimeout
 	}
-	secs := int((timeout + time.Second - 1) / time.Second)
+	secs := min(int((timeout+time.Second-1)/time.Second), sandbox.MaxTimeoutSeconds)
 	// exec() in a namespace of its own, so that the wrapper's names never
 	// land in the session's __main__.
 	code := fmt.Sprintf(`__import__("builtins").exec(__import__("base64").b64decode(%q).decode("utf-8"), {"__name__": "_wasmeval_evaluate_python", "_ARGS": %q, "_MIME": %q})`,
