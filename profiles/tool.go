@@ -24,6 +24,9 @@ type Tool struct {
 	// Detect reports whether an eval line without a "profile" field, with
 	// these top-level fields, is a call of this tool.
 	Detect func(fields map[string]json.RawMessage) bool
+	// Check decodes and validates args without running anything, so that
+	// a face can refuse an invalid call before it takes a session's turn.
+	Check func(args []byte) error
 	// Run decodes and validates args (one JSON object), runs the call in
 	// sess and returns the result, ready for JSON. failed says the guest
 	// code failed (MCP's isError; a failed cell's exit status on eval
@@ -102,6 +105,10 @@ var evaluatePythonTool = Tool{
 			}
 		}
 		return false
+	},
+	Check: func(args []byte) error {
+		_, err := DecodeEvaluatePython(args)
+		return err
 	},
 	Run: func(ctx context.Context, sess Evaluator, args []byte) (any, bool, error) {
 		p, err := DecodeEvaluatePython(args)

@@ -48,6 +48,11 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner string) {
 	if !ok {
 		return
 	}
+	if err := tool.Check(body); err != nil {
+		s.evals.WithLabelValues("invalid").Inc()
+		writeError(w, http.StatusBadRequest, "invalid_request", profiles.Detail(err))
+		return
+	}
 	id := r.PathValue("id")
 	sess, err := s.cfg.Manager.Session(owner, id)
 	if err != nil {
@@ -68,7 +73,19 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner string) {
 	}
 	defer release()
 	s.log.Info("profile tool", "tool", tool.Name, "owner", owner, "session", id, "args", cut(string(body), maxLoggedCode))
-	ctx := sandbox.WithHost(r.Context(), s.serverHost())
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	ctx = sandbox.WithHost(ctx, s.serverHost())
+	var sse *sseWriter
+	if wantsSSE(r) {
+		// As an eval's stream: the code's events, then done (the result)
+		// or error (also for what only the run finds invalid: a missing
+		// read, a create write whose file exists).
+		sse = newSSE(w, func() { cancel(errStreamEnded) })
+		defer s.closeSSE(sse, owner, id)
+		ctx = sandbox.WithEventFunc(ctx, sse.event)
+		ctx = sandbox.WithHost(ctx, &clientHost{s: s, owner: owner, session: id, sse: sse})
+	}
 	start := time.Now()
 	res, failed, err := tool.Run(ctx, profiles.EvalFunc(func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error) {
 		return s.cfg.Manager.Eval(ctx, owner, id, req)
@@ -79,10 +96,18 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner string) {
 	switch {
 	case errors.As(err, &pe):
 		s.evals.WithLabelValues("invalid").Inc()
+		if sse != nil {
+			sse.send("error", errorBody("invalid_request", pe.Detail()))
+			return
+		}
 		writeError(w, http.StatusBadRequest, "invalid_request", pe.Detail())
 		return
 	case err != nil:
 		s.evals.WithLabelValues("failed").Inc()
+		if sse != nil {
+			sse.send("error", errorBody(errorCode(err), err.Error()))
+			return
+		}
 		s.sessionError(w, r, err)
 		return
 	}
@@ -92,5 +117,9 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner string) {
 	}
 	s.evals.WithLabelValues(status).Inc()
 	s.duration.Observe(time.Since(start).Seconds())
+	if sse != nil {
+		sse.send("done", res)
+		return
+	}
 	answer(w, http.StatusOK, res)
 }

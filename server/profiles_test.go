@@ -106,3 +106,38 @@ func TestEvaluatePythonHTTPToolsOff(t *testing.T) {
 		t.Errorf("/mcp lists %d tools, want eval alone", len(list.Tools))
 	}
 }
+
+// TestEvaluatePythonHTTPStream checks the endpoint's SSE stream: the
+// code's output as events, then done with the result; an invalid call is
+// still a 400.
+func TestEvaluatePythonHTTPStream(t *testing.T) {
+	testenv.RequirePython(t)
+	ts := newServer(t, server.Config{})
+	_, body := postJSON(t, ts.URL+"/v1/sessions", tokenA, "")
+	var created struct{ ID string }
+	json.Unmarshal(body, &created)
+	url := ts.URL + "/v1/sessions/" + created.ID + "/profiles/evaluate_python"
+	stream := func(args string) (int, string) {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(args))
+		req.Header.Set("Authorization", "Bearer "+tokenA)
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	status, got := stream(`{"code": "print('hi')\n6 * 7"}`)
+	if status != http.StatusOK || !strings.Contains(got, "event: stdout\n") || !strings.Contains(got, `"text":"hi"`) ||
+		!strings.Contains(got, "event: done\ndata: {\"value_repr\":\"42\",\"stdout\":\"hi\\n\"") || strings.Contains(got, "vnd.wasmeval") {
+		t.Errorf("stream: %d\n%s", status, got)
+	}
+	if status, got := stream(`{"code": "1", "writes": [{"path": "x", "content": "", "mode": "replace"}]}`); status != http.StatusBadRequest || !strings.Contains(got, "evaluate_python: writes[0].mode") {
+		t.Errorf("an invalid streamed call: %d %s", status, got)
+	}
+	if status, got := stream(`{"code": "1", "reads": [{"path": "missing.txt"}]}`); status != http.StatusOK || !strings.Contains(got, "event: error\n") || !strings.Contains(got, "reads[0].path") {
+		t.Errorf("a missing read, streamed: %d %s", status, got)
+	}
+}

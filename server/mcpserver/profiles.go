@@ -62,6 +62,9 @@ func (s *Server) profileTool(t profiles.Tool) mcp.ToolHandler {
 		if len(args) == 0 {
 			args = []byte(`{}`)
 		}
+		if err := t.Check(args); err != nil {
+			return toolError(profiles.Detail(err)), nil
+		}
 		var res any
 		var failed bool
 		note, err := s.inEvalSession(ctx, req, func(ctx context.Context, owner, id string) error {
