@@ -28,6 +28,14 @@ type inputs struct {
 	wall, mono []int64
 	rand       []byte
 	calls      []*call
+	stops      map[int]*stop // by cell index
+}
+
+// stop is a cell interrupted by its time limit when recorded.
+type stop struct {
+	fuel  int64
+	cause string
+	used  bool
 }
 
 // feed is the sandbox.ReplayFeed of a replay: it serves each request's
@@ -47,7 +55,8 @@ type feed struct {
 	randPast bool          // the guest read past the recorded random bytes
 	spare    *rand.ChaCha8 // random bytes past the tape's
 
-	divs []Divergence // of the request being replayed
+	divs    []Divergence // of the request being replayed
+	inexact []string     // cells that cannot be replayed exactly
 }
 
 // begin starts request n with its recorded inputs.
@@ -73,6 +82,12 @@ func (f *feed) end() []Divergence {
 	}
 	if f.randAt < len(in.rand) {
 		f.diverge("random", fmt.Sprintf("the guest read %d random bytes; the tape recorded %d", f.randAt, len(in.rand)), "", "")
+	}
+	for cell, st := range in.stops {
+		if !st.used {
+			f.divs = append(f.divs, Divergence{Request: f.n, Cell: cell, What: "stop",
+				Message: fmt.Sprintf("the tape recorded this cell stopped by its %s; the replay did not run it", st.cause)})
+		}
 	}
 	for _, c := range in.calls {
 		if !c.used {
@@ -141,6 +156,21 @@ func (f *feed) Read(p []byte) (int, error) {
 	}
 	f.randAt += len(p)
 	return len(p), nil
+}
+
+// Stop implements sandbox.ReplayFeed.
+func (f *feed) Stop(cell int) (int64, string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st, ok := f.cur.stops[cell]
+	if !ok {
+		return 0, "", false
+	}
+	st.used = true
+	if st.fuel == 0 {
+		f.inexact = append(f.inexact, fmt.Sprintf("request %d, cell %d: stopped by its %s when recorded, in a runtime that meters no fuel (JavaScript): replayed with a real timer, so its output may differ", f.n, cell, st.cause))
+	}
+	return st.fuel, st.cause, true
 }
 
 // Call implements sandbox.ReplayFeed.
@@ -237,6 +267,11 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 			pending.rand = append(pending.rand, e.Data...)
 		case tape.TypeCall:
 			pending.calls = append(pending.calls, &call{req: e.Call, answer: e.Answer})
+		case tape.TypeStop:
+			if pending.stops == nil {
+				pending.stops = map[int]*stop{}
+			}
+			pending.stops[e.Cell] = &stop{fuel: e.Fuel, cause: e.Cause}
 		}
 	}
 	return reqs, results, ins, nil

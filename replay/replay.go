@@ -48,7 +48,7 @@ type Divergence struct {
 	// Cell is the index of the cell whose result differs, or -1 when the
 	// divergence is not a cell's (a host call, a clock read).
 	Cell int `json:"cell"`
-	// What is "result", "host call", "clock" or "random".
+	// What is "result", "host call", "clock", "random" or "stop".
 	What string `json:"what"`
 	// Message says what differed.
 	Message string `json:"message"`
@@ -92,6 +92,10 @@ type Report struct {
 	// Divergences are all the divergences, in order; the first is where
 	// the replay first went another way.
 	Divergences []Divergence `json:"divergences"`
+	// NotExact names the cells that cannot be replayed exactly (a
+	// JavaScript cell stopped by its timeout: JavaScript meters no fuel,
+	// so the replay stops it by the clock).
+	NotExact []string `json:"notExact,omitempty"`
 	// Header is the tape's header.
 	Header tape.Header `json:"header"`
 }
@@ -252,6 +256,9 @@ func (p *Player) Step(ctx context.Context) ([]Divergence, error) {
 func (p *Player) Report() *Report {
 	r := *p.rep
 	r.Identical = len(r.Divergences) == 0
+	p.f.mu.Lock()
+	r.NotExact = append([]string(nil), p.f.inexact...)
+	p.f.mu.Unlock()
 	return &r
 }
 

@@ -131,6 +131,27 @@ type Outcome struct {
 	// (zero otherwise). It is deterministic: the same cell in the same
 	// state uses the same fuel on every run and machine.
 	FuelUsed int64
+	// InterruptFuel is, for a cell stopped because its context was done
+	// (Interrupted), the fuel the cell had used when the runtime delivered
+	// the interrupt, where it meters fuel (zero otherwise): what a replay
+	// gives WithInterruptAt to stop the cell at the same point.
+	InterruptFuel int64
+}
+
+type interruptKey struct{}
+
+// WithInterruptAt returns a context whose cell the runtime interrupts, as
+// if the context had ended, when the cell has used units of fuel, where
+// the runtime meters fuel: a recorded timeout replayed at the same point
+// of the guest's work (Outcome.InterruptFuel).
+func WithInterruptAt(ctx context.Context, units int64) context.Context {
+	return context.WithValue(ctx, interruptKey{}, units)
+}
+
+// InterruptAt returns the fuel set by WithInterruptAt, if any.
+func InterruptAt(ctx context.Context) (int64, bool) {
+	n, ok := ctx.Value(interruptKey{}).(int64)
+	return n, ok && n > 0
 }
 
 type fuelKey struct{}

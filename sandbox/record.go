@@ -4,6 +4,7 @@ import (
 	"context"
 	crand "crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -45,6 +46,10 @@ type ReplayFeed interface {
 	// sandbox (tool, llm, agent), else by serve (files, output), checked
 	// against the tape.
 	Call(ctx context.Context, request []byte, serve func(context.Context, []byte) []byte) []byte
+	// Stop says whether the request's cell of that index was interrupted
+	// by its time limit when recorded: at which fuel (0 where the runtime
+	// meters none) and why (tape.CauseTimeout, tape.CauseHardLimit).
+	Stop(cell int) (fuel int64, cause string, ok bool)
 }
 
 // boundary is what the session's instances read the world through.
@@ -304,4 +309,57 @@ func MarshalResult(res *Result) ([]byte, error) {
 		cp.Details.Cells[i].DurationMs = 0
 	}
 	return json.Marshal(&cp)
+}
+
+// replayStop arms a replayed cell's recorded stop by its time limit: in
+// Python, the interrupt comes at the recorded fuel instead of by the
+// clock, so the same traceback comes out; the real timers are stopped.
+// It returns the cause to give the cell's context once it stopped.
+func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers ...*time.Timer) (context.Context, error) {
+	if s.opts.Replay == nil {
+		return ctx, nil
+	}
+	fuel, cause, ok := s.opts.Replay.Stop(cell)
+	if !ok || fuel <= 0 || lang != "py" {
+		return ctx, nil // JavaScript meters no fuel: its timers stay real
+	}
+	for _, t := range timers {
+		t.Stop()
+	}
+	err := errCellTimeout
+	if cause == tape.CauseHardLimit {
+		err = errCellHardLimit
+	}
+	return runtimes.WithInterruptAt(ctx, fuel), err
+}
+
+// tapeStop records a cell interrupted by its time limit (with the fuel at
+// which the interrupt came), or, replaying, gives the cell's context the
+// recorded cause once the replayed interrupt stopped it.
+func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, cell int, out runtimes.Outcome, replayed error) {
+	if replayed != nil {
+		if out.Interrupted {
+			cancel(replayed)
+		}
+		return
+	}
+	b := s.bound
+	if b == nil || b.tape == nil {
+		return
+	}
+	cause := ""
+	switch c := context.Cause(ctx); {
+	case errors.Is(c, errCellTimeout):
+		cause = tape.CauseTimeout
+	case errors.Is(c, errCellHardLimit):
+		cause = tape.CauseHardLimit
+	default:
+		return
+	}
+	if out.InterruptFuel == 0 && !out.Interrupted {
+		return
+	}
+	if err := b.tape.Write(tape.Record{Type: tape.TypeStop, Cell: cell, Cause: cause, Fuel: out.InterruptFuel}); err != nil {
+		s.sb.opts.Logger.Warn("recording a stop", "err", err)
+	}
 }

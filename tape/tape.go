@@ -29,6 +29,13 @@ const (
 	TypeRand    = "rand"
 	TypeCall    = "call"
 	TypeResult  = "result"
+	TypeStop    = "stop"
+)
+
+// Stop causes: the values of Record.Cause.
+const (
+	CauseTimeout   = "timeout"    // the cell's timeout
+	CauseHardLimit = "hard limit" // the cell's hard time limit
 )
 
 // Clock kinds: the values of Record.Clock.
@@ -48,6 +55,9 @@ const (
 //	rand     Data (the bytes the guest read)
 //	call     Call (the host call's JSON request), Answer (its JSON answer)
 //	result   N, and Result (the result's JSON) or Error (a host error)
+//	stop     Cell (its index in the request), Cause ("timeout" or "hard
+//	         limit") and Fuel: the cell was interrupted by its time limit
+//	         after using Fuel units (0 where the runtime meters none)
 type Record struct {
 	Type   string  `json:"t"`
 	Header *Header `json:"header,omitempty"`
@@ -69,6 +79,10 @@ type Record struct {
 
 	Call   json.RawMessage `json:"call,omitempty"`
 	Answer json.RawMessage `json:"answer,omitempty"`
+
+	Cell  int    `json:"cell,omitempty"`
+	Cause string `json:"cause,omitempty"`
+	Fuel  int64  `json:"fuel,omitempty"`
 }
 
 // Header says what a tape was recorded with.
@@ -178,9 +192,17 @@ func (r *Record) Check() error {
 		if r.N <= 0 || (len(r.Result) == 0) == (r.Error == "") {
 			return fmt.Errorf("a result record needs n (from 1) and one of result or error")
 		}
+	case TypeStop:
+		allowed = "cell cause fuel"
+		if r.Cause != CauseTimeout && r.Cause != CauseHardLimit {
+			return fmt.Errorf("stop cause %q; give %q or %q", r.Cause, CauseTimeout, CauseHardLimit)
+		}
+		if r.Cell < 0 || r.Fuel < 0 {
+			return fmt.Errorf("a stop record needs a cell index and fuel of 0 or more")
+		}
 	default:
 		return fmt.Errorf("unknown record type %q; a tape holds %s", r.Type,
-			strings.Join([]string{TypeHeader, TypeDir, TypeFile, TypeSymlink, TypeRequest, TypeClock, TypeRand, TypeCall, TypeResult}, ", "))
+			strings.Join([]string{TypeHeader, TypeDir, TypeFile, TypeSymlink, TypeRequest, TypeClock, TypeRand, TypeCall, TypeResult, TypeStop}, ", "))
 	}
 	for _, f := range r.fields() {
 		if !strings.Contains(" "+allowed+" ", " "+f+" ") {
@@ -213,6 +235,9 @@ func (r *Record) fields() []string {
 	add(r.NS != nil, "ns")
 	add(len(r.Call) > 0, "call")
 	add(len(r.Answer) > 0, "answer")
+	add(r.Cell != 0, "cell")
+	add(r.Cause != "", "cause")
+	add(r.Fuel != 0, "fuel")
 	return fs
 }
 

@@ -30,6 +30,7 @@ func TestRoundTrip(t *testing.T) {
 		{Type: tape.TypeClock, Clock: tape.ClockWall, NS: i64(0)},
 		{Type: tape.TypeRand, Data: []byte{0, 1, 2}},
 		{Type: tape.TypeCall, Call: json.RawMessage(`{"op":"tool"}`), Answer: json.RawMessage(`{"result":1}`)},
+		{Type: tape.TypeStop, Cell: 1, Cause: tape.CauseTimeout, Fuel: 12345},
 		{Type: tape.TypeResult, N: 1, Result: json.RawMessage(`{"content":[]}`)},
 	}
 	var buf bytes.Buffer
@@ -49,7 +50,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tp.Header.Env["A"] != "b" || len(tp.Root) != 2 || len(tp.Events) != 5 {
+	if tp.Header.Env["A"] != "b" || len(tp.Root) != 2 || len(tp.Events) != 6 {
 		t.Fatalf("read back %+v", tp)
 	}
 	got, _ := json.Marshal(append(append([]tape.Record{header()}, tp.Root...), tp.Events...))
@@ -101,6 +102,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"bad clock", h + `{"t":"clock","clock":"cpu","ns":1}` + "\n", `clock "cpu"`},
 		{"cut", h + `{"t":"rand"`, "truncated"},
 		{"second header", h + h, "second header"},
+		{"bad cause", h + `{"t":"stop","cell":1,"cause":"boredom","fuel":5}` + "\n", `stop cause "boredom"`},
 		{"bad hash", h + `{"t":"file","path":"a","size":3,"sha256":"zz"}` + "\n", "not 64 lowercase hex"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

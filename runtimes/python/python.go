@@ -478,6 +478,10 @@ type Instance struct {
 	// The running cell's fuel accounting: usage when it started, and its
 	// budget (0: none).
 	fuelStart, fuelBudget int64
+	// interruptAt is the running cell's replayed interrupt
+	// (runtimes.WithInterruptAt), tripFuel the fuel at which its interrupt
+	// came (Outcome.InterruptFuel).
+	interruptAt, tripFuel int64
 	fuelOut               bool // the budget ran out
 
 	sink        runtimes.Sink
@@ -592,6 +596,8 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	in.trippedAt, in.firstTrip = time.Time{}, time.Time{}
 	in.fuelOut = false
 	in.fuelBudget, _ = runtimes.FuelBudget(ctx)
+	in.interruptAt, _ = runtimes.InterruptAt(ctx)
+	in.tripFuel = 0
 	if in.fuel != nil {
 		in.fuelStart = in.fuelUsed()
 		if in.fuelBudget > 0 {
@@ -649,7 +655,7 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 			}
 			sink.Stderr(fmt.Sprintf("\n%s; Python was restarted and the session's Python state was lost (files are kept)\n", what))
 		}
-		return runtimes.Outcome{Failed: true, Interrupted: interrupted && !in.fuelOut, FuelExhausted: in.fuelOut, FuelUsed: used}, nil
+		return runtimes.Outcome{Failed: true, Interrupted: interrupted && !in.fuelOut, FuelExhausted: in.fuelOut, FuelUsed: used, InterruptFuel: in.tripFuel}, nil
 	}
 	stopped := interrupted && rc != 0
 	in.afterCell()
@@ -658,6 +664,7 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		Interrupted:   stopped && !in.fuelOut,
 		FuelExhausted: stopped && in.fuelOut,
 		FuelUsed:      used,
+		InterruptFuel: in.tripFuel,
 	}, nil
 }
 
@@ -699,15 +706,26 @@ func hostFuel(ctx context.Context, m api.Module, _ []uint64) {
 			slice = min(slice, left)
 		}
 	}
+	// A replayed timeout: the check runs when the cell reaches the fuel
+	// at which the recorded interrupt came.
+	atInterrupt := false
+	if in.interruptAt > 0 && in.runCtx != nil {
+		if left := in.interruptAt - (in.fuelUsed() - in.fuelStart); left <= 0 {
+			atInterrupt = true
+		} else {
+			slice = min(slice, left)
+		}
+	}
 	// Add to the counter rather than set it: it is negative by what the
 	// last check overshot.
 	in.fuel.Set(uint64(int64(in.fuel.Get()) + slice))
 	in.given += slice
-	if in.runCtx != nil && (in.fuelOut || in.runCtx.Err() != nil) {
+	if in.runCtx != nil && (in.fuelOut || atInterrupt || in.runCtx.Err() != nil) {
 		now := time.Now()
 		switch {
 		case in.firstTrip.IsZero():
 			in.firstTrip = now
+			in.tripFuel = in.fuelUsed() - in.fuelStart
 			in.trip(now)
 		case now.Sub(in.firstTrip) > grace:
 			panic(errHardStop)
@@ -766,6 +784,15 @@ func (in *Instance) nanosleep(ns int64) {
 		time.Sleep(time.Duration(ns))
 		return
 	}
+	if in.interruptAt > 0 && in.fuel != nil && in.fuelUsed()-in.fuelStart >= in.interruptAt {
+		// A replayed timeout that came during this sleep.
+		if !in.interrupted.Load() {
+			in.tripFuel = in.fuelUsed() - in.fuelStart
+			in.trip(time.Now())
+			in.firstTrip = in.trippedAt
+		}
+		return
+	}
 	t := time.NewTimer(time.Duration(ns))
 	defer t.Stop()
 	select {
@@ -775,6 +802,9 @@ func (in *Instance) nanosleep(ns int64) {
 			in.trip(time.Now())
 			if in.firstTrip.IsZero() {
 				in.firstTrip = in.trippedAt
+				if in.fuel != nil {
+					in.tripFuel = in.fuelUsed() - in.fuelStart
+				}
 			}
 		}
 	}

@@ -1,0 +1,85 @@
+package replay_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/replay"
+	"github.com/wasmeval/wasmeval/sandbox"
+	"github.com/wasmeval/wasmeval/tape"
+)
+
+// TestTimeoutsReplayExactly records Python cells stopped by their timeout
+// (the interrupt caught and counted, uncaught in a loop, and during a
+// sleep) and replays them: the interrupt comes at the recorded fuel, so
+// the count and the tracebacks are the same.
+func TestTimeoutsReplayExactly(t *testing.T) {
+	testenv.RequirePython(t)
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	var buf bytes.Buffer
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Record: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := []sandbox.Request{
+		{Cells: []sandbox.Cell{{Language: "py", TimeoutSeconds: 1, Code: `i = 0
+def step(n):
+    return n + 1
+try:
+    while True:
+        i = step(i)
+except KeyboardInterrupt:
+    print("stopped at", i)`}}},
+		{Cells: []sandbox.Cell{{Language: "py", TimeoutSeconds: 1, Code: "while True:\n    i = step(i)"}}},
+		{Cells: []sandbox.Cell{{Language: "py", TimeoutSeconds: 1, Code: "import time\ntime.sleep(30)"}}},
+		{Cells: []sandbox.Cell{{Language: "py", Code: "print(i > 0)"}}},
+	}
+	var outs []string
+	for _, req := range reqs {
+		res, err := s.Eval(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs = append(outs, res.Details.Cells[0].Output)
+	}
+	s.Close(ctx)
+	if !strings.HasPrefix(outs[0], "stopped at ") || !strings.Contains(outs[1], "KeyboardInterrupt") || !strings.Contains(outs[1], "timed out after 1 second") ||
+		!strings.Contains(outs[2], "time.sleep(30)") || outs[3] != "True\n" {
+		t.Fatalf("the recorded session: %q", outs)
+	}
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stops := 0
+	for _, r := range tp.Events {
+		if r.Type == tape.TypeStop {
+			stops++
+			if r.Cause != tape.CauseTimeout || r.Fuel <= 0 {
+				t.Errorf("stop record %+v", r)
+			}
+		}
+	}
+	if stops != 3 {
+		t.Errorf("%d stop records; want 3", stops)
+	}
+	rep, err := replay.Run(ctx, tp, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Identical {
+		for _, d := range rep.Divergences {
+			t.Error(d.String())
+		}
+		t.Fatal("timeouts did not replay exactly")
+	}
+	t.Logf("replayed %q", outs[0])
+}
