@@ -83,7 +83,12 @@ Flags:
                and exit 0: after a change meant to alter the outputs
   --json       print the report as JSON: {"requests", "identical",
                "divergences": [{"request", "cell", "what", "message",
-               "expected", "got", "diff"}], "header"}
+               "expected", "got", "diff"}], "notExact": [...], "header"}
+
+A Python cell stopped by its timeout is interrupted at the fuel recorded
+(the same point of its work), so its traceback replays too; a JavaScript
+cell stopped so (JavaScript meters no fuel) is stopped by a real timer and
+named in a "not replayed exactly" line.
 `
 
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -148,6 +153,11 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	} else {
 		fmt.Fprintf(stdout, "replayed %d %s: diverged (%d %s); the first:\n%s", rep.Requests, plural(rep.Requests, "request"),
 			len(rep.Divergences), plural(len(rep.Divergences), "divergence"), rep.Divergences[0])
+	}
+	if !*asJSON {
+		for _, n := range rep.NotExact {
+			fmt.Fprintf(stdout, "not replayed exactly: %s\n", n)
+		}
 	}
 	if !rep.Identical && !*update {
 		return exitCellFailed
