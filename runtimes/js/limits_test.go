@@ -27,7 +27,10 @@ func TestMemoryLimits(t *testing.T) {
 		{"huge typed array", "new Float64Array(2**31)", []string{"RangeError: Array buffer allocation failed"}},
 		{"huge JSON.parse", "JSON.parse('[' + '1,'.repeat(5e6) + '1]')", []string{"RangeError: JSON.parse: the 10000003-byte input"}},
 		{"endless push", "{ const a = []; while (true) a.push({ i: a.length }) }", []string{"RangeError: memory limit exceeded", "at <cell-", ">:1:"}},
-		{"string doubling", "{ let s = 'x'; while (true) s += s }", []string{"RangeError: Invalid string length"}},
+		// Either stop is right and which comes first depends on when the
+		// heap was last measured: the reservation before the copy
+		// ("memory limit exceeded") or goja's length cap.
+		{"string doubling", "{ let s = 'x'; while (true) s += s }", []string{"Uncaught RangeError: "}},
 		// Native recursion into deep nestings: Go's stack must not overflow.
 		{"deep String()", "String(nest(1e5, (a) => [a]))", []string{"RangeError: Maximum call stack size exceeded"}},
 		{"deep toLocaleString", "nest(1e5, (a) => [a]).toLocaleString()", []string{"RangeError: Maximum call stack size exceeded"}},
