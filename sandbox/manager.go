@@ -50,6 +50,10 @@ type ManagerOptions struct {
 	// Session is the template for every session's options; its Root is
 	// ignored (each session gets its own).
 	Session SessionOptions
+	// RecordDir, when set, is an existing folder that receives one tape
+	// per session, ID.wtape (see SessionOptions.Record); the session
+	// finishes and closes it when it closes. Session.Record is ignored.
+	RecordDir string
 	// KeepFiles keeps a session's root folder when the session is evicted
 	// or deleted. By default the folder is removed with the session.
 	KeepFiles bool
@@ -119,6 +123,9 @@ func NewManager(sb *Sandbox, o ManagerOptions) (*Manager, error) {
 	}
 	if o.TrimIdleAfter == 0 {
 		o.TrimIdleAfter = DefaultTrimIdleAfter
+	}
+	if err := checkRecordDir(o.RecordDir); err != nil {
+		return nil, err
 	}
 	m := &Manager{
 		sb: sb, opts: o, byID: map[string]*managed{},
@@ -198,8 +205,13 @@ func (m *Manager) add(ctx context.Context, owner string, make func(SessionOption
 	}
 	so := m.opts.Session
 	so.Root = root
+	if err := m.recordTo(id, &so); err != nil {
+		os.RemoveAll(root)
+		return "", err
+	}
 	sess, err := make(so)
 	if err != nil {
+		closeRecord(so)
 		os.RemoveAll(root)
 		return "", err
 	}

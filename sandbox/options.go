@@ -121,6 +121,8 @@ type SessionOptions struct {
 	// calls from a recorded tape instead of the world (see the replay
 	// package). It overrides Now, Rand and Deterministic.
 	Replay ReplayFeed
+
+	ownRecord bool // Record is the session's own file, closed with it
 }
 
 func (o Options) resolved() Options {

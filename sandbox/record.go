@@ -289,12 +289,17 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 	}
 }
 
-// closeTape ends the tape's zstd frame.
+// closeTape ends the tape's zstd frame, and closes a tape file the
+// session owns (ManagerOptions.RecordDir).
 func (s *Session) closeTape() error {
 	if s.bound == nil || s.bound.tape == nil {
 		return nil
 	}
-	if err := s.bound.tape.Close(); err != nil {
+	err := s.bound.tape.Close()
+	if cerr := closeRecord(s.opts); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("sandbox: closing the tape: %w", err)
 	}
 	return nil

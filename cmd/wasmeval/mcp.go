@@ -57,7 +57,7 @@ Flags:
   --memory-budget SIZE
         the host memory all sessions together may hold (default: half the
         machine's memory, at most 4GiB; "none" for no cap)
-` + toolsUsage + limitUsage + languagesUsage + envUsage
+` + toolsUsage + limitUsage + languagesUsage + envUsage + managerTapeUsage
 
 func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var workspace, cacheDir string
@@ -75,6 +75,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	ef.register(fs)
 	var tools toolsFlag
 	tools.register(fs)
+	var tf managerTapeFlags
+	tf.register(fs)
 	fs.Var(&memoryBudget, "memory-budget", "")
 	var flagOut bytes.Buffer
 	fs.SetOutput(&flagOut)
@@ -140,8 +142,10 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
 		return exitInvalid
 	}
-	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: workspace, IdleTimeout: idle, MaxSessions: maxSessions,
-		MemoryBudgetBytes: memoryBudget.n, Session: sessOpts})
+	mo := sandbox.ManagerOptions{Workspace: workspace, IdleTimeout: idle, MaxSessions: maxSessions, MemoryBudgetBytes: memoryBudget.n}
+	tf.apply(&sessOpts, &mo)
+	mo.Session = sessOpts
+	mgr, err := sandbox.NewManager(sb, mo)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
 		return exitHost

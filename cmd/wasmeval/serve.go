@@ -105,7 +105,7 @@ Flags:
         (default: half the machine's memory, at most 4GiB; "none" for no cap)
 ` + toolsUsage + `        Here it picks the tools at /mcp and the profile endpoints; the session
         API (/v1/sessions/{id}/eval, /v1/run) is always served
-` + limitUsage + languagesUsage + envUsage + `  --call-timeout DURATION
+` + limitUsage + languagesUsage + envUsage + managerTapeUsage + `  --call-timeout DURATION
         how long a streaming client has to answer a host call before the
         guest's helper fails with a timeout error (default 60s)
   --tools-mcp 'CMD ARGS'
@@ -147,6 +147,8 @@ type serveConfig struct {
 	env                                              envFlags
 	memoryBudget                                     byteSize
 	packages                                         packageFlags
+
+	tape managerTapeFlags // --deterministic, --record-dir
 }
 
 func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int, bool) {
@@ -161,6 +163,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 	c.languages.register(fs)
 	c.env.register(fs)
 	c.tools.register(fs)
+	c.tape.register(fs)
 	fs.Var(&c.memoryBudget, "memory-budget", "")
 	fs.Var(&c.tokens, "token", "")
 	fs.StringVar(&c.tokensFile, "tokens-file", "", "")
@@ -310,8 +313,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
 		return exitInvalid
 	}
-	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: c.workspace, IdleTimeout: idle, MaxSessions: c.maxSessions,
-		MemoryBudgetBytes: c.memoryBudget.n, Session: sessOpts})
+	mo := sandbox.ManagerOptions{Workspace: c.workspace, IdleTimeout: idle, MaxSessions: c.maxSessions, MemoryBudgetBytes: c.memoryBudget.n}
+	c.tape.apply(&sessOpts, &mo)
+	mo.Session = sessOpts
+	mgr, err := sandbox.NewManager(sb, mo)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
 		return exitHost

@@ -212,3 +212,30 @@ func plural(n int, word string) string {
 	}
 	return word + "s"
 }
+
+// managerTapeUsage is the part of serve's and mcp's usage about
+// determinism and recording.
+const managerTapeUsage = `  --deterministic
+              every session gets a virtual clock and seeded randomness
+              (see 'wasmeval eval -h')
+  --record-dir DIR
+              record each session to DIR/ID.wtape (an existing folder);
+              'wasmeval replay DIR/ID.wtape' replays it
+`
+
+// managerTapeFlags are serve's and mcp's --deterministic and --record-dir.
+type managerTapeFlags struct {
+	deterministic bool
+	dir           string
+}
+
+func (f *managerTapeFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.deterministic, "deterministic", false, "")
+	fs.StringVar(&f.dir, "record-dir", "", "")
+}
+
+// apply sets the sessions' template and the manager's record folder.
+func (f *managerTapeFlags) apply(so *sandbox.SessionOptions, mo *sandbox.ManagerOptions) {
+	so.Deterministic = f.deterministic
+	mo.RecordDir = f.dir
+}

@@ -159,3 +159,21 @@ func TestReplayUpdateAndTapeShow(t *testing.T) {
 		t.Errorf("tape list: %d %s", code, stderr)
 	}
 }
+
+// serve and mcp hand --record-dir to the manager, which checks it.
+func TestManagerRecordDirFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"mcp", "--deterministic", "--record-dir", "/nonexistent/tapes"},
+		{"serve", "--token", strings.Repeat("t", 32), "--deterministic", "--record-dir", "/nonexistent/tapes", "--addr", "127.0.0.1:0"},
+	} {
+		code, _, stderr := run(t, context.Background(), "", args...)
+		if code == exitOK || !strings.Contains(stderr, "RecordDir") || !strings.Contains(stderr, "give an existing folder for the sessions' tapes") {
+			t.Errorf("%s: exit %d, %s", args[0], code, stderr)
+		}
+	}
+	for _, cmd := range []string{"mcp", "serve"} {
+		if _, stdout, _ := run(t, context.Background(), "", cmd, "-h"); !strings.Contains(stdout, "--record-dir DIR") {
+			t.Errorf("%s -h does not name --record-dir", cmd)
+		}
+	}
+}
