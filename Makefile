@@ -214,8 +214,12 @@ py-test-packages: $(PYPKG_DIR)/.complete
 
 $(PYPKG_DIR)/.complete:
 	rm -rf "$(PYPKG_DIR)" "$(PYPKG_DIR).tmp" && mkdir -p "$(PYPKG_DIR).tmp/debs"
-	cd "$(PYPKG_DIR).tmp/debs" && { apt-get download $(PYPKG_DEBS) || \
-	  { echo "apt-get download failed: run apt-get update (Debian bookworm's lists) and make py-test-packages again"; exit 1; }; }
+	# A fresh machine may have no package lists yet: update them once.
+	SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	cd "$(PYPKG_DIR).tmp/debs" && { apt-get download $(PYPKG_DEBS) 2>/dev/null || \
+	  { $$SUDO apt-get update -qq && apt-get download $(PYPKG_DEBS); } || \
+	  { echo "apt-get download failed: check Debian bookworm's apt sources and run make py-test-packages again"; exit 1; }; }
+	command -v python3.11 >/dev/null || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); $$SUDO apt-get install -y -qq python3.11; }
 	cd "$(PYPKG_DIR).tmp/debs" && printf '%s  %s\n' $(PYPKG_SHA256) | sha256sum --quiet -c -
 	for d in "$(PYPKG_DIR).tmp"/debs/*.deb; do dpkg-deb -x "$$d" "$(PYPKG_DIR).tmp/root"; done
 	mv "$(PYPKG_DIR).tmp/root/usr/lib/python3/dist-packages" "$(PYPKG_DIR).tmp/dist-packages"
