@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -42,4 +43,33 @@ func closeRecord(so SessionOptions) error {
 		return c.Close()
 	}
 	return nil
+}
+
+// ErrNotRecorded is Manager.Tape's error for a session that has no tape
+// (the manager was made without ManagerOptions.RecordDir).
+var ErrNotRecorded = errors.New("sandbox: the session is not recorded")
+
+// Tape returns the owner's session's tape so far: every request that has
+// finished, as a complete tape (package tape) that replays on its own.
+// An unknown session is ErrNoSession; one without a tape ErrNotRecorded.
+func (m *Manager) Tape(owner, id string) ([]byte, error) {
+	s, err := m.Session(owner, id)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := s.opts.Record.(*os.File)
+	if !ok || !s.opts.ownRecord || s.bound == nil || s.bound.tape == nil {
+		return nil, ErrNotRecorded
+	}
+	n := s.bound.tape.Complete()
+	r, err := os.Open(f.Name()) // the session writes it write-only
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: reading the session's tape: %w", err)
+	}
+	defer r.Close()
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, fmt.Errorf("sandbox: reading the session's tape: %w", err)
+	}
+	return b, nil
 }

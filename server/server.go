@@ -177,6 +177,7 @@ func New(cfg Config) (*Server, error) {
 	s.mux.Handle("POST /v1/sessions/{id}/fork", s.auth(s.fork))
 	s.mux.Handle("DELETE /v1/sessions/{id}", s.auth(s.deleteSession))
 	s.mux.Handle("GET /v1/sessions/{id}/outputs/{outputID}", s.auth(s.output))
+	s.mux.Handle("GET /v1/sessions/{id}/tape", s.auth(s.tape))
 	s.mux.Handle("POST /v1/sessions/{id}/calls/{callID}", s.auth(s.answerCall))
 	s.mux.Handle("POST /v1/run", s.auth(s.run))
 	s.routeSessions()

@@ -15,20 +15,44 @@ import (
 // Writer writes a tape's records. It is safe for concurrent use: records
 // are written in the order the calls of Write take its lock.
 type Writer struct {
-	mu  sync.Mutex
-	zw  *zstd.Encoder
-	buf bytes.Buffer
-	err error // the first error, after which every call fails
+	mu       sync.Mutex
+	zw       *zstd.Encoder
+	out      *countWriter
+	buf      bytes.Buffer
+	complete int64 // bytes written up to the end of the last frame
+	err      error // the first error, after which every call fails
+}
+
+// countWriter counts what reaches the underlying writer.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // NewWriter returns a Writer that writes a zstd stream to w. Nothing is
 // written to w before the first Flush or Close.
 func NewWriter(w io.Writer) (*Writer, error) {
-	zw, err := zstd.NewWriter(w, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+	out := &countWriter{w: w}
+	zw, err := zstd.NewWriter(out, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
 	if err != nil {
 		return nil, fmt.Errorf("tape: %w", err)
 	}
-	return &Writer{zw: zw}, nil
+	return &Writer{zw: zw, out: out}, nil
+}
+
+// Complete is how many bytes of the tape are complete zstd frames: the
+// tape up to the last Flush, which a Reader reads whole even while the
+// Writer goes on.
+func (w *Writer) Complete() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.complete
 }
 
 // Write checks r and writes it as one line.
@@ -53,18 +77,22 @@ func (w *Writer) Write(r Record) error {
 	return w.err
 }
 
-// Flush writes what is buffered as a complete zstd block, so that a
-// reader of the tape so far sees every record written before it.
+// Flush ends the zstd frame of what was written so far and starts the
+// next: the tape up to here is then complete, readable whole (zstd frames
+// concatenate) while the Writer goes on.
 func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.zw.Flush(); err != nil {
+	if err := w.zw.Close(); err != nil {
 		w.err = fmt.Errorf("tape: %w", err)
+		return w.err
 	}
-	return w.err
+	w.complete = w.out.n
+	w.zw.Reset(w.out)
+	return nil
 }
 
 // Close ends the zstd frame. It does not close the underlying writer.
@@ -79,6 +107,7 @@ func (w *Writer) Close() error {
 		w.err = fmt.Errorf("tape: %w", err)
 		return w.err
 	}
+	w.complete = w.out.n
 	w.err = errors.New("tape: writer closed")
 	return nil
 }
