@@ -39,9 +39,19 @@ Tools:
                        "stdout", "stderr", "globals", "reads", "writes"}
 
 llm() in a cell asks the client for a completion (MCP sampling) when the
-client offers the sampling capability; otherwise it fails with a message.
+client offers the sampling capability; otherwise it goes to --llm-url, or
+fails with a message. tool.<name>() calls go to --tools-mcp's server.
 
 Flags:
+  --tools-mcp 'CMD ARGS'
+        run CMD as an MCP server over stdio (split on spaces, with '...' and
+        "..." quoting; no shell) whose tools answer tool.<name>(args)
+  --llm-url URL
+        an OpenAI-compatible chat-completions endpoint answering llm() when
+        the client offers no sampling. The API key is read from
+        WASMEVAL_LLM_API_KEY; guests never see it
+  --llm-model NAME, --llm-model-smol NAME, --llm-model-slow NAME
+        the models for llm(model='default'|'smol'|'slow')
   --workspace DIR
         the folder under which each session gets its own folder (default: a
         temporary folder, removed on exit; a named one keeps the sessions'
@@ -78,6 +88,12 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	var tf managerTapeFlags
 	tf.register(fs)
 	fs.Var(&memoryBudget, "memory-budget", "")
+	var hf hostFlags
+	fs.StringVar(&hf.toolsMCP, "tools-mcp", "", "")
+	fs.StringVar(&hf.llmURL, "llm-url", "", "")
+	fs.StringVar(&hf.models[0], "llm-model", "", "")
+	fs.StringVar(&hf.models[1], "llm-model-smol", "", "")
+	fs.StringVar(&hf.models[2], "llm-model-slow", "", "")
 	var flagOut bytes.Buffer
 	fs.SetOutput(&flagOut)
 	fs.Usage = func() {}
@@ -151,7 +167,12 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitHost
 	}
 	defer mgr.Close(context.WithoutCancel(ctx))
-	srv, err := mcpserver.New(mcpserver.Config{Sandbox: sb, Manager: mgr, Version: version(), Logger: logger, Tools: tools.set})
+	backends, closeBackends, code := backendsFor(ctx, "mcp", &hf, stderr)
+	if code != exitOK {
+		return code
+	}
+	defer closeBackends()
+	srv, err := mcpserver.New(mcpserver.Config{Sandbox: sb, Manager: mgr, Version: version(), Logger: logger, Tools: tools.set, Host: backends})
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
 		return exitHost

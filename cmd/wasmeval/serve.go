@@ -350,7 +350,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // keeping only what the flags configure: the server answers the rest with
 // its own message (which names serve's flags, not eval's).
 func serveBackends(ctx context.Context, f *hostFlags, stderr io.Writer) (hostcalls.Host, func(), int) {
-	h, closeHost, code := f.host(ctx, serveErrors{stderr})
+	return backendsFor(ctx, "serve", f, stderr)
+}
+
+// backendsFor is serveBackends for command cmd (serve or mcp), whose name
+// hostFlags.host's messages carry.
+func backendsFor(ctx context.Context, cmd string, f *hostFlags, stderr io.Writer) (hostcalls.Host, func(), int) {
+	h, closeHost, code := f.host(ctx, cmdErrors{stderr, cmd})
 	if code != exitOK || h == nil {
 		return nil, func() {}, code
 	}
@@ -364,12 +370,15 @@ func serveBackends(ctx context.Context, f *hostFlags, stderr io.Writer) (hostcal
 	return b, closeHost, exitOK
 }
 
-// serveErrors names serve, not eval, in hostFlags.host's messages (each
-// one Write).
-type serveErrors struct{ w io.Writer }
+// cmdErrors names cmd, not eval, in hostFlags.host's messages (each one
+// Write).
+type cmdErrors struct {
+	w   io.Writer
+	cmd string
+}
 
-func (s serveErrors) Write(p []byte) (int, error) {
-	if _, err := s.w.Write(bytes.ReplaceAll(p, []byte("wasmeval eval:"), []byte("wasmeval serve:"))); err != nil {
+func (s cmdErrors) Write(p []byte) (int, error) {
+	if _, err := s.w.Write(bytes.ReplaceAll(p, []byte("wasmeval eval:"), []byte("wasmeval "+s.cmd+":"))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
