@@ -83,3 +83,50 @@ except KeyboardInterrupt:
 	}
 	t.Logf("replayed %q", outs[0])
 }
+
+// TestFuelStopReplays: a cell stopped by its fuel budget stops at the
+// same point on replay, by construction.
+func TestFuelStopReplays(t *testing.T) {
+	testenv.RequirePython(t)
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	var buf bytes.Buffer
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Record: &buf, FuelBudget: 400_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Fuel: 50_000_000, Code: "i = 0\nwhile True:\n    i += 1"}, {Language: "py", Code: "print(i)"}}}
+	res, err := s.Eval(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Details.Cells[0].Output, "fuel exhausted") {
+		t.Fatalf("the cell was not stopped by its fuel: %q", res.Details.Cells[0].Output)
+	}
+	res, err = s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "print(i)"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close(ctx)
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.Header.Options.FuelBudget != 400_000_000 {
+		t.Errorf("the header's fuel budget: %d", tp.Header.Options.FuelBudget)
+	}
+	rep, err := replay.Run(ctx, tp, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Identical {
+		for _, d := range rep.Divergences {
+			t.Error(d.String())
+		}
+	}
+	t.Logf("the loop counted to %s", res.Details.Cells[0].Output)
+}
