@@ -43,6 +43,11 @@ type InstanceOptions struct {
 	Nanotime func() int64
 	// Rand is the guest's source of randomness; nil means crypto/rand.
 	Rand io.Reader
+	// Sleep, when set, is offered each of the guest's sleeps (ns
+	// nanoseconds) before the runtime waits; when it returns true the
+	// sleep is done (a virtual clock moved on by it) and the runtime does
+	// not wait. Nil means real sleeps. Python only for now.
+	Sleep func(ns int64) bool
 	// MemoryLimitBytes caps the guest's memory where the runtime can; zero
 	// means the runtime's default.
 	MemoryLimitBytes int64

@@ -65,3 +65,24 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestDeterministicSleep: a deterministic session's Python sleeps move its
+// clock on without waiting (a 600 s sleep in a cell whose timeout is 30 s
+// completes).
+func TestDeterministicSleep(t *testing.T) {
+	testenv.RequirePython(t)
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Deterministic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, res := evalLang(t, s, "py", "import time\nt0 = time.time()\ntime.sleep(600)\nprint(round(time.time() - t0, 3))")
+	if res.Details.Cells[0].Status != sandbox.StatusComplete || out != "600.002\n" { // sleep reads the monotonic clock once
+		t.Errorf("a deterministic sleep: %s %q", res.Details.Cells[0].Status, out)
+	}
+}

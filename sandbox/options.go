@@ -109,8 +109,9 @@ type SessionOptions struct {
 	// DeterministicEpoch, DeterministicStep further at each read of the
 	// wall or monotonic clock) and seeded randomness, where Now and Rand
 	// are nil: two fresh sessions that run the same requests give the same
-	// bytes (the cells' DurationMs are zero). Python's hash seed is fixed in
-	// every session.
+	// bytes (the cells' DurationMs are zero). A Python sleep moves the
+	// clock on by its length without waiting. Python's hash seed is fixed
+	// in every session.
 	Deterministic bool
 	// Record, when set, receives the session's tape (package tape): the
 	// header and root, then every request, clock read, random byte, host

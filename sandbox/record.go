@@ -56,6 +56,7 @@ type ReplayFeed interface {
 type boundary struct {
 	now      func() time.Time
 	nanotime func() int64
+	sleep    func(ns int64) bool
 	rand     io.Reader
 	call     func(ctx context.Context, request []byte) []byte
 
@@ -68,13 +69,22 @@ type boundary struct {
 type virtualClock struct {
 	mu    sync.Mutex
 	reads int64
+	slept time.Duration // by the guest's sleeps, which do not wait
 }
 
 func (c *virtualClock) tick() time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.reads++
-	return time.Duration(c.reads) * DeterministicStep
+	return time.Duration(c.reads)*DeterministicStep + c.slept
+}
+
+// sleep moves the clock on by a guest's sleep instead of waiting.
+func (c *virtualClock) sleep(ns int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.slept += time.Duration(max(ns, 0))
+	return true
 }
 
 func (c *virtualClock) now() time.Time { return DeterministicEpoch.Add(c.tick()) }
@@ -102,6 +112,7 @@ func (s *Session) startBoundary() error {
 	switch {
 	case o.Replay != nil:
 		b.now, b.nanotime, b.rand = o.Replay.Now, o.Replay.Nanotime, o.Replay
+		b.sleep = func(int64) bool { return true } // the clocks come from the tape
 		feed, serve := o.Replay, s.calls.Call
 		b.call = func(ctx context.Context, req []byte) []byte { return feed.Call(ctx, req, serve) }
 	case o.Deterministic:
@@ -110,6 +121,9 @@ func (s *Session) startBoundary() error {
 			b.now = c.now
 		}
 		b.nanotime = c.nanotime
+		if o.Now == nil {
+			b.sleep = c.sleep
+		}
 		if b.rand == nil {
 			b.rand = &lockedReader{r: rand.NewChaCha8(deterministicSeed)}
 		}
@@ -231,6 +245,7 @@ func (s *Session) instanceOptions() runtimes.InstanceOptions {
 		Env:              s.opts.Env,
 		Now:              b.now,
 		Nanotime:         b.nanotime,
+		Sleep:            b.sleep,
 		Rand:             b.rand,
 		MemoryLimitBytes: s.opts.MemoryLimitBytes,
 		Checkpoints:      s.opts.Checkpoints,

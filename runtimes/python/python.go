@@ -793,6 +793,9 @@ func (in *Instance) nanosleep(ns int64) {
 		}
 		return
 	}
+	if in.opts.Sleep != nil && in.opts.Sleep(ns) {
+		return // a virtual clock's sleep
+	}
 	t := time.NewTimer(time.Duration(ns))
 	defer t.Stop()
 	select {
