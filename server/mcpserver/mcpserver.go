@@ -395,7 +395,7 @@ type ContextInput struct {
 
 func (s *Server) addTools() {
 	notRO := false
-	mcp.AddTool(s.srv, &mcp.Tool{
+	s.srv.AddTool(&mcp.Tool{
 		Name:  "eval",
 		Title: "Run cells",
 		Description: "Runs Python (py), JavaScript (js) and TypeScript (ts) cells in order in this connection's sandbox session. " +
@@ -403,35 +403,35 @@ func (s *Server) addTools() {
 			"Returns the cells' output as text and displayed images as image content; the structured result has per-cell details.",
 		InputSchema: evalSchema,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
-	}, s.eval)
-	mcp.AddTool(s.srv, &mcp.Tool{
+	}, typed(decodeEval, s.eval))
+	s.srv.AddTool(&mcp.Tool{
 		Name:        "run_code",
 		Title:       "Run code once",
 		Description: "Runs one piece of Python (py), JavaScript (js) or TypeScript (ts) code in a fresh sandbox that is thrown away afterwards. Returns CodeInterpreter outputs (stdout, stderr, display, result), exitCode and error.",
 		InputSchema: runSchema,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
-	}, s.runCode)
-	mcp.AddTool(s.srv, &mcp.Tool{
+	}, typed(decodeRun, s.runCode))
+	s.srv.AddTool(&mcp.Tool{
 		Name:        "create_code_context",
 		Title:       "Create a code context",
 		Description: "Creates a persistent sandbox session (a code context) and returns its id for run_in_code_context.",
 		InputSchema: createSchema,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
-	}, s.createContext)
-	mcp.AddTool(s.srv, &mcp.Tool{
+	}, typed(decodeCreate, s.createContext))
+	s.srv.AddTool(&mcp.Tool{
 		Name:        "run_in_code_context",
 		Title:       "Run code in a context",
 		Description: "Runs Python (py), JavaScript (js) or TypeScript (ts) code in the code context id; its state persists between calls. Returns CodeInterpreter outputs, exitCode and error.",
 		InputSchema: runInSchema,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
-	}, s.runInContext)
-	mcp.AddTool(s.srv, &mcp.Tool{
+	}, typed(decodeRunIn, s.runInContext))
+	s.srv.AddTool(&mcp.Tool{
 		Name:        "delete_code_context",
 		Title:       "Delete a code context",
 		Description: "Deletes the code context id and its files.",
 		InputSchema: deleteSchema,
 		Annotations: &mcp.ToolAnnotations{OpenWorldHint: &notRO, IdempotentHint: true},
-	}, s.deleteContext)
+	}, typed(decodeContext, s.deleteContext))
 }
 
 type sessionKey struct{}
