@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wasmeval/wasmeval/runtimes"
+	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/tape"
 )
 
@@ -29,11 +31,20 @@ type inputs struct {
 	rand       []byte
 	calls      []*call
 	stops      map[int]*stop // by cell index
+	nested     []*nestedReq
+}
+
+// nestedReq is a request recorded while a cell waited in a host call: it
+// ran before the answer of calls[beforeCall] was recorded.
+type nestedReq struct {
+	req, result tape.Record
+	beforeCall  int
+	ran         bool
 }
 
 // stop is a cell interrupted by its time limit when recorded.
 type stop struct {
-	fuel  int64
+	at    runtimes.InterruptPoint
 	cause string
 	used  bool
 }
@@ -54,6 +65,9 @@ type feed struct {
 	lastMono int64
 	randPast bool          // the guest read past the recorded random bytes
 	spare    *rand.ChaCha8 // random bytes past the tape's
+
+	// run runs a nested request in the session being replayed.
+	run func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error)
 
 	divs    []Divergence // of the request being replayed
 	inexact []string     // cells that cannot be replayed exactly
@@ -87,6 +101,12 @@ func (f *feed) end() []Divergence {
 		if !st.used {
 			f.divs = append(f.divs, Divergence{Request: f.n, Cell: cell, What: "stop",
 				Message: fmt.Sprintf("the tape recorded this cell stopped by its %s; the replay did not run it", st.cause)})
+		}
+	}
+	for _, nr := range in.nested {
+		if !nr.ran {
+			f.divs = append(f.divs, Divergence{Request: nr.req.N, Cell: -1, What: "nested request",
+				Message: "the tape recorded this eval inside a waiting cell's host call; the replay made no such call"})
 		}
 	}
 	for _, c := range in.calls {
@@ -159,18 +179,18 @@ func (f *feed) Read(p []byte) (int, error) {
 }
 
 // Stop implements sandbox.ReplayFeed.
-func (f *feed) Stop(cell int) (int64, string, bool) {
+func (f *feed) Stop(cell int) (runtimes.InterruptPoint, string, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st, ok := f.cur.stops[cell]
 	if !ok {
-		return 0, "", false
+		return runtimes.InterruptPoint{}, "", false
 	}
 	st.used = true
-	if st.fuel == 0 {
+	if st.at.IsZero() {
 		f.inexact = append(f.inexact, fmt.Sprintf("request %d, cell %d: stopped by its %s when recorded, in a runtime that meters no fuel (JavaScript): replayed with a real timer, so its output may differ", f.n, cell, st.cause))
 	}
-	return st.fuel, st.cause, true
+	return st.at, st.cause, true
 }
 
 // Call implements sandbox.ReplayFeed.
@@ -182,10 +202,18 @@ func (f *feed) Call(ctx context.Context, request []byte, serve func(context.Cont
 	json.Unmarshal(req, &op)
 	f.mu.Lock()
 	var rec *call
-	for _, c := range f.cur.calls {
+	ci := -1
+	for i, c := range f.cur.calls {
 		if !c.used && bytes.Equal(f.local(c.req), req) {
-			c.used, rec = true, c
+			c.used, rec, ci = true, c, i
 			break
+		}
+	}
+	var nested []*nestedReq
+	for _, nr := range f.cur.nested {
+		if !nr.ran && nr.beforeCall <= ci {
+			nr.ran = true
+			nested = append(nested, nr)
 		}
 	}
 	if rec == nil {
@@ -199,6 +227,11 @@ func (f *feed) Call(ctx context.Context, request []byte, serve func(context.Cont
 		f.diverge("host call", "the guest made a host call that the tape does not expect", expected, string(req))
 	}
 	f.mu.Unlock()
+	// The evals the waiting cell's host ran in the session meanwhile, in
+	// order, before the recorded answer.
+	for _, nr := range nested {
+		f.runNested(ctx, nr)
+	}
 	if worldOps[op.Op] {
 		if rec == nil {
 			b, _ := json.Marshal(map[string]any{"error": map[string]string{"message": "replay: this call is not on the tape, so it has no recorded answer"}})
@@ -242,16 +275,28 @@ func compact(b []byte) []byte {
 // request and its result, and before it since the previous result.
 func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Record, ins map[int]*inputs, err error) {
 	results, ins = map[int]tape.Record{}, map[int]*inputs{}
+	nestedN := map[int]*nestedReq{}
 	pending := &inputs{}
 	for _, e := range events {
 		switch e.Type {
 		case tape.TypeRequest:
-			if e.N != len(reqs)+1 {
-				return nil, nil, nil, fmt.Errorf("replay: the tape's request %d follows request %d; requests are numbered 1, 2, 3, ...", e.N, len(reqs))
+			if e.Nested {
+				pending.nested = append(pending.nested, &nestedReq{req: e, beforeCall: len(pending.calls)})
+				nestedN[e.N] = pending.nested[len(pending.nested)-1]
+				continue
+			}
+			if e.N != len(reqs)+1+len(nestedN) {
+				return nil, nil, nil, fmt.Errorf("replay: the tape's request %d follows request %d; requests are numbered 1, 2, 3, ...", e.N, len(reqs)+len(nestedN))
 			}
 			reqs = append(reqs, e)
 			ins[e.N] = pending
 		case tape.TypeResult:
+			if e.Nested {
+				if nr, ok := nestedN[e.N]; ok {
+					nr.result = e
+				}
+				continue
+			}
 			if _, ok := ins[e.N]; !ok {
 				return nil, nil, nil, fmt.Errorf("replay: the tape holds a result of request %d before the request", e.N)
 			}
@@ -271,8 +316,30 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 			if pending.stops == nil {
 				pending.stops = map[int]*stop{}
 			}
-			pending.stops[e.Cell] = &stop{fuel: e.Fuel, cause: e.Cause}
+			pending.stops[e.Cell] = &stop{at: runtimes.InterruptPoint{Checks: e.Checks, Sleeps: e.Sleeps, Fuel: e.Fuel}, cause: e.Cause}
 		}
 	}
 	return reqs, results, ins, nil
+}
+
+// runNested runs a nested request and compares its result.
+func (f *feed) runNested(ctx context.Context, nr *nestedReq) {
+	var divs []Divergence
+	req, err := sandbox.DecodeRequest(f.local(nr.req.Request))
+	switch {
+	case err != nil:
+		divs = []Divergence{{Request: nr.req.N, Cell: -1, What: "nested request", Message: fmt.Sprintf("the tape's request is not valid: %v", err)}}
+	case f.run == nil:
+		divs = []Divergence{{Request: nr.req.N, Cell: -1, What: "nested request", Message: "no session to run it in"}}
+	default:
+		res, evalErr := f.run(ctx, req)
+		if nr.result.Type == "" {
+			divs = []Divergence{{Request: nr.req.N, Cell: -1, What: "result", Message: "the tape holds no result of this nested request"}}
+		} else {
+			divs = compareResult(nr.req.N, f, nr.result, res, evalErr)
+		}
+	}
+	f.mu.Lock()
+	f.divs = append(f.divs, divs...)
+	f.mu.Unlock()
 }

@@ -206,6 +206,7 @@ func Start(ctx context.Context, t *tape.Tape, opts Options) (_ *Player, err erro
 	if p.sess, err = p.sb.NewSession(ctx, so); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	p.f.run = p.sess.Eval
 	return p, nil
 }
 

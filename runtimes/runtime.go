@@ -136,27 +136,45 @@ type Outcome struct {
 	// (zero otherwise). It is deterministic: the same cell in the same
 	// state uses the same fuel on every run and machine.
 	FuelUsed int64
-	// InterruptFuel is, for a cell stopped because its context was done
-	// (Interrupted), the fuel the cell had used when the runtime delivered
-	// the interrupt, where it meters fuel (zero otherwise): what a replay
-	// gives WithInterruptAt to stop the cell at the same point.
-	InterruptFuel int64
+	// Interrupt is, for a cell whose context ended while it ran, where
+	// the runtime delivered the interrupt, where it meters fuel (zero
+	// otherwise): what a replay gives WithInterruptAt to stop the cell at
+	// the same point.
+	Interrupt InterruptPoint
 }
+
+// InterruptPoint is where a runtime delivered a cell's interrupt, in terms
+// that repeat on every run of the same cell in the same state.
+type InterruptPoint struct {
+	// Checks is how many fuel checks (the runtime's periodic safe points)
+	// the cell had reached when the interrupt came at one; zero when it
+	// came during a sleep.
+	Checks int64
+	// Sleeps is how many sleeps the cell had begun when the interrupt came
+	// during one (that one included); zero when it came at a check.
+	Sleeps int64
+	// Fuel is the fuel the cell had used then (for the record: it varies
+	// a little with the length of the session root's path).
+	Fuel int64
+}
+
+// IsZero says whether p names no point.
+func (p InterruptPoint) IsZero() bool { return p == InterruptPoint{} }
 
 type interruptKey struct{}
 
 // WithInterruptAt returns a context whose cell the runtime interrupts, as
-// if the context had ended, when the cell has used units of fuel, where
-// the runtime meters fuel: a recorded timeout replayed at the same point
-// of the guest's work (Outcome.InterruptFuel).
-func WithInterruptAt(ctx context.Context, units int64) context.Context {
-	return context.WithValue(ctx, interruptKey{}, units)
+// if the context had ended, at p, where the runtime meters fuel: a
+// recorded timeout replayed at the same point of the guest's work
+// (Outcome.Interrupt).
+func WithInterruptAt(ctx context.Context, p InterruptPoint) context.Context {
+	return context.WithValue(ctx, interruptKey{}, p)
 }
 
-// InterruptAt returns the fuel set by WithInterruptAt, if any.
-func InterruptAt(ctx context.Context) (int64, bool) {
-	n, ok := ctx.Value(interruptKey{}).(int64)
-	return n, ok && n > 0
+// InterruptAt returns the point set by WithInterruptAt, if any.
+func InterruptAt(ctx context.Context) (InterruptPoint, bool) {
+	p, ok := ctx.Value(interruptKey{}).(InterruptPoint)
+	return p, ok && !p.IsZero()
 }
 
 type fuelKey struct{}

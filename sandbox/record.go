@@ -47,9 +47,9 @@ type ReplayFeed interface {
 	// against the tape.
 	Call(ctx context.Context, request []byte, serve func(context.Context, []byte) []byte) []byte
 	// Stop says whether the request's cell of that index was interrupted
-	// by its time limit when recorded: at which fuel (0 where the runtime
-	// meters none) and why (tape.CauseTimeout, tape.CauseHardLimit).
-	Stop(cell int) (fuel int64, cause string, ok bool)
+	// by its time limit when recorded: where (zero where the runtime
+	// meters no fuel) and why (tape.CauseTimeout, tape.CauseHardLimit).
+	Stop(cell int) (at runtimes.InterruptPoint, cause string, ok bool)
 }
 
 // boundary is what the session's instances read the world through.
@@ -61,7 +61,8 @@ type boundary struct {
 	call     func(ctx context.Context, request []byte) []byte
 
 	tape     *tape.Writer // nil when not recording
-	requests int          // requests recorded so far; under the session's sem
+	mu       sync.Mutex
+	requests int // requests recorded so far, nested ones included
 }
 
 // virtualClock is a deterministic session's clock: each read of either
@@ -114,7 +115,14 @@ func (s *Session) startBoundary() error {
 		b.now, b.nanotime, b.rand = o.Replay.Now, o.Replay.Nanotime, o.Replay
 		b.sleep = func(int64) bool { return true } // the clocks come from the tape
 		feed, serve := o.Replay, s.calls.Call
-		b.call = func(ctx context.Context, req []byte) []byte { return feed.Call(ctx, req, serve) }
+		b.call = func(ctx context.Context, req []byte) []byte {
+			// As sessionHost does: while tool() or agent() waits, evals of
+			// the session (the tape's nested requests) run inside the cell.
+			if f := frameOf(ctx); f != nil && waitsForEvals(req) {
+				defer f.hold()()
+			}
+			return feed.Call(ctx, req, serve)
+		}
 	case o.Deterministic:
 		c := &virtualClock{}
 		if b.now == nil {
@@ -262,16 +270,34 @@ func (s *Session) tapeRequest(req Request) int {
 	if b == nil || b.tape == nil {
 		return 0
 	}
+	return s.tapeRequestAs(req, false)
+}
+
+// tapeNestedRequest records a request run inside a waiting cell.
+func (s *Session) tapeNestedRequest(req Request) int {
+	b := s.bound
+	if b == nil || b.tape == nil {
+		return 0
+	}
+	return s.tapeRequestAs(req, true)
+}
+
+func (s *Session) tapeRequestAs(req Request, nested bool) int {
+	b := s.bound
+	b.mu.Lock()
 	b.requests++
+	n := b.requests
+	b.mu.Unlock()
+	s.nestedTape.Store(int64(n), nested)
 	data, err := json.Marshal(req)
 	if err != nil {
 		s.sb.opts.Logger.Warn("recording a request", "err", err)
-		return b.requests
+		return n
 	}
-	if err := b.tape.Write(tape.Record{Type: tape.TypeRequest, N: b.requests, Request: data}); err != nil {
+	if err := b.tape.Write(tape.Record{Type: tape.TypeRequest, N: n, Nested: nested, Request: data}); err != nil {
 		s.sb.opts.Logger.Warn("recording a request", "err", err)
 	}
-	return b.requests
+	return n
 }
 
 // finishRequest ends a top-level request: in a deterministic session the
@@ -288,7 +314,8 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 		return
 	}
 	w := s.bound.tape
-	rec := tape.Record{Type: tape.TypeResult, N: n}
+	nested, _ := s.nestedTape.LoadAndDelete(int64(n))
+	rec := tape.Record{Type: tape.TypeResult, N: n, Nested: nested == true}
 	if evalErr != nil {
 		rec.Error = evalErr.Error()
 	} else if data, err := MarshalResult(res); err == nil {
@@ -298,6 +325,9 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 	}
 	if err := w.Write(rec); err != nil {
 		s.sb.opts.Logger.Warn("recording a result", "err", err)
+	}
+	if nested == true {
+		return // the enclosing request's end flushes
 	}
 	if err := w.Flush(); err != nil {
 		s.sb.opts.Logger.Warn("flushing the tape", "err", err)
@@ -339,8 +369,8 @@ func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers 
 	if s.opts.Replay == nil {
 		return ctx, nil
 	}
-	fuel, cause, ok := s.opts.Replay.Stop(cell)
-	if !ok || fuel <= 0 || lang != "py" {
+	at, cause, ok := s.opts.Replay.Stop(cell)
+	if !ok || at.IsZero() || lang != "py" {
 		return ctx, nil // JavaScript meters no fuel: its timers stay real
 	}
 	for _, t := range timers {
@@ -350,7 +380,7 @@ func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers 
 	if cause == tape.CauseHardLimit {
 		err = errCellHardLimit
 	}
-	return runtimes.WithInterruptAt(ctx, fuel), err
+	return runtimes.WithInterruptAt(ctx, at), err
 }
 
 // tapeStop records a cell interrupted by its time limit (with the fuel at
@@ -376,10 +406,20 @@ func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, 
 	default:
 		return
 	}
-	if out.InterruptFuel == 0 && !out.Interrupted {
+	if out.Interrupt.IsZero() && !out.Interrupted {
 		return
 	}
-	if err := b.tape.Write(tape.Record{Type: tape.TypeStop, Cell: cell, Cause: cause, Fuel: out.InterruptFuel}); err != nil {
+	if err := b.tape.Write(tape.Record{Type: tape.TypeStop, Cell: cell, Cause: cause, Checks: out.Interrupt.Checks, Sleeps: out.Interrupt.Sleeps, Fuel: out.Interrupt.Fuel}); err != nil {
 		s.sb.opts.Logger.Warn("recording a stop", "err", err)
 	}
+}
+
+// waitsForEvals says whether a host call is one during which evals of the
+// session run inside the waiting cell (tool, agent).
+func waitsForEvals(req []byte) bool {
+	var r struct {
+		Op string `json:"op"`
+	}
+	json.Unmarshal(req, &r)
+	return r.Op == "tool" || r.Op == "agent"
 }

@@ -44,7 +44,8 @@ type Session struct {
 
 	fresh []string // languages a Fork could not copy (FreshLanguages)
 
-	bound *boundary // clocks, randomness and host calls (record.go)
+	bound      *boundary // clocks, randomness and host calls (record.go)
+	nestedTape sync.Map  // request number -> whether nested, while recorded
 }
 
 // errCellTimeout is the cause of a cell's own deadline.
@@ -114,7 +115,10 @@ func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	if parent != nil {
-		return s.evalNested(ctx, req, parent)
+		n := s.tapeNestedRequest(req)
+		res, err := s.evalNested(ctx, req, parent)
+		s.finishRequest(n, res, err)
+		return res, err
 	}
 	defer s.release()
 

@@ -50,14 +50,18 @@ const (
 //	dir      Path, Mode
 //	file     Path, Mode, and Data (embedded) or Size and SHA256 (not)
 //	symlink  Path, Target
-//	request  N (from 1), Request (the request's JSON)
+//	request  N (from 1), Request (the request's JSON), Nested (an eval run
+//	         inside a cell waiting in agent() or tool(), recorded within
+//	         that request; its result is Nested too)
 //	clock    Clock ("wall" or "mono"), NS
 //	rand     Data (the bytes the guest read)
 //	call     Call (the host call's JSON request), Answer (its JSON answer)
 //	result   N, and Result (the result's JSON) or Error (a host error)
 //	stop     Cell (its index in the request), Cause ("timeout" or "hard
-//	         limit") and Fuel: the cell was interrupted by its time limit
-//	         after using Fuel units (0 where the runtime meters none)
+//	         limit"), Checks, Sleeps and Fuel: the cell was interrupted by
+//	         its time limit at its Checks-th fuel check or in its Sleeps-th
+//	         sleep, having used Fuel units; all 0 where the runtime meters
+//	         no fuel
 type Record struct {
 	Type   string  `json:"t"`
 	Header *Header `json:"header,omitempty"`
@@ -70,6 +74,7 @@ type Record struct {
 	Target string `json:"target,omitempty"`
 
 	N       int             `json:"n,omitempty"`
+	Nested  bool            `json:"nested,omitempty"`
 	Request json.RawMessage `json:"request,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   string          `json:"error,omitempty"`
@@ -80,9 +85,11 @@ type Record struct {
 	Call   json.RawMessage `json:"call,omitempty"`
 	Answer json.RawMessage `json:"answer,omitempty"`
 
-	Cell  int    `json:"cell,omitempty"`
-	Cause string `json:"cause,omitempty"`
-	Fuel  int64  `json:"fuel,omitempty"`
+	Cell   int    `json:"cell,omitempty"`
+	Cause  string `json:"cause,omitempty"`
+	Checks int64  `json:"checks,omitempty"`
+	Sleeps int64  `json:"sleeps,omitempty"`
+	Fuel   int64  `json:"fuel,omitempty"`
 }
 
 // Header says what a tape was recorded with.
@@ -165,7 +172,7 @@ func (r *Record) Check() error {
 			return fmt.Errorf("symlink %q needs a target", r.Path)
 		}
 	case TypeRequest:
-		allowed = "n request"
+		allowed = "n nested request"
 		if r.N <= 0 || len(r.Request) == 0 {
 			return fmt.Errorf("a request record needs n (from 1) and request")
 		}
@@ -188,17 +195,17 @@ func (r *Record) Check() error {
 			return fmt.Errorf("a call record needs call and answer")
 		}
 	case TypeResult:
-		allowed = "n result error"
+		allowed = "n nested result error"
 		if r.N <= 0 || (len(r.Result) == 0) == (r.Error == "") {
 			return fmt.Errorf("a result record needs n (from 1) and one of result or error")
 		}
 	case TypeStop:
-		allowed = "cell cause fuel"
+		allowed = "cell cause checks sleeps fuel"
 		if r.Cause != CauseTimeout && r.Cause != CauseHardLimit {
 			return fmt.Errorf("stop cause %q; give %q or %q", r.Cause, CauseTimeout, CauseHardLimit)
 		}
-		if r.Cell < 0 || r.Fuel < 0 {
-			return fmt.Errorf("a stop record needs a cell index and fuel of 0 or more")
+		if r.Cell < 0 || r.Fuel < 0 || r.Checks < 0 || r.Sleeps < 0 {
+			return fmt.Errorf("a stop record needs a cell index, checks, sleeps and fuel of 0 or more")
 		}
 	default:
 		return fmt.Errorf("unknown record type %q; a tape holds %s", r.Type,
@@ -228,6 +235,7 @@ func (r *Record) fields() []string {
 	add(r.SHA256 != "", "sha256")
 	add(r.Target != "", "target")
 	add(r.N != 0, "n")
+	add(r.Nested, "nested")
 	add(len(r.Request) > 0, "request")
 	add(len(r.Result) > 0, "result")
 	add(r.Error != "", "error")
@@ -237,6 +245,8 @@ func (r *Record) fields() []string {
 	add(len(r.Answer) > 0, "answer")
 	add(r.Cell != 0, "cell")
 	add(r.Cause != "", "cause")
+	add(r.Checks != 0, "checks")
+	add(r.Sleeps != 0, "sleeps")
 	add(r.Fuel != 0, "fuel")
 	return fs
 }

@@ -30,7 +30,7 @@ func TestRoundTrip(t *testing.T) {
 		{Type: tape.TypeClock, Clock: tape.ClockWall, NS: i64(0)},
 		{Type: tape.TypeRand, Data: []byte{0, 1, 2}},
 		{Type: tape.TypeCall, Call: json.RawMessage(`{"op":"tool"}`), Answer: json.RawMessage(`{"result":1}`)},
-		{Type: tape.TypeStop, Cell: 1, Cause: tape.CauseTimeout, Fuel: 12345},
+		{Type: tape.TypeStop, Cell: 1, Cause: tape.CauseTimeout, Checks: 3, Fuel: 12345},
 		{Type: tape.TypeResult, N: 1, Result: json.RawMessage(`{"content":[]}`)},
 	}
 	var buf bytes.Buffer

@@ -479,10 +479,11 @@ type Instance struct {
 	// budget (0: none).
 	fuelStart, fuelBudget int64
 	// interruptAt is the running cell's replayed interrupt
-	// (runtimes.WithInterruptAt), tripFuel the fuel at which its interrupt
-	// came (Outcome.InterruptFuel).
-	interruptAt, tripFuel int64
-	fuelOut               bool // the budget ran out
+	// (runtimes.WithInterruptAt), tripAt where its interrupt came
+	// (Outcome.Interrupt), checks the fuel checks it has reached.
+	interruptAt, tripAt runtimes.InterruptPoint
+	checks, sleeps      int64
+	fuelOut             bool // the budget ran out
 
 	sink        runtimes.Sink
 	runCtx      context.Context // the running cell's context
@@ -597,11 +598,16 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	in.fuelOut = false
 	in.fuelBudget, _ = runtimes.FuelBudget(ctx)
 	in.interruptAt, _ = runtimes.InterruptAt(ctx)
-	in.tripFuel = 0
+	in.tripAt, in.checks, in.sleeps = runtimes.InterruptPoint{}, 0, 0
 	if in.fuel != nil {
 		in.fuelStart = in.fuelUsed()
 		if in.fuelBudget > 0 {
 			in.refill(min(fuelSlice, in.fuelBudget))
+		} else {
+			// A whole slice: the cell's fuel checks then fall at the same
+			// points of its work whatever ran before it (a replayed timeout
+			// comes at the recorded check).
+			in.refill(fuelSlice)
 		}
 	}
 	defer func() {
@@ -655,7 +661,7 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 			}
 			sink.Stderr(fmt.Sprintf("\n%s; Python was restarted and the session's Python state was lost (files are kept)\n", what))
 		}
-		return runtimes.Outcome{Failed: true, Interrupted: interrupted && !in.fuelOut, FuelExhausted: in.fuelOut, FuelUsed: used, InterruptFuel: in.tripFuel}, nil
+		return runtimes.Outcome{Failed: true, Interrupted: interrupted && !in.fuelOut, FuelExhausted: in.fuelOut, FuelUsed: used, Interrupt: in.tripAt}, nil
 	}
 	stopped := interrupted && rc != 0
 	in.afterCell()
@@ -664,7 +670,7 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		Interrupted:   stopped && !in.fuelOut,
 		FuelExhausted: stopped && in.fuelOut,
 		FuelUsed:      used,
-		InterruptFuel: in.tripFuel,
+		Interrupt:     in.tripAt,
 	}, nil
 }
 
@@ -706,15 +712,12 @@ func hostFuel(ctx context.Context, m api.Module, _ []uint64) {
 			slice = min(slice, left)
 		}
 	}
-	// A replayed timeout: the check runs when the cell reaches the fuel
-	// at which the recorded interrupt came.
+	// A replayed timeout: the same slices as when recorded reach the same
+	// checks, so the recorded interrupt comes at the same one.
 	atInterrupt := false
-	if in.interruptAt > 0 && in.runCtx != nil {
-		if left := in.interruptAt - (in.fuelUsed() - in.fuelStart); left <= 0 {
-			atInterrupt = true
-		} else {
-			slice = min(slice, left)
-		}
+	if in.runCtx != nil {
+		in.checks++
+		atInterrupt = in.interruptAt.Checks > 0 && in.checks >= in.interruptAt.Checks
 	}
 	// Add to the counter rather than set it: it is negative by what the
 	// last check overshot.
@@ -725,7 +728,7 @@ func hostFuel(ctx context.Context, m api.Module, _ []uint64) {
 		switch {
 		case in.firstTrip.IsZero():
 			in.firstTrip = now
-			in.tripFuel = in.fuelUsed() - in.fuelStart
+			in.tripAt = runtimes.InterruptPoint{Checks: in.checks, Fuel: in.fuelUsed() - in.fuelStart}
 			in.trip(now)
 		case now.Sub(in.firstTrip) > grace:
 			panic(errHardStop)
@@ -784,10 +787,11 @@ func (in *Instance) nanosleep(ns int64) {
 		time.Sleep(time.Duration(ns))
 		return
 	}
-	if in.interruptAt > 0 && in.fuel != nil && in.fuelUsed()-in.fuelStart >= in.interruptAt {
+	in.sleeps++
+	if at := in.interruptAt; at.Sleeps > 0 && in.sleeps >= at.Sleeps {
 		// A replayed timeout that came during this sleep.
 		if !in.interrupted.Load() {
-			in.tripFuel = in.fuelUsed() - in.fuelStart
+			in.tripAt = at
 			in.trip(time.Now())
 			in.firstTrip = in.trippedAt
 		}
@@ -806,7 +810,7 @@ func (in *Instance) nanosleep(ns int64) {
 			if in.firstTrip.IsZero() {
 				in.firstTrip = in.trippedAt
 				if in.fuel != nil {
-					in.tripFuel = in.fuelUsed() - in.fuelStart
+					in.tripAt = runtimes.InterruptPoint{Sleeps: in.sleeps, Fuel: in.fuelUsed() - in.fuelStart}
 				}
 			}
 		}
