@@ -401,36 +401,41 @@ func (s *Server) addTools() {
 		Description: "Runs Python (py), JavaScript (js) and TypeScript (ts) cells in order in this connection's sandbox session. " +
 			"Variables, imports and files persist across calls (per language); reset discards a language's state. " +
 			"Returns the cells' output as text and displayed images as image content; the structured result has per-cell details.",
-		InputSchema: evalSchema,
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
+		InputSchema:  evalSchema,
+		OutputSchema: evalOutputSchema,
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
 	}, typed(decodeEval, s.eval))
 	s.srv.AddTool(&mcp.Tool{
-		Name:        "run_code",
-		Title:       "Run code once",
-		Description: "Runs one piece of Python (py), JavaScript (js) or TypeScript (ts) code in a fresh sandbox that is thrown away afterwards. Returns CodeInterpreter outputs (stdout, stderr, display, result), exitCode and error.",
-		InputSchema: runSchema,
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
+		Name:         "run_code",
+		Title:        "Run code once",
+		Description:  "Runs one piece of Python (py), JavaScript (js) or TypeScript (ts) code in a fresh sandbox that is thrown away afterwards. Returns CodeInterpreter outputs (stdout, stderr, display, result), exitCode and error.",
+		InputSchema:  runSchema,
+		OutputSchema: runOutputSchema,
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
 	}, typed(decodeRun, s.runCode))
 	s.srv.AddTool(&mcp.Tool{
-		Name:        "create_code_context",
-		Title:       "Create a code context",
-		Description: "Creates a persistent sandbox session (a code context) and returns its id for run_in_code_context.",
-		InputSchema: createSchema,
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
+		Name:         "create_code_context",
+		Title:        "Create a code context",
+		Description:  "Creates a persistent sandbox session (a code context) and returns its id for run_in_code_context.",
+		InputSchema:  createSchema,
+		OutputSchema: createOutputSchema,
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
 	}, typed(decodeCreate, s.createContext))
 	s.srv.AddTool(&mcp.Tool{
-		Name:        "run_in_code_context",
-		Title:       "Run code in a context",
-		Description: "Runs Python (py), JavaScript (js) or TypeScript (ts) code in the code context id; its state persists between calls. Returns CodeInterpreter outputs, exitCode and error.",
-		InputSchema: runInSchema,
-		Annotations: &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
+		Name:         "run_in_code_context",
+		Title:        "Run code in a context",
+		Description:  "Runs Python (py), JavaScript (js) or TypeScript (ts) code in the code context id; its state persists between calls. Returns CodeInterpreter outputs, exitCode and error.",
+		InputSchema:  runInSchema,
+		OutputSchema: runOutputSchema,
+		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
 	}, typed(decodeRunIn, s.runInContext))
 	s.srv.AddTool(&mcp.Tool{
-		Name:        "delete_code_context",
-		Title:       "Delete a code context",
-		Description: "Deletes the code context id and its files.",
-		InputSchema: deleteSchema,
-		Annotations: &mcp.ToolAnnotations{OpenWorldHint: &notRO, IdempotentHint: true},
+		Name:         "delete_code_context",
+		Title:        "Delete a code context",
+		Description:  "Deletes the code context id and its files.",
+		InputSchema:  deleteSchema,
+		OutputSchema: deleteOutputSchema,
+		Annotations:  &mcp.ToolAnnotations{OpenWorldHint: &notRO, IdempotentHint: true},
 	}, typed(decodeContext, s.deleteContext))
 }
 
@@ -616,7 +621,7 @@ func (s *Server) createContext(ctx context.Context, req *mcp.CallToolRequest, _ 
 		return nil, nil, hostError(err)
 	}
 	s.log.Info("mcp context created", "owner", owner, "session", id)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: id}}}, map[string]string{"id": id}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: id}}}, ContextCreated{ID: id}, nil
 }
 
 func (s *Server) runInContext(ctx context.Context, req *mcp.CallToolRequest, in RunInContextInput) (*mcp.CallToolResult, any, error) {
@@ -695,5 +700,5 @@ func (s *Server) deleteContext(ctx context.Context, req *mcp.CallToolRequest, in
 	if err := s.cfg.Manager.Delete(ctx, owner, in.ID); err != nil {
 		return nil, nil, hostError(err)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted " + in.ID}}}, map[string]any{"id": in.ID, "deleted": true}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted " + in.ID}}}, ContextDeleted{ID: in.ID, Deleted: true}, nil
 }
