@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -312,6 +313,8 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 			pending.rand = append(pending.rand, e.Data...)
 		case tape.TypeCall:
 			pending.calls = append(pending.calls, &call{req: e.Call, answer: e.Answer})
+		case tape.TypeFork:
+			return nil, nil, nil, errors.New("replay: the tape is of a forked session: it started from the state of the session it was forked from (its Python globals, its files), which the tape does not hold; replay that session's tape, or record a session that is not a fork")
 		case tape.TypeStop:
 			if pending.stops == nil {
 				pending.stops = map[int]*stop{}

@@ -87,6 +87,7 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 		cp.instances[lang] = child
 	}
 	slices.Sort(cp.fresh)
+	cp.tapeFork()
 	return cp, nil
 }
 

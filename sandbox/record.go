@@ -423,3 +423,18 @@ func waitsForEvals(req []byte) bool {
 	json.Unmarshal(req, &r)
 	return r.Op == "tool" || r.Op == "agent"
 }
+
+// tapeFork marks a recorded session made by Fork: its state is not on its
+// tape, so replay refuses it with a clear error.
+func (s *Session) tapeFork() {
+	b := s.bound
+	if b == nil || b.tape == nil {
+		return
+	}
+	if err := b.tape.Write(tape.Record{Type: tape.TypeFork}); err != nil {
+		s.sb.opts.Logger.Warn("recording a fork", "err", err)
+	}
+	if err := b.tape.Flush(); err != nil {
+		s.sb.opts.Logger.Warn("flushing the tape", "err", err)
+	}
+}

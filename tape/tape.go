@@ -30,6 +30,7 @@ const (
 	TypeCall    = "call"
 	TypeResult  = "result"
 	TypeStop    = "stop"
+	TypeFork    = "fork"
 )
 
 // Stop causes: the values of Record.Cause.
@@ -57,6 +58,8 @@ const (
 //	rand     Data (the bytes the guest read)
 //	call     Call (the host call's JSON request), Answer (its JSON answer)
 //	result   N, and Result (the result's JSON) or Error (a host error)
+//	fork     no fields: the session was made by a fork, so it started from
+//	         the state of another session, which the tape does not hold
 //	stop     Cell (its index in the request), Cause ("timeout" or "hard
 //	         limit"), Checks, Sleeps and Fuel: the cell was interrupted by
 //	         its time limit at its Checks-th fuel check or in its Sleeps-th
@@ -207,9 +210,11 @@ func (r *Record) Check() error {
 		if r.Cell < 0 || r.Fuel < 0 || r.Checks < 0 || r.Sleeps < 0 {
 			return fmt.Errorf("a stop record needs a cell index, checks, sleeps and fuel of 0 or more")
 		}
+	case TypeFork:
+		allowed = ""
 	default:
 		return fmt.Errorf("unknown record type %q; a tape holds %s", r.Type,
-			strings.Join([]string{TypeHeader, TypeDir, TypeFile, TypeSymlink, TypeRequest, TypeClock, TypeRand, TypeCall, TypeResult, TypeStop}, ", "))
+			strings.Join([]string{TypeHeader, TypeDir, TypeFile, TypeSymlink, TypeRequest, TypeClock, TypeRand, TypeCall, TypeResult, TypeStop, TypeFork}, ", "))
 	}
 	for _, f := range r.fields() {
 		if !strings.Contains(" "+allowed+" ", " "+f+" ") {
