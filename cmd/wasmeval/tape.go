@@ -54,7 +54,7 @@ func (tf *tapeFlags) apply(opts *sandbox.SessionOptions) (func() error, error) {
 	return f.Close, nil
 }
 
-const replayUsage = `Usage: wasmeval replay [--cwd DIR] [--blobs DIR] [--json] [--update] TAPE
+const replayUsage = `Usage: wasmeval replay [--cwd DIR] [--blobs DIR] [--packages DIR] [--json] [--update] TAPE
 
 Replays a session recorded with 'wasmeval eval --record TAPE' (or
 sandbox.SessionOptions.Record): rebuilds the session root from the tape in a
@@ -78,6 +78,9 @@ Flags:
                empty) and keep it afterwards
   --blobs DIR  a folder holding the root's files larger than the tape's
                embedding cap (1 MiB), named by SHA-256 or at their path
+  --packages DIR, --preload NAMES
+               the Python package layer the session was recorded with (a
+               tape does not hold it): give the same as when recording
   --update     rewrite the tape's results with the replayed ones (its
                clocks, randomness and host-call answers stay as recorded)
                and exit 0: after a change meant to alter the outputs
@@ -100,6 +103,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	blobs := fs.String("blobs", "", "a folder of the root's large files")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	update := fs.Bool("update", false, "rewrite the tape's results with the replayed ones")
+	var pf packageFlags
+	pf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, replayUsage)
@@ -113,6 +118,10 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitInvalid
 	}
 	path := fs.Arg(0)
+	if err := pf.check(); err != nil {
+		fmt.Fprintf(stderr, "wasmeval replay: %v\n", err)
+		return exitInvalid
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval replay: %v\n", err)
@@ -125,7 +134,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitInvalid
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rep, err := replayTape(ctx, t, replay.Options{Dir: *cwd, Blobs: *blobs, Sandbox: sandbox.Options{Logger: logger}}, *update, path)
+	sbo := sandbox.Options{Logger: logger}
+	pf.apply(&sbo)
+	rep, err := replayTape(ctx, t, replay.Options{Dir: *cwd, Blobs: *blobs, Sandbox: sbo}, *update, path)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "wasmeval replay: interrupted")

@@ -105,6 +105,7 @@ func TestReplayBadInput(t *testing.T) {
 		{"no tape", []string{"replay"}, "give exactly one tape file (got 0 arguments)"},
 		{"missing", []string{"replay", "/nonexistent/t.wtape"}, "no such file"},
 		{"not a tape", []string{"replay", notTape}, "x.wtape: tape:"},
+		{"bad packages", []string{"replay", "--packages", "/nonexistent/pkgs", notTape}, "--packages"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, context.Background(), "", tc.args...)
