@@ -150,3 +150,28 @@ func TestMCPTools(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluatePythonMCPProgress checks that an evaluate_python call with a
+// progressToken streams its code's output as progress notifications, as
+// eval does, and never the wrapper's result bundle.
+func TestEvaluatePythonMCPProgress(t *testing.T) {
+	testenv.RequirePython(t)
+	n := &notes{}
+	cs := connect(t, newProfileServer(t, profiles.All(), nil), n.options())
+	params := &mcp.CallToolParams{Name: "evaluate_python", Arguments: map[string]any{"code": "print('one')\nprint('two')\n6 * 7"}}
+	params.SetProgressToken("tok-ep")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("%v %s", err, text(res))
+	}
+	n.waitFor(t, "the output as progress", func() bool {
+		var b strings.Builder
+		for _, p := range n.progress {
+			b.WriteString(p.Message)
+		}
+		return strings.Contains(b.String(), "one\ntwo\n")
+	})
+	if got := n.text(); strings.Contains(got, "vnd.wasmeval") || strings.Contains(got, "nonce") {
+		t.Errorf("progress carried the wrapper's result: %q", got)
+	}
+}
