@@ -100,11 +100,19 @@ func TestInterrupt(t *testing.T) {
 	}
 	// The other token cannot interrupt it.
 	wantStatus(t, do(t, "POST", ts.URL+"/v1/sessions/"+id+"/interrupt", tokenB, nil), http.StatusNotFound)
-	var got server.Interrupted
-	r = do(t, "POST", ts.URL+"/v1/sessions/"+id+"/interrupt", tokenA, nil)
-	wantStatus(t, r, http.StatusOK)
-	if r.json(t, &got); !got.Interrupted {
-		t.Error("interrupting a running cell reports nothing stopped")
+	// Busy covers the moment between the eval's arrival and its cell's
+	// start, when there is nothing to interrupt yet: ask until a cell runs.
+	for {
+		var got server.Interrupted
+		r = do(t, "POST", ts.URL+"/v1/sessions/"+id+"/interrupt", tokenA, nil)
+		wantStatus(t, r, http.StatusOK)
+		if r.json(t, &got); got.Interrupted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("interrupting a running cell never reported it stopped")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	var res sandbox.Result
 	select {
