@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/wasmeval/wasmeval/sandbox"
 )
 
 // The profile names, as --tools and the eval line's "profile" field spell
@@ -177,7 +179,7 @@ func (d decoder) fields(m map[string]json.RawMessage, path string, known []strin
 			continue
 		}
 		msg := fmt.Sprintf("unknown field %s", quote(k))
-		if best := closest(k, known); best != "" {
+		if best := sandbox.ClosestName(k, known); best != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", best)
 		}
 		return d.errf(path, "%s; the fields are %s", msg, strings.Join(known, ", "))
@@ -281,40 +283,6 @@ func jsonErrText(err error) string {
 		return "the JSON ends too early"
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
-}
-
-// closest returns the known name within edit distance 2 of name, if any.
-func closest(name string, known []string) string {
-	if len(name) > 64 {
-		return ""
-	}
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(name), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func contains(list []string, s string) bool {

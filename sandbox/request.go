@@ -27,7 +27,7 @@ const (
 var languages = []string{"py", "js", "ts"}
 
 // Request is one evaluation request: cells that run in order in a session.
-// Its JSON form is DESIGN.md's cell contract:
+// Its JSON form is docs/design.md's cell contract:
 //
 //	{"cells": [{"language": "py", "code": "print(1)", "title": "one", "timeout": 30, "reset": false}]}
 type Request struct {
@@ -332,6 +332,11 @@ func unknownField(path, name string, known []string) *RequestError {
 	}
 	return &RequestError{Path: p, Message: msg}
 }
+
+// ClosestName returns the name in known within edit distance 2 of name
+// (compared in lower case), or "": the "did you mean" of every decoder's
+// unknown-field message.
+func ClosestName(name string, known []string) string { return closest(name, known) }
 
 // closest returns the known name within edit distance 2 of name, if any.
 func closest(name string, known []string) string {

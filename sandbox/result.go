@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Result is what Session.Eval returns: DESIGN.md's result, with the JSON
+// Result is what Session.Eval returns: docs/design.md's result, with the JSON
 // field names it spells.
 type Result struct {
 	// Content is what an agent reads: one text item that joins the cells'

@@ -33,7 +33,7 @@ A request:
   budget: past it the cell stops with "fuel exhausted". All but language
   and code are optional.
 
-A result is {"content": [...], "details": {...}} as DESIGN.md defines it.
+A result is {"content": [...], "details": {...}} as docs/design.md defines it.
 ` + profileLinesUsage + `
 A line that is not a valid request gets
   {"error": {"code": "invalid_request", "message": "line N: ..."}}

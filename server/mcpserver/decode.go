@@ -80,6 +80,9 @@ func unknownArg(m map[string]json.RawMessage, fields []string) error {
 	slices.Sort(keys)
 	for _, k := range keys {
 		if !slices.Contains(fields, k) {
+			if best := sandbox.ClosestName(k, fields); best != "" {
+				return fmt.Errorf("unknown field %q (did you mean %q?); the fields are %s", k, best, strings.Join(fields, ", "))
+			}
 			return fmt.Errorf("unknown field %q; the fields are %s", k, strings.Join(fields, ", "))
 		}
 	}

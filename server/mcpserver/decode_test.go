@@ -35,6 +35,7 @@ func TestToolErrorsReadAsTheRequestDecoders(t *testing.T) {
 		{"run_code timeout 900", "run_code", `{"language":"js","code":"1","timeout":900}`, ""},
 		{"run_code timeout text", "run_code", `{"language":"js","code":"1","timeout":"soon"}`, ""},
 		{"run_code language", "run_code", `{"language":"python3","code":"1"}`, ""},
+		{"run_code misspelt field", "run_code", `{"language":"js","code":"1","timout":5}`, `unknown field "timout" (did you mean "timeout"?)`},
 		{"run_code unknown field", "run_code", `{"language":"js","code":"1","fuel":5}`, `unknown field "fuel"; the fields are language, code, timeout`},
 		{"run_in_code_context no id", "run_in_code_context", `{"language":"js","code":"1"}`, "id: missing; give the context id that create_code_context returned"},
 		{"run_in_code_context timeout", "run_in_code_context", `{"id":"x","language":"js","code":"1","timeout":0.5}`, "timeout"},
