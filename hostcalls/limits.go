@@ -22,6 +22,15 @@ type CellLimits struct {
 	// finished cells have used of the session's budget (the running
 	// cell's use is known when it ends).
 	FuelTotal, FuelSpent int64
+	// AgentDepth is the agent depth the cell runs at. A cell of a nested
+	// eval (run inside a cell that waits in agent() or tool()) runs deeper
+	// than its session; the dispatcher reports the deeper of this and
+	// DispatcherOptions.AgentDepth.
+	AgentDepth int
+	// End, when set, is when the cell ends at the latest whatever its own
+	// limits: a nested cell is cancelled when the cell it runs in ends,
+	// so its time left is bounded by that cell's.
+	End time.Time
 }
 
 type limitsKey struct{}
@@ -59,7 +68,11 @@ type budgetAnswer struct {
 // budgetOf answers the budget op from the cell's limits and the context's
 // deadline.
 func (d *Dispatcher) budgetOf(ctx context.Context) budgetAnswer {
-	depth := d.opts.AgentDepth
+	var lim CellLimits
+	if f, _ := ctx.Value(limitsKey{}).(func() CellLimits); f != nil {
+		lim = f()
+	}
+	depth := max(d.opts.AgentDepth, min(lim.AgentDepth, MaxAgentDepth))
 	b := budgetAnswer{
 		Total:         budgetDims{AgentDepth: MaxAgentDepth},
 		Spent:         budgetDims{AgentDepth: depth},
@@ -69,10 +82,6 @@ func (d *Dispatcher) budgetOf(ctx context.Context) budgetAnswer {
 		MaxAgentDepth: MaxAgentDepth,
 	}
 	now := time.Now()
-	var lim CellLimits
-	if f, _ := ctx.Value(limitsKey{}).(func() CellLimits); f != nil {
-		lim = f()
-	}
 	if !lim.Start.IsZero() {
 		spent := now.Sub(lim.Start).Seconds()
 		b.Spent.Seconds = &spent
@@ -89,6 +98,11 @@ func (d *Dispatcher) budgetOf(ctx context.Context) budgetAnswer {
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		if l := max(0, dl.Sub(now).Seconds()); left < 0 || l < left {
+			left = l
+		}
+	}
+	if !lim.End.IsZero() {
+		if l := max(0, lim.End.Sub(now).Seconds()); left < 0 || l < left {
 			left = l
 		}
 	}

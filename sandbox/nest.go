@@ -45,6 +45,30 @@ type frame struct {
 	// n.mu.
 	waiting  int
 	children sync.WaitGroup // nested evals running in the frame
+	// end is when the cell ends at the latest (its hard limit, or that of
+	// the cell it is nested in); guarded by n.mu. Zero until it starts.
+	end time.Time
+}
+
+// outerKey carries, in a nested eval's context, the frame it runs in.
+type outerKey struct{}
+
+// outerOf returns the frame the nested eval of ctx runs in, or nil.
+func outerOf(ctx context.Context) *frame {
+	f, _ := ctx.Value(outerKey{}).(*frame)
+	return f
+}
+
+// setEnd records when the frame's cell ends at the latest: at end, or
+// when outer's does if that is sooner. It returns the time recorded.
+func (f *frame) setEnd(end time.Time, outer *frame) time.Time {
+	f.n.mu.Lock()
+	defer f.n.mu.Unlock()
+	if outer != nil && !outer.end.IsZero() && outer.end.Before(end) {
+		end = outer.end
+	}
+	f.end = end
+	return end
 }
 
 type frameKey struct{}
@@ -186,6 +210,8 @@ func (s *Session) evalNested(ctx context.Context, req Request, parent *frame) (*
 	defer cancel(nil)
 	stop := context.AfterFunc(parent.ctx, func() { cancel(context.Cause(parent.ctx)) })
 	defer stop()
+	// Its cells' budget helper bounds their time by the parent's.
+	ctx = context.WithValue(ctx, outerKey{}, parent)
 	return s.evalCells(ctx, req, parent.depth+1)
 }
 
