@@ -9,6 +9,7 @@
 #   make mcp-everything  the npm MCP server that cmd/wasmeval's --tools-mcp test uses
 #   make npm-testdata    the npm packages runtimes/js's node_modules tests load
 #   make py-test-packages  the Debian Python packages the --packages tests mount
+#   make jupyter-deps    Debian's ipykernel, numpy and matplotlib for the Jupyter backend
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -58,7 +59,7 @@ demo: build
 	rm -rf bin/demo && mkdir -p bin/demo
 	cd bin/demo && { rc=0; ../wasmeval eval < ../../examples/demo/session.ndjson || rc=$$?; [ $$rc -le 1 ]; }
 
-test: python-check go-deps mcp-everything mcp-inspector npm-testdata py-test-packages
+test: python-check go-deps mcp-everything mcp-inspector npm-testdata py-test-packages jupyter-deps
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 ./...
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x ./...
 
@@ -232,6 +233,17 @@ $(PYPKG_DIR)/.complete:
 	rm -rf "$(PYPKG_DIR).tmp/root" "$(PYPKG_DIR).tmp/debs"
 	echo "$(PYPKG_DEBS)" > "$(PYPKG_DIR).tmp/.complete"
 	mv "$(PYPKG_DIR).tmp" "$(PYPKG_DIR)"
+
+# The native Jupyter backend's kernel (runtimes/jupyter) runs in the host's
+# Debian python3: ipykernel, and numpy and matplotlib for its plotting test.
+JUPYTER_DEBS := python3-ipykernel python3-numpy python3-matplotlib
+
+.PHONY: jupyter-deps
+jupyter-deps:
+	@missing=$$(for p in $(JUPYTER_DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	[ -z "$$missing" ] || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing 2>/dev/null || \
+	  { $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; }; }
 
 clean:
 	rm -rf bin

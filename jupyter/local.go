@@ -1,0 +1,275 @@
+package jupyter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Kernel is one running kernel with a client connected to it: a local
+// process that wasmeval started (StartLocal) or a Jupyter Server's kernel.
+// The runtime restarts a kernel by closing it and starting another.
+type Kernel interface {
+	// Client talks to the kernel.
+	Client() *Client
+	// Interrupt interrupts the kernel out of band, for a kernel that did
+	// not stop on the control channel's interrupt_request: SIGINT to a
+	// local process, POST /api/kernels/{id}/interrupt to a server.
+	Interrupt(ctx context.Context) error
+	// Dead is closed when the kernel is known to be gone (a local process
+	// exited); nil when the kernel's liveness shows only in its heartbeat.
+	Dead() <-chan struct{}
+	// Close shuts the kernel down and frees what it holds.
+	Close(ctx context.Context) error
+}
+
+// StartOptions are what a kernel starts with.
+type StartOptions struct {
+	// Root is the session root: the kernel's working directory.
+	Root string
+	// Env is the kernel process's environment (the session's).
+	Env map[string]string
+}
+
+// Starter starts a kernel. The runtime takes one, so local and remote
+// kernels are the same to it.
+type Starter func(ctx context.Context, opts StartOptions) (Kernel, error)
+
+// LocalKernel is a kernel process started by wasmeval on this machine,
+// spoken to over ZeroMQ on loopback.
+type LocalKernel struct {
+	cmd    *exec.Cmd
+	dir    string // holds the connection file
+	client *Client
+	dead   chan struct{}
+	stderr *tailBuffer
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// CommandFunc builds the command that starts a kernel whose connection
+// file is connFile. StartLocal's default starts python3 -m
+// ipykernel_launcher in the session root with the session's environment.
+type CommandFunc func(ctx context.Context, opts StartOptions, connFile string) (*exec.Cmd, error)
+
+// LocalOptions configure StartLocal.
+type LocalOptions struct {
+	StartOptions
+	// Command builds the kernel's command; nil means DefaultCommand.
+	Command CommandFunc
+	// StartTimeout bounds the start (process, connection, kernel_info);
+	// zero means a minute.
+	StartTimeout time.Duration
+}
+
+// DefaultCommand starts `python3 -m ipykernel_launcher -f connFile` with
+// the interpreter named by WASMEVAL_JUPYTER_PYTHON, else python3 on the
+// session's PATH, in the session root with exactly the session's
+// environment.
+func DefaultCommand(ctx context.Context, opts StartOptions, connFile string) (*exec.Cmd, error) {
+	py := os.Getenv("WASMEVAL_JUPYTER_PYTHON")
+	if py == "" {
+		var err error
+		if py, err = lookPath("python3", opts.Env["PATH"]); err != nil {
+			return nil, err
+		}
+	}
+	cmd := exec.Command(py, "-m", "ipykernel_launcher", "-f", connFile)
+	cmd.Dir = opts.Root
+	cmd.Env = envList(opts.Env)
+	return cmd, nil
+}
+
+// lookPath finds name on path (a PATH value), not the host's PATH.
+func lookPath(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("jupyter: no %s on the session's PATH (%q); install Python 3 with ipykernel (Debian: apt-get install python3-ipykernel)", name, path)
+}
+
+func envList(env map[string]string) []string {
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// StartLocal starts a kernel process and connects to it: it writes a
+// connection file with fresh loopback ports and key, starts the command,
+// dials the channels and does the kernel_info handshake.
+func StartLocal(ctx context.Context, o LocalOptions) (*LocalKernel, error) {
+	if o.Command == nil {
+		o.Command = DefaultCommand
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.StartTimeout)
+	defer cancel()
+	dir, err := os.MkdirTemp("", "wasmeval-kernel-")
+	if err != nil {
+		return nil, fmt.Errorf("jupyter: %w", err)
+	}
+	info, err := NewConnectionInfo()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	connFile := filepath.Join(dir, "kernel.json")
+	if err := info.WriteFile(connFile); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	cmd, err := o.Command(ctx, o.StartOptions, connFile)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	k := &LocalKernel{cmd: cmd, dir: dir, dead: make(chan struct{}), stderr: &tailBuffer{max: 8 << 10}}
+	cmd.Stdout = k.stderr
+	cmd.Stderr = k.stderr
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// Its own process group: ipykernel's interrupt signals its whole group
+	// when it leads one, never ours; and Close kills its children with it.
+	cmd.SysProcAttr.Setpgid = true
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("jupyter: starting the kernel (%s): %w", cmd.Path, err)
+	}
+	go func() {
+		cmd.Wait()
+		close(k.dead)
+	}()
+	fail := func(err error) (*LocalKernel, error) {
+		k.kill()
+		<-k.dead
+		os.RemoveAll(dir)
+		if out := strings.TrimSpace(k.stderr.String()); out != "" {
+			return nil, fmt.Errorf("%w; the kernel said:\n%s", err, out)
+		}
+		return nil, err
+	}
+	dctx, dcancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-k.dead:
+			dcancel()
+		case <-dctx.Done():
+		}
+	}()
+	defer dcancel()
+	session := NewID()
+	conn, err := DialZMQ(dctx, info, session)
+	if err != nil {
+		return fail(k.startErr(err))
+	}
+	k.client = NewClient(conn, session)
+	if _, err := k.client.KernelInfo(dctx); err != nil {
+		k.client.Close()
+		return fail(k.startErr(err))
+	}
+	return k, nil
+}
+
+// startErr explains a failed start, naming the likely cause.
+func (k *LocalKernel) startErr(err error) error {
+	select {
+	case <-k.dead:
+		msg := fmt.Sprintf("jupyter: the kernel (%s) exited while starting", k.cmd.Path)
+		if strings.Contains(k.stderr.String(), "No module named ipykernel") {
+			msg += "; ipykernel is not importable by that interpreter: install it (Debian: apt-get install python3-ipykernel; a venv: pip install ipykernel)"
+		}
+		return errors.New(msg)
+	default:
+	}
+	return fmt.Errorf("jupyter: the kernel (%s) did not come up: %w", k.cmd.Path, err)
+}
+
+// Client talks to the kernel.
+func (k *LocalKernel) Client() *Client { return k.client }
+
+// Dead is closed when the kernel process has exited.
+func (k *LocalKernel) Dead() <-chan struct{} { return k.dead }
+
+// Pid is the kernel process's id.
+func (k *LocalKernel) Pid() int { return k.cmd.Process.Pid }
+
+// Interrupt sends SIGINT to the kernel process.
+func (k *LocalKernel) Interrupt(ctx context.Context) error {
+	if err := k.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		return fmt.Errorf("jupyter: interrupting the kernel: %w", err)
+	}
+	return nil
+}
+
+func (k *LocalKernel) kill() {
+	// The whole group: a kernel's subprocesses go with it.
+	if err := syscall.Kill(-k.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		k.cmd.Process.Kill()
+	}
+}
+
+// Close asks the kernel to shut down, kills it if it has not within a
+// second, and removes its connection file.
+func (k *LocalKernel) Close(ctx context.Context) error {
+	k.closeOnce.Do(func() {
+		select {
+		case <-k.dead:
+		default:
+			sctx, cancel := context.WithTimeout(ctx, time.Second)
+			_ = k.client.Shutdown(sctx, false)
+			select {
+			case <-k.dead:
+			case <-sctx.Done():
+			}
+			cancel()
+			k.kill()
+			<-k.dead
+		}
+		k.client.Close()
+		k.closeErr = os.RemoveAll(k.dir)
+	})
+	return k.closeErr
+}
+
+// Stderr is the tail of what the kernel process wrote to its stdout and
+// stderr (its own log, not a cell's output, which goes over iopub).
+func (k *LocalKernel) Stderr() string { return k.stderr.String() }
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
