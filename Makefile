@@ -235,8 +235,9 @@ $(PYPKG_DIR)/.complete:
 	mv "$(PYPKG_DIR).tmp" "$(PYPKG_DIR)"
 
 # The native Jupyter backend's kernel (runtimes/jupyter) runs in the host's
-# Debian python3: ipykernel, and numpy and matplotlib for its plotting test.
-JUPYTER_DEBS := python3-ipykernel python3-numpy python3-matplotlib
+# Debian python3: ipykernel, and numpy and matplotlib for its plotting test;
+# jupyter-server is the external server the --jupyter-url tests start on loopback.
+JUPYTER_DEBS := python3-ipykernel python3-numpy python3-matplotlib python3-jupyter-server
 
 .PHONY: jupyter-deps
 jupyter-deps:
