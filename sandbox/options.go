@@ -26,8 +26,9 @@ type Options struct {
 	// /usr/local/lib/wasmeval/site-packages, on sys.path after the session
 	// root. Empty means none. It must not
 	// overlap the cache directory, and no session root may overlap it
-	// (ErrRootOverlap). It belongs to the Sandbox, not a session, because
-	// sessions start from one template snapshot (see Preload).
+	// (ErrRootOverlap). It is the default of the Sandbox's sessions; one
+	// may name a layer of its own (SessionOptions.Packages), which gets a
+	// template snapshot of its own (see Preload).
 	Packages string
 	// Preload names packages of Packages (sympy, networkx.algorithms)
 	// imported into the Python template snapshot, so that a new session
@@ -105,6 +106,23 @@ type SessionOptions struct {
 	// Languages narrow Options.Languages for this session: a cell runs
 	// only in a language both enable. Nil means all.
 	Languages []string
+	// Packages is a package layer of the session's own, as
+	// Options.Packages describes one: a folder of installed pure-Python
+	// distributions its Python cells import from. Empty means the
+	// Sandbox's (Options.Packages). Sessions of a Sandbox that name the
+	// same layer and Preload share one template; each other layer gets its
+	// own, made at the first Python cell of a session that names it (and
+	// cached like the Sandbox's). It must be an existing folder outside
+	// the cache and outside every session root, and the session's root
+	// must not overlap it (ErrRootOverlap); a bad one fails NewSession
+	// with an error wrapping ErrPackages.
+	Packages string
+	// Preload names packages of the session's layer (Packages, or the
+	// Sandbox's when Packages is empty) imported into its template, as
+	// Options.Preload. Nil means Options.Preload when Packages is empty,
+	// and none otherwise. A package that does not import fails the
+	// session's first Python cell with an error wrapping ErrPackages.
+	Preload []string
 	// Deterministic gives the guest a virtual clock (from
 	// DeterministicEpoch, DeterministicStep further at each read of the
 	// wall or monotonic clock) and seeded randomness, where Now and Rand

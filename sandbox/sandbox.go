@@ -20,6 +20,7 @@ type Sandbox struct {
 	opts      Options
 	runtimes  map[string]*lazyRuntime
 	protected []protectedDir // folders no session root may overlap
+	layers    layerRuntimes  // for sessions' own package layers (sessionlayer.go)
 
 	mu       sync.Mutex
 	closed   bool
@@ -116,6 +117,9 @@ func (sb *Sandbox) NewSession(ctx context.Context, o SessionOptions) (*Session, 
 	if err := checkRoot(o.Root, sb.protected); err != nil {
 		return nil, err
 	}
+	if err := sb.resolveSessionLayer(&o); err != nil {
+		return nil, err
+	}
 	hostSetting := "sandbox.Options.Host is nil"
 	if sb.opts.Host != nil {
 		hostSetting = "sandbox.Options.Host"
@@ -174,6 +178,7 @@ func (sb *Sandbox) Close(ctx context.Context) error {
 	for _, s := range sessions {
 		errs = append(errs, s.Close(ctx))
 	}
+	errs = append(errs, sb.closeLayers(ctx)) // before the runtime they share
 	for _, lr := range sb.runtimes {
 		if err := acquire(ctx, lr.sem); err != nil {
 			errs = append(errs, fmt.Errorf("sandbox: closing the %s runtime: %w", lr.lang, err))

@@ -433,7 +433,7 @@ func (s *Session) instance(ctx context.Context, lang string, reset bool) (runtim
 		s.sb.opts.Logger.Warn("reset failed; starting a new instance", "language", lang, "err", err)
 		s.dropInstanceLocked(lang)
 	}
-	rt, err := s.sb.runtime(ctx, lang)
+	rt, err := s.runtimeFor(ctx, lang) // the session's package layer's for Python
 	if err != nil {
 		return nil, err
 	}

@@ -204,3 +204,48 @@ func (r *Runtime) fitsLimit(opts runtimes.InstanceOptions, snap *wasm.Snapshot) 
 		"raise the limit (--memory-limit, SessionOptions.MemoryLimitBytes) or preload less",
 		limit>>20, (int64(snap.Size())+(1<<20)-1)>>20, what)
 }
+
+// WithLayer returns a Runtime whose instances see the package layer dir
+// (an absolute path; "" for none) with preload imported into its template,
+// sharing r's compiled module: a session may name a layer of its own
+// (sandbox.SessionOptions.Packages) without compiling CPython again. Its
+// template is made once (seconds, with a large preload list) and cached
+// under the same key New gives that layer, so a later process, or New
+// with the same Config.Packages and Config.Preload, reuses it. A package
+// of preload that does not import makes a *PreloadError.
+//
+// Close the returned Runtime before r: r's Close ends the module both
+// use. The returned Runtime's Close leaves r as it is.
+func (r *Runtime) WithLayer(ctx context.Context, dir string, preload []string) (*Runtime, error) {
+	base := r
+	if r.base != nil {
+		base = r.base
+	}
+	pkgs, err := openLayer(Config{Packages: dir, Preload: preload})
+	if err != nil {
+		return nil, err
+	}
+	lr := &Runtime{
+		rt:       base.rt,
+		compiled: base.compiled,
+		data:     base.data,
+		files:    base.files,
+		pkgs:     pkgs,
+		cache:    base.cache,
+		baseKey:  base.baseKey,
+		base:     base,
+	}
+	key := base.baseKey
+	if pkgs != nil {
+		key = templateKey([]byte(key), pkgs.key)
+	}
+	if lr.loadTemplate(lr.cache, key) {
+		return lr, nil
+	}
+	if err := lr.makeTemplate(ctx); err != nil {
+		pkgs.close()
+		return nil, err
+	}
+	lr.saveTemplate(lr.cache, key)
+	return lr, nil
+}

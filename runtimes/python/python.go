@@ -111,6 +111,13 @@ type Runtime struct {
 	heap     heapState // where the guest allocator's state lies, for trimming
 
 	pkgs *packageLayer // nil: none
+
+	// For WithLayer: the cache, the template's key without a package
+	// layer, and (in a Runtime WithLayer made) the Runtime whose module
+	// this one shares and must not close.
+	cache   diskCache
+	baseKey string
+	base    *Runtime
 }
 
 var _ runtimes.Runtime = (*Runtime)(nil)
@@ -147,6 +154,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	// The template depends on the whole module, data segments included.
 	key := templateKey(bin, stdlib, pre)
+	baseKey := key
 	if pkgs != nil {
 		key = templateKey([]byte(key), pkgs.key)
 	}
@@ -170,6 +178,8 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		compiled: compiled,
 		data:     data,
 		files:    map[string][]byte{stdlibPath: stdlib, preludePath: pre},
+		cache:    cache,
+		baseKey:  baseKey,
 	}
 	if r.loadTemplate(cache, key) {
 		kept = true
@@ -280,7 +290,10 @@ func (r *Runtime) Language() string { return "py" }
 
 // Close implements runtimes.Runtime.
 func (r *Runtime) Close(ctx context.Context) error {
-	err := r.rt.Close(ctx)
+	var err error
+	if r.base == nil { // a layer's Runtime shares its base's module
+		err = r.rt.Close(ctx)
+	}
 	r.pkgs.close()
 	if r.template != nil {
 		r.template.Close()
