@@ -210,6 +210,7 @@ func (in *instance) startGuard(ctx context.Context) *guard {
 	// cell, off the cell's goroutine: reading them costs a system call.
 	g.faultsTid = -1
 	g.othersStart = monitor.known.Load() - in.size
+	in.sharesBefore = in.shares // what releaseGrown compares with
 	g.size.Store(in.size)
 	mark := in.sizeMark
 	g.mark.Store(&mark)

@@ -238,3 +238,37 @@ func TestConcatenationStopsBeforeTheCopy(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedCellReleasesWhatItGrew: a cell that grows a global an earlier
+// cell made, past the session's limit, has that global released, so the
+// session is back under its limit and the next cells may grow it again;
+// globals that did not grow, large ones included, are kept.
+func TestFailedCellReleasesWhatItGrew(t *testing.T) {
+	const limit = 64 << 20
+	for _, c := range []struct{ name, setup, bomb, gone string }{
+		{"push to an older array", "var a = []", "for (;;) a.push({ i: a.length, s: 'v' + a.length })", "a"},
+		{"older object through a closure", "const box = { list: [] }; function add(x) { box.list.push(x) }",
+			"for (let i = 0; ; i++) add({ i })", "box"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: limit})
+			// 16 MiB that the bomb does not touch.
+			s.ok("var kept = 'k'.repeat(16 << 20); var small = { n: 1 }")
+			s.ok(c.setup)
+			start := time.Now()
+			stderr := s.fails(c.bomb)
+			t.Logf("the bomb failed after %v: %s", time.Since(start).Round(time.Millisecond), stderr)
+			if !strings.Contains(stderr, "memory limit") {
+				t.Fatalf("the bomb failed with %q, want a memory limit error", stderr)
+			}
+			want(t, "stderr", stderr, "Older globals that grew were released too: "+c.gone+" (", "The session now holds")
+			if got, _ := s.ok(fmt.Sprintf("[kept.length, small.n, typeof %s]", c.gone)); got != "[ 16777216, 1, 'undefined' ]" {
+				t.Errorf("after the bomb: %s", got)
+			}
+			// The session is under its limit: a cell may grow it by 24 MiB.
+			if got, _ := s.ok("globalThis.again = 'y'.repeat(24 << 20); again.length"); got != "25165824" {
+				t.Errorf("a cell that grows the session after the bomb: %s", got)
+			}
+		})
+	}
+}

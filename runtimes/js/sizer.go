@@ -25,8 +25,7 @@ func (in *instance) ResidentBytes() int64 {
 	defer in.vmMu.Unlock()
 	if in.vm != nil {
 		now := markNow()
-		size, _ := in.measure(0)
-		in.setSize(size, now)
+		in.setSize(in.measureBetweenCells(), now)
 	}
 	return in.size + freshSize()
 }
