@@ -175,9 +175,6 @@ type instance struct {
 	size     int64
 	sizeMark heapMark
 	sizeAt   time.Time
-	// shares are the guest's globals' own sizes at the last measurement
-	// between cells, sharesBefore as the running cell started (release.go).
-	shares, sharesBefore map[string]int64
 }
 
 // discardSink is the sink outside of Run: the prelude prints nothing.
@@ -237,7 +234,7 @@ func (in *instance) start() error {
 	vm.SetRandSource(in.random)
 	vm.SetPromiseRejectionTracker(in.trackRejection)
 	in.vm = vm
-	in.loop = newLoop()
+	in.loop = newLoop(in.opts.Nanotime)
 	in.modules = make(map[string]*moduleRecord)
 	in.sink = discardSink{}
 	in.start0 = in.opts.Now()
@@ -618,7 +615,7 @@ func (in *instance) checkSize(limit int64) *memoryLimitError {
 	if in.size+max(0, grown-minWalkGrowth) <= limit && grown <= max(minWalkGrowth, in.memLimit/8) {
 		return nil
 	}
-	size := in.measureBetweenCells()
+	size, _ := in.measure(0)
 	in.setSize(size, now)
 	if size > limit {
 		return &memoryLimitError{limit: in.memLimit, size: size}
@@ -692,14 +689,8 @@ func (in *instance) releaseGlobals(before int, sink runtimes.Sink) error {
 	// memory monitor would count it against other sessions.
 	runtime.GC()
 	mark := markNow()
-	size := in.measureBetweenCells()
+	size, _ := in.measure(0)
 	in.setSize(size, mark)
-	if size > in.memLimit {
-		var err error
-		if size, err = in.releaseGrown(before, size, &b); err != nil {
-			return err
-		}
-	}
 	if size > in.memLimit {
 		fmt.Fprintf(&b, "The session still holds %d MiB, more than its limit of %d MiB: free some (set large values to null) or reset the session; until then a cell may not make it grow.\n",
 			size>>20, in.memLimit>>20)
@@ -792,16 +783,34 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 			}
 			return runtimes.Outcome{}
 		}
-		// Wait for the first timer or host call; only ref'd timers keep
-		// the cell alive, but an unref'd one fires while calls are pending.
+		// Fire the first timer if it is due; else wait for it or a host
+		// call. Only ref'd timers keep the cell alive, but an unref'd one
+		// fires while calls are pending. On the session's clock (loop.go)
+		// a host call takes no time, and a wait may be virtual.
 		t := in.loop.next()
-		if t == nil || time.Until(t.due) > 0 {
+		var now int64
+		if t != nil {
+			if now = in.loop.now(); t.due <= now {
+				t = in.loop.pop(now)
+				if _, err := t.callback(goja.Undefined()); err != nil {
+					return c.fail(err)
+				}
+				continue
+			}
+		}
+		{
 			var timerC <-chan time.Time
-			if t != nil {
+			switch {
+			case t == nil:
+			case in.opts.Nanotime != nil && in.calls.pending > 0:
+				// The timers wait for the calls in flight.
+			case in.opts.Nanotime != nil && in.opts.Sleep != nil && c.ctx.Err() == nil && in.opts.Sleep(t.due-now):
+				continue // the session's clock moved on by the wait
+			default:
 				if wait == nil {
-					wait = time.NewTimer(time.Until(t.due))
+					wait = time.NewTimer(time.Duration(t.due - now))
 				} else {
-					wait.Reset(time.Until(t.due))
+					wait.Reset(time.Duration(t.due - now))
 				}
 				timerC = wait.C
 			}
@@ -852,10 +861,7 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 				continue
 			}
 		}
-		t = in.loop.pop()
-		if _, err := t.callback(goja.Undefined()); err != nil {
-			return c.fail(err)
-		}
+		// Woken by the timer: the next turn reads the clock and fires it.
 	}
 }
 

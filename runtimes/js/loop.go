@@ -16,10 +16,19 @@ import (
 // Timers fire in order of due time, then of creation, whatever the real
 // clock does meanwhile, so that a session's output does not depend on the
 // machine's speed.
+//
+// Due times are read from the loop's clock: the host's monotonic clock, or
+// the session's (InstanceOptions.Nanotime) when the host gives one, as a
+// deterministic, recorded or replayed session does. On the session's
+// clock the loop decides from its readings alone, so a replay that feeds
+// the same readings fires the same timers in the same order: a host call
+// takes no time on it (timers not yet due wait for the calls in flight),
+// and a wait for a timer is offered to InstanceOptions.Sleep, which moves
+// a virtual clock on instead of waiting (js.go's cellRun.run).
 
 type timer struct {
 	id       int64
-	due      time.Time
+	due      int64 // on the loop's clock, nanoseconds
 	seq      uint64
 	delay    time.Duration
 	repeat   bool
@@ -35,8 +44,8 @@ type timerHeap []*timer
 
 func (h timerHeap) Len() int { return len(h) }
 func (h timerHeap) Less(i, j int) bool {
-	if !h[i].due.Equal(h[j].due) {
-		return h[i].due.Before(h[j].due)
+	if h[i].due != h[j].due {
+		return h[i].due < h[j].due
 	}
 	return h[i].seq < h[j].seq
 }
@@ -66,16 +75,24 @@ type loop struct {
 	nextID int64
 	seq    uint64
 	refs   int // scheduled timers that keep the cell alive
+	// now reads the loop's clock, in nanoseconds.
+	now func() int64
 }
 
-func newLoop() *loop {
-	return &loop{byID: make(map[int64]*timer)}
+// newLoop returns a loop on the clock nanotime, or on the host's monotonic
+// clock when it is nil.
+func newLoop(nanotime func() int64) *loop {
+	if nanotime == nil {
+		start := time.Now()
+		nanotime = func() int64 { return int64(time.Since(start)) }
+	}
+	return &loop{byID: make(map[int64]*timer), now: nanotime}
 }
 
-func (l *loop) schedule(t *timer, now time.Time) {
+func (l *loop) schedule(t *timer, now int64) {
 	l.seq++
 	t.seq = l.seq
-	t.due = now.Add(t.delay)
+	t.due = now + int64(t.delay)
 	heap.Push(&l.timers, t)
 	if t.ref {
 		l.refs++
@@ -87,7 +104,7 @@ func (l *loop) add(callback goja.Callable, fn goja.Value, delay time.Duration, r
 	l.nextID++
 	t := &timer{id: l.nextID, delay: delay, repeat: repeat, ref: true, callback: callback, fn: fn, index: -1}
 	l.byID[t.id] = t
-	l.schedule(t, time.Now())
+	l.schedule(t, l.now())
 	return t.id
 }
 
@@ -138,7 +155,7 @@ func (l *loop) refresh(id int64) {
 			l.refs--
 		}
 	}
-	l.schedule(t, time.Now())
+	l.schedule(t, l.now())
 }
 
 // next returns the timer that fires first, or nil.
@@ -150,14 +167,15 @@ func (l *loop) next() *timer {
 }
 
 // pop takes the first timer off the schedule, and puts an interval back
-// before its callback runs (so that the callback may clear it).
-func (l *loop) pop() *timer {
+// before its callback runs (so that the callback may clear it), due its
+// delay after now.
+func (l *loop) pop(now int64) *timer {
 	t := heap.Pop(&l.timers).(*timer)
 	if t.ref {
 		l.refs--
 	}
 	if t.repeat {
-		l.schedule(t, time.Now())
+		l.schedule(t, now)
 	} else {
 		delete(l.byID, t.id)
 	}
