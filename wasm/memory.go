@@ -237,8 +237,8 @@ func (m *mmapMemory) unmap() {
 		// Munmap of a mapping we made cannot fail but for a bug of ours;
 		// leaking it then is better than taking the host down.
 		_ = unix.Munmap(m.whole)
-		m.buf, m.whole = nil, nil
 	}
+	m.buf, m.whole = nil, nil // a memory of another engine is not ours to unmap
 }
 
 // Release unmaps the memory. Call it after the module is closed, when no

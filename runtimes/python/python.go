@@ -83,6 +83,9 @@ type Config struct {
 	// Preload names packages of Packages imported into the template, so
 	// a new session starts with them imported.
 	Preload []string
+	// Engine names the WebAssembly engine (wasm.EngineWazero or
+	// wasm.EngineWasmtime); empty means wasm.ResolveEngine's default.
+	Engine string
 }
 
 // fuelSlice is how much fuel a check may burn between two calls to the
@@ -100,8 +103,8 @@ const (
 
 // Runtime is the compiled CPython module and its template snapshot.
 type Runtime struct {
-	rt       wazero.Runtime
-	compiled wazero.CompiledModule
+	rt       wasm.Compiled // the engine's compiled module; Close closes it
+	compiled wasm.Compiled // the same, which instances are made from
 	files    map[string][]byte
 	template *wasm.Snapshot
 	data     []wasm.Segment // the module's data segments, applied at boot
@@ -162,19 +165,13 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("python: %w", err)
 	}
-	rt, compiled, err := wasm.Compile(ctx, wasm.Config{CacheDir: cfg.CacheDir, KeyFile: cfg.KeyFile}, bin, func(rt wazero.Runtime) error {
-		if err := wasm.InstantiateWASI(ctx, rt); err != nil { // ENOSPC for the disk quota
-			return err
-		}
-		_, err := hostModule(rt).Instantiate(ctx)
-		return err
-	})
+	compiled, err := wasm.CompileModule(ctx, cfg.Engine, wasm.Config{CacheDir: cfg.CacheDir, KeyFile: cfg.KeyFile}, bin, "wasmeval", hostFuncs())
 	if err != nil {
 		return nil, fmt.Errorf("python: %w", err)
 	}
 	r := &Runtime{
 		pkgs:     pkgs,
-		rt:       rt,
+		rt:       compiled,
 		compiled: compiled,
 		data:     data,
 		files:    map[string][]byte{stdlibPath: stdlib, preludePath: pre},
@@ -186,7 +183,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return r, nil
 	}
 	if err := r.makeTemplate(ctx); err != nil {
-		rt.Close(ctx)
+		compiled.Close(ctx)
 		return nil, err
 	}
 	r.saveTemplate(cache, key)
@@ -194,30 +191,24 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	return r, nil
 }
 
-// hostModule is the host module "wasmeval" the shim imports: every value
+// hostFuncs are the host module "wasmeval" the shim imports: every value
 // the guest passes to it is checked (a pointer or length out of its memory
 // is refused, never followed).
-func hostModule(rt wazero.Runtime) wazero.HostModuleBuilder {
+func hostFuncs() []wasm.HostFunc {
 	i32 := api.ValueTypeI32
-	return rt.NewHostModuleBuilder("wasmeval").
-		NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(hostEmit), []api.ValueType{i32, i32, i32}, nil).
-		Export("emit").
-		NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(hostFuel), nil, nil).
-		Export("fuel").
-		NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(hostCallStart), []api.ValueType{i32, i32}, []api.ValueType{i32}).
-		Export("call_start").
-		NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(hostCallWait), nil, []api.ValueType{i32}).
-		Export("call_wait").
-		NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(hostCallResultLen), []api.ValueType{i32}, []api.ValueType{i32}).
-		Export("call_result_len").
-		NewFunctionBuilder().
-		WithGoModuleFunction(api.GoModuleFunc(hostCallResult), []api.ValueType{i32, i32}, nil).
-		Export("call_result")
+	return []wasm.HostFunc{
+		{Name: "emit", Params: []api.ValueType{i32, i32, i32}, Fn: hostEmit},
+		{Name: "fuel", Fn: hostFuel},
+		{Name: "call_start", Params: []api.ValueType{i32, i32}, Results: []api.ValueType{i32}, Fn: hostCallStart},
+		{Name: "call_wait", Results: []api.ValueType{i32}, Fn: hostCallWait},
+		{Name: "call_result_len", Params: []api.ValueType{i32}, Results: []api.ValueType{i32}, Fn: hostCallResultLen},
+		{Name: "call_result", Params: []api.ValueType{i32, i32}, Fn: hostCallResult},
+	}
+}
+
+// hostModule is hostFuncs in a wazero runtime (tests call it directly).
+func hostModule(rt wazero.Runtime) wazero.HostModuleBuilder {
+	return wasm.HostModuleBuilder(rt, "wasmeval", hostFuncs())
 }
 
 // fuelOptions are the fuel pass's options for CPython; fuelVersion names
@@ -442,7 +433,7 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance, mo wasm.Memor
 	}
 	inst.mem = &wasm.MemoryHandle{}
 	mo.Handle = inst.mem
-	mod, err := r.rt.InstantiateModule(wasm.WithMemory(inst.callCtx(ctx), mo), r.compiled, cfg)
+	mod, err := r.compiled.Instantiate(inst.callCtx(ctx), cfg, mo)
 	if err != nil {
 		inst.mem.Release()
 		gfs.Close()
@@ -453,7 +444,7 @@ func (r *Runtime) instantiate(ctx context.Context, inst *Instance, mo wasm.Memor
 	inst.fnControl = mod.ExportedFunction("wasmeval_control")
 	inst.fnAlloc = mod.ExportedFunction("wasmeval_alloc")
 	inst.fnFree = mod.ExportedFunction("wasmeval_free")
-	if g, ok := mod.ExportedGlobal(fuel.DefaultGlobalExport).(api.MutableGlobal); ok {
+	if g := mod.ExportedGlobal(fuel.DefaultGlobalExport); g != nil {
 		inst.fuel = g
 		// What _initialize burnt (template boot only) goes uncounted;
 		// from here every unit is.
@@ -468,14 +459,14 @@ type Instance struct {
 	r    *Runtime
 	opts runtimes.InstanceOptions
 	fs   *wasm.GuestFS
-	mod  api.Module
+	mod  wasm.Module
 	mem  *wasm.MemoryHandle // the module's memory, mapped from the template
 
 	// Exported functions, looked up once: each lookup builds a call
 	// engine with its own stack.
-	fnRun, fnControl, fnAlloc, fnFree api.Function
+	fnRun, fnControl, fnAlloc, fnFree wasm.Function
 
-	fuel api.MutableGlobal // nil without fuel metering
+	fuel wasm.Global // nil without fuel metering
 
 	// ckpt is the state before the running cell (the pages its guest had
 	// written since the template), for rolling back a cell stopped hard.
@@ -556,7 +547,7 @@ func (in *Instance) free(ctx context.Context, p uint32) {
 // call passes data to the export fn as (ptr, len) and returns its result.
 // After an error (a trap, or the guest exited) nothing more runs in the
 // module: the caller replaces it.
-func (in *Instance) call(ctx context.Context, fn api.Function, data []byte) (int32, error) {
+func (in *Instance) call(ctx context.Context, fn wasm.Function, data []byte) (int32, error) {
 	p, err := in.alloc(ctx, len(data))
 	if err != nil {
 		return 0, err
