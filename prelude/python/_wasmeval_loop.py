@@ -7,6 +7,10 @@ any other cell runs as one callback of the running loop. So
 cell, a task started in one cell goes on running (whenever a later cell
 runs the loop: at its end, and while it awaits) and can be awaited later,
 and ``asyncio.run()`` fails as CPython makes it fail inside a running loop.
+A cell that runs while another waits in agent() or tool() (a sub-agent's
+eval of the session) may await too: it turns the same loop from inside the
+waiting cell (_run_nested), so it sees the session's tasks and its own go
+on after it.
 
 The guest runs only while a cell does: between cells nothing runs, so a
 pending task makes progress only during later cells. WASI has no
@@ -22,6 +26,7 @@ back after a hard stop restores the loop with the rest of the interpreter
 before it); a restart (Reset) starts with no loop.
 """
 import asyncio
+import itertools
 import selectors
 import sys
 import threading
@@ -34,11 +39,7 @@ _DEADLOCK = (
     "thread or socket, can wake the event loop)"
 )
 
-_NESTED = (
-    "top-level await is not available in a cell that runs while another "
-    "cell of the session waits (a sub-agent's eval inside agent() or "
-    "tool()): the session's event loop is busy with the waiting cell"
-)
+_RUN_ONCE = asyncio.base_events.BaseEventLoop._run_once.__code__
 
 
 class _SleepSelector(selectors.BaseSelector):
@@ -116,8 +117,7 @@ def run(coro):
     completes, and returns its result."""
     lp = loop()
     if lp.is_running():
-        coro.close()
-        raise RuntimeError(_NESTED)
+        return _run_nested(lp, coro)
     task = lp.create_task(coro)
     try:
         return lp.run_until_complete(task)
@@ -131,6 +131,68 @@ def run(coro):
         elif not task.cancelled():
             task.exception()  # raised here; not "never retrieved"
         raise
+
+
+def _outer_pending(lp):
+    """How many handles the loop's innermost _run_once on the stack (the
+    one whose callback runs the waiting cell) has yet to take from the
+    front of the ready queue, as it counted them before it began."""
+    f = sys._getframe(2)
+    while f is not None:
+        if f.f_code is _RUN_ONCE:
+            loc = f.f_locals
+            if loc.get("self") is not lp:
+                return 0
+            if "i" in loc and "ntodo" in loc:
+                return max(0, loc["ntodo"] - loc["i"] - 1)
+            return 0
+        f = f.f_back
+    return 0
+
+
+def _run_nested(lp, coro):
+    """Runs a nested cell's coroutine (a cell run while another waits in
+    agent() or tool(), itself inside a turn of the loop or a plain cell)
+    until it completes, turning the session's loop from here: the nested
+    cell's tasks, timers and those of earlier cells all run meanwhile.
+
+    asyncio's loop is not reentrant, so two things are put right around
+    the inner turns: the waiting cell's task stops being the current task
+    while they run (a task step refuses to start while another is
+    current), and the handles the outer turn counted on taking from the
+    ready queue are still there for it when the nested cell ends (those
+    the inner turns ran are replaced by cancelled ones, which it skips)."""
+    outer = asyncio.current_task(lp)
+    held = list(itertools.islice(lp._ready, _outer_pending(lp)))
+    task = lp.create_task(coro)
+    if outer is not None:
+        asyncio.tasks._leave_task(lp, outer)
+    try:
+        while not task.done():
+            lp._run_once()
+        return task.result()
+    except BaseException:
+        if not task.done():
+            task.cancel()
+        elif not task.cancelled():
+            task.exception()  # raised here; not "never retrieved"
+        raise
+    finally:
+        if outer is not None:
+            asyncio.tasks._enter_task(lp, outer)
+        ran = len(held)
+        for i, h in enumerate(held):
+            if lp._ready and lp._ready[0] is h:
+                ran = i
+                break
+        for _ in range(ran):
+            h = asyncio.events.Handle(_noop, (), lp)
+            h.cancel()
+            lp._ready.appendleft(h)
+
+
+def _noop():
+    pass
 
 
 def enter():
