@@ -123,11 +123,12 @@ func StartLocal(ctx context.Context, o LocalOptions) (*LocalKernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jupyter: %w", err)
 	}
-	info, err := NewConnectionInfo()
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
+	// Ports 0: the kernel binds free ports itself and writes them into
+	// the file, so kernels started at once never race for a port (ports
+	// chosen here could be taken before the kernel binds them, by another
+	// kernel or by a client socket's own ephemeral port).
+	info := ConnectionInfo{Transport: "tcp", IP: "127.0.0.1", Key: NewID() + NewID(),
+		SignatureScheme: "hmac-sha256", KernelName: "python3"}
 	connFile := filepath.Join(dir, "kernel.json")
 	if err := info.WriteFile(connFile); err != nil {
 		os.RemoveAll(dir)
@@ -141,6 +142,10 @@ func StartLocal(ctx context.Context, o LocalOptions) (*LocalKernel, error) {
 	k := &LocalKernel{cmd: cmd, dir: dir, dead: make(chan struct{}), stderr: &tailBuffer{max: 8 << 10}}
 	cmd.Stdout = k.stderr
 	cmd.Stderr = k.stderr
+	if cmd.Env != nil {
+		// ipykernel exits when its parent does: no kernel outlives wasmeval.
+		cmd.Env = append(cmd.Env, fmt.Sprintf("JPY_PARENT_PID=%d", os.Getpid()))
+	}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -173,6 +178,9 @@ func StartLocal(ctx context.Context, o LocalOptions) (*LocalKernel, error) {
 		}
 	}()
 	defer dcancel()
+	if info, err = waitPorts(dctx, connFile, info.Key); err != nil {
+		return fail(k.startErr(err))
+	}
 	session := NewID()
 	conn, err := DialZMQ(dctx, info, session)
 	if err != nil {
@@ -184,6 +192,26 @@ func StartLocal(ctx context.Context, o LocalOptions) (*LocalKernel, error) {
 		return fail(k.startErr(err))
 	}
 	return k, nil
+}
+
+// waitPorts waits until the kernel has written its ports into the
+// connection file, and checks that it kept the key.
+func waitPorts(ctx context.Context, path, key string) (ConnectionInfo, error) {
+	for {
+		info, err := ReadConnectionFile(path)
+		if err == nil && info.ShellPort != 0 && info.IOPubPort != 0 && info.StdinPort != 0 &&
+			info.ControlPort != 0 && info.HBPort != 0 {
+			if info.Key != key {
+				return info, errors.New("jupyter: the kernel's connection file has another key than the one it was given")
+			}
+			return info, nil
+		}
+		select {
+		case <-ctx.Done():
+			return info, fmt.Errorf("waiting for the kernel to write its ports: %w", ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // startErr explains a failed start, naming the likely cause.

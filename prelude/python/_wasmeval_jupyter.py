@@ -111,8 +111,13 @@ def setup(config):
     config: {"cwd", "env", "seed", "helpers" (the helpers' source)}."""
     cwd = config["cwd"]
     os.chdir(cwd)
+    # Exactly the session's variables (a server's kernel would otherwise
+    # show the server's), plus the inline plotting backend ipykernel sets.
+    backend = os.environ.get("MPLBACKEND")
     os.environ.clear()
     os.environ.update(config.get("env") or {})
+    if backend and "MPLBACKEND" not in os.environ:
+        os.environ["MPLBACKEND"] = backend
     if cwd in sys.path:
         sys.path.remove(cwd)
     sys.path.insert(0, cwd)
