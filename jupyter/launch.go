@@ -145,6 +145,20 @@ func KernelCommand(ctx context.Context, cfg LaunchConfig) (*exec.Cmd, error) {
 	return l.command("-m", "ipykernel_launcher", "-f", l.connFile), nil
 }
 
+// LaunchCommand is a CommandFunc (for StartLocal and the runtime's
+// Config.Command) that builds kernels' commands with KernelCommand: the
+// session's root and environment, the folder of the connection file as
+// the kernel's temporary folder, python as LaunchConfig.Python (empty:
+// ChoosePython's choice) and log for the Landlock notice.
+func LaunchCommand(python string, log *slog.Logger) CommandFunc {
+	return func(ctx context.Context, o StartOptions, connFile string) (*exec.Cmd, error) {
+		return KernelCommand(ctx, LaunchConfig{
+			Root: o.Root, ConnectionFile: connFile, Env: o.Env,
+			TempDir: filepath.Dir(connFile), Python: python, Logger: log,
+		})
+	}
+}
+
 // launch is a prepared kernel start: everything but the interpreter's
 // arguments.
 type launch struct {

@@ -3,7 +3,6 @@ package jupyter_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -235,15 +234,10 @@ func TestKernelConfined(t *testing.T) {
 	os.Chmod(outside, 0o777)
 	os.Chmod(filepath.Dir(outside), 0o755)
 
-	var root, tmp string
+	root := t.TempDir()
 	k, err := jupyter.StartLocal(context.Background(), jupyter.LocalOptions{
-		StartOptions: jupyter.StartOptions{Root: t.TempDir(), Env: map[string]string{"PATH": "/usr/bin:/bin", "EXPLICIT_API_KEY": "given"}},
-		Command: func(ctx context.Context, o jupyter.StartOptions, connFile string) (*exec.Cmd, error) {
-			root, tmp = o.Root, filepath.Dir(connFile)
-			return jupyter.KernelCommand(ctx, jupyter.LaunchConfig{
-				Root: o.Root, ConnectionFile: connFile, TempDir: filepath.Dir(connFile), Env: o.Env, Python: py,
-			})
-		},
+		StartOptions: jupyter.StartOptions{Root: root, Env: map[string]string{"PATH": "/usr/bin:/bin", "EXPLICIT_API_KEY": "given"}},
+		Command:      jupyter.LaunchCommand(py, nil),
 	})
 	if err != nil {
 		t.Fatalf("StartLocal with KernelCommand: %v", err)
@@ -307,7 +301,6 @@ for p in [`+pyQuote(filepath.Join(outside, "escaped.txt"))+`, '/tmp/wasmeval-esc
 			t.Errorf("NoNewPrivs = %q, want 1 (Landlock applied)", got)
 		}
 	}
-	_ = tmp
 }
 
 func pyQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }
