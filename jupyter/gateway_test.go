@@ -95,7 +95,7 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // collect gathers a cell's stream output and error name.
 type collect struct {
-	mu    sync.Mutex
+	mu      sync.Mutex
 	out     strings.Builder
 	types   []string
 	buffers [][]byte

@@ -133,22 +133,18 @@ func (c confinement) wrap(python string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-var (
-	landlockOnce sync.Once
-	landlockABI  int
-	landlockErr  error
-)
+// landlockProbe asks the running kernel for its Landlock ABI version;
+// tests replace it to play a kernel without Landlock.
+var landlockProbe = llsys.LandlockGetABIVersion
 
 // LandlockABI returns the Landlock ABI version of the running kernel, 0
 // (and the reason) when it has none.
 func LandlockABI() (int, error) {
-	landlockOnce.Do(func() {
-		landlockABI, landlockErr = llsys.LandlockGetABIVersion()
-		if landlockErr != nil {
-			landlockABI = 0
-		}
-	})
-	return landlockABI, landlockErr
+	abi, err := landlockProbe()
+	if err != nil {
+		return 0, err
+	}
+	return abi, nil
 }
 
 var noLandlockNotice sync.Once
