@@ -239,6 +239,13 @@ func chownTree(dir string, u *kernelUser) error {
 		if err != nil {
 			return err
 		}
+		// A restart walks the tree again: only what is not yet the
+		// user's is changed.
+		if info, err := d.Info(); err == nil {
+			if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Uid == u.uid && st.Gid == u.gid {
+				return nil
+			}
+		}
 		return os.Lchown(p, int(u.uid), int(u.gid))
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -16,6 +17,10 @@ import (
 // WebsocketReadLimit is the largest message a kernel's websocket accepts
 // from the server: a cell's image or a large table arrives as one message.
 const WebsocketReadLimit = 256 << 20
+
+// websocketWriteTimeout bounds one write to a kernel's websocket; a server
+// that takes longer is treated as gone.
+const websocketWriteTimeout = 30 * time.Second
 
 // WebsocketConn is a Conn to a kernel behind a Jupyter Server or Kernel
 // Gateway: its channels multiplexed over the server's websocket
@@ -215,7 +220,15 @@ func (w *WebsocketConn) Send(ctx context.Context, channel Channel, m *Message) e
 	}
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
-	if err := w.c.Write(ctx, typ, data); err != nil {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// The websocket library closes the connection when a write's context
+	// ends mid-write; a cell's deadline must not cost the kernel its
+	// connection, so the write gets its own, generous one.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), websocketWriteTimeout)
+	defer cancel()
+	if err := w.c.Write(wctx, typ, data); err != nil {
 		return fmt.Errorf("jupyter: sending %s on the kernel's websocket: %w", m.Header.MsgType, err)
 	}
 	return nil
