@@ -242,7 +242,10 @@ type ExecuteOptions struct {
 func (c *Client) Execute(ctx context.Context, code string, opts ExecuteOptions, h Handler) (*ExecuteReply, error) {
 	m, err := NewMessage(c.session, "execute_request", map[string]any{
 		"code": code, "silent": opts.Silent, "store_history": !opts.Silent,
-		"user_expressions": map[string]any{}, "allow_stdin": !opts.NoStdin, "stop_on_error": true,
+		"user_expressions": map[string]any{}, "allow_stdin": !opts.NoStdin,
+		// Not stop_on_error: one cell is one request, and ipykernel would
+		// abort the next request that reaches it soon after an error.
+		"stop_on_error": false,
 	})
 	if err != nil {
 		return nil, err

@@ -31,11 +31,7 @@ func startKernel(t testing.TB) *jupyter.LocalKernel {
 	py := kernelPython(t)
 	root := t.TempDir()
 	k, err := jupyter.StartLocal(context.Background(), jupyter.LocalOptions{
-		StartOptions: jupyter.StartOptions{Root: root, Env: map[string]string{"PATH": "/usr/bin:/bin", "HOME": root}},
-		Command: func(ctx context.Context, o jupyter.StartOptions, connFile string) (*exec.Cmd, error) {
-			t.Setenv("WASMEVAL_JUPYTER_PYTHON", py)
-			return jupyter.DefaultCommand(ctx, o, connFile)
-		},
+		StartOptions: jupyter.StartOptions{Root: root, Python: py, Env: map[string]string{"PATH": "/usr/bin:/bin", "HOME": root}},
 	})
 	if err != nil {
 		t.Fatalf("StartLocal: %v", err)

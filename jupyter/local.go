@@ -34,8 +34,13 @@ type Kernel interface {
 type StartOptions struct {
 	// Root is the session root: the kernel's working directory.
 	Root string
-	// Env is the kernel process's environment (the session's).
+	// Env is the session's environment, set in the kernel process (over
+	// the filtered host environment, for a local kernel) and again by the
+	// prelude.
 	Env map[string]string
+	// Python is the interpreter of a local kernel; empty means the one
+	// ChoosePython finds.
+	Python string
 }
 
 // Starter starts a kernel. The runtime takes one, so local and remote
@@ -70,41 +75,15 @@ type LocalOptions struct {
 	StartTimeout time.Duration
 }
 
-// DefaultCommand starts `python3 -m ipykernel_launcher -f connFile` with
-// the interpreter named by WASMEVAL_JUPYTER_PYTHON, else python3 on the
-// session's PATH, in the session root with exactly the session's
-// environment.
+// DefaultCommand is KernelCommand for a session: the kernel runs in the
+// session root with the session's environment over the filtered host one,
+// its temporary folder the one that holds the connection file, and the
+// interpreter opts.Python or else the one ChoosePython finds.
 func DefaultCommand(ctx context.Context, opts StartOptions, connFile string) (*exec.Cmd, error) {
-	py := os.Getenv("WASMEVAL_JUPYTER_PYTHON")
-	if py == "" {
-		var err error
-		if py, err = lookPath("python3", opts.Env["PATH"]); err != nil {
-			return nil, err
-		}
-	}
-	cmd := exec.Command(py, "-m", "ipykernel_launcher", "-f", connFile)
-	cmd.Dir = opts.Root
-	cmd.Env = envList(opts.Env)
-	return cmd, nil
-}
-
-// lookPath finds name on path (a PATH value), not the host's PATH.
-func lookPath(name, path string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("jupyter: no %s on the session's PATH (%q); install Python 3 with ipykernel (Debian: apt-get install python3-ipykernel)", name, path)
-}
-
-func envList(env map[string]string) []string {
-	out := make([]string, 0, len(env))
-	for k, v := range env {
-		out = append(out, k+"="+v)
-	}
-	return out
+	return KernelCommand(ctx, LaunchConfig{
+		Root: opts.Root, ConnectionFile: connFile, Env: opts.Env,
+		TempDir: filepath.Dir(connFile), Python: opts.Python,
+	})
 }
 
 // StartLocal starts a kernel process and connects to it: it writes a
@@ -139,6 +118,8 @@ func StartLocal(ctx context.Context, o LocalOptions) (*LocalKernel, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
+	// The folder is the kernel's TMPDIR too: it may write there (and
+	// rewrite the connection file with its ports) under confinement.
 	k := &LocalKernel{cmd: cmd, dir: dir, dead: make(chan struct{}), stderr: &tailBuffer{max: 8 << 10}}
 	cmd.Stdout = k.stderr
 	cmd.Stderr = k.stderr

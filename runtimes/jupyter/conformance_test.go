@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"testing"
 
-	kernel "github.com/wasmeval/wasmeval/jupyter"
 	"github.com/wasmeval/wasmeval/runtimes/jupyter"
 	"github.com/wasmeval/wasmeval/runtimes/runtimetest"
 )
@@ -26,20 +25,12 @@ func kernelPython(t testing.TB) string {
 	return py
 }
 
-// newRuntime returns a runtime whose local kernels run kernelPython.
+// newRuntime returns a runtime whose local kernels run kernelPython,
+// started as wasmeval starts them (kernel.KernelCommand: filtered
+// environment, Landlock, an unprivileged user when the test runs as root).
 func newRuntime(t testing.TB, cfg jupyter.Config) *jupyter.Runtime {
 	t.Helper()
-	py := kernelPython(t)
-	if cfg.Command == nil && cfg.Start == nil {
-		cfg.Command = func(ctx context.Context, o kernel.StartOptions, connFile string) (*exec.Cmd, error) {
-			cmd := exec.Command(py, "-m", "ipykernel_launcher", "-f", connFile)
-			cmd.Dir = o.Root
-			for k, v := range o.Env {
-				cmd.Env = append(cmd.Env, k+"="+v)
-			}
-			return cmd, nil
-		}
-	}
+	cfg.Python = kernelPython(t)
 	if cfg.MaxKernels == 0 {
 		cfg.MaxKernels = -1
 	}

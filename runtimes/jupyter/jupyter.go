@@ -52,8 +52,13 @@ type Config struct {
 	// with Command).
 	Start kernel.Starter
 	// Command builds a local kernel's command when Start is nil; nil means
-	// kernel.DefaultCommand.
+	// kernel.DefaultCommand (kernel.KernelCommand: the seed's interpreter
+	// choice and environment rules, Landlock, an unprivileged user).
 	Command kernel.CommandFunc
+	// Python is the local kernels' interpreter; empty means the one
+	// kernel.ChoosePython finds (VIRTUAL_ENV, <root>/.venv, <root>/venv,
+	// python3 on PATH).
+	Python string
 	// Mode is ModeSession (the default, "") or ModePerCall.
 	Mode string
 	// IdleTimeout shuts down a kernel idle this long (its session gets a
@@ -299,7 +304,7 @@ func (i *instance) start(ctx context.Context) (kernel.Kernel, error) {
 	if err := i.rt.makeRoom(i); err != nil {
 		return nil, err
 	}
-	k, err := i.rt.cfg.Start(ctx, kernel.StartOptions{Root: i.opts.Root, Env: i.opts.Env})
+	k, err := i.rt.cfg.Start(ctx, kernel.StartOptions{Root: i.opts.Root, Env: i.opts.Env, Python: i.rt.cfg.Python})
 	if err != nil {
 		return nil, err
 	}
@@ -460,6 +465,9 @@ func (i *instance) execute(ctx context.Context, k kernel.Kernel, code string, si
 			out := runtimes.Outcome{Failed: r.reply.Status != "ok" || h.stdinAsked}
 			if stopped {
 				out.Failed, out.Interrupted = true, true
+			}
+			if r.reply.Status == "aborted" {
+				sink.Stderr("the kernel aborted the cell without running it\n")
 			}
 			if r.reply.Status == "error" && !h.sawError {
 				sink.Stderr(stripANSI(strings.Join(r.reply.Traceback, "\n")) + "\n")
