@@ -88,12 +88,14 @@ func TestParseTools(t *testing.T) {
 	for _, tc := range []struct {
 		in, want, err string
 	}{
-		{"", "eval,evaluate_python,code_interpreter", ""},
-		{"all", "eval,evaluate_python,code_interpreter", ""},
+		{"", "eval,python,evaluate_python,code_interpreter", ""},
+		{"all", "eval,python,evaluate_python,code_interpreter", ""},
 		{"eval, evaluate_python", "eval,evaluate_python", ""},
 		{"code_interpreter", "code_interpreter", ""},
-		{"python", "", `the "python" profile is not available yet`},
-		{"eval,bogus", "", `unknown profile "bogus"; use a comma-separated list of eval, evaluate_python, code_interpreter`},
+		{"python", "python", ""},
+		{"eval,bogus", "", `unknown profile "bogus"; use a comma-separated list of eval, python, evaluate_python, code_interpreter`},
+		{"pyton", "", `unknown profile "pyton" (did you mean "python"?)`},
+		{"run_code", "", `unknown profile "run_code" (run_code is a tool of the code_interpreter profile)`},
 		{",", "", "no profile named"},
 	} {
 		s, err := profiles.ParseTools(tc.in)

@@ -8,9 +8,12 @@ import (
 
 // DecodeLine reads one `wasmeval eval` line. A "profile" field names the
 // line's profile (or tool); without one, a line that a Tool's Detect
-// claims is that tool's call (evaluate_python's: "code", "globals",
-// "reads" or "writes", and neither "cells" nor "language"), and anything
-// else is an eval request. For an eval request tool is nil and args is
+// claims is that tool's call (python's: "cells" none of which has a
+// "language"; evaluate_python's: "code", "globals", "reads" or "writes",
+// and neither "cells" nor "language"; run_code's: "language" and "code";
+// create_code_context's: "language" without "code"; run_in_code_context's:
+// "contextId" and "code"; delete_code_context's: "contextId" alone), and
+// anything else is an eval request. For an eval request tool is nil and args is
 // the request with any "profile" field removed, for
 // sandbox.DecodeRequest and its messages; otherwise args are the tool's
 // arguments, for Tool.Run. Errors are *Error.
@@ -41,8 +44,8 @@ func DecodeLine(data []byte) (tool *Tool, args []byte, err error) {
 	if t, ok := LookupTool(name); ok {
 		return &t, args, nil
 	}
-	if contains(Names, name) {
-		return nil, nil, &Error{Profile: name, Path: "profile", Message: fmt.Sprintf("the %s profile is not available on eval lines yet; %s", name, valid)}
+	if name == CodeInterpreter {
+		return nil, nil, &Error{Profile: name, Path: "profile", Message: fmt.Sprintf("name one of its tools: %s", strings.Join(quoteAll(ProfileTools(CodeInterpreter)), ", "))}
 	}
 	return nil, nil, &Error{Profile: "eval line", Path: "profile", Message: fmt.Sprintf("unknown profile %s; %s", quote(name), valid)}
 }

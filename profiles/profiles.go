@@ -25,9 +25,8 @@ const (
 // Names lists every profile name, in the order messages give them.
 var Names = []string{Eval, Python, EvaluatePython, CodeInterpreter}
 
-// available are the profiles that are implemented; the others are named
-// but refused with a message saying they are not available yet.
-var available = map[string]bool{Eval: true, EvaluatePython: true, CodeInterpreter: true}
+// available are the profiles that are implemented.
+var available = map[string]bool{Eval: true, Python: true, EvaluatePython: true, CodeInterpreter: true}
 
 // Available reports whether the profile name is implemented.
 func Available(name string) bool { return available[name] }
@@ -75,10 +74,14 @@ func ParseTools(list string) (Set, error) {
 		switch {
 		case n == "":
 			continue
-		case n == Python:
-			return Set{}, fmt.Errorf("--tools: the %q profile is not available yet; use %s", n, availableList())
 		case !available[n]:
-			return Set{}, fmt.Errorf("--tools: unknown profile %q; use a comma-separated list of %s (default: all)", n, availableList())
+			msg := fmt.Sprintf("--tools: unknown profile %q", n)
+			if t, ok := LookupTool(n); ok {
+				msg += fmt.Sprintf(" (%s is a tool of the %s profile)", n, t.Profile)
+			} else if best := sandbox.ClosestName(n, Names); best != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", best)
+			}
+			return Set{}, fmt.Errorf("%s; use a comma-separated list of %s (default: all)", msg, availableList())
 		}
 		s.names[n] = true
 	}

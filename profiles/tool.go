@@ -27,14 +27,29 @@ type Tool struct {
 	// Check decodes and validates args without running anything, so that
 	// a face can refuse an invalid call before it takes a session's turn.
 	Check func(args []byte) error
+	// Session says the tool runs in the face's session (Env.Session), so
+	// a face that makes its session lazily makes it first; the others
+	// (run_code, the code contexts) run in sessions of their own.
+	Session bool
 	// Run decodes and validates args (one JSON object), runs the call in
-	// sess and returns the result, ready for JSON. failed says the guest
+	// env and returns the result, ready for JSON. failed says the guest
 	// code failed (MCP's isError; a failed cell's exit status on eval
 	// lines). An invalid call is an *Error; any other error is the host's.
-	Run func(ctx context.Context, sess Evaluator, args []byte) (result any, failed bool, err error)
+	Run func(ctx context.Context, env *Env, args []byte) (result any, failed bool, err error)
 }
 
-var tools = []Tool{evaluatePythonTool}
+var tools = []Tool{pythonTool, evaluatePythonTool, runCodeTool, createContextTool, runInContextTool, deleteContextTool}
+
+// ProfileTools returns the names of the tools of profile name.
+func ProfileTools(name string) []string {
+	var out []string
+	for _, t := range tools {
+		if t.Profile == name {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
 
 // Tools returns the tools of the profiles that run in a session.
 func Tools() []Tool { return slices.Clone(tools) }
@@ -94,9 +109,7 @@ var evaluatePythonTool = Tool{
   "required": ["value_repr", "stdout", "stderr", "globals", "reads", "writes"]
 }`),
 	Detect: func(m map[string]json.RawMessage) bool {
-		_, cells := m["cells"]
-		_, lang := m["language"]
-		if cells || lang {
+		if has(m, "cells") || has(m, "language") || has(m, "contextId") {
 			return false
 		}
 		for _, f := range evalFields {
@@ -110,11 +123,17 @@ var evaluatePythonTool = Tool{
 		_, err := DecodeEvaluatePython(args)
 		return err
 	},
-	Run: func(ctx context.Context, sess Evaluator, args []byte) (any, bool, error) {
+	Session: true,
+	Run: func(ctx context.Context, env *Env, args []byte) (any, bool, error) {
 		p, err := DecodeEvaluatePython(args)
 		if err != nil {
 			return nil, false, err
 		}
+		sess, done, err := env.session(ctx, EvaluatePython)
+		if err != nil {
+			return nil, false, err
+		}
+		defer done()
 		res, err := RunEvaluatePython(ctx, sess, p, EvalOptions{})
 		if err != nil {
 			return nil, false, err

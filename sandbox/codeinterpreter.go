@@ -3,8 +3,10 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -259,3 +261,33 @@ func executionError(cell CellResult, stderr string) *ExecutionError {
 }
 
 var errLine = regexp.MustCompile(`^(?:Uncaught )?([A-Za-z_][\w.]*): (.*)$`)
+
+// FreshIn starts a session with s's options (limits, environment, package
+// layer, languages) but fresh interpreters, rooted at root: s's own root
+// shares its files, another folder gives it files of its own. Nothing of
+// s's interpreter state is carried over, and the new session records no
+// tape. The python profile's per-call kernel mode and the code contexts
+// use it: an interpreter made for a call and dropped after.
+func (s *Session) FreshIn(ctx context.Context, root string) (*Session, error) {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: session root %q: %w", root, err)
+	}
+	o := s.opts
+	o.Root = abs
+	o.Record, o.Replay, o.ownRecord = nil, nil, false
+	// The resolved environment names s's root; elsewhere, name the new one.
+	o.Env = maps.Clone(o.Env)
+	for _, k := range []string{"HOME", "PWD"} {
+		if v, ok := o.Env[k]; ok && v == s.opts.Root {
+			o.Env[k] = abs
+		}
+	}
+	return s.sb.NewSession(ctx, o)
+}

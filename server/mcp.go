@@ -21,7 +21,9 @@ func (s *Server) mountMCP() error {
 		Logger:  s.log,
 		TempDir: s.cfg.TempDir,
 		Tools:   s.cfg.Tools,
-		Host:    s.serverHost(),
+		// The python profile's default kernel mode.
+		KernelMode: s.cfg.KernelMode,
+		Host:       s.serverHost(),
 		Admit: func() (func(), bool) {
 			select {
 			case s.inflight <- struct{}{}:

@@ -21,21 +21,85 @@ import (
 // /v1/sessions/{id}/profiles/evaluate_python: the asteval tool's result.
 type EvaluatePythonResult = profiles.EvalResult
 
-// routeProfiles adds the endpoints of this file to the mux.
+// PythonResult is the answer of POST /v1/sessions/{id}/profiles/python:
+// the Jupyter-backed python tool's result.
+type PythonResult = profiles.PythonResult
+
+// CodeResult is the answer of run_code and run_in_code_context: the
+// CodeInterpreter's RunCodeResult.
+type CodeResult = profiles.CodeResult
+
+// routeProfiles adds the endpoints of this file to the mux: a tool's
+// call in a session, and without one (the stateless endpoint, as /v1/run
+// is to eval: evaluate_python and python in a temporary session, run_code,
+// and the code contexts, which are sessions of their own).
 func (s *Server) routeProfiles() {
-	s.mux.Handle("POST /v1/sessions/{id}/profiles/{tool}", s.auth(s.runTool))
+	s.mux.Handle("POST /v1/sessions/{id}/profiles/{tool}", s.auth(func(w http.ResponseWriter, r *http.Request, owner string) {
+		s.runTool(w, r, owner, r.PathValue("id"))
+	}))
+	s.mux.Handle("POST /v1/profiles/{tool}", s.auth(func(w http.ResponseWriter, r *http.Request, owner string) {
+		s.runTool(w, r, owner, "")
+	}))
 }
 
-// runTool runs a call of a profile's tool (profiles.Tools) in session id:
-// for evaluate_python, a fresh namespace of its Python and its files.
-func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner string) {
+// contextLanguages remembers the languages of the code contexts made
+// through the profile endpoints (their ids are random, so one map serves
+// every Server).
+var contextLanguages profiles.ContextLanguages
+
+// toolEnv is the Env of a call of owner in session id ("" for none).
+func (s *Server) toolEnv(owner, id string, sess *sandbox.Session) *profiles.Env {
+	env := &profiles.Env{
+		NewSession: profiles.SandboxSessions(s.cfg.Sandbox, s.cfg.TempDir),
+		KernelMode: s.cfg.KernelMode,
+		Contexts: &profiles.ManagerContexts{
+			Manager: s.cfg.Manager, Owner: owner, Languages: &contextLanguages,
+			Create: func(ctx context.Context, owner string) (string, error) {
+				return s.withQuota(owner, func() (string, error) { return s.cfg.Manager.Create(ctx, owner) })
+			},
+			Turn: func(ctx context.Context, cid string) (func(), bool, error) {
+				end, nested, err := s.turns.takeOrNest(ctx, cid, func() (bool, <-chan struct{}) { return s.cfg.Manager.NestedReady(cid) })
+				if err == errTooManyWaiting {
+					s.evals.WithLabelValues("rejected").Inc()
+					return nil, false, fmt.Errorf("%d evals already wait for this code context, which runs one at a time; retry when one has ended", maxWaiting)
+				}
+				return end, nested, err
+			},
+			Admit: s.admitTool,
+		},
+		Admit: s.admitTool,
+	}
+	if sess != nil {
+		env.Session = profiles.EvalFunc(func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error) {
+			return s.cfg.Manager.Eval(ctx, owner, id, req)
+		})
+		env.Root = sess.Root()
+		fresh := profiles.FreshSessions(sess)
+		temp := env.NewSession
+		env.NewSession = func(ctx context.Context, root string) (profiles.Session, error) {
+			if root != "" {
+				return fresh(ctx, root) // the python profile's per-call kernel
+			}
+			return temp(ctx, root)
+		}
+	}
+	return env
+}
+
+// runTool runs a call of a profile's tool (profiles.Tools) in session id
+// of owner, or, when id is "", without one.
+func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner, id string) {
 	tool, ok := profiles.LookupTool(r.PathValue("tool"))
 	switch {
 	case !ok:
 		if !s.drainBody(w, r) {
 			return
 		}
-		writeError(w, http.StatusNotFound, "not_found", fmt.Sprintf("no profile tool %q; the tools here are %s", r.PathValue("tool"), strings.Join(profiles.ToolNames(), ", ")))
+		msg := fmt.Sprintf("no profile tool %q; the tools here are %s", r.PathValue("tool"), strings.Join(profiles.ToolNames(), ", "))
+		if r.PathValue("tool") == profiles.Eval {
+			msg += " (the eval profile is POST /v1/sessions/{id}/eval, and POST /v1/run without a session)"
+		}
+		writeError(w, http.StatusNotFound, "not_found", msg)
 		return
 	case !s.cfg.Tools.Has(tool.Profile):
 		if !s.drainBody(w, r) {
@@ -53,22 +117,29 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner string) {
 		writeError(w, http.StatusBadRequest, "invalid_request", profiles.Detail(err))
 		return
 	}
-	id := r.PathValue("id")
-	sess, err := s.cfg.Manager.Session(owner, id)
-	if err != nil {
-		s.sessionError(w, r, err)
-		return
-	}
-	endTurn, nested, ok := s.waitTurn(w, r, id, sess.NestedReady)
-	if !ok {
-		return
+	var sess *sandbox.Session
+	endTurn, nested := func() {}, false
+	if id != "" {
+		var err error
+		if sess, err = s.cfg.Manager.Session(owner, id); err != nil {
+			s.sessionError(w, r, err)
+			return
+		}
+		if tool.Session {
+			if endTurn, nested, ok = s.waitTurn(w, r, id, sess.NestedReady); !ok {
+				return
+			}
+		}
 	}
 	defer endTurn()
-	if !nested && !s.admit(w) {
+	// The session's tools take an admission here; the others where they
+	// run code (Env.Admit, ManagerContexts.Admit), after a context's turn.
+	admitted := tool.Session && !nested
+	if admitted && !s.admit(w) {
 		return
 	}
 	release := sync.OnceFunc(s.done)
-	if nested {
+	if !admitted {
 		release = func() {}
 	}
 	defer release()
@@ -84,12 +155,12 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner string) {
 		sse = newSSE(w, func() { cancel(errStreamEnded) })
 		defer s.closeSSE(sse, owner, id)
 		ctx = sandbox.WithEventFunc(ctx, sse.event)
-		ctx = sandbox.WithHost(ctx, &clientHost{s: s, owner: owner, session: id, sse: sse})
+		if id != "" {
+			ctx = sandbox.WithHost(ctx, &clientHost{s: s, owner: owner, session: id, sse: sse})
+		}
 	}
 	start := time.Now()
-	res, failed, err := tool.Run(ctx, profiles.EvalFunc(func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error) {
-		return s.cfg.Manager.Eval(ctx, owner, id, req)
-	}), body)
+	res, failed, err := tool.Run(ctx, s.toolEnv(owner, id, sess), body)
 	release()
 	endTurn()
 	var pe *profiles.Error
@@ -101,6 +172,14 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner string) {
 			return
 		}
 		writeError(w, http.StatusBadRequest, "invalid_request", pe.Detail())
+		return
+	case errors.Is(err, errBusy):
+		w.Header().Set("Retry-After", "1")
+		if sse != nil {
+			sse.send("error", errorBody("too_busy", err.Error()))
+			return
+		}
+		writeError(w, http.StatusTooManyRequests, "too_busy", err.Error())
 		return
 	case err != nil:
 		s.evals.WithLabelValues("failed").Inc()
@@ -122,4 +201,20 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner string) {
 		return
 	}
 	answer(w, http.StatusOK, res)
+}
+
+// errBusy is a call refused because the server runs as many evals as it
+// allows.
+var errBusy = errors.New("the server is running as many evals as it allows; retry in a second")
+
+// admitTool takes an in-flight slot for a tool's run, or fails with
+// errBusy.
+func (s *Server) admitTool() (func(), error) {
+	select {
+	case s.inflight <- struct{}{}:
+		return s.done, nil
+	default:
+		s.evals.WithLabelValues("rejected").Inc()
+		return nil, errBusy
+	}
 }

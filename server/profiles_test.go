@@ -89,7 +89,7 @@ func TestEvaluatePythonHTTPToolsOff(t *testing.T) {
 		t.Errorf("got %d %s", status, body)
 	}
 	status, body = postJSON(t, ts.URL+"/v1/sessions/"+created.ID+"/profiles/asteval", tokenA, `{"code": "1"}`)
-	if status != http.StatusNotFound || !strings.Contains(string(body), `no profile tool \"asteval\"; the tools here are evaluate_python`) {
+	if status != http.StatusNotFound || !strings.Contains(string(body), `no profile tool \"asteval\"; the tools here are python, evaluate_python, run_code, create_code_context, run_in_code_context, delete_code_context`) {
 		t.Errorf("an unknown tool: got %d %s", status, body)
 	}
 	// /mcp serves the same tools.
@@ -139,5 +139,117 @@ func TestEvaluatePythonHTTPStream(t *testing.T) {
 	}
 	if status, got := stream(`{"code": "1", "reads": [{"path": "missing.txt"}]}`); status != http.StatusOK || !strings.Contains(got, "event: error\n") || !strings.Contains(got, "reads[0].path") {
 		t.Errorf("a missing read, streamed: %d %s", status, got)
+	}
+}
+
+// httpTool is a profiletest.Face's Tool over the profile endpoints at
+// base (base + "/" + tool): a 400 invalid_request is a refusal.
+func httpTool(t *testing.T, base string) func(ctx context.Context, name string, args []byte) ([]byte, string, error) {
+	return func(ctx context.Context, name string, args []byte) ([]byte, string, error) {
+		status, body := postJSON(t, base+"/"+name, tokenA, string(args))
+		switch status {
+		case http.StatusOK:
+			return body, "", nil
+		case http.StatusBadRequest:
+			var e struct {
+				Error struct{ Code, Message string }
+			}
+			json.Unmarshal(body, &e)
+			if e.Error.Code != "invalid_request" {
+				return nil, "", fmt.Errorf("400 with code %q", e.Error.Code)
+			}
+			return nil, e.Error.Message, nil
+		}
+		return nil, "", fmt.Errorf("status %d: %s", status, body)
+	}
+}
+
+// newHTTPSession makes a session of tokenA and returns its id and root.
+func newHTTPSession(t *testing.T, ts *testServer) (id, root string) {
+	t.Helper()
+	status, body := postJSON(t, ts.URL+"/v1/sessions", tokenA, "")
+	if status != http.StatusCreated {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	var created struct{ ID string }
+	json.Unmarshal(body, &created)
+	sess, err := ts.mgr.Session(server.Owner(tokenA), created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return created.ID, sess.Root()
+}
+
+// TestPythonHTTP runs the python conformance table on POST
+// /v1/sessions/{id}/profiles/python, and checks that the eval endpoint
+// shares its session.
+func TestPythonHTTP(t *testing.T) {
+	testenv.RequirePython(t)
+	ts := newServer(t, server.Config{})
+	id, root := newHTTPSession(t, ts)
+	base := ts.URL + "/v1/sessions/" + id + "/profiles"
+	profiletest.RunPython(t, profiletest.Face{Tool: httpTool(t, base), Root: func() string { return root }})
+	postJSON(t, base+"/python", tokenA, `{"cells": [{"code": "shared = 6 * 7"}]}`)
+	status, body := postJSON(t, ts.URL+"/v1/sessions/"+id+"/eval", tokenA, `{"cells": [{"language": "py", "code": "print(shared)"}]}`)
+	if status != http.StatusOK || !strings.Contains(string(body), `"output":"42\n"`) {
+		t.Errorf("eval after python: %d %s", status, body)
+	}
+}
+
+// TestCodeInterpreterHTTP runs the code_interpreter conformance table on
+// the profile endpoints, with a session and without one (POST
+// /v1/profiles/{tool}).
+func TestCodeInterpreterHTTP(t *testing.T) {
+	testenv.RequirePython(t)
+	ts := newServer(t, server.Config{})
+	id, _ := newHTTPSession(t, ts)
+	t.Run("session", func(t *testing.T) {
+		profiletest.RunCodeInterpreter(t, profiletest.Face{Tool: httpTool(t, ts.URL+"/v1/sessions/"+id+"/profiles")})
+	})
+	t.Run("stateless", func(t *testing.T) {
+		profiletest.RunCodeInterpreter(t, profiletest.Face{Tool: httpTool(t, ts.URL+"/v1/profiles")})
+	})
+	// A context belongs to its token.
+	_, body := postJSON(t, ts.URL+"/v1/profiles/create_code_context", tokenA, `{"language": "python"}`)
+	var created struct{ ContextID string }
+	json.Unmarshal(body, &created)
+	status, body := postJSON(t, ts.URL+"/v1/profiles/run_in_code_context", tokenB, `{"contextId": "`+created.ContextID+`", "code": "1"}`)
+	if status != http.StatusBadRequest || !strings.Contains(string(body), "no such code context") {
+		t.Errorf("another token's run: %d %s", status, body)
+	}
+}
+
+// TestProfilesHTTPStateless checks POST /v1/profiles/{tool} for the
+// session's tools: each call runs in a temporary session of its own.
+func TestProfilesHTTPStateless(t *testing.T) {
+	testenv.RequirePython(t)
+	ts := newServer(t, server.Config{})
+	url := ts.URL + "/v1/profiles/"
+	status, body := postJSON(t, url+"evaluate_python", tokenA, `{"code": "x = 6\nwrite_text('f.txt', 'kept?')\nx * 7"}`)
+	if status != http.StatusOK || !strings.Contains(string(body), `"value_repr":"42"`) {
+		t.Errorf("evaluate_python: %d %s", status, body)
+	}
+	status, body = postJSON(t, url+"evaluate_python", tokenA, `{"code": "read_text('f.txt')"}`)
+	if status != http.StatusOK || !strings.Contains(string(body), "FileNotFoundError") {
+		t.Errorf("evaluate_python saw an earlier call's file: %d %s", status, body)
+	}
+	status, body = postJSON(t, url+"python", tokenA, `{"cells": [{"code": "y = 1"}, {"code": "print(y + 1)"}]}`)
+	if status != http.StatusOK || !strings.Contains(string(body), `"output":"2\n"`) {
+		t.Errorf("python: %d %s", status, body)
+	}
+	status, body = postJSON(t, url+"python", tokenA, `{"cells": [{"code": "y"}]}`)
+	if status != http.StatusOK || !strings.Contains(string(body), "NameError") {
+		t.Errorf("python kept state between stateless calls: %d %s", status, body)
+	}
+	status, body = postJSON(t, url+"python", tokenA, `{"cells": [{"code": "1", "language": "py"}]}`)
+	if status != http.StatusBadRequest || !strings.Contains(string(body), "python: cells[0]") {
+		t.Errorf("an invalid call: %d %s", status, body)
+	}
+	status, body = postJSON(t, url+"eval", tokenA, `{}`)
+	if status != http.StatusNotFound || !strings.Contains(string(body), "POST /v1/run") {
+		t.Errorf("eval: %d %s", status, body)
+	}
+	if n := ts.mgr.Len(); n != 0 {
+		t.Errorf("%d sessions left in the manager; the stateless calls' sessions are temporary", n)
 	}
 }

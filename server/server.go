@@ -85,6 +85,10 @@ type Config struct {
 	// Tools are the profiles served, at /mcp and at the profile endpoints
 	// (serve --tools); the zero value serves all.
 	Tools profiles.Set
+	// KernelMode is the python profile's kernel mode for calls that name
+	// none (serve --kernel-mode): profiles.KernelSession ("" too) or
+	// profiles.KernelPerCall.
+	KernelMode string
 }
 
 // Server is the HTTP face of a sandbox. It implements http.Handler.

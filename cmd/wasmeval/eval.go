@@ -18,7 +18,7 @@ import (
 )
 
 const evalUsage = `Usage: wasmeval eval [--cwd DIR] [--stream] [--tools-mcp 'CMD ARGS'] [--llm-url URL [--llm-model NAME]]
-       [--deterministic] [--record FILE]
+       [--deterministic] [--record FILE] [--kernel-mode session|per-call]
 
 Reads requests from stdin, one JSON object a line, runs them in order in ONE
 session (state persists from line to line, per language), and writes one
@@ -77,7 +77,7 @@ Flags:
               when unset)
   --llm-model-smol NAME, --llm-model-slow NAME
               the models for 'smol' and 'slow' (default: --llm-model)
-` + tapeUsage + `
+` + kernelModeUsage + tapeUsage + `
 Streaming (--stream):
 ` + streamUsage + `
 Python packages:
@@ -156,6 +156,8 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	ef.register(fs)
 	var tf tapeFlags
 	tf.register(fs)
+	var prf profileFlags
+	prf.register(fs)
 	var hf hostFlags
 	fs.StringVar(&hf.toolsMCP, "tools-mcp", "", "an MCP server command whose tools tool.<name>() calls")
 	fs.StringVar(&hf.llmURL, "llm-url", "", "an OpenAI-compatible chat-completions endpoint for llm()")
@@ -244,6 +246,9 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 	}()
 
+	env, closeContexts := prf.env(sess) // the profiles' tools (evalprofiles.go)
+	defer closeContexts()
+
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
@@ -288,7 +293,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		case len(bytes.TrimSpace(ln.text)) == 0:
 			continue
 		default:
-			pv, code, handled, text := profileLine(ctx, st.observe, sess, n, ln.text, stderr)
+			pv, code, handled, text := profileLine(ctx, st.observe, env, n, ln.text, stderr)
 			if handled {
 				if ctx.Err() != nil {
 					fmt.Fprintln(stderr, "wasmeval eval: interrupted")

@@ -28,11 +28,16 @@ Tools:
                        "timeout"?, "reset"?}]} in this connection's session;
                        text and image content, per-cell details as the
                        structured result
-  run_code             {"language", "code", "timeout"?} in a throwaway session;
-                       CodeInterpreter outputs, exitCode, error
-  create_code_context  {} -> {"id"}: a persistent session
-  run_in_code_context  {"id", "language", "code", "timeout"?}
-  delete_code_context  {"id"}
+  python               {"cells": [{"code", "title"?}], "timeout"?, "cwd"?,
+                       "reset"?, "kernelMode"?}: the Jupyter-backed python
+                       tool's shape, in this connection's session
+  run_code             {"language": "python"|"javascript"|"typescript", "code",
+                       "timeoutMs"?} in a throwaway session -> {"outputs",
+                       "exitCode", "error"?} (the CodeInterpreter interface)
+  create_code_context  {"language", "cwd"?} -> {"contextId"}: a persistent
+                       interpreter
+  run_in_code_context  {"contextId", "code", "timeoutMs"?}
+  delete_code_context  {"contextId"} -> {"ok": true}
   evaluate_python      {"code", "globals"?, "reads"?, "writes"?}: the asteval
                        tool's shape, in a fresh namespace of this connection's
                        session (the one eval uses: files shared); -> {"value_repr",
@@ -172,7 +177,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return code
 	}
 	defer closeBackends()
-	srv, err := mcpserver.New(mcpserver.Config{Sandbox: sb, Manager: mgr, Version: version(), Logger: logger, Tools: tools.set, Host: backends})
+	srv, err := mcpserver.New(mcpserver.Config{Sandbox: sb, Manager: mgr, Version: version(), Logger: logger, Tools: tools.set, KernelMode: string(tools.kernelMode), Host: backends})
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
 		return exitHost

@@ -50,11 +50,17 @@ JSON API described at /openapi.json:
   POST   /v1/sessions/{id}/profiles/evaluate_python
                                       the asteval tool's {"code","globals","reads",
                                       "writes"} in a fresh namespace of the session
+  POST   /v1/sessions/{id}/profiles/{tool}
+                                      any profile tool in the session: python,
+                                      evaluate_python, run_code, create_code_context,
+                                      run_in_code_context, delete_code_context
+  POST   /v1/profiles/{tool}          the same without a session: python and
+                                      evaluate_python in a temporary one
   GET    /healthz, /openapi.json      no token needed
   GET    /metrics                     Prometheus metrics
-  POST/GET/DELETE /mcp                MCP over streamable HTTP: tools eval, run_code,
-                                      create_code_context, run_in_code_context,
-                                      delete_code_context, evaluate_python
+  POST/GET/DELETE /mcp                MCP over streamable HTTP: tools eval, python,
+                                      evaluate_python, run_code, create_code_context,
+                                      run_in_code_context, delete_code_context
                                       (see wasmeval mcp -h)
 
 Every /v1 endpoint, /mcp and /metrics needs "Authorization: Bearer <token>" with
@@ -324,7 +330,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	srv, err := server.New(server.Config{
 		Sandbox: sb, Manager: mgr, Tokens: tokens, Logger: logger,
 		MaxBodyBytes: c.maxBody, MaxInFlight: c.maxInFlight, MaxSessionsPerToken: c.perToken,
-		Host: backends, CallTimeout: c.callTimeout, Tools: c.tools.set,
+		Host: backends, CallTimeout: c.callTimeout, Tools: c.tools.set, KernelMode: string(c.tools.kernelMode),
 	})
 	if err != nil {
 		mgr.Close(ctx)

@@ -14,27 +14,29 @@ import (
 	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
-// TestToolsFlagErrors checks --tools on mcp and serve: an unknown name,
-// or python, is one line that lists the valid names, and exit status 2.
+// TestToolsFlagErrors checks --tools and --kernel-mode on mcp and serve:
+// an unknown name is one line that lists the valid names, and exit
+// status 2.
 func TestToolsFlagErrors(t *testing.T) {
 	for _, cmd := range []string{"mcp", "serve"} {
-		for _, tc := range []struct{ value, want string }{
-			{"bogus", `invalid value "bogus" for flag -tools: unknown profile "bogus"; use a comma-separated list of eval, evaluate_python, code_interpreter (default: all)`},
-			{"eval,python", `the "python" profile is not available yet; use eval, evaluate_python, code_interpreter`},
-			{",", "no profile named"},
+		for _, tc := range []struct{ flag, value, want string }{
+			{"--tools", "bogus", `invalid value "bogus" for flag -tools: unknown profile "bogus"; use a comma-separated list of eval, python, evaluate_python, code_interpreter (default: all)`},
+			{"--tools", "eval,pyhton", `unknown profile "pyhton" (did you mean "python"?)`},
+			{"--tools", ",", "no profile named"},
+			{"--kernel-mode", "fresh", `invalid value "fresh" for flag -kernel-mode: "fresh" is not a kernel mode; use session`},
 		} {
 			var out, errb bytes.Buffer
-			args := []string{cmd, "--tools", tc.value}
+			args := []string{cmd, tc.flag, tc.value}
 			if cmd == "serve" {
 				args = append(args, "--token", "t")
 			}
 			code := doMain(context.Background(), args, strings.NewReader(""), &out, &errb)
 			if code != exitInvalid {
-				t.Errorf("%s --tools %s: exit %d, want %d", cmd, tc.value, code, exitInvalid)
+				t.Errorf("%s %s %s: exit %d, want %d", cmd, tc.flag, tc.value, code, exitInvalid)
 			}
 			first, _, _ := strings.Cut(errb.String(), "\n")
 			if !strings.HasPrefix(first, "wasmeval "+cmd+": ") || !strings.Contains(first, tc.want) {
-				t.Errorf("%s --tools %s: stderr %q, want one line holding %q", cmd, tc.value, errb.String(), tc.want)
+				t.Errorf("%s %s %s: stderr %q, want one line holding %q", cmd, tc.flag, tc.value, errb.String(), tc.want)
 			}
 		}
 	}
@@ -50,14 +52,24 @@ func TestServeToolsFlag(t *testing.T) {
 		t.Errorf("--tools gave %q", got)
 	}
 	c, _, _ = parseServeFlags([]string{"--token", "t"}, &out, &errb)
-	if got := c.tools.set.String(); got != "eval,evaluate_python,code_interpreter" {
+	if got := c.tools.set.String(); got != "eval,python,evaluate_python,code_interpreter" {
 		t.Errorf("the default gave %q, want every available profile", got)
+	}
+	if c.tools.kernelMode != "" {
+		t.Errorf("the default kernel mode is %q, want \"\" (session)", c.tools.kernelMode)
+	}
+	c, _, _ = parseServeFlags([]string{"--token", "t", "--kernel-mode", "per-call"}, &out, &errb)
+	if c.tools.kernelMode != "per-call" {
+		t.Errorf("--kernel-mode per-call gave %q", c.tools.kernelMode)
 	}
 	for _, cmd := range []string{"mcp", "serve"} {
 		out.Reset()
 		doMain(context.Background(), []string{cmd, "--help"}, strings.NewReader(""), &out, &errb)
 		if !strings.Contains(out.String(), "\n  --tools LIST") || !strings.Contains(out.String(), "evaluate_python") {
 			t.Errorf("%s --help does not explain --tools", cmd)
+		}
+		if !strings.Contains(out.String(), "\n  --kernel-mode MODE") {
+			t.Errorf("%s --help does not explain --kernel-mode", cmd)
 		}
 	}
 }

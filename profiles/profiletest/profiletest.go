@@ -23,6 +23,9 @@ type Face struct {
 	// invalid, the text the caller sees (invalid non-empty). err is a
 	// failure of the face itself.
 	Call func(ctx context.Context, args []byte) (result []byte, invalid string, err error)
+	// Tool sends one call of the tool named name, as Call does; the
+	// python and code_interpreter tables use it.
+	Tool func(ctx context.Context, name string, args []byte) (result []byte, invalid string, err error)
 	// Root returns the session root of the session the calls run in,
 	// after a first call, so the suite can put files there and look at
 	// what the calls wrote.

@@ -32,15 +32,17 @@ func TestToolErrorsReadAsTheRequestDecoders(t *testing.T) {
 	}{
 		{"eval timeout 0", "eval", `{"cells":[{"language":"py","code":"1","timeout":0}]}`, "cells[0].timeout: 0 is out of range; use an integer from 1 to 600 seconds"},
 		{"eval unknown field", "eval", `{"cells":[{"language":"py","code":"1","timout":5}]}`, `did you mean "timeout"?`},
-		{"run_code timeout 900", "run_code", `{"language":"js","code":"1","timeout":900}`, ""},
-		{"run_code timeout text", "run_code", `{"language":"js","code":"1","timeout":"soon"}`, ""},
-		{"run_code language", "run_code", `{"language":"python3","code":"1"}`, ""},
-		{"run_code misspelt field", "run_code", `{"language":"js","code":"1","timout":5}`, `unknown field "timout" (did you mean "timeout"?)`},
-		{"run_code unknown field", "run_code", `{"language":"js","code":"1","fuel":5}`, `unknown field "fuel"; the fields are language, code, timeout`},
-		{"run_in_code_context no id", "run_in_code_context", `{"language":"js","code":"1"}`, "id: missing; give the context id that create_code_context returned"},
-		{"run_in_code_context timeout", "run_in_code_context", `{"id":"x","language":"js","code":"1","timeout":0.5}`, "timeout"},
-		{"create_code_context field", "create_code_context", `{"language":"py"}`, `unknown field "language"`},
-		{"delete_code_context id type", "delete_code_context", `{"id":7}`, "id: must be the context id"},
+		{"run_code timeoutMs 0", "run_code", `{"language":"js","code":"1","timeoutMs":0}`, "code_interpreter: timeoutMs: 0 is out of range; give a whole number of milliseconds from 1 to 600000"},
+		{"run_code timeoutMs text", "run_code", `{"language":"js","code":"1","timeoutMs":"soon"}`, `timeoutMs: must be a number, not the string "soon"`},
+		{"run_code older timeout 900", "run_code", `{"language":"js","code":"1","timeout":900}`, "timeout: the number 900 is not a timeout"},
+		{"run_code language", "run_code", `{"language":"ruby","code":"1"}`, `language: "ruby" is not a language here`},
+		{"run_code misspelt field", "run_code", `{"language":"js","code":"1","timeoutms":5}`, `unknown field "timeoutms" (did you mean "timeoutMs"?)`},
+		{"run_code unknown field", "run_code", `{"language":"js","code":"1","fuel":5}`, `unknown field "fuel"; the fields are language, code, timeoutMs, timeout`},
+		{"run_in_code_context no id", "run_in_code_context", `{"code":"1"}`, "contextId: missing; give the contextId that createContext returned"},
+		{"run_in_code_context timeout", "run_in_code_context", `{"contextId":"x","code":"1","timeout":0.5}`, "timeout"},
+		{"create_code_context field", "create_code_context", `{"lang":"py"}`, `unknown field "lang"`},
+		{"delete_code_context id type", "delete_code_context", `{"contextId":7}`, "contextId: must be a string"},
+		{"python timeout text", "python", `{"cells":[{"code":"1"}],"timeout":"soon"}`, "python: timeout: must be a number of seconds"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := tc.want

@@ -63,6 +63,10 @@ type Config struct {
 	// Tools are the profiles whose tools are served (--tools); the zero
 	// value serves all. See profiles.go.
 	Tools profiles.Set
+	// KernelMode is the python profile's kernel mode for calls that name
+	// none (--kernel-mode): profiles.KernelSession ("" too) or
+	// profiles.KernelPerCall.
+	KernelMode string
 }
 
 // DefaultMaxInFlight is how many tool calls run code at once when
@@ -116,7 +120,8 @@ func New(cfg Config) (*Server, error) {
 		SupportedProtocolVersions: protocolVersions(),
 		Instructions: "Runs Python (py), JavaScript (js) and TypeScript (ts) code in a WebAssembly sandbox. " +
 			"eval keeps one session per MCP connection: variables, imports and files persist across calls. " +
-			"run_code is one-shot; create_code_context, run_in_code_context and delete_code_context manage sessions by id.",
+			"python runs Python cells in that session too (the Jupyter-backed python tool's shape), and evaluate_python short scripts in a fresh namespace of it (the asteval tool's). " +
+			"run_code is one-shot; create_code_context, run_in_code_context and delete_code_context manage persistent code contexts by contextId (the CodeInterpreter interface).",
 	})
 	s.addTools()
 	s.srv.AddReceivingMiddleware(s.streamCalls) // progress and log notifications (progress.go)
@@ -340,58 +345,10 @@ var (
 	  "required": ["cells"],
 	  "additionalProperties": false
 	}`)
-	runSchema = json.RawMessage(`{
-	  "type": "object",
-	  "properties": {
-	    "language": {"type": "string", "enum": ["py", "js", "ts"], "description": "py, js or ts"},
-	    "code": {"type": "string", "minLength": 1, "description": "the code to run"},
-	    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "seconds before the code is stopped (default 30)"}
-	  },
-	  "required": ["language", "code"],
-	  "additionalProperties": false
-	}`)
-	runInSchema = json.RawMessage(`{
-	  "type": "object",
-	  "properties": {
-	    "id": {"type": "string", "minLength": 1, "description": "the context id from create_code_context"},
-	    "language": {"type": "string", "enum": ["py", "js", "ts"], "description": "py, js or ts"},
-	    "code": {"type": "string", "minLength": 1, "description": "the code to run"},
-	    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "seconds before the code is stopped (default 30)"}
-	  },
-	  "required": ["id", "language", "code"],
-	  "additionalProperties": false
-	}`)
-	createSchema = json.RawMessage(`{"type": "object", "properties": {}, "additionalProperties": false}`)
-	deleteSchema = json.RawMessage(`{
-	  "type": "object",
-	  "properties": {"id": {"type": "string", "minLength": 1, "description": "the context id to delete"}},
-	  "required": ["id"],
-	  "additionalProperties": false
-	}`)
 )
 
 // EvalInput is the eval tool's input: DESIGN.md's cell request.
 type EvalInput = sandbox.Request
-
-// RunInput is run_code's input.
-type RunInput struct {
-	Language string `json:"language"`
-	Code     string `json:"code"`
-	Timeout  int    `json:"timeout,omitempty"`
-}
-
-// RunInContextInput is run_in_code_context's input.
-type RunInContextInput struct {
-	ID       string `json:"id"`
-	Language string `json:"language"`
-	Code     string `json:"code"`
-	Timeout  int    `json:"timeout,omitempty"`
-}
-
-// ContextInput names a code context.
-type ContextInput struct {
-	ID string `json:"id"`
-}
 
 func (s *Server) addTools() {
 	notRO := false
@@ -405,38 +362,6 @@ func (s *Server) addTools() {
 		OutputSchema: evalOutputSchema,
 		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
 	}, typed(decodeEval, s.eval))
-	s.srv.AddTool(&mcp.Tool{
-		Name:         "run_code",
-		Title:        "Run code once",
-		Description:  "Runs one piece of Python (py), JavaScript (js) or TypeScript (ts) code in a fresh sandbox that is thrown away afterwards. Returns CodeInterpreter outputs (stdout, stderr, display, result), exitCode and error.",
-		InputSchema:  runSchema,
-		OutputSchema: runOutputSchema,
-		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
-	}, typed(decodeRun, s.runCode))
-	s.srv.AddTool(&mcp.Tool{
-		Name:         "create_code_context",
-		Title:        "Create a code context",
-		Description:  "Creates a persistent sandbox session (a code context) and returns its id for run_in_code_context.",
-		InputSchema:  createSchema,
-		OutputSchema: createOutputSchema,
-		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
-	}, typed(decodeCreate, s.createContext))
-	s.srv.AddTool(&mcp.Tool{
-		Name:         "run_in_code_context",
-		Title:        "Run code in a context",
-		Description:  "Runs Python (py), JavaScript (js) or TypeScript (ts) code in the code context id; its state persists between calls. Returns CodeInterpreter outputs, exitCode and error.",
-		InputSchema:  runInSchema,
-		OutputSchema: runOutputSchema,
-		Annotations:  &mcp.ToolAnnotations{DestructiveHint: &notRO, OpenWorldHint: &notRO},
-	}, typed(decodeRunIn, s.runInContext))
-	s.srv.AddTool(&mcp.Tool{
-		Name:         "delete_code_context",
-		Title:        "Delete a code context",
-		Description:  "Deletes the code context id and its files.",
-		InputSchema:  deleteSchema,
-		OutputSchema: deleteOutputSchema,
-		Annotations:  &mcp.ToolAnnotations{OpenWorldHint: &notRO, IdempotentHint: true},
-	}, typed(decodeContext, s.deleteContext))
 }
 
 type sessionKey struct{}
@@ -589,116 +514,4 @@ func toolResult(res *sandbox.Result, note string) *mcp.CallToolResult {
 		}
 	}
 	return out
-}
-
-func cellOf(language, code string, timeout int) sandbox.Request {
-	return sandbox.Request{Cells: []sandbox.Cell{{Language: language, Code: code, TimeoutSeconds: timeout}}}
-}
-
-func (s *Server) runCode(ctx context.Context, req *mcp.CallToolRequest, in RunInput) (*mcp.CallToolResult, any, error) {
-	rc := sandbox.RunCodeRequest{Language: in.Language, Code: in.Code, Timeout: time.Duration(in.Timeout) * time.Second, TempDir: s.cfg.TempDir}
-	r, err := rc.Request()
-	if err != nil {
-		return nil, nil, requestError(err)
-	}
-	done, err := s.admit()
-	if err != nil {
-		return nil, nil, err
-	}
-	defer done()
-	s.logCells(ctx, "run_code", s.owner(req.Session, s.conn(req.Session), req.Extra), r)
-	ex, err := s.cfg.Sandbox.RunCode(s.runCtx(ctx, req), rc)
-	if err != nil {
-		return nil, nil, hostError(err)
-	}
-	return executionResult(ex), ex, nil
-}
-
-func (s *Server) createContext(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-	owner := s.owner(req.Session, s.conn(req.Session), req.Extra)
-	id, err := s.cfg.Create(ctx, owner)
-	if err != nil {
-		return nil, nil, hostError(err)
-	}
-	s.log.Info("mcp context created", "owner", owner, "session", id)
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: id}}}, ContextCreated{ID: id}, nil
-}
-
-func (s *Server) runInContext(ctx context.Context, req *mcp.CallToolRequest, in RunInContextInput) (*mcp.CallToolResult, any, error) {
-	rc := sandbox.RunCodeRequest{Language: in.Language, Code: in.Code, Timeout: time.Duration(in.Timeout) * time.Second}
-	r, err := rc.Request()
-	if err != nil {
-		return nil, nil, requestError(err)
-	}
-	owner := s.owner(req.Session, s.conn(req.Session), req.Extra)
-	if _, err := s.cfg.Manager.Session(owner, in.ID); err != nil {
-		return nil, nil, hostError(err)
-	}
-	end, err := s.turn(ctx, in.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer end()
-	done, err := s.admit()
-	if err != nil {
-		return nil, nil, err
-	}
-	defer done()
-	s.logCells(ctx, "run_in_code_context", owner, r)
-	ex, err := s.cfg.Manager.RunInContext(s.runCtx(ctx, req), owner, sandbox.ContextID(in.ID), rc)
-	if err != nil {
-		return nil, nil, hostError(err)
-	}
-	return executionResult(ex), ex, nil
-}
-
-// executionResult is an Execution as MCP content: the text of its outputs
-// (stdout, stderr, and the text of displays and results) and their images.
-func executionResult(ex *sandbox.Execution) *mcp.CallToolResult {
-	out := &mcp.CallToolResult{IsError: ex.Error != nil}
-	var text strings.Builder
-	var images []mcp.Content
-	for _, o := range ex.Outputs {
-		switch o.Type {
-		case sandbox.OutputStdout, sandbox.OutputStderr:
-			text.WriteString(o.Text)
-			continue
-		}
-		shown := false
-		for _, mt := range []string{"image/png", "image/jpeg", "image/gif", "image/webp"} {
-			if d, ok := o.Data[mt]; ok {
-				if b, err := base64.StdEncoding.DecodeString(d); err == nil {
-					images = append(images, &mcp.ImageContent{Data: b, MIMEType: mt})
-					shown = true
-					break
-				}
-			}
-		}
-		if shown {
-			continue
-		}
-		for _, mt := range []string{"text/markdown", "text/plain"} {
-			if t, ok := o.Data[mt]; ok {
-				text.WriteString(strings.TrimSuffix(t, "\n") + "\n")
-				break
-			}
-		}
-	}
-	t := strings.TrimRight(text.String(), "\n")
-	if t == "" && len(images) == 0 {
-		t = "(no output)"
-	}
-	if t != "" {
-		out.Content = append(out.Content, &mcp.TextContent{Text: t})
-	}
-	out.Content = append(out.Content, images...)
-	return out
-}
-
-func (s *Server) deleteContext(ctx context.Context, req *mcp.CallToolRequest, in ContextInput) (*mcp.CallToolResult, any, error) {
-	owner := s.owner(req.Session, s.conn(req.Session), req.Extra)
-	if err := s.cfg.Manager.Delete(ctx, owner, in.ID); err != nil {
-		return nil, nil, hostError(err)
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted " + in.ID}}}, ContextDeleted{ID: in.ID, Deleted: true}, nil
 }

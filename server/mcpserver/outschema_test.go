@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 // TestOutputSchemasDescribeResults: every tool declares an output schema,
@@ -64,10 +66,17 @@ func TestOutputSchemasDescribeResults(t *testing.T) {
 	check("run_code", cell("js", "console.error('e'); 1 + 1"))
 	check("run_code", cell("py", "raise KeyError('k')"))
 	check("run_code", cell("js", "null.x"))
-	created := check("create_code_context", map[string]any{})
-	var id struct{ ID string }
+	check("run_code", cell("javascript", "display({a: 1}); 'text'"))
+	check("run_code", map[string]any{"language": "js", "code": "while (true) {}", "timeoutMs": 100})
+	created := check("create_code_context", map[string]any{"language": "javascript"})
+	var id struct{ ContextID string }
 	b, _ := json.Marshal(created.StructuredContent)
 	json.Unmarshal(b, &id)
-	check("run_in_code_context", map[string]any{"id": id.ID, "language": "js", "code": "let x = 2; x"})
-	check("delete_code_context", map[string]any{"id": id.ID})
+	check("run_in_code_context", map[string]any{"contextId": id.ContextID, "code": "let x = 2; x"})
+	check("delete_code_context", map[string]any{"contextId": id.ContextID})
+	if testenv.PythonRequired() {
+		check("python", map[string]any{"cells": []any{map[string]any{"code": "print(1)\ndisplay({'a': 1})"}, map[string]any{"code": "1/0"}, map[string]any{"code": "2"}}})
+		check("python", map[string]any{"cells": []any{map[string]any{"code": "while True: pass"}}, "timeout": 1})
+		check("evaluate_python", map[string]any{"code": "x = 1\nx"})
+	}
 }

@@ -115,8 +115,9 @@ func TestMCPTools(t *testing.T) {
 		tools string
 		want  []string
 	}{
-		{"", []string{"create_code_context", "delete_code_context", "eval", "evaluate_python", "run_code", "run_in_code_context"}},
+		{"", []string{"create_code_context", "delete_code_context", "eval", "evaluate_python", "python", "run_code", "run_in_code_context"}},
 		{"evaluate_python", []string{"evaluate_python"}},
+		{"python", []string{"python"}},
 		{"eval,code_interpreter", []string{"create_code_context", "delete_code_context", "eval", "run_code", "run_in_code_context"}},
 	} {
 		set, err := profiles.ParseTools(tc.tools)
@@ -173,5 +174,92 @@ func TestEvaluatePythonMCPProgress(t *testing.T) {
 	})
 	if got := n.text(); strings.Contains(got, "vnd.wasmeval") || strings.Contains(got, "nonce") {
 		t.Errorf("progress carried the wrapper's result: %q", got)
+	}
+}
+
+// mcpTool is a profiletest.Face's Tool over the SDK's client: a refusal
+// is a tool error without structured content.
+func mcpTool(cs *mcp.ClientSession) func(ctx context.Context, name string, args []byte) ([]byte, string, error) {
+	return func(ctx context.Context, name string, args []byte) ([]byte, string, error) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+		if err != nil {
+			return nil, "", err
+		}
+		if res.StructuredContent == nil {
+			if !res.IsError {
+				return nil, "", &json.UnsupportedValueError{Str: "a result without structured content: " + text(res)}
+			}
+			return nil, text(res), nil
+		}
+		b, err := json.Marshal(res.StructuredContent)
+		return b, "", err
+	}
+}
+
+// TestPythonMCP runs the python conformance table on the MCP tool: in the
+// connection's eval session.
+func TestPythonMCP(t *testing.T) {
+	testenv.RequirePython(t)
+	var mu sync.Mutex
+	var root string
+	srv := newProfileServer(t, profiles.All(), func(r, _ string) {
+		mu.Lock()
+		if root == "" {
+			root = r // the connection's eval session, made by the first call
+		}
+		mu.Unlock()
+	})
+	cs := connect(t, srv, nil)
+	profiletest.RunPython(t, profiletest.Face{Tool: mcpTool(cs), Root: func() string { mu.Lock(); defer mu.Unlock(); return root }})
+	// The python tool shares the eval tool's session.
+	call(t, cs, "python", map[string]any{"cells": []map[string]any{{"code": "shared = 'from python'"}}})
+	if got := text(call(t, cs, "eval", map[string]any{"cells": []map[string]any{{"language": "py", "code": "print(shared)"}}})); got != "from python" {
+		t.Errorf("eval printed %q, want the python tool's variable", got)
+	}
+}
+
+// TestCodeInterpreterMCP runs the code_interpreter conformance table on
+// the MCP tools run_code, create_code_context, run_in_code_context and
+// delete_code_context.
+func TestCodeInterpreterMCP(t *testing.T) {
+	testenv.RequirePython(t)
+	cs := connect(t, newProfileServer(t, profiles.All(), nil), nil)
+	profiletest.RunCodeInterpreter(t, profiletest.Face{Tool: mcpTool(cs)})
+}
+
+// TestPythonMCPKernelMode checks Config.KernelMode: per-call by default
+// for calls that name no mode, and a call's kernelMode wins.
+func TestPythonMCPKernelMode(t *testing.T) {
+	testenv.RequirePython(t)
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close(ctx) })
+	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mgr.Close(ctx) })
+	srv, err := mcpserver.New(mcpserver.Config{Sandbox: sb, Manager: mgr, KernelMode: profiles.KernelPerCall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, srv, nil)
+	py := func(code, mode string) string {
+		args := map[string]any{"cells": []map[string]any{{"code": code}}}
+		if mode != "" {
+			args["kernelMode"] = mode
+		}
+		return text(call(t, cs, "python", args))
+	}
+	py("x = 1", "")
+	if got := py("print('x' in globals())", ""); got != "False" {
+		t.Errorf("per-call by default: %q, want False", got)
+	}
+	py("y = 2", "session")
+	if got := py("print(y)", "session"); got != "2" {
+		t.Errorf("kernelMode session: %q, want 2", got)
 	}
 }

@@ -1,0 +1,772 @@
+package profiles
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wasmeval/wasmeval/sandbox"
+)
+
+// Limits and defaults of the code_interpreter profile.
+const (
+	// DefaultCodeTimeoutMs bounds a run that gives no timeoutMs.
+	DefaultCodeTimeoutMs = sandbox.DefaultTimeoutSeconds * 1000
+	// MaxCodeTimeoutMs is the longest timeoutMs.
+	MaxCodeTimeoutMs = sandbox.MaxTimeoutSeconds * 1000
+	// MaxResultJSONBytes is the longest JSON a result value may have;
+	// a longer one is given as its repr.
+	MaxResultJSONBytes = 1 << 20
+)
+
+// CodeLanguages are the languages code_interpreter accepts, as the seed
+// names them, with wasmeval's short names after.
+var CodeLanguages = []string{"python", "javascript", "typescript", "py", "js", "ts"}
+
+// CodeRunParams is a runCode call (seed: runCode(language, code, {timeoutMs})).
+type CodeRunParams struct {
+	// Language is "python", "javascript" or "typescript" (or "py", "js",
+	// "ts").
+	Language string `json:"language"`
+	// Code is the source to run.
+	Code string `json:"code"`
+	// TimeoutMs bounds the run, in milliseconds (1..MaxCodeTimeoutMs);
+	// zero means DefaultCodeTimeoutMs.
+	TimeoutMs int `json:"timeoutMs,omitempty"`
+}
+
+// CodeContextParams is a createContext call: the context's language, and
+// optionally its working folder.
+type CodeContextParams struct {
+	// Language is the context's language, as CodeRunParams.Language.
+	Language string `json:"language"`
+	// Cwd, for a Python context, is its working folder: a relative path
+	// inside the context's own folder, made when missing.
+	Cwd string `json:"cwd,omitempty"`
+}
+
+// CodeRunInParams is a runInContext call.
+type CodeRunInParams struct {
+	// ContextID is what createContext returned.
+	ContextID string `json:"contextId"`
+	// Code is the source to run, in the context's language.
+	Code string `json:"code"`
+	// TimeoutMs is as CodeRunParams.TimeoutMs.
+	TimeoutMs int `json:"timeoutMs,omitempty"`
+	// Language is the older MCP shape's: for a context made without one.
+	Language string `json:"language,omitempty"`
+}
+
+// CodeResult is a run's result, the seed's RunCodeResult.
+type CodeResult struct {
+	// Outputs are the run's outputs in order.
+	Outputs []CodeOutput `json:"outputs"`
+	// ExitCode is 0 when the code ran to its end, 1 otherwise.
+	ExitCode int `json:"exitCode"`
+	// Error says why the code failed, like "NameError: name 'x' is not
+	// defined"; omitted when it did not.
+	Error string `json:"error,omitempty"`
+}
+
+// Failed reports whether the run failed.
+func (r *CodeResult) Failed() bool { return r.ExitCode != 0 }
+
+// CodeOutput is one output chunk, the seed's CodeOutput: {type: "stdout"
+// or "stderr", text}, {type: "display", mime, data} (data in base64, as
+// the seed's run_code tool serializes it) or {type: "result", value} (the
+// last expression's JSON value, or its repr as a string when JSON cannot
+// hold it).
+type CodeOutput struct {
+	Type  string
+	Text  string
+	MIME  string
+	Data  string
+	Value json.RawMessage
+}
+
+// MarshalJSON writes the fields of the chunk's type only.
+func (o CodeOutput) MarshalJSON() ([]byte, error) {
+	switch o.Type {
+	case "display":
+		return json.Marshal(struct {
+			Type string `json:"type"`
+			MIME string `json:"mime"`
+			Data string `json:"data"`
+		}{o.Type, o.MIME, o.Data})
+	case "result":
+		v := o.Value
+		if len(v) == 0 {
+			v = json.RawMessage("null")
+		}
+		return json.Marshal(struct {
+			Type  string          `json:"type"`
+			Value json.RawMessage `json:"value"`
+		}{o.Type, v})
+	}
+	return json.Marshal(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{o.Type, o.Text})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (o *CodeOutput) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Type  string          `json:"type"`
+		Text  string          `json:"text"`
+		MIME  string          `json:"mime"`
+		Data  string          `json:"data"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*o = CodeOutput{Type: raw.Type, Text: raw.Text, MIME: raw.MIME, Data: raw.Data, Value: raw.Value}
+	return nil
+}
+
+// CodeContextCreated is createContext's result.
+type CodeContextCreated struct {
+	ContextID string `json:"contextId"`
+}
+
+// CodeContextDeleted is deleteContext's result.
+type CodeContextDeleted struct {
+	OK bool `json:"ok"`
+}
+
+var cid = decoder{profile: CodeInterpreter}
+
+const (
+	runCodeExample   = `{"language":"python","code":"print(6 * 7)","timeoutMs":5000}`
+	createExample    = `{"language":"python"}`
+	runInExample     = `{"contextId":"ctx-...","code":"x + 1","timeoutMs":5000}`
+	deleteExample    = `{"contextId":"ctx-..."}`
+	languageUse      = `use "python" (or "py"), "javascript" (or "js") or "typescript" (or "ts")`
+	contextIDUse     = `give the contextId that createContext returned`
+	timeoutMsUseText = "give a whole number of milliseconds from 1 to 600000 (default 30000)"
+)
+
+// codeLanguage maps a seed language name to the cell language.
+func codeLanguage(path, lang string) (string, error) {
+	switch strings.ToLower(strings.TrimSpace(lang)) {
+	case "python", "py", "python3":
+		return "py", nil
+	case "javascript", "js", "node":
+		return "js", nil
+	case "typescript", "ts":
+		return "ts", nil
+	case "":
+		return "", cid.errf(path, "empty; %s", languageUse)
+	}
+	msg := fmt.Sprintf("%s is not a language here; %s", quote(lang), languageUse)
+	if best := sandbox.ClosestName(strings.ToLower(lang), CodeLanguages); best != "" {
+		msg = fmt.Sprintf("%s is not a language here (did you mean %q?); %s", quote(lang), best, languageUse)
+	}
+	return "", cid.errf(path, "%s", msg)
+}
+
+// timeoutMs reads timeoutMs (or the older shape's timeout, in seconds).
+func (d decoder) timeoutMs(m map[string]json.RawMessage) (int, error) {
+	ms, hasMs := m["timeoutMs"]
+	secs, hasSecs := m["timeout"]
+	if hasMs && hasSecs && kind(ms) != "null" && kind(secs) != "null" {
+		return 0, d.errf("timeoutMs", "give timeoutMs or timeout, not both; timeoutMs is in milliseconds")
+	}
+	if hasSecs && kind(secs) != "null" {
+		var n float64
+		if kind(secs) != "number" || json.Unmarshal(secs, &n) != nil || n != math.Trunc(n) || n < 1 || n > sandbox.MaxTimeoutSeconds {
+			return 0, d.errf("timeout", "%s is not a timeout; give timeoutMs, %s (timeout, the older shape, is whole seconds from 1 to %d)", describe(secs), timeoutMsUseText, sandbox.MaxTimeoutSeconds)
+		}
+		return int(n) * 1000, nil
+	}
+	if !hasMs || kind(ms) == "null" {
+		return 0, nil
+	}
+	var n float64
+	if kind(ms) != "number" || json.Unmarshal(ms, &n) != nil {
+		return 0, d.errf("timeoutMs", "must be a number, not %s; %s", describe(ms), timeoutMsUseText)
+	}
+	if n != math.Trunc(n) || n < 1 || n > MaxCodeTimeoutMs {
+		return 0, d.errf("timeoutMs", "%s is out of range; %s", strconv.FormatFloat(n, 'f', -1, 64), timeoutMsUseText)
+	}
+	return int(n), nil
+}
+
+func (d decoder) code(m map[string]json.RawMessage, example string) (string, error) {
+	code, ok, err := d.str(m, "", "code", "give the code to run as a string")
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", d.errf("code", "missing; give the code to run, like %s", example)
+	}
+	if strings.TrimSpace(code) == "" {
+		return "", d.errf("code", "empty; give the code to run")
+	}
+	return code, nil
+}
+
+func (d decoder) contextID(m map[string]json.RawMessage, example string) (string, error) {
+	if _, ok := m["contextId"]; !ok {
+		if _, old := m["id"]; old {
+			id, _, err := d.str(m, "", "id", contextIDUse)
+			return id, asError(err)
+		}
+		return "", d.errf("contextId", "missing; %s, like %s", contextIDUse, example)
+	}
+	if _, old := m["id"]; old {
+		return "", d.errf("contextId", "give contextId or id, not both")
+	}
+	id, _, err := d.str(m, "", "contextId", contextIDUse)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(id) == "" {
+		return "", d.errf("contextId", "empty; %s", contextIDUse)
+	}
+	return id, nil
+}
+
+// DecodeRunCode parses a runCode call. Errors are *Error.
+func DecodeRunCode(data []byte) (CodeRunParams, error) {
+	m, perr := cid.top(data, runCodeExample)
+	if perr != nil {
+		return CodeRunParams{}, perr
+	}
+	var err error
+	if err := cid.fields(m, "", []string{"language", "code", "timeoutMs", "timeout"}); err != nil {
+		return CodeRunParams{}, err
+	}
+	var p CodeRunParams
+	lang, ok, serr := cid.str(m, "", "language", languageUse)
+	if serr != nil {
+		return p, serr
+	}
+	if !ok {
+		return p, cid.errf("language", "missing; %s, like %s", languageUse, runCodeExample)
+	}
+	if _, err := codeLanguage("language", lang); err != nil {
+		return p, err
+	}
+	p.Language = lang
+	if p.Code, err = cid.code(m, runCodeExample); err != nil {
+		return p, err
+	}
+	p.TimeoutMs, err = cid.timeoutMs(m)
+	return p, err
+}
+
+// DecodeCreateContext parses a createContext call. Errors are *Error.
+func DecodeCreateContext(data []byte) (CodeContextParams, error) {
+	m, perr := cid.top(data, createExample)
+	if perr != nil {
+		return CodeContextParams{}, perr
+	}
+	if err := cid.fields(m, "", []string{"language", "cwd"}); err != nil {
+		return CodeContextParams{}, err
+	}
+	var p CodeContextParams
+	lang, ok, serr := cid.str(m, "", "language", languageUse)
+	if serr != nil {
+		return p, serr
+	}
+	if ok {
+		l, err := codeLanguage("language", lang)
+		if err != nil {
+			return p, err
+		}
+		p.Language = lang
+		var serr *Error
+		if p.Cwd, _, serr = cid.str(m, "", "cwd", `give a folder inside the context's folder, like "work"`); serr != nil {
+			return p, serr
+		}
+		if p.Cwd != "" {
+			if l != "py" {
+				return p, cid.errf("cwd", "a %s context has no working folder to set (JavaScript here cannot change directory); leave cwd out, or make a python context", lang)
+			}
+			n, err := normalizePath(p.Cwd, "cwd")
+			if err != nil {
+				var pe *Error
+				if errors.As(err, &pe) {
+					pe.Profile = CodeInterpreter
+				}
+				return p, err
+			}
+			p.Cwd = n
+		}
+	} else if _, has := m["cwd"]; has {
+		return p, cid.errf("language", "missing; a context with a cwd needs its language, like {\"language\": \"python\", \"cwd\": \"work\"}")
+	}
+	return p, nil
+}
+
+// DecodeRunInContext parses a runInContext call. Errors are *Error.
+func DecodeRunInContext(data []byte) (CodeRunInParams, error) {
+	m, perr := cid.top(data, runInExample)
+	if perr != nil {
+		return CodeRunInParams{}, perr
+	}
+	var err error
+	if err := cid.fields(m, "", []string{"contextId", "code", "timeoutMs", "id", "language", "timeout"}); err != nil {
+		return CodeRunInParams{}, err
+	}
+	var p CodeRunInParams
+	if p.ContextID, err = cid.contextID(m, runInExample); err != nil {
+		return p, err
+	}
+	if p.Code, err = cid.code(m, runInExample); err != nil {
+		return p, err
+	}
+	if p.TimeoutMs, err = cid.timeoutMs(m); err != nil {
+		return p, err
+	}
+	var serr *Error
+	if p.Language, _, serr = cid.str(m, "", "language", languageUse); serr != nil {
+		return p, serr
+	}
+	if p.Language != "" {
+		if _, err := codeLanguage("language", p.Language); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// DecodeDeleteContext parses a deleteContext call and returns its
+// contextId. Errors are *Error.
+func DecodeDeleteContext(data []byte) (string, error) {
+	m, perr := cid.top(data, deleteExample)
+	if perr != nil {
+		return "", perr
+	}
+	if err := cid.fields(m, "", []string{"contextId", "id"}); err != nil {
+		return "", err
+	}
+	return cid.contextID(m, deleteExample)
+}
+
+// RunCode runs p statelessly: in a fresh interpreter in a temporary folder
+// (env.NewSession), dropped after. A failure or timeout of the code is
+// data in the result.
+func RunCode(ctx context.Context, env *Env, p CodeRunParams) (*CodeResult, error) {
+	lang, err := codeLanguage("language", p.Language)
+	if err != nil {
+		return nil, err
+	}
+	if p.TimeoutMs < 0 || p.TimeoutMs > MaxCodeTimeoutMs {
+		return nil, cid.errf("timeoutMs", "%d is out of range; %s", p.TimeoutMs, timeoutMsUseText)
+	}
+	if env == nil || env.NewSession == nil {
+		return nil, fmt.Errorf("profiles: code_interpreter: runCode: this face cannot start a fresh interpreter")
+	}
+	if env.Admit != nil {
+		done, err := env.Admit()
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+	}
+	s, err := env.NewSession(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close(context.WithoutCancel(ctx))
+	return runCodeIn(ctx, s.Eval, lang, p.Code, p.TimeoutMs)
+}
+
+// CreateContext makes a code context in env.Contexts and returns its id.
+func CreateContext(ctx context.Context, env *Env, p CodeContextParams) (*CodeContextCreated, error) {
+	lang := ""
+	if p.Language != "" {
+		l, err := codeLanguage("language", p.Language)
+		if err != nil {
+			return nil, err
+		}
+		lang = l
+	}
+	if env == nil || env.Contexts == nil {
+		return nil, cid.errf("", "this face keeps no code contexts; use runCode")
+	}
+	id, err := env.Contexts.CreateContext(ctx, lang)
+	if err != nil {
+		return nil, err
+	}
+	if p.Cwd != "" {
+		// The context's folder starts empty: make the folder and move there.
+		code := fmt.Sprintf("__import__('os').makedirs(%s, exist_ok=True); __import__('os').chdir(%s)", strconv.Quote(p.Cwd), strconv.Quote(p.Cwd))
+		res, err := env.Contexts.EvalInContext(ctx, id, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: code, Title: "context cwd"}}})
+		if err == nil && res.Details.Cells[0].Status != sandbox.StatusComplete {
+			err = cid.errf("cwd", "%s cannot be the context's folder: %s", quote(p.Cwd), strings.TrimSpace(lastLine(res.Details.Cells[0].Output)))
+		}
+		if err != nil {
+			env.Contexts.DeleteContext(context.WithoutCancel(ctx), id)
+			return nil, err
+		}
+	}
+	return &CodeContextCreated{ContextID: id}, nil
+}
+
+// RunInContext runs p in its context: the state of earlier runs is there.
+func RunInContext(ctx context.Context, env *Env, p CodeRunInParams) (*CodeResult, error) {
+	if env == nil || env.Contexts == nil {
+		return nil, cid.errf("", "this face keeps no code contexts; use runCode")
+	}
+	if p.TimeoutMs < 0 || p.TimeoutMs > MaxCodeTimeoutMs {
+		return nil, cid.errf("timeoutMs", "%d is out of range; %s", p.TimeoutMs, timeoutMsUseText)
+	}
+	lang, err := env.Contexts.ContextLanguage(p.ContextID)
+	if err != nil {
+		return nil, contextError(err, p.ContextID)
+	}
+	if p.Language != "" {
+		l, err := codeLanguage("language", p.Language)
+		if err != nil {
+			return nil, err
+		}
+		if lang != "" && !sameLanguage(l, lang) {
+			return nil, cid.errf("language", "the context runs %s, not %s; leave language out (a context runs its own language) or create a %s context", languageName(lang), p.Language, p.Language)
+		}
+		if lang == "" {
+			lang = l
+		}
+	}
+	if lang == "" {
+		return nil, cid.errf("language", "missing; this context was made without a language, so each run names one: %s", languageUse)
+	}
+	res, err := runCodeIn(ctx, func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error) {
+		return env.Contexts.EvalInContext(ctx, p.ContextID, req)
+	}, lang, p.Code, p.TimeoutMs)
+	if err != nil {
+		return nil, contextError(err, p.ContextID)
+	}
+	return res, nil
+}
+
+// DeleteContext deletes context id.
+func DeleteContext(ctx context.Context, env *Env, id string) (*CodeContextDeleted, error) {
+	if env == nil || env.Contexts == nil {
+		return nil, cid.errf("", "this face keeps no code contexts")
+	}
+	if err := env.Contexts.DeleteContext(ctx, id); err != nil {
+		return nil, contextError(err, id)
+	}
+	return &CodeContextDeleted{OK: true}, nil
+}
+
+// contextError says that a context is unknown as an *Error.
+func contextError(err error, id string) error {
+	if errors.Is(err, ErrNoContext) {
+		return cid.errf("contextId", "no such code context %s (never created, deleted, evicted after being idle, or not yours); create one with createContext (create_code_context)", quote(id))
+	}
+	return err
+}
+
+func sameLanguage(a, b string) bool {
+	js := func(l string) bool { return l == "js" || l == "ts" }
+	return a == b || js(a) && js(b)
+}
+
+func languageName(l string) string {
+	switch l {
+	case "py":
+		return "python"
+	case "js":
+		return "javascript"
+	case "ts":
+		return "typescript"
+	}
+	return l
+}
+
+//go:embed code_value.py
+var codeValueSource string
+
+const valueMIME = "application/vnd.wasmeval.code-value+json"
+
+// errCodeTimeout is the cause of a run's timeoutMs deadline.
+var errCodeTimeout = errors.New("profiles: code_interpreter: timeoutMs")
+
+// runCodeIn runs code as one cell through eval, with a deadline of
+// timeoutMs, and collects its events as a CodeResult.
+func runCodeIn(ctx context.Context, eval func(context.Context, sandbox.Request) (*sandbox.Result, error), lang, code string, timeoutMs int) (*CodeResult, error) {
+	if timeoutMs == 0 {
+		timeoutMs = DefaultCodeTimeoutMs
+	}
+	runCtx, cancel := context.WithTimeoutCause(ctx, time.Duration(timeoutMs)*time.Millisecond, errCodeTimeout)
+	defer cancel()
+	var (
+		mu      sync.Mutex
+		outs    []CodeOutput
+		stderr  strings.Builder
+		result  = -1 // index of the result chunk in outs
+		resText string
+		size    int
+	)
+	add := func(o CodeOutput) {
+		n := len(o.Text) + len(o.Data) + len(o.Value)
+		if size+n > sandbox.MaxExecutionOutputBytes {
+			return
+		}
+		size += n
+		if k := len(outs) - 1; k >= 0 && (o.Type == "stdout" || o.Type == "stderr") && outs[k].Type == o.Type {
+			outs[k].Text += o.Text
+			return
+		}
+		outs = append(outs, o)
+	}
+	outer := sandbox.EventFuncFrom(ctx)
+	runCtx = sandbox.WithEventFunc(runCtx, func(ev sandbox.Event) {
+		if outer != nil {
+			outer(ev)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch ev.Kind {
+		case sandbox.EventStdout, sandbox.EventStderr:
+			if ev.Kind == sandbox.EventStderr && stderr.Len() < 1<<20 {
+				stderr.WriteString(ev.Text)
+			}
+			add(CodeOutput{Type: string(ev.Kind), Text: ev.Text})
+		case sandbox.EventDisplay:
+			for _, mime := range sortedMIMEs(ev.Bundle) {
+				add(CodeOutput{Type: "display", MIME: mime, Data: mimeData(mime, ev.Bundle[mime])})
+			}
+		case sandbox.EventResult:
+			for _, mime := range sortedMIMEs(ev.Bundle) {
+				if mime != "text/plain" {
+					add(CodeOutput{Type: "display", MIME: mime, Data: mimeData(mime, ev.Bundle[mime])})
+				}
+			}
+			resText = ev.Bundle["text/plain"]
+			add(CodeOutput{Type: "result"})
+			result = len(outs) - 1
+			if outs[result].Type != "result" {
+				result = -1 // over the output cap
+			}
+		}
+	})
+	secs := max(1, (timeoutMs+999)/1000)
+	res, err := eval(runCtx, sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code, TimeoutSeconds: secs}}})
+	timedOut := ctx.Err() == nil && errors.Is(context.Cause(runCtx), errCodeTimeout)
+	if err != nil && !(timedOut && errors.Is(err, context.DeadlineExceeded)) {
+		return nil, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	out := &CodeResult{Outputs: outs}
+	if out.Outputs == nil {
+		out.Outputs = []CodeOutput{}
+	}
+	var cell sandbox.CellResult
+	if res != nil {
+		cell = res.Details.Cells[0]
+	} else {
+		cell.Status = sandbox.StatusCancelled
+	}
+	switch {
+	case cell.Status == sandbox.StatusComplete:
+	case timedOut:
+		out.ExitCode, out.Error = 1, fmt.Sprintf("timed out after %d ms (timeoutMs)", timeoutMs)
+	case cell.Status == sandbox.StatusCancelled:
+		out.ExitCode, out.Error = 1, "the run was cancelled"
+	default:
+		out.ExitCode, out.Error = 1, errorText(cell, stderr.String())
+	}
+	if result >= 0 {
+		v := json.RawMessage(nil)
+		if cell.Status == sandbox.StatusComplete {
+			if lang == "py" {
+				mu.Unlock()
+				v = pythonValue(ctx, eval)
+				mu.Lock()
+			} else {
+				v = jsValue(resText)
+			}
+		}
+		if v == nil {
+			v, _ = json.Marshal(resText)
+		}
+		out.Outputs[result].Value = v
+	}
+	return out, nil
+}
+
+// pythonValue asks the interpreter for the JSON of the last value (in
+// builtins._); nil when it has none.
+func pythonValue(ctx context.Context, eval func(context.Context, sandbox.Request) (*sandbox.Result, error)) json.RawMessage {
+	var nonce [12]byte
+	rand.Read(nonce[:])
+	n := hex.EncodeToString(nonce[:])
+	code := fmt.Sprintf(`__import__("builtins").exec(__import__("base64").b64decode(%q).decode("utf-8"), {"__name__": "_wasmeval_code_value", "_MIME": %q, "_NONCE": %q, "_MAX": %d})`,
+		base64.StdEncoding.EncodeToString([]byte(codeValueSource)), valueMIME, n, MaxResultJSONBytes)
+	var mu sync.Mutex
+	var payload string
+	vctx := sandbox.WithEventFunc(context.WithoutCancel(ctx), func(ev sandbox.Event) {
+		if s, ok := ev.Bundle[valueMIME]; ok && ev.Kind == sandbox.EventDisplay {
+			mu.Lock()
+			payload = s
+			mu.Unlock()
+		}
+	})
+	vctx, cancel := context.WithTimeout(vctx, 10*time.Second)
+	defer cancel()
+	if _, err := eval(vctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: code, Title: "result value", TimeoutSeconds: 10}}}); err != nil {
+		return nil
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var g struct {
+		Nonce string  `json:"nonce"`
+		JSON  *string `json:"json"`
+	}
+	if json.Unmarshal([]byte(payload), &g) != nil || g.Nonce != n || g.JSON == nil || !json.Valid([]byte(*g.JSON)) {
+		return nil
+	}
+	return json.RawMessage(*g.JSON)
+}
+
+var jsNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// jsValue reads the JSON value of a JavaScript result from its inspected
+// text when it is a primitive JSON holds (numbers, strings, booleans,
+// null); nil otherwise (objects are given as their text).
+func jsValue(text string) json.RawMessage {
+	t := strings.TrimSpace(text)
+	switch {
+	case t == "true" || t == "false" || t == "null":
+		return json.RawMessage(t)
+	case jsNumber.MatchString(t):
+		return json.RawMessage(t)
+	case len(t) >= 2 && (t[0] == '\'' || t[0] == '"') && t[len(t)-1] == t[0]:
+		if s, ok := unquoteJS(t[1 : len(t)-1]); ok {
+			b, _ := json.Marshal(s)
+			return b
+		}
+	}
+	return nil
+}
+
+// unquoteJS undoes the escapes of an inspected JavaScript string.
+func unquoteJS(s string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		if i >= len(s) {
+			return "", false
+		}
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'v':
+			b.WriteByte('\v')
+		case '0':
+			b.WriteByte(0)
+		case '\\', '\'', '"', '`':
+			b.WriteByte(s[i])
+		case 'x':
+			if i+3 > len(s) {
+				return "", false
+			}
+			n, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				return "", false
+			}
+			b.WriteRune(rune(n))
+			i += 2
+		case 'u':
+			if i+5 > len(s) {
+				return "", false
+			}
+			n, err := strconv.ParseUint(s[i+1:i+5], 16, 16)
+			if err != nil {
+				return "", false
+			}
+			b.WriteRune(rune(n))
+			i += 4
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+func sortedMIMEs(bundle map[string]string) []string {
+	var out []string
+	for k := range bundle {
+		if strings.HasPrefix(k, "application/vnd.wasmeval.") {
+			continue // the profiles' own bundles
+		}
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// mimeData is a display's data as the seed's run_code tool serializes
+// it: base64 of its bytes. Images other than SVG are base64 already.
+func mimeData(mime, data string) string {
+	if strings.HasPrefix(mime, "image/") && mime != "image/svg+xml" {
+		return data
+	}
+	return base64.StdEncoding.EncodeToString([]byte(data))
+}
+
+var errLine = regexp.MustCompile(`^(?:Uncaught )?((?:[A-Za-z_]\w*\.)*[A-Z]\w*): (.*)$`)
+
+// errorText names a failure from its error output's last "Name: message"
+// line, like "NameError: name 'x' is not defined".
+func errorText(cell sandbox.CellResult, stderr string) string {
+	text := stderr
+	if strings.TrimSpace(text) == "" {
+		text = cell.Output
+	}
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if m := errLine.FindStringSubmatch(strings.TrimSpace(lines[i])); m != nil {
+			return m[1] + ": " + m[2]
+		}
+	}
+	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+		return l
+	}
+	return "the code failed"
+}
+
+// asError is err as an error: nil when err is a nil *Error.
+func asError(err *Error) error {
+	if err == nil {
+		return nil
+	}
+	return err
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
