@@ -138,6 +138,7 @@ func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 	}()
 	n := s.tapeRequest(req)
 	res, err := s.evalCells(evalCtx, req, s.opts.AgentDepth)
+	s.endRequest(evalCtx) // per-call kernels end with their request
 	s.finishRequest(n, res, err)
 	return res, err
 }
@@ -433,7 +434,7 @@ func (s *Session) instance(ctx context.Context, lang string, reset bool) (runtim
 		s.sb.opts.Logger.Warn("reset failed; starting a new instance", "language", lang, "err", err)
 		s.dropInstanceLocked(lang)
 	}
-	rt, err := s.runtimeFor(ctx, lang) // the session's package layer's for Python
+	rt, err := s.sessionRuntime(ctx, lang) // its Python backend's, its package layer's
 	if err != nil {
 		return nil, err
 	}
