@@ -59,8 +59,14 @@ demo: build
 	rm -rf bin/demo && mkdir -p bin/demo
 	cd bin/demo && { rc=0; ../wasmeval eval < ../../examples/demo/session.ndjson || rc=$$?; [ $$rc -le 1 ]; }
 
+# The packages whose tests run guest wasm (Python, the filesystem guest),
+# run again on the second engine (wazero is the default: README, "Engines").
+WASM_TEST_PKGS := ./wasm/... ./runtimes/python/... ./sandbox/... ./attack/... ./cmd/wasmeval/... \
+                  ./server/... ./replay/... ./profiles/...
+
 test: python-check go-deps mcp-everything mcp-inspector npm-testdata py-test-packages jupyter-deps
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 ./...
+	WASMEVAL_ENGINE=wasmtime WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 $(WASM_TEST_PKGS)
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -run '^$$' -bench . -benchtime=1x ./...
 
 bench: python go-deps

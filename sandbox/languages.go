@@ -14,7 +14,7 @@ import (
 // tag. Tests substitute fakes.
 var newRuntime = map[string]func(ctx context.Context, o Options) (runtimes.Runtime, error){
 	"py": func(ctx context.Context, o Options) (runtimes.Runtime, error) {
-		rt, err := python.New(ctx, python.Config{CacheDir: o.CacheDir, Packages: o.Packages, Preload: o.Preload})
+		rt, err := python.New(ctx, python.Config{CacheDir: o.CacheDir, Packages: o.Packages, Preload: o.Preload, Engine: o.Engine})
 		if err != nil {
 			return nil, err // not a typed nil in the interface
 		}

@@ -8,9 +8,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/wasm"
 )
 
 // Options configure a Sandbox. The zero value is ready to use.
@@ -49,17 +51,23 @@ type Options struct {
 	// "ts" follows "js" unless listed itself: TypeScript cells run on the
 	// JavaScript runtime. What the commands' --languages flag sets.
 	Languages []string
-	// PythonBackend is where Python cells run: PythonWasm ("wasm", the
-	// default, "") in the CPython sandbox, or PythonJupyter ("jupyter") in
-	// a native Jupyter kernel, which is not a sandbox (JupyterOptions).
-	// What the commands' --python-backend flag sets.
-	PythonBackend string
-	// PythonBackendChoice lets each session choose its Python backend
-	// (SessionOptions.PythonBackend); otherwise every session gets
-	// PythonBackend. What --python-backend-choice sets.
-	PythonBackendChoice bool
-	// Jupyter configures the jupyter Python backend.
-	Jupyter JupyterOptions
+	// Engine is the WebAssembly engine Python runs on: "wazero" or
+	// "wasmtime" (which needs a binary built with cgo). Empty means
+	// $WASMEVAL_ENGINE, else wazero (README.md, "Engines", says why).
+	// What the commands' --engine flag sets.
+	Engine string
+}
+
+// checkEngine says what is wrong with Options.Engine (or, when it is
+// empty, $WASMEVAL_ENGINE), if anything.
+func checkEngine(name string) error {
+	if _, err := wasm.ResolveEngine(name); err != nil {
+		if name != "" {
+			return fmt.Errorf("sandbox: Options.Engine %q: use %s", name, strings.Join(wasm.Engines(), " or "))
+		}
+		return fmt.Errorf("sandbox: %w", errors.Unwrap(err))
+	}
+	return nil
 }
 
 // SessionOptions configure a Session.
@@ -117,10 +125,6 @@ type SessionOptions struct {
 	// Languages narrow Options.Languages for this session: a cell runs
 	// only in a language both enable. Nil means all.
 	Languages []string
-	// PythonBackend is the session's Python backend, PythonWasm or
-	// PythonJupyter; empty means Options.PythonBackend. Another than that
-	// one needs Options.PythonBackendChoice.
-	PythonBackend string
 	// Packages is a package layer of the session's own, as
 	// Options.Packages describes one: a folder of installed pure-Python
 	// distributions its Python cells import from. Empty means the

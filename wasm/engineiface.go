@@ -31,7 +31,7 @@ const DefaultEngine = EngineWazero
 func ResolveEngine(name string) (string, error) {
 	from := "engine"
 	if name == "" {
-		name, from = os.Getenv(EngineEnv), EngineEnv
+		name, from = os.Getenv(EngineEnv), "$"+EngineEnv
 	}
 	if name == "" {
 		return DefaultEngine, nil
@@ -40,7 +40,7 @@ func ResolveEngine(name string) (string, error) {
 	case EngineWazero, EngineWasmtime:
 		return name, nil
 	}
-	return "", fmt.Errorf("wasm: %s %q: use %s", from, name, strings.Join(Engines(), " or "))
+	return "", fmt.Errorf("wasm: %w", fmt.Errorf("%s %q: use %s", from, name, strings.Join(Engines(), " or ")))
 }
 
 // Engines lists the engine names.
@@ -61,9 +61,10 @@ type HostFunc struct {
 // the host module and WASI preview1 (wazero's, over the ModuleConfig's
 // filesystem, on both engines).
 type Compiled interface {
-	// Instantiate makes an instance without running anything in it (no
-	// start functions): cfg gives its WASI side (filesystem, stdio, clocks,
-	// random, sleep), mo its memory (cap, image, handle).
+	// Instantiate makes an instance: cfg gives its WASI side (filesystem,
+	// stdio, clocks, random, sleep), mo its memory (cap, image, handle; a
+	// zero Limit is no cap). Give cfg WithStartFunctions() and call them
+	// instead: wasmtime runs none here.
 	Instantiate(ctx context.Context, cfg wazero.ModuleConfig, mo MemoryOptions) (Module, error)
 	// Engine is the engine's name.
 	Engine() string
@@ -140,6 +141,9 @@ type wazeroCompiled struct {
 func (c *wazeroCompiled) Engine() string { return EngineWazero }
 
 func (c *wazeroCompiled) Instantiate(ctx context.Context, cfg wazero.ModuleConfig, mo MemoryOptions) (Module, error) {
+	if mo.Limit == 0 {
+		mo.Limit = 1 << 32 // no cap but the 32-bit address space
+	}
 	m, err := c.rt.InstantiateModule(WithMemory(ctx, mo), c.mod, cfg)
 	if err != nil {
 		return nil, err

@@ -88,6 +88,7 @@ func compileWasmtime(ctx context.Context, cfg Config, bin []byte, hostName strin
 	var wat strings.Builder
 	wat.WriteString("(module\n")
 	var trampolines strings.Builder
+	defined := map[string]bool{}
 	for _, imp := range module.Imports() {
 		name := ""
 		if imp.Name() != nil {
@@ -97,6 +98,10 @@ func compileWasmtime(ctx context.Context, cfg Config, bin []byte, hostName strin
 		if ft == nil {
 			return nil, fmt.Errorf("wasm: wasmtime: import %s.%s is not a function", imp.Module(), name)
 		}
+		if defined[imp.Module()+"\x00"+name] {
+			continue // imported twice
+		}
+		defined[imp.Module()+"\x00"+name] = true
 		switch imp.Module() {
 		case hostName:
 			f, found := byName[name]

@@ -14,6 +14,7 @@ import (
 type packageFlags struct {
 	dir     string
 	preload preloadList
+	engine  engineFlag // --engine (engineflag.go)
 }
 
 const packageUsage = `  --packages DIR
@@ -26,7 +27,7 @@ const packageUsage = `  --packages DIR
         packages of --packages imported into the snapshot every Python
         session starts from, so a new session has them imported at no cost
         (repeatable; the snapshot is made again when the folder changes)
-`
+` + engineUsage
 
 // preloadList is --preload: names separated by commas, over one or more
 // flags.
@@ -46,6 +47,7 @@ func (p *preloadList) Set(v string) error {
 func (p *packageFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&p.dir, "packages", "", "")
 	fs.Var(&p.preload, "preload", "")
+	p.engine.register(fs)
 }
 
 // check says what is wrong with the flags, if anything, and makes the
@@ -63,6 +65,7 @@ func (p *packageFlags) check() error {
 func (p *packageFlags) apply(o *sandbox.Options) {
 	o.Packages = p.dir
 	o.Preload = append([]string(nil), p.preload...)
+	o.Engine = p.engine.name
 }
 
 // start makes the Python runtime now when there is something to preload:

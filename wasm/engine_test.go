@@ -1,0 +1,228 @@
+//go:build cgo
+
+package wasm_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	wasmtime "github.com/bytecodealliance/wasmtime-go/v39"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/wasmeval/wasmeval/wasm"
+)
+
+func TestResolveEngine(t *testing.T) {
+	tests := []struct {
+		name, arg, env, want, err string
+	}{
+		{name: "default", want: wasm.DefaultEngine},
+		{name: "wazero", arg: "wazero", env: "wasmtime", want: "wazero"},
+		{name: "wasmtime", arg: "wasmtime", want: "wasmtime"},
+		{name: "from the environment", env: "wasmtime", want: "wasmtime"},
+		{name: "bad name", arg: "v8", err: `wasm: engine "v8": use wazero or wasmtime`},
+		{name: "bad environment", env: "wasmer", err: `wasm: $WASMEVAL_ENGINE "wasmer": use wazero or wasmtime`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(wasm.EngineEnv, tc.env)
+			got, err := wasm.ResolveEngine(tc.arg)
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("got %q, %v; want error %q", got, err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// engineGuest exercises what the runtimes need of an engine: host
+// functions (with the caller's context and memory), WASI through the
+// ModuleConfig, a mutable global, memory growth, traps, host panics and
+// a guest exit.
+const engineGuest = `(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $exit (param i32)))
+  (import "t" "add" (func $add (param i32 i64) (result i64)))
+  (import "t" "boom" (func $boom))
+  (memory (export "memory") 1 100)
+  (global (export "g") (mut i64) (i64.const 7))
+  (func (export "add") (param i32 i64) (result i64) local.get 0 local.get 1 call $add)
+  (func (export "hello") (result i32)
+    (i32.store (i32.const 0) (i32.const 16))
+    (i32.store (i32.const 4) (i32.const 5))
+    (i32.store (i32.const 16) (i32.const 0x6c6c6568))
+    (i32.store8 (i32.const 20) (i32.const 0x6f))
+    (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))
+  (func (export "exit") (call $exit (i32.const 3)))
+  (func (export "trap") unreachable)
+  (func (export "boom") call $boom)
+  (func (export "grow") (param i32) (result i32) local.get 0 memory.grow))`
+
+type ctxKey struct{}
+
+var errBoom = errors.New("boom from the host")
+
+// TestEnginesAgree runs engineGuest on each engine and expects the same
+// behaviour from both.
+func TestEnginesAgree(t *testing.T) {
+	bin, err := wasmtime.Wat2Wasm(engineGuest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i32, i64 := api.ValueTypeI32, api.ValueTypeI64
+	var sawCtx any
+	host := []wasm.HostFunc{
+		{Name: "add", Params: []api.ValueType{i32, i64}, Results: []api.ValueType{i64}, Fn: func(ctx context.Context, m api.Module, stack []uint64) {
+			sawCtx = ctx.Value(ctxKey{})
+			b, _ := m.Memory().Read(16, 5)
+			if string(b) != "hello" {
+				panic(errors.New("the host function does not see the guest's memory"))
+			}
+			stack[0] = uint64(int64(api.DecodeI32(stack[0])) + int64(stack[1]))
+		}},
+		{Name: "boom", Fn: func(context.Context, api.Module, []uint64) { panic(errBoom) }},
+	}
+	for _, engine := range wasm.Engines() {
+		t.Run(engine, func(t *testing.T) {
+			ctx := context.Background()
+			c, err := wasm.CompileModule(ctx, engine, wasm.Config{}, bin, "t", host)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close(ctx)
+			if c.Engine() != engine {
+				t.Fatalf("compiled on %s, want %s", c.Engine(), engine)
+			}
+			var stdout bytes.Buffer
+			h := &wasm.MemoryHandle{}
+			mod, err := c.Instantiate(ctx, wazero.NewModuleConfig().WithName("").WithStdout(&stdout), wasm.MemoryOptions{Limit: 4 << 20, Handle: h})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer h.Release()
+			defer mod.Close(ctx)
+			call := func(name string, params ...uint64) []uint64 {
+				t.Helper()
+				res, err := mod.ExportedFunction(name).Call(context.WithValue(ctx, ctxKey{}, name), params...)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				return res
+			}
+			if res := call("hello"); res[0] != 0 || stdout.String() != "hello" {
+				t.Errorf("fd_write: errno %d, stdout %q", res[0], stdout.String())
+			}
+			if res := call("add", api.EncodeI32(-2), 44); int64(res[0]) != 42 || sawCtx != "add" {
+				t.Errorf("add: %d, context value %v", int64(res[0]), sawCtx)
+			}
+			g := mod.ExportedGlobal("g")
+			if g == nil || g.Get() != 7 {
+				t.Fatalf("global: %v", g)
+			}
+			g.Set(9)
+			if g.Get() != 9 {
+				t.Errorf("global after Set(9): %d", g.Get())
+			}
+			if mod.ExportedFunction("nope") != nil || mod.ExportedGlobal("nope") != nil {
+				t.Error("a missing export is not nil")
+			}
+			if res := call("grow", 2); res[0] != 1 || mod.Memory().Size() != 3<<16 {
+				t.Errorf("grow: %d, memory %d bytes", res[0], mod.Memory().Size())
+			}
+			if res := call("grow", 100); int32(res[0]) != -1 {
+				t.Errorf("grow past the 4 MiB limit: %d, want -1", int32(res[0]))
+			}
+			mod.Memory().WriteByte(3<<16-1, 0xaa)
+			if d, err := h.DirtyPages(mod.Memory().Size()); err != nil || len(d) == 0 || d[len(d)-1] != 3<<16/4096-1 {
+				t.Errorf("dirty pages: %v, %v", d, err)
+			}
+			if _, err := mod.ExportedFunction("trap").Call(ctx); err == nil || !strings.HasPrefix(err.Error(), "wasm error: unreachable") {
+				t.Errorf("trap: %v", err)
+			}
+			if _, err := mod.ExportedFunction("boom").Call(ctx); !errors.Is(err, errBoom) {
+				t.Errorf("host panic: %v, want errBoom", err)
+			}
+			if mod.IsClosed() {
+				t.Fatal("closed before its exit")
+			}
+			_, err = mod.ExportedFunction("exit").Call(ctx)
+			if exit, ok := errors.AsType[*sys.ExitError](err); !ok || exit.ExitCode() != 3 {
+				t.Errorf("exit: %v, want exit code 3", err)
+			}
+			if !mod.IsClosed() {
+				t.Error("not closed after its exit")
+			}
+			if b, ok := mod.Memory().Read(16, 5); !ok || string(b) != "hello" {
+				t.Errorf("memory after the exit: %q %v", b, ok)
+			}
+		})
+	}
+}
+
+// TestEnginesMapImages: an instance started from an image sees the image,
+// its writes stay its own (copy-on-write), and only the pages it wrote are
+// dirty, on each engine.
+func TestEnginesMapImages(t *testing.T) {
+	bin, err := wasmtime.Wat2Wasm(`(module (memory (export "memory") 1))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := make([]byte, 5<<16)
+	for i := range img {
+		img[i] = byte(i / 4096)
+	}
+	for _, engine := range wasm.Engines() {
+		t.Run(engine, func(t *testing.T) {
+			ctx := context.Background()
+			im, err := wasm.NewImage(img)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer im.Close()
+			snap := wasm.SnapshotFromImage(im)
+			c, err := wasm.CompileModule(ctx, engine, wasm.Config{}, bin, "t", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close(ctx)
+			var mods []wasm.Module
+			for i := range 2 {
+				h := &wasm.MemoryHandle{}
+				mod, err := c.Instantiate(ctx, wazero.NewModuleConfig().WithName(""), wasm.MemoryOptions{Limit: 1 << 20, Image: im, Handle: h})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer h.Release()
+				defer mod.Close(ctx)
+				if err := snap.Restore(mod.Memory()); err != nil {
+					t.Fatal(err)
+				}
+				mem := mod.Memory()
+				if b, _ := mem.Read(0, mem.Size()); !bytes.Equal(b, img) {
+					t.Fatalf("instance %d does not start with the image", i)
+				}
+				mem.WriteByte(uint32(i+1)*4096+7, 0xff)
+				if d, err := h.DirtyPages(mem.Size()); err != nil || len(d) != 1 || d[0] != uint32(i+1) {
+					t.Errorf("instance %d: dirty pages %v, %v; want [%d]", i, d, err, i+1)
+				}
+				mods = append(mods, mod)
+			}
+			if v, _ := mods[0].Memory().ReadByte(2*4096 + 7); v != 2 {
+				t.Errorf("a write of one instance shows in another: %#x", v)
+			}
+			if v, _ := mods[1].Memory().ReadByte(4096 + 7); v != 1 {
+				t.Errorf("a write of one instance shows in another: %#x", v)
+			}
+		})
+	}
+}
