@@ -56,6 +56,17 @@ type Options struct {
 	// $WASMEVAL_ENGINE, else wazero (README.md, "Engines", says why).
 	// What the commands' --engine flag sets.
 	Engine string
+	// PythonBackend is where Python cells run: PythonWasm ("wasm", the
+	// default, "") in the CPython sandbox, or PythonJupyter ("jupyter") in
+	// a native Jupyter kernel, which is not a sandbox (JupyterOptions).
+	// What the commands' --python-backend flag sets.
+	PythonBackend string
+	// PythonBackendChoice lets each session choose its Python backend
+	// (SessionOptions.PythonBackend); otherwise every session gets
+	// PythonBackend. What --python-backend-choice sets.
+	PythonBackendChoice bool
+	// Jupyter configures the jupyter Python backend.
+	Jupyter JupyterOptions
 }
 
 // checkEngine says what is wrong with Options.Engine (or, when it is
@@ -125,6 +136,10 @@ type SessionOptions struct {
 	// Languages narrow Options.Languages for this session: a cell runs
 	// only in a language both enable. Nil means all.
 	Languages []string
+	// PythonBackend is the session's Python backend, PythonWasm or
+	// PythonJupyter; empty means Options.PythonBackend. Another than that
+	// one needs Options.PythonBackendChoice.
+	PythonBackend string
 	// Packages is a package layer of the session's own, as
 	// Options.Packages describes one: a folder of installed pure-Python
 	// distributions its Python cells import from. Empty means the

@@ -47,6 +47,9 @@ func New(ctx context.Context, o Options) (*Sandbox, error) {
 	if err := checkLanguages("Options.Languages", o.Languages); err != nil {
 		return nil, err
 	}
+	if err := checkPythonBackend(o); err != nil {
+		return nil, err
+	}
 	if err := checkEngine(o.Engine); err != nil {
 		return nil, err
 	}
@@ -115,6 +118,9 @@ func (sb *Sandbox) NewSession(ctx context.Context, o SessionOptions) (*Session, 
 	}
 	o, err := o.resolved()
 	if err != nil {
+		return nil, err
+	}
+	if err := sb.checkSessionPython(&o); err != nil {
 		return nil, err
 	}
 	if err := checkRoot(o.Root, sb.protected); err != nil {
