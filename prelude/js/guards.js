@@ -12,6 +12,8 @@
   const maxBytes = host.memoryLimitBytes;
   const maxElements = Math.floor(maxBytes / 16);
   const apply = Reflect.apply;
+  const nativeStringConcat = String.prototype.concat; // before its wrapper below
+  const nativeString = String;
 
   function method(proto, name, check) {
     const original = proto[name];
@@ -447,6 +449,31 @@
     }
     return x + y;
   }
+  // template is `q0${a}q1${b}q2` with two or more substitutions
+  // (runtimes/js/templates.go), given its parts in order: the literal
+  // ones first, last and between the substitutions. A long result is
+  // reserved before goja copies it, so that `${s}${s}` in a loop stops
+  // before the copy that would pass the memory limit, not after it.
+  function template(...parts) {
+    let chars = 0;
+    for (let i = 0; i < parts.length; i++) {
+      // The substitutions become text as a template makes them. Not with
+      // a template of one: goja copies the text it makes.
+      if ((i & 1) === 1 && typeof parts[i] !== 'string') {
+        if (typeof parts[i] === 'symbol') throw new TypeError('Cannot convert a Symbol value to a string');
+        parts[i] = nativeString(parts[i]);
+      }
+      chars += parts[i].length;
+    }
+    if (chars >= reserveChars) {
+      if (chars > maxStringLength) throw invalidString();
+      let bytes = 0;
+      for (let i = 0; i < parts.length; i++) bytes += stringBytes(parts[i]);
+      want(bytes);
+    }
+    return apply(nativeStringConcat, '', parts);
+  }
+  Object.defineProperty(globalThis, '%wasmeval.tpl', { value: template });
   function mul(a, b) {
     if (typeof a === 'number' && typeof b === 'number') return a * b;
     const x = numeric(a);

@@ -324,6 +324,9 @@ func TestGuardedCodeStillWorks(t *testing.T) {
 			"'pq|x2|2x|4|8|string|12|NaN|3|pq'"},
 		{"const n = 3, s = 'b', sym = Symbol('q'); const e = []; try { `${sym}` } catch (x) { e.push(x.constructor.name) } try { s + sym } catch (x) { e.push(x.constructor.name) } [`a${n}${s}c`, `${{ toString: () => 'o' }}`, `${[1, 2]}`, `x${`y${n}`}`, String.raw`a${n}\\n`, e]",
 			"[ 'a3bc', 'o', '1,2', 'xy3', 'a3\\\\n', [ 'TypeError', 'TypeError' ] ]"},
+		// Templates of two or more substitutions (templates.go).
+		{"let i = 0; const o = { n: 'm', toString: () => 'O', valueOf: () => 9 }, n = 2, s = 'b', big = 'x'.repeat(300000); const sym = Symbol('q'); const e = []; try { `${n}${sym}` } catch (x) { e.push(x.constructor.name) } try { `${o.n}${sym}` } catch (x) { e.push(x.constructor.name) } JSON.stringify([`${n}-${s}`, `<${o.n}|${o}|${i++}|${i++}>`, `${[1, 2]}${null}${undefined}${true}${3n}`, `${n}${`${s}${n}`}`, `${big}${big}`.length, `${big}${o.n}`.length, e])",
+			`'["2-b","<m|O|0|1>","1,2nullundefinedtrue3","2b2",600000,300001,["TypeError","TypeError"]]'`},
 		{"let t = 0; const xs = [1.5, 2.5]; for (const x of xs) t += x; let u = ''; for (const x of xs) u += x; let w = 1; w += w; [t, u, w]", "[ 4, '1.52.5', 2 ]"},
 		{"[BigInt({ valueOf: () => '77' }), BigInt({ [Symbol.toPrimitive]: () => 5n }), (255n).toString(16), (255n).toString(), (10n ** 30n).toLocaleString().length]", "[ 77n, 5n, 'ff', '255', 31 ]"},
 		{"[eval('let q = 1; q + 1'), eval('var g1 = 5; g1'), typeof q, g1, eval(42)]", "[ 2, 5, 'undefined', 5, 42 ]"},

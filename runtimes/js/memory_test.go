@@ -212,6 +212,11 @@ func TestConcatenationStopsBeforeTheCopy(t *testing.T) {
 		{"toString", "let s = '\\u00e9'; const t = { toString: () => s }; for (;;) s = t + t"},
 		{"two names", "let s = '\\u00e9', t = s; for (;;) { s = s + t; t = s }"},
 		{"async", "await null; let s = '\\u00e9'; for (;;) s = s + s"},
+		{"template", "let s = '\\u00e9'; for (;;) s = `${s}${s}`"},
+		{"ASCII template", "let s = 'ab'; for (;;) s = `<${s}|${s}>`"},
+		{"template of members", "const o = { s: '\\u00e9' }; for (;;) o.s = `${o.s}${o.s}`"},
+		{"template of four", "let s = '\\u00e9', n = 1; for (;;) s = `${n}${s}${s}${s}`"},
+		{"template of an object", "let s = '\\u00e9'; const t = { toString: () => s }; for (;;) s = `${t}${t}`"},
 	}
 	for _, b := range bombs {
 		t.Run(b.name, func(t *testing.T) {

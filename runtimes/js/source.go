@@ -455,6 +455,8 @@ var guardedOps = map[token.Token]string{
 // rewriteOperator returns the guarded form of e, if e needs one.
 func rewriteOperator(e ast.Expression) (ast.Expression, bool) {
 	switch x := e.(type) {
+	case *ast.TemplateLiteral:
+		return rewriteTemplate(x) // templates.go
 	case *ast.BinaryExpression:
 		guard, ok := guardedOps[x.Operator]
 		if !ok || isNumberLiteral(x.Right) || isNumberLiteral(x.Left) {
