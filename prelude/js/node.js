@@ -1847,6 +1847,169 @@
     return { parse, stringify, decode: parse, encode: stringify, escape, unescape };
   };
 
+  // ---- Bun ---------------------------------------------------------------
+  // The seed tool's VM has the Bun global; agents reach for Bun.file() and
+  // Bun.write() to read and write files. This is the part that fits the
+  // sandbox: files through fs (the session root, its rules and quota),
+  // Bun.env (process.env), sleep, nanoseconds, inspect, deepEquals,
+  // escapeHTML. Processes do not exist here: spawn, spawnSync and $ throw,
+  // saying to use tool.<name>().
+  const makeBun = () => {
+    const fs = internal.builtin('fs');
+    const util = internal.builtin('util');
+    const { Buffer } = internal.buffer();
+    const noProcesses = (name) => () => {
+      const err = new Error(`Bun.${name}: there are no processes in the sandbox; use tool.<name>() to call one of the session's tools (e.g. bash), which runs outside it`);
+      err.code = 'ERR_NO_PROCESSES';
+      throw err;
+    };
+    const types = {
+      txt: 'text/plain;charset=utf-8', md: 'text/markdown;charset=utf-8', html: 'text/html;charset=utf-8', htm: 'text/html;charset=utf-8',
+      css: 'text/css;charset=utf-8', csv: 'text/csv;charset=utf-8', js: 'text/javascript;charset=utf-8', mjs: 'text/javascript;charset=utf-8',
+      cjs: 'text/javascript;charset=utf-8', ts: 'text/javascript;charset=utf-8', json: 'application/json;charset=utf-8',
+      xml: 'application/xml', svg: 'image/svg+xml', png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif',
+      webp: 'image/webp', pdf: 'application/pdf', zip: 'application/zip', wasm: 'application/wasm', yaml: 'text/yaml;charset=utf-8',
+      yml: 'text/yaml;charset=utf-8', py: 'text/x-python;charset=utf-8',
+    };
+    const typeOf = (p) => {
+      const m = /\.([^./]+)$/.exec(p);
+      return (m && types[m[1].toLowerCase()]) || 'application/octet-stream';
+    };
+    // bytesOf reads data as Bun.write takes it.
+    const bytesOf = async (data) => {
+      if (typeof data === 'string' || ArrayBuffer.isView(data)) return data;
+      if (data instanceof ArrayBuffer) return new Uint8Array(data);
+      if (data instanceof BunFile) return data.bytes();
+      if (data instanceof Blob || data instanceof Response || data instanceof Request) return new Uint8Array(await data.arrayBuffer());
+      if (Array.isArray(data)) return new Uint8Array(await new Blob(data).arrayBuffer());
+      throw invalidArg('data', 'a string, Blob, BunFile, Response, ArrayBuffer or TypedArray', data);
+    };
+    class BunFile {
+      #path;
+      #type;
+      constructor(path, options = {}) {
+        if (typeof path === 'number') throw new TypeError('Bun.file: file descriptors are not available in the sandbox; give a path');
+        if (path instanceof URL) path = decodeURIComponent(path.pathname);
+        this.#path = String(path);
+        this.#type = options && options.type !== undefined ? String(options.type) : typeOf(this.#path);
+      }
+      get name() {
+        return this.#path;
+      }
+      get type() {
+        return this.#type;
+      }
+      // size is 0 for a file that does not exist, as Bun's.
+      get size() {
+        try {
+          return fs.statSync(this.#path).size;
+        } catch {
+          return 0;
+        }
+      }
+      get lastModified() {
+        try {
+          return fs.statSync(this.#path).mtimeMs;
+        } catch {
+          return 0;
+        }
+      }
+      async exists() {
+        try {
+          return fs.statSync(this.#path).isFile();
+        } catch {
+          return false;
+        }
+      }
+      async bytes() {
+        const b = await fs.promises.readFile(this.#path);
+        return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+      }
+      async arrayBuffer() {
+        const b = await this.bytes();
+        return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
+      }
+      async text() {
+        return fs.promises.readFile(this.#path, 'utf8');
+      }
+      async json() {
+        return JSON.parse(await this.text());
+      }
+      async blob() {
+        return new Blob([await this.bytes()], { type: this.#type });
+      }
+      write(data) {
+        return bun.write(this, data);
+      }
+      async delete() {
+        await fs.promises.unlink(this.#path);
+      }
+      unlink() {
+        return this.delete();
+      }
+      slice() {
+        throw new Error('BunFile.slice is not available in the sandbox; read the bytes with await file.bytes() and slice them');
+      }
+      stream() {
+        throw new Error('BunFile.stream is not available in the sandbox (there are no ReadableStreams); read it with await file.text() or file.bytes()');
+      }
+      writer() {
+        throw new Error('BunFile.writer is not available in the sandbox; use await Bun.write(path, data), or append()');
+      }
+      get [Symbol.toStringTag]() {
+        return 'BunFile';
+      }
+    }
+    const bun = {
+      version: '1.1.0',
+      revision: 'wasmeval',
+      env: process.env,
+      argv: process.argv,
+      main: undefined,
+      file: (path, options) => new BunFile(path, options),
+      async write(dest, data) {
+        const path = dest instanceof BunFile ? dest.name : dest instanceof URL ? decodeURIComponent(dest.pathname) : typeof dest === 'string' ? dest : null;
+        if (path === null) throw invalidArg('destination', 'a path string, URL or BunFile', dest);
+        const bytes = await bytesOf(data);
+        const paths = internal.builtin('path');
+        await fs.promises.mkdir(paths.dirname(paths.resolve(path)), { recursive: true });
+        await fs.promises.writeFile(path, bytes);
+        return typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
+      },
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms instanceof Date ? ms - Date.now() : ms)),
+      nanoseconds: () => Math.round(performance.now() * 1e6),
+      inspect: (value, options) => util.inspect(value, options),
+      deepEquals(a, b, strict) {
+        if (strict) return util.isDeepStrictEqual(a, b);
+        try {
+          internal.builtin('assert').deepEqual(a, b);
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      escapeHTML: (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#x27;' })[c]),
+      which: () => null,
+      spawn: noProcesses('spawn'),
+      spawnSync: noProcesses('spawnSync'),
+      $: noProcesses('$'),
+    };
+    Object.defineProperty(bun, 'BunFile', { value: BunFile });
+    return bun;
+  };
+  Object.defineProperty(globalThis, 'Bun', {
+    configurable: true,
+    enumerable: false,
+    get() {
+      const bun = makeBun();
+      Object.defineProperty(globalThis, 'Bun', { value: bun, writable: true, configurable: true, enumerable: false });
+      return bun;
+    },
+    set(value) {
+      Object.defineProperty(globalThis, 'Bun', { value, writable: true, configurable: true, enumerable: false });
+    },
+  });
+
   // fs is a global too, as in the seed tool's VM: made on first use.
   Object.defineProperty(globalThis, 'fs', {
     configurable: true,

@@ -8,6 +8,13 @@
 (function (host, internal) {
   'use strict';
 
+  // goja has no Symbol.asyncIterator; it is the registered symbol that
+  // esbuild's helpers for lowered `for await` loops and async generators
+  // look for when it is missing (runtimes/js/lower.go), so both agree.
+  if (typeof Symbol.asyncIterator !== 'symbol') {
+    Object.defineProperty(Symbol, 'asyncIterator', { value: Symbol.for('Symbol.asyncIterator') });
+  }
+
   const define = (name, value) => Object.defineProperty(globalThis, name, {
     value, writable: true, configurable: true, enumerable: false,
   });
@@ -778,6 +785,147 @@
   define('Blob', Blob);
   define('File', File);
 
+  // ---- FormData ---------------------------------------------------------
+  // Entries are [name, value] with value a string or a File (a Blob
+  // becomes a File named "blob"), in insertion order. As a Request or
+  // Response body it is multipart/form-data; body.formData() reads that
+  // back, and application/x-www-form-urlencoded.
+  const kEntries = Symbol('entries');
+  const formValue = (value, filename) => {
+    if (value instanceof Blob) {
+      if (!(value instanceof File) || filename !== undefined) {
+        const name = filename !== undefined ? String(filename) : value instanceof File ? value.name : 'blob';
+        return new File([value], name, { type: value.type, lastModified: value instanceof File ? value.lastModified : undefined });
+      }
+      return value;
+    }
+    return String(value);
+  };
+  class FormData {
+    constructor(form) {
+      if (form !== undefined && form !== null) {
+        throw new TypeError("FormData constructor: there are no HTML forms in the sandbox; call new FormData() and append() its entries");
+      }
+      Object.defineProperty(this, kEntries, { value: [] });
+    }
+    append(name, value, filename) {
+      if (arguments.length < 2) throw new TypeError(`FormData.append: 2 arguments required, but only ${arguments.length} present.`);
+      this[kEntries].push([String(name), formValue(value, filename)]);
+    }
+    set(name, value, filename) {
+      if (arguments.length < 2) throw new TypeError(`FormData.set: 2 arguments required, but only ${arguments.length} present.`);
+      name = String(name);
+      const entry = [name, formValue(value, filename)];
+      const list = this[kEntries];
+      const i = list.findIndex((e) => e[0] === name);
+      if (i < 0) {
+        list.push(entry);
+        return;
+      }
+      list[i] = entry;
+      for (let j = list.length - 1; j > i; j--) if (list[j][0] === name) list.splice(j, 1);
+    }
+    get(name) {
+      name = String(name);
+      const e = this[kEntries].find((x) => x[0] === name);
+      return e ? e[1] : null;
+    }
+    getAll(name) {
+      name = String(name);
+      return this[kEntries].filter((x) => x[0] === name).map((x) => x[1]);
+    }
+    has(name) {
+      name = String(name);
+      return this[kEntries].some((x) => x[0] === name);
+    }
+    delete(name) {
+      name = String(name);
+      const list = this[kEntries];
+      for (let i = list.length - 1; i >= 0; i--) if (list[i][0] === name) list.splice(i, 1);
+    }
+    forEach(callback, thisArg) {
+      for (const [k, v] of this) callback.call(thisArg, v, k, this);
+    }
+    *entries() {
+      for (const [k, v] of this[kEntries].slice()) yield [k, v];
+    }
+    *keys() {
+      for (const [k] of this.entries()) yield k;
+    }
+    *values() {
+      for (const [, v] of this.entries()) yield v;
+    }
+    [Symbol.iterator]() {
+      return this.entries();
+    }
+    get [Symbol.toStringTag]() {
+      return 'FormData';
+    }
+    [customInspect](depth, options) {
+      return 'FormData ' + internal.inspect(this[kEntries].map(([k, v]) => ({ name: k, value: v })), options);
+    }
+  }
+  define('FormData', FormData);
+  // multipart encodes a FormData as multipart/form-data, with a boundary
+  // from the session's randomness.
+  const multipart = (form) => {
+    const hex = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
+    const boundary = '----wasmevalFormBoundary' + hex;
+    const esc = (v) => v.replace(/\r\n|\r|\n/g, '\r\n');
+    const escName = (v) => v.replace(/\n/g, '%0A').replace(/\r/g, '%0D').replace(/"/g, '%22');
+    const parts = [];
+    for (const [name, value] of form[kEntries]) {
+      if (typeof value === 'string') {
+        parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${escName(name)}"\r\n\r\n${esc(value)}\r\n`);
+      } else {
+        parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${escName(name)}"; filename="${escName(value.name)}"\r\n` +
+          `Content-Type: ${value.type || 'application/octet-stream'}\r\n\r\n`, value, '\r\n');
+      }
+    }
+    parts.push(`--${boundary}--\r\n`);
+    return [new Blob(parts)[kBytes], 'multipart/form-data; boundary=' + boundary];
+  };
+  // parseForm reads a body of contentType back as FormData.
+  const parseForm = (bytes, contentType) => {
+    const type = String(contentType || '');
+    const form = new FormData();
+    if (/^application\/x-www-form-urlencoded\b/i.test(type)) {
+      for (const [k, v] of new URLSearchParams(host.utf8Decode(bytes, false, false))) form.append(k, v);
+      return form;
+    }
+    const m = /^multipart\/form-data\b.*;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(type);
+    if (!m) throw new TypeError(`Could not parse content as FormData: the content type is ${type ? JSON.stringify(type) : 'missing'}, not multipart/form-data or application/x-www-form-urlencoded`);
+    // Parts are split as latin1 text, one character per byte.
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+    const delim = '--' + (m[1] || m[2]);
+    const sections = text.split(delim);
+    for (let i = 1; i < sections.length; i++) {
+      let sec = sections[i];
+      if (sec.startsWith('--')) break;
+      if (sec.startsWith('\r\n')) sec = sec.slice(2);
+      const end = sec.indexOf('\r\n\r\n');
+      if (end < 0) throw new TypeError('Could not parse content as FormData: a part has no blank line after its headers');
+      const head = sec.slice(0, end);
+      let body = sec.slice(end + 4);
+      if (body.endsWith('\r\n')) body = body.slice(0, -2);
+      const name = /name="([^"]*)"/i.exec(head);
+      if (!name) throw new TypeError('Could not parse content as FormData: a part has no name');
+      const filename = /filename="([^"]*)"/i.exec(head);
+      const ctype = /^content-type:\s*(.*)$/im.exec(head);
+      const raw = new Uint8Array(Buffer.from(body, 'latin1'));
+      if (filename) form.append(name[1], new File([raw], filename[1], { type: ctype ? ctype[1].trim() : '' }));
+      else form.append(name[1], host.utf8Decode(raw, false, false));
+    }
+    return form;
+  };
+
+  // Browser-style names for the global object and the agent.
+  define('self', globalThis);
+  lazy('navigator', () => Object.freeze({
+    userAgent: 'wasmeval', language: 'en-US', languages: Object.freeze(['en-US']),
+    hardwareConcurrency: 1, platform: host.platform, onLine: false,
+  }));
+
   // ---- Headers, Request, Response, fetch --------------------------------
   const kMap = Symbol('headers');
   const headerName = (name) => {
@@ -864,6 +1012,7 @@
     if (typeof URLSearchParams === 'function' && body instanceof URLSearchParams) {
       return [encoder.encode(body.toString()), 'application/x-www-form-urlencoded;charset=UTF-8'];
     }
+    if (body instanceof FormData) return multipart(body);
     return [encoder.encode(String(body)), 'text/plain;charset=UTF-8'];
   }
   class Body {
@@ -899,6 +1048,9 @@
     }
     blob() {
       return this.#take().then((b) => new Blob([b], { type: this.headers.get('content-type') || '' }));
+    }
+    formData() {
+      return this.#take().then((b) => parseForm(b, this.headers.get('content-type')));
     }
   }
   const methods = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'];

@@ -384,3 +384,48 @@ func TestNodeFSStopsWithTheCell(t *testing.T) {
 		t.Errorf("after the stop: %s", got)
 	}
 }
+
+// FormData, as the seed's Web APIs have it: entries in order, Blobs as
+// Files, a multipart/form-data body that formData() reads back, and
+// urlencoded bodies.
+func TestFormData(t *testing.T) {
+	s := newSession(t, runtimes.InstanceOptions{})
+	runChecks(t, s, []check{
+		{"const fd = new FormData(); fd.append('a', '1'); fd.append('a', 2); fd.append('f', new Blob(['hé'], {type: 'text/plain'}), 'h.txt');\n[fd.getAll('a'), fd.get('f').name, fd.get('f') instanceof File, fd.has('b'), [...fd.keys()]]",
+			"[ [ '1', '2' ], 'h.txt', true, false, [ 'a', 'a', 'f' ] ]"},
+		{"fd.set('a', 'only'); fd.delete('f'); [...fd]", "[ [ 'a', 'only' ] ]"},
+		{"const up = new FormData(); up.append('name', 'x\"y'); up.append('file', new File([new Uint8Array([0, 255, 10])], 'b.bin'));\nconst rq = new Request('https://x.y/', {method: 'POST', body: up});\nconst ct = rq.headers.get('content-type');\nconst back = await rq.clone().formData();\n[/^multipart\\/form-data; boundary=\\S+$/.test(ct), back.get('name'), back.get('file').name, [...await back.get('file').bytes()]]",
+			"[ true, 'x\"y', 'b.bin', [ 0, 255, 10 ] ]"},
+		{"const body = await new Request('https://x.y/', {method: 'POST', body: up}).text(); [body.includes('Content-Disposition: form-data; name=\"name\"'), body.includes('filename=\"b.bin\"'), body.includes('Content-Type: application/octet-stream')]",
+			"[ true, true, true ]"},
+		{"const form = await new Response('a=1&b=x+y', {headers: {'content-type': 'application/x-www-form-urlencoded'}}).formData(); [form.get('a'), form.get('b')]",
+			"[ '1', 'x y' ]"},
+		{"await new Response('{}', {headers: {'content-type': 'application/json'}}).formData().catch((e) => e.message)",
+			"'Could not parse content as FormData: the content type is \"application/json\", not multipart/form-data or application/x-www-form-urlencoded'"},
+		{"[self === globalThis, navigator.userAgent, navigator.hardwareConcurrency, typeof Symbol.asyncIterator]", "[ true, 'wasmeval', 1, 'symbol' ]"},
+	})
+}
+
+// Bun, the global the seed's VM has: Bun.file and Bun.write on the session
+// root, through the same rules as fs; Bun.env; a clear error for what
+// needs a process.
+func TestBunGlobal(t *testing.T) {
+	s := fsFixture(t, 0)
+	runChecks(t, s, []check{
+		{"await Bun.write('out/a.json', JSON.stringify({x: 1}))", "7"},
+		{"const f = Bun.file('out/a.json'); [(await f.json()).x, await f.text(), f.size, f.type, await f.exists(), await Bun.file('nope.txt').exists(), Bun.file('nope.txt').size]",
+			`[ 1, '{"x":1}', 7, 'application/json;charset=utf-8', true, false, 0 ]`},
+		{"await Bun.write(Bun.file('copy.json'), Bun.file('out/a.json')); await Bun.write('bytes.bin', new Uint8Array([1, 2, 3])); await Bun.write('r.txt', new Response('from a response'));\n[await read('copy.json'), [...await Bun.file('bytes.bin').bytes()], await Bun.file('r.txt').text()]",
+			`[ '{"x":1}', [ 1, 2, 3 ], 'from a response' ]`},
+		{"await Bun.file('r.txt').delete(); await Bun.file('r.txt').exists()", "false"},
+		{"[Bun.env === process.env, typeof Bun.version, Bun.deepEquals({a: [1]}, {a: [1]}), Bun.inspect({a: 1}), Bun.nanoseconds() > 0, Bun.which('ls')]",
+			"[ true, 'string', true, '{ a: 1 }', true, null ]"},
+		{"Bun.escapeHTML('<a href=\"x\">&</a>')", "'&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;'"},
+		{"await Bun.sleep(1); let msg; try { Bun.spawn(['ls']) } catch (e) { msg = e.message }; msg",
+			"\"Bun.spawn: there are no processes in the sandbox; use tool.<name>() to call one of the session's tools (e.g. bash), which runs outside it\""},
+		{"await Bun.file('/etc/passwd').text().catch((e) => e.code)", "'EACCES'"},
+	})
+	if _, err := os.Stat(filepath.Join(s.root, "out", "a.json")); err != nil {
+		t.Errorf("Bun.write did not write into the root: %v", err)
+	}
+}

@@ -64,7 +64,29 @@ func isTypeScript(ctx context.Context) bool {
 func (in *instance) compileRun(ctx context.Context, code string) (*compiledCell, *codeError) {
 	in.cellNo++
 	name := fmt.Sprintf("<cell-%d>", in.cellNo)
-	if !isTypeScript(ctx) {
+	ts := isTypeScript(ctx)
+	if needsLowering(code) { // for await, async generators: lower.go
+		loader := api.LoaderJS
+		if ts {
+			loader = api.LoaderTS
+		}
+		js, tm, cerr := lowerCell(code, name, loader)
+		if cerr == nil {
+			return compileNamed(js, name, tm)
+		}
+		if ts {
+			return nil, cerr
+		}
+		// The pattern matched text that is no such syntax (in a string,
+		// say) in code esbuild does not take and goja may: goja's word
+		// decides, and when it refuses too, esbuild's error is the one
+		// about the syntax the cell does use.
+		if cell, gerr := compileNamed(code, name, nil); gerr == nil {
+			return cell, nil
+		}
+		return nil, cerr
+	}
+	if !ts {
 		return compileNamed(code, name, nil)
 	}
 	js, tm, cerr := transformTypeScript(code, name)

@@ -1,0 +1,217 @@
+package js
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// Lowering syntax goja does not parse.
+//
+// goja parses ES2017 and much of later JavaScript, but not `for await`
+// loops or async generators (`async function*`, `async *method()`), which
+// agents reach for to read streams and paginate. A cell that may use them
+// (lowerPattern, a cheap textual test: a false match only costs a
+// transform) is passed through esbuild, which rewrites just those two
+// features (Supported) into generators and promises, with its helpers
+// (__forAwait, __asyncGenerator, ...) at the top, and leaves the rest as
+// written; everything else runs as before.
+//
+// esbuild refuses top-level `return` in code with top-level `await` (it
+// takes such code for a module), and a cell may have both, so the cell is
+// given to esbuild as the body of a function, on the function's first line
+// so that its lines keep their numbers:
+//
+//	async function __wasmevalCell() {<cell>
+//	}
+//
+// and the function's first and last lines are blanked out of the output,
+// leaving the helpers and the lowered body at the top level, where
+// compileNamed hoists the body's declarations into the session as for any
+// cell. Positions come back to the cell through esbuild's source map (the
+// TypeScript path's tsMap), with the first line's columns moved back by
+// the wrapper's length.
+//
+// The lowered loops keep their state in var declarations (iter, more,
+// temp, error), which become globals of the session like the cell's own.
+// esbuild names them apart from every name the cell uses, and from the
+// names lowerReserved lists, so that they do not overwrite a global an
+// earlier cell made with one of those names; and since a global var keeps
+// its value from one cell to the next (in a function it would start
+// undefined), each loop's declaration is given initializers
+// (resetLoopState), or a loop would find the error an earlier cell's loop
+// left and throw it again.
+
+// lowerPattern matches code that may use a `for await` loop or an async
+// generator function or method.
+var lowerPattern = regexp.MustCompile(`\bfor\s*await\b|\basync\s+function\s*\*|\basync\s*\*`)
+
+// needsLowering reports whether code may need lowering before goja parses
+// it.
+func needsLowering(code string) bool {
+	return (strings.Contains(code, "await") || strings.Contains(code, "*")) && lowerPattern.MatchString(code)
+}
+
+const (
+	lowerFunc   = "__wasmevalCell"
+	lowerPrefix = "async function " + lowerFunc + "() {"
+	lowerSuffix = "\n}\n"
+)
+
+// lowerReserved is a statement after the wrapper that names the
+// variables the lowered loops would be called: esbuild names its own
+// apart from every name the code refers to, and the statement is blanked
+// out with the wrapper.
+var lowerReserved = func() string {
+	var names []string
+	for _, base := range []string{"iter", "more", "temp", "error"} {
+		names = append(names, base)
+		for i := 2; i < 10; i++ {
+			names = append(names, fmt.Sprintf("%s%d", base, i))
+		}
+	}
+	return ";void [" + strings.Join(names, ", ") + "];\n"
+}()
+
+// lowerCell lowers the `for await` loops and async generators of a cell
+// named name (with loader api.LoaderTS, a TypeScript cell, whose types go
+// too) and returns the JavaScript and the map of its positions to the
+// cell. A syntax error comes back as a codeError at the cell's position.
+func lowerCell(code, name string, loader api.Loader) (js string, tm *tsMap, cerr *codeError) {
+	// esbuild's parser recurses in Go as goja's does: the same guard first.
+	if err := checkNesting(code); err != nil {
+		return "", nil, &codeError{file: name, src: code, line: 1, col: 1, msg: err.Error()}
+	}
+	// Imports and exports inside the wrapper function would be syntax
+	// errors: rewrite them first, as compileNamed would (it keeps the
+	// lines; an import's own line may change its columns, and an error
+	// there shows the rewritten line).
+	src := rewriteModuleSyntax(code, false).src
+	defer func() {
+		if p := recover(); p != nil {
+			js, tm = "", nil
+			cerr = &codeError{file: name, src: code, line: 1, col: 1, msg: fmt.Sprintf("the compiler that lowers for await and async generators failed on this code: %v", p)}
+		}
+	}()
+	opts := api.TransformOptions{
+		Loader:    loader,
+		Target:    api.ESNext,
+		Supported: map[string]bool{"async-generator": false, "for-await": false},
+		Sourcemap: api.SourceMapExternal,
+		Charset:   api.CharsetUTF8,
+	}
+	if loader == api.LoaderTS {
+		opts.TsconfigRaw = typeScriptOptions.TsconfigRaw
+	}
+	opts.Sourcefile = name
+	wrapped := lowerPrefix + src + lowerSuffix + lowerReserved
+	res := api.Transform(wrapped, opts)
+	if len(res.Errors) > 0 {
+		m := res.Errors[0]
+		ce := &codeError{file: name, src: src, line: 1, col: 1, msg: m.Text}
+		if m.Location != nil {
+			// esbuild's column counts bytes from 0.
+			ce.line, ce.col = m.Location.Line, m.Location.Column+1
+			if ce.line == 1 {
+				ce.col = max(1, ce.col-len(lowerPrefix))
+			}
+			if n := strings.Count(src, "\n") + 1; ce.line > n {
+				ce.line, ce.col = n, len(src)-strings.LastIndexByte(src, '\n')
+			}
+		}
+		return "", nil, ce
+	}
+	out, err := unwrapLowered(string(res.Code))
+	if err != nil {
+		return "", nil, &codeError{file: name, src: src, line: 1, col: 1, msg: "lowering for await and async generators: " + err.Error()}
+	}
+	tm, err = newTSMap(out, src, res.Map)
+	if err != nil {
+		return "", nil, &codeError{file: name, src: src, line: 1, col: 1, msg: "the source map of lowering for await and async generators: " + err.Error()}
+	}
+	// The wrapper's text came before the cell's on its first line.
+	for _, segs := range tm.segs {
+		for i := range segs {
+			if segs[i].srcLine == 0 {
+				segs[i].srcCol = max(0, segs[i].srcCol-len(lowerPrefix))
+			}
+		}
+	}
+	resetLoopState(tm)
+	return tm.gen, tm, nil
+}
+
+// loweredLoop matches the end of the declarations of a lowered for await
+// loop and its condition, in esbuild's words:
+//
+//	for (var iter = __forAwait(x), more, temp, error; more = !(temp = await iter.next()).done; more = false)
+var loweredLoop = regexp.MustCompile(`, ([\w$]+), ([\w$]+), ([\w$]+); ([\w$]+) = !\(([\w$]+) = await ([\w$]+)\.next\(\)\)\.done; ([\w$]+) = false\)`)
+
+// resetLoopState gives the uninitialized state variables of each lowered
+// for await loop in tm's code an initializer, so that a loop at the top
+// level of a cell (where they are globals of the session) starts from
+// none whatever an earlier cell's loop left.
+func resetLoopState(tm *tsMap) {
+	ms := loweredLoop.FindAllStringSubmatchIndex(tm.gen, -1)
+	for i := len(ms) - 1; i >= 0; i-- {
+		m := ms[i]
+		group := func(k int) string { return tm.gen[m[2*k]:m[2*k+1]] }
+		more, temp := group(1), group(2)
+		if group(4) != more || group(7) != more || group(5) != temp {
+			continue
+		}
+		// Right after each name, from the last so offsets stay good.
+		for _, k := range []int{3, 2, 1} {
+			tm.insertAt(m[2*k+1], " = void 0")
+		}
+	}
+}
+
+// insertAt inserts text (ASCII, no line break) into tm's generated code
+// at byte offset off, moving the mappings after it on its line.
+func (tm *tsMap) insertAt(off int, text string) {
+	line := lineOf(tm.genLines, off)
+	col := utf16Len(tm.gen[tm.genLines[line]:off])
+	tm.gen = tm.gen[:off] + text + tm.gen[off:]
+	for i := line + 1; i < len(tm.genLines); i++ {
+		tm.genLines[i] += len(text)
+	}
+	if line < len(tm.segs) {
+		for i := range tm.segs[line] {
+			if tm.segs[line][i].genCol >= col {
+				tm.segs[line][i].genCol += len(text)
+			}
+		}
+	}
+}
+
+// unwrapLowered blanks the wrapper function's first and last lines, and
+// what follows, out of esbuild's output, keeping every other byte where it
+// is (the source map's positions stay right).
+func unwrapLowered(out string) (string, error) {
+	head := "\n" + lowerPrefix + "\n"
+	start := strings.Index("\n"+out, head)
+	if start < 0 {
+		return "", fmt.Errorf("no %s in the output", lowerFunc)
+	}
+	bodyStart := start + len(head) - 1 // in out
+	end := strings.LastIndex(out, "\n}\n")
+	if end < bodyStart-1 {
+		return "", fmt.Errorf("no end of %s in the output", lowerFunc)
+	}
+	b := []byte(out)
+	blankBytes(b[start : bodyStart-1])
+	blankBytes(b[end+1:])
+	return string(b), nil
+}
+
+// blankBytes replaces b's bytes with spaces, keeping its line breaks.
+func blankBytes(b []byte) {
+	for i, c := range b {
+		if c != '\n' && c != '\r' {
+			b[i] = ' '
+		}
+	}
+}
