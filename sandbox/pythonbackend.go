@@ -2,7 +2,10 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"strings"
 	"time"
 
 	kernel "github.com/wasmeval/wasmeval/jupyter"
@@ -128,4 +131,50 @@ func (s *Session) endRequest(ctx context.Context) {
 			e.EndRequest(ctx)
 		}
 	}
+}
+
+// ErrBadPythonBackend is wrapped by the error of Manager.CreateWith for a
+// Python backend the session may not have: an unknown name, or another
+// than the sandbox's default where sessions may not choose.
+var ErrBadPythonBackend = errors.New("sandbox: bad Python backend")
+
+// CreateOptions are what a client may set on a session it creates
+// (Manager.CreateWith), over the manager's template.
+type CreateOptions struct {
+	// Env is set in the session's environment, as CreateWithEnv's env.
+	Env map[string]string
+	// PythonBackend is the session's Python backend, PythonWasm or
+	// PythonJupyter; empty means the sandbox's. Another than the
+	// sandbox's needs Options.PythonBackendChoice.
+	PythonBackend string
+}
+
+// CreateWith is Create for a session with o set over the manager's
+// template, as serve's POST /v1/sessions body asks ({"env": {...},
+// "python": "jupyter"}). A bad env or backend is refused before anything
+// is made, with an error that wraps ErrBadEnv or ErrBadPythonBackend and
+// says what is wrong.
+func (m *Manager) CreateWith(ctx context.Context, owner string, o CreateOptions) (string, error) {
+	if o.PythonBackend == "" {
+		return m.CreateWithEnv(ctx, owner, o.Env)
+	}
+	probe := SessionOptions{PythonBackend: o.PythonBackend, Deterministic: m.opts.Session.Deterministic, Replay: m.opts.Session.Replay}
+	if err := m.sb.checkSessionPython(&probe); err != nil {
+		return "", fmt.Errorf("%w: %s", ErrBadPythonBackend, strings.TrimPrefix(err.Error(), "sandbox: "))
+	}
+	if err := CheckEnv(o.Env); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrBadEnv, err)
+	}
+	return m.add(ctx, owner, func(so SessionOptions) (*Session, error) {
+		if len(o.Env) > 0 {
+			set := maps.Clone(so.SetEnv)
+			if set == nil {
+				set = map[string]string{}
+			}
+			maps.Copy(set, o.Env)
+			so.SetEnv = set
+		}
+		so.PythonBackend = o.PythonBackend
+		return m.sb.NewSession(ctx, so)
+	})
 }

@@ -306,13 +306,16 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, owner str
 	if !ok {
 		return
 	}
-	env, err := decodeCreate(body)
+	co, err := decodeCreateOptions(body)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 		return
 	}
-	id, err := s.withQuota(owner, func() (string, error) { return s.cfg.Manager.CreateWithEnv(r.Context(), owner, env) })
+	id, err := s.withQuota(owner, func() (string, error) { return s.cfg.Manager.CreateWith(r.Context(), owner, co) })
 	if err != nil {
+		if createRefused(w, err) {
+			return
+		}
 		s.sessionError(w, r, err)
 		return
 	}

@@ -82,6 +82,8 @@ Streaming (--stream):
 ` + streamUsage + `
 Python packages:
 ` + packageUsage + `
+Python backend:
+` + pythonBackendUsage + `
 Cell languages:
 ` + languagesUsage + `
 Limits:
@@ -152,6 +154,8 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	lgf.register(fs)
 	var pf packageFlags
 	pf.register(fs)
+	var pbf pythonBackendFlags
+	pbf.register(fs)
 	var ef envFlags
 	ef.register(fs)
 	var tf tapeFlags
@@ -207,6 +211,10 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
 		return exitInvalid
 	}
+	if err := pbf.check(); err != nil {
+		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)
+		return exitInvalid
+	}
 	opts := sandbox.SessionOptions{Root: root, Checkpoints: true}
 	lf.apply(&opts)
 	opts.Languages = lgf.list
@@ -230,6 +238,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	sbo := sandbox.Options{Logger: logger, Host: host}
 	pf.apply(&sbo)
+	pbf.apply(&sbo)
 	sess, err := openSession(ctx, opts, sbo)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)

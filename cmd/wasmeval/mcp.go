@@ -63,7 +63,7 @@ Flags:
         folders on exit)
   --cache-dir DIR
         the wasm compilation cache (default: the user cache folder)
-` + packageUsage + `  --idle-timeout DURATION
+` + packageUsage + pythonBackendUsage + `  --idle-timeout DURATION
         delete a code context unused for this long, like 10m or 1h (default
         15m; 0 means never)
   --max-sessions N
@@ -86,6 +86,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	languages.register(fs)
 	var packages packageFlags
 	packages.register(fs)
+	var pbf pythonBackendFlags
+	pbf.register(fs)
 	var ef envFlags
 	ef.register(fs)
 	var tools toolsFlag
@@ -133,6 +135,10 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
 		return exitInvalid
 	}
+	if err := pbf.check(); err != nil {
+		fmt.Fprintf(stderr, "wasmeval mcp: %v\n", err)
+		return exitInvalid
+	}
 	if idle == 0 {
 		idle = -1 // the manager's "never"
 	}
@@ -140,6 +146,7 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 
 	sbo := sandbox.Options{CacheDir: cacheDir, Logger: logger}
 	packages.apply(&sbo)
+	pbf.apply(&sbo)
 	sbo.Languages = languages.list
 	sb, err := sandbox.New(ctx, sbo)
 	if err != nil {

@@ -105,7 +105,7 @@ Flags:
         code to 200 characters
   --cache-dir DIR
         the wasm compilation cache (default: the user cache folder)
-` + packageUsage + `  --memory-budget SIZE
+` + packageUsage + pythonBackendUsage + `  --memory-budget SIZE
         the host memory all sessions together may hold, like 8GiB; past it
         idle sessions are trimmed, then the largest idle ones evicted
         (default: half the machine's memory, at most 4GiB; "none" for no cap)
@@ -153,6 +153,7 @@ type serveConfig struct {
 	env                                              envFlags
 	memoryBudget                                     byteSize
 	packages                                         packageFlags
+	python                                           pythonBackendFlags
 
 	tape managerTapeFlags // --deterministic, --record-dir
 }
@@ -165,6 +166,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 	fs.Usage = func() {}
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "")
 	c.packages.register(fs)
+	c.python.register(fs)
 	c.limits.register(fs)
 	c.languages.register(fs)
 	c.env.register(fs)
@@ -224,6 +226,9 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 		return bad("%v", err)
 	}
 	if err := c.packages.check(); err != nil {
+		return bad("%v", err)
+	}
+	if err := c.python.check(); err != nil {
 		return bad("%v", err)
 	}
 	return c, exitOK, true
@@ -290,6 +295,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 
 	sbo := sandbox.Options{CacheDir: c.cacheDir, Logger: logger}
 	c.packages.apply(&sbo)
+	c.python.apply(&sbo)
 	sbo.Languages = c.languages.list
 	sb, err := sandbox.New(ctx, sbo)
 	if err != nil {

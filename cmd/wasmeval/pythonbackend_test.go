@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// jupyterPython is Debian's python3 with ipykernel and numpy (make
+// jupyter-deps); a missing one fails the test.
+func jupyterPython(t *testing.T) string {
+	t.Helper()
+	py := os.Getenv("WASMEVAL_JUPYTER_PYTHON")
+	if py == "" {
+		py = "/usr/bin/python3"
+	}
+	if out, err := exec.Command(py, "-c", "import ipykernel, numpy").CombinedOutput(); err != nil {
+		t.Fatalf("%s cannot import ipykernel and numpy (run make jupyter-deps): %v\n%s", py, err, out)
+	}
+	return py
+}
+
+// TestPythonBackendFlagBadValues: every face answers bad backend flags with
+// status 2 and a line naming the flag and the valid values; --help
+// explains them.
+func TestPythonBackendFlagBadValues(t *testing.T) {
+	for _, cmd := range []string{"eval", "serve", "mcp"} {
+		base := []string{cmd}
+		if cmd == "eval" {
+			base = append(base, "--cwd", t.TempDir())
+		}
+		for _, tt := range []struct{ args []string }{
+			{[]string{"--python-backend", "jupiter"}},
+			{[]string{"--jupyter-mode", "percall"}},
+			{[]string{"--jupyter-max-kernels", "-1"}},
+		} {
+			code, _, stderr := run(t, context.Background(), "", append(base, tt.args...)...)
+			line := firstLine(stderr)
+			if code != exitInvalid || !strings.Contains(line, tt.args[0]) {
+				t.Errorf("%s %v: status %d, first line %q; want %d and a line naming the flag", cmd, tt.args, code, line, exitInvalid)
+			}
+		}
+		code, stdout, _ := run(t, context.Background(), "", cmd, "--help")
+		if code != exitOK || !strings.Contains(stdout, "--python-backend wasm|jupyter") || !strings.Contains(stdout, "NOT a sandbox") {
+			t.Errorf("%s --help does not explain --python-backend", cmd)
+		}
+	}
+}
+
+// TestEvalJupyterBackend: eval --python-backend jupyter runs Python cells
+// in a kernel, where numpy imports.
+func TestEvalJupyterBackend(t *testing.T) {
+	stdin := `{"cells":[{"language":"py","code":"import numpy as np\nv = np.arange(4).sum()\nprint(int(v))"}]}` + "\n" +
+		`{"cells":[{"language":"py","code":"v * 7"}]}` + "\n"
+	code, stdout, stderr := run(t, context.Background(), stdin, "eval", "--cwd", t.TempDir(), "--python-backend", "jupyter", "--jupyter-python", jupyterPython(t))
+	res := results(t, stdout)
+	if len(res) != 2 || code != exitOK {
+		t.Fatalf("status %d, %d results, want 0 and 2; stderr %s; stdout %s", code, len(res), stderr, stdout)
+	}
+	if got := summary(res[0]); got != "text: 6" {
+		t.Errorf("numpy cell: %s", got)
+	}
+	if got := summary(res[1]); !strings.Contains(got, "42") {
+		t.Errorf("state kept: %s", got)
+	}
+}
+
+// TestServeSessionChoosesPython: serve --python-backend-choice lets a
+// session ask for {"python": "jupyter"}; without it, or with a bad name,
+// the request is refused with 400 and a message that says why.
+func TestServeSessionChoosesPython(t *testing.T) {
+	py := jupyterPython(t)
+	const token = "python-backend-token"
+	t.Setenv("WASMEVAL_TOKENS", token)
+	start := func(extra ...string) (string, func()) {
+		ctx, cancel := context.WithCancel(context.Background())
+		var out, errb lockedBuffer
+		exited := make(chan int, 1)
+		args := append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--log-format", "json", "--jupyter-python", py}, extra...)
+		go func() { exited <- doMain(ctx, args, strings.NewReader(""), &out, &errb) }()
+		addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if m := addrRE.FindStringSubmatch(errb.String()); m != nil {
+				return m[1], func() {
+					cancel()
+					select {
+					case <-exited:
+					case <-time.After(20 * time.Second):
+						t.Error("serve did not stop on cancel")
+					}
+				}
+			}
+			select {
+			case code := <-exited:
+				t.Fatalf("serve exited %d: %s", code, errb.String())
+			default:
+			}
+		}
+		cancel()
+		t.Fatalf("no listening line in %s", errb.String())
+		return "", nil
+	}
+	post := func(addr, path, body string, v any) int {
+		t.Helper()
+		req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return resp.StatusCode
+	}
+	var e struct{ Error struct{ Message string } }
+
+	addr, stop := start()
+	if code := post(addr, "/v1/sessions", `{"python": "jupyter"}`, &e); code != http.StatusBadRequest || !strings.Contains(e.Error.Message, "--python-backend-choice") {
+		t.Errorf("choice without leave: %d %q", code, e.Error.Message)
+	}
+	stop()
+
+	addr, stop = start("--python-backend-choice")
+	defer stop()
+	if code := post(addr, "/v1/sessions", `{"python": "cpython"}`, &e); code != http.StatusBadRequest || !strings.Contains(e.Error.Message, "wasm or jupyter") {
+		t.Errorf("bad name: %d %q", code, e.Error.Message)
+	}
+	var sess struct{ ID string }
+	if code := post(addr, "/v1/sessions", `{"python": "jupyter", "env": {"WHO": "kernel"}}`, &sess); code != http.StatusCreated {
+		t.Fatalf("create: %d", code)
+	}
+	var res struct {
+		Content []struct{ Text string }
+		Details struct{ IsError bool }
+	}
+	post(addr, "/v1/sessions/"+sess.ID+"/eval", `{"cells":[{"language":"py","code":"import os, sys\nprint(sys.platform, os.environ['WHO'])"}]}`, &res)
+	if len(res.Content) == 0 || res.Content[0].Text != "linux kernel" || res.Details.IsError {
+		t.Errorf("jupyter session: %+v", res)
+	}
+	var plain struct{ ID string }
+	post(addr, "/v1/sessions", "", &plain)
+	post(addr, "/v1/sessions/"+plain.ID+"/eval", `{"cells":[{"language":"py","code":"import sys\nprint(sys.platform)"}]}`, &res)
+	if len(res.Content) == 0 || res.Content[0].Text != "wasi" {
+		t.Errorf("default session: %+v", res)
+	}
+}
