@@ -61,6 +61,14 @@
     esModules.add(exports);
   }
 
+  // home expands a specifier that starts with ~/ to the session's home
+  // (os.homedir(): HOME, the session root by default), as the seed's
+  // imports do; a file there still has to be inside the root.
+  const home = (specifier) => {
+    if (specifier !== '~' && !specifier.startsWith('~/')) return specifier;
+    return internal.builtin('os').homedir().replace(/\/+$/, '') + specifier.slice(1);
+  };
+
   // helpers builds the __wasmeval object that rewritten import and export
   // statements call, bound to one module's directory and exports object;
   // requireFrom loads with the "import" export conditions.
@@ -68,11 +76,11 @@
     return Object.freeze({
       meta,
       import(specifier) {
-        return namespaceOf(requireFrom(specifier));
+        return namespaceOf(requireFrom(home(specifier)));
       },
       dynamicImport(specifier) {
         try {
-          return Promise.resolve(namespaceOf(requireFrom(String(specifier))));
+          return Promise.resolve(namespaceOf(requireFrom(home(String(specifier)))));
         } catch (err) {
           return Promise.reject(err);
         }

@@ -1088,7 +1088,9 @@
     arch: () => process.arch,
     release: () => '',
     hostname: () => 'sandbox',
-    homedir: () => process.cwd(),
+    // As Node's: HOME when set (the session root by default), else the
+    // root.
+    homedir: () => (typeof process.env.HOME === 'string' && process.env.HOME !== '' ? process.env.HOME : process.cwd()),
     tmpdir: () => process.cwd(),
     endianness: () => 'LE',
     cpus: () => [],

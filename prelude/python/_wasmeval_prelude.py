@@ -174,14 +174,34 @@ def _mime_text(kind, data):
     return str(data)
 
 
+def _shaped(obj):
+    """The bundle of a dict in one of the shapes JavaScript's display()
+    takes (the seed's): {'type': 'image', 'data': BASE64, 'mimeType':
+    'image/png'}, {'type': 'markdown', 'text': ...}, {'type': 'html',
+    'html': ...}; None for anything else."""
+    if type(obj) is not dict:
+        return None
+    kind = obj.get("type")
+    if kind == "image" and isinstance(obj.get("data"), str):
+        mime = obj.get("mimeType")
+        return {mime if isinstance(mime, str) else "image/png": obj["data"]}
+    if kind == "markdown" and isinstance(obj.get("text"), str):
+        return {"text/markdown": obj["text"]}
+    if kind == "html" and isinstance(obj.get("html"), str):
+        return {"text/html": obj["html"]}
+    return None
+
+
 def display(*objs, **kwargs):
     """Show objects: rich reprs go to their MIME kind, JSON-able values to
-    jsonOutputs, everything else as text."""
+    jsonOutputs, everything else as text. A dict shaped as JavaScript's
+    display() takes it ({'type': 'image', 'data': BASE64, 'mimeType': ...},
+    'markdown' with 'text', 'html' with 'html') is that output."""
     raw = kwargs.pop("raw", False)
     if kwargs:
         raise TypeError(f"display() got unexpected keyword arguments: {', '.join(kwargs)}")
     for obj in objs:
-        bundle = obj if raw else _bundle(obj, json_for_plain=True)
+        bundle = obj if raw else (_shaped(obj) or _bundle(obj, json_for_plain=True))
         _wasmeval.emit(DISPLAY, json.dumps(bundle))
 
 
