@@ -225,6 +225,7 @@ func (s *Server) Registry() *prometheus.Registry { return s.registry }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	defer s.guardBody(w, r)()
 	s.mux.ServeHTTP(rec, r)
 	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 		slog.String("method", r.Method), slog.String("path", r.URL.Path),

@@ -1,0 +1,168 @@
+package attack_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/sandbox"
+	"github.com/wasmeval/wasmeval/server"
+)
+
+const serveToken = "attack-serve-token"
+
+// serveWith starts serve's HTTP face on a loopback port over the suite's
+// sandbox, with a manager of its own.
+func serveWith(t *testing.T, cfg server.Config) string {
+	t.Helper()
+	sb := sharedSandbox(t)
+	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: t.TempDir(),
+		Session: sandbox.SessionOptions{MemoryLimitBytes: memoryCap, DiskQuotaBytes: diskCap, DiskQuotaFiles: diskFiles}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mgr.Close(context.Background()) })
+	cfg.Sandbox, cfg.Manager = sb, mgr
+	if cfg.Tokens == nil {
+		cfg.Tokens = []string{serveToken}
+	}
+	cfg.TempDir = t.TempDir()
+	srv, err := server.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// TestServeSlowBodies: a client that declares a request body and sends it
+// a byte at a time (slowloris) holds its connection no longer than the
+// body timeout on any endpoint: also those that answer without reading
+// the body (a missing token, an unknown path, a wrong method), on which
+// net/http would otherwise wait for the rest of the body for ever before
+// it answers, and /mcp, whose body the MCP SDK reads. Those that need no
+// body answer at once.
+func TestServeSlowBodies(t *testing.T) {
+	const bodyTimeout = 2 * time.Second
+	url := serveWith(t, server.Config{BodyTimeout: bodyTimeout})
+	addr := strings.TrimPrefix(url, "http://")
+	for _, tc := range []struct {
+		name, head string
+		within     time.Duration // the answer (or the close) must come by then
+		status     string        // the answer's status code, when one must come
+	}{
+		{"no token", "POST /v1/sessions HTTP/1.1\r\nHost: x\r\n", time.Second, "401"},
+		{"a bad token", "POST /v1/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer nope\r\n", time.Second, "401"},
+		{"an unknown path", "POST /v1/nothing HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + serveToken + "\r\n", time.Second, "404"},
+		{"a wrong method", "PATCH /v1/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + serveToken + "\r\n", time.Second, "405"},
+		{"an unknown session's eval", "POST /v1/sessions/nope/eval HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + serveToken + "\r\n", bodyTimeout + 3*time.Second, ""},
+		{"run", "POST /v1/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + serveToken + "\r\n", bodyTimeout + 3*time.Second, "408"},
+		{"mcp", "POST /mcp HTTP/1.1\r\nHost: " + addr + "\r\nAuthorization: Bearer " + serveToken + "\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n", bodyTimeout + 3*time.Second, ""},
+	} {
+		for _, framing := range []string{"Content-Length: 100000\r\n\r\n", "Transfer-Encoding: chunked\r\n\r\n"} {
+			t.Run(tc.name+"/"+strings.Fields(framing)[0], func(t *testing.T) {
+				t.Parallel()
+				conn, err := net.Dial("tcp", addr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				if _, err := conn.Write([]byte(tc.head + framing)); err != nil {
+					t.Fatal(err)
+				}
+				// Trickle the body until the server answers or hangs up.
+				stop := make(chan struct{})
+				defer close(stop)
+				go func() {
+					byteOf := " "
+					if strings.HasPrefix(framing, "Transfer") {
+						byteOf = "1\r\n \r\n"
+					}
+					for {
+						select {
+						case <-stop:
+							return
+						case <-time.After(200 * time.Millisecond):
+							if _, err := conn.Write([]byte(byteOf)); err != nil {
+								return
+							}
+						}
+					}
+				}()
+				start := time.Now()
+				conn.SetReadDeadline(start.Add(tc.within))
+				line, err := bufio.NewReader(conn).ReadString('\n')
+				took := time.Since(start)
+				if took >= tc.within {
+					t.Fatalf("the server still held the connection after %v without an answer (a slow body must not hold it past the body timeout, %v)", took.Round(time.Millisecond), bodyTimeout)
+				}
+				if tc.status != "" && (err != nil || !strings.Contains(line, " "+tc.status+" ")) {
+					t.Errorf("answer %q (%v) after %v, want status %s", line, err, took.Round(time.Millisecond), tc.status)
+				}
+			})
+		}
+	}
+	// The server still serves.
+	resp, err := http.Get(url + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz after the slow bodies: %v %v", resp, err)
+	}
+	resp.Body.Close()
+}
+
+type bearerTransport struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// TestServeLongCallsOutliveTheBodyTimeout: the body timeout bounds the
+// body only: an eval on the JSON API and an MCP tool call whose bodies came
+// at once run past it.
+func TestServeLongCallsOutliveTheBodyTimeout(t *testing.T) {
+	testenv.RequirePython(t)
+	const bodyTimeout = time.Second
+	url := serveWith(t, server.Config{BodyTimeout: bodyTimeout})
+	req, _ := http.NewRequest("POST", url+"/v1/run", strings.NewReader(`{"language":"py","code":"import time; time.sleep(3); print('slept')"}`))
+	req.Header.Set("Authorization", "Bearer "+serveToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "slept") {
+		t.Errorf("/v1/run of a 3 s cell with a 1 s body timeout: %d %s", resp.StatusCode, body)
+	}
+
+	tr := &mcp.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearerTransport{serveToken, http.DefaultTransport}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "attack", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
+		"cells": []any{map[string]any{"language": "py", "code": "import time; time.sleep(3); print('slept')"}}}})
+	if err != nil {
+		t.Fatalf("an MCP eval of a 3 s cell with a 1 s body timeout: %v", err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || !strings.Contains(text, "slept") {
+		t.Errorf("an MCP eval of a 3 s cell with a 1 s body timeout: %v %s", res.IsError, text)
+	}
+}
