@@ -110,13 +110,15 @@ func TestEvalLinesProfiles(t *testing.T) {
 		{`{"code": "write_text('from-ep.txt', 'hi')\nx = 1\nx"}`, `"value_repr":"1"`},
 		// The eval cells' x is untouched; the file is there.
 		{`{"cells": [{"language": "py", "code": "print(x, open('from-ep.txt').read())"}]}`, `"output":"20 hi\n"`},
-		{`{"profile": "python", "cells": [{"code": "1"}]}`, `"line 4: python: profile: the python profile is not available on eval lines yet`},
-		{`{"profile": "code_interpreter", "code": "1"}`, `code_interpreter profile is not available on eval lines yet`},
-		{`{"profile": "asteval", "code": "1"}`, `line 6: eval line: profile: unknown profile \"asteval\"; use \"eval\" (cells) or \"evaluate_python\"`},
+		{`{"profile": "python", "cells": [{"code": "print(x + 1)"}]}`, `"output":"21\n"`},
+		{`{"profile": "code_interpreter", "code": "1"}`, `line 5: code_interpreter: profile: name one of its tools: \"run_code\", \"create_code_context\", \"run_in_code_context\", \"delete_code_context\"`},
+		{`{"profile": "asteval", "code": "1"}`, `line 6: eval line: profile: unknown profile \"asteval\"; use \"eval\" (cells) or \"python\", \"evaluate_python\"`},
 		{`{"profile": 3, "code": "1"}`, `profile: must be a string, not the number 3`},
 		{`{"profile": "evaluate_python", "cells": []}`, `line 8: evaluate_python: unknown field \"cells\"`},
 		{`{"profile": "eval", "code": "1"}`, `line 9: unknown field \"code\"; the only field here is \"cells\"`},
-		{`{"code": "1", "language": "py"}`, `unknown field \"code\"`},
+		{`{"code": "1", "language": "py"}`, `"outputs":[{"type":"result","value":1}],"exitCode":0`},
+		{`{"cells": [{"code": "print(x * 2)"}]}`, `"output":"40\n"`},
+		{`{"cells": [{"code": "1"}, {"language": "py", "code": "1"}]}`, `line 12: cells[0].language: missing`},
 	} {
 		out, err := p.send([]byte(tc.line))
 		if err != nil {
@@ -145,5 +147,57 @@ func TestEvalStreamEvaluatePython(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "vnd.wasmeval") {
 		t.Errorf("the wrapper's result bundle was streamed:\n%s", out.String())
+	}
+}
+
+// TestEvalLinesPython runs the python conformance table on eval lines,
+// detected by their fields (cells without a language).
+func TestEvalLinesPython(t *testing.T) {
+	testenv.RequirePython(t)
+	root := t.TempDir()
+	p := startEvalPipe(t, root)
+	profiletest.RunPython(t, profiletest.Face{Tool: p.tool, Root: func() string { return root }})
+}
+
+// TestEvalLinesCodeInterpreter runs the code_interpreter conformance
+// table on eval lines, each naming its tool in "profile".
+func TestEvalLinesCodeInterpreter(t *testing.T) {
+	testenv.RequirePython(t)
+	p := startEvalPipe(t, t.TempDir())
+	profiletest.RunCodeInterpreter(t, profiletest.Face{Tool: p.tool})
+}
+
+// tool is a profiletest.Face's Tool over eval lines: the line names the
+// tool in "profile".
+func (p *evalPipe) tool(ctx context.Context, name string, args []byte) ([]byte, string, error) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) == nil {
+		m["profile"], _ = json.Marshal(name)
+		args, _ = json.Marshal(m)
+	}
+	return p.call(ctx, args)
+}
+
+// TestEvalLinesKernelMode checks --kernel-mode per-call on eval lines, and
+// a line's kernelMode over it.
+func TestEvalLinesKernelMode(t *testing.T) {
+	testenv.RequirePython(t)
+	var out, errb bytes.Buffer
+	in := strings.NewReader(strings.Join([]string{
+		`{"cells": [{"code": "x = 1"}]}`,
+		`{"cells": [{"code": "print('x' in globals())"}]}`,
+		`{"cells": [{"code": "y = 2"}], "kernelMode": "session"}`,
+		`{"cells": [{"code": "print(y)"}], "kernelMode": "session"}`,
+	}, "\n") + "\n")
+	if code := runEval(context.Background(), []string{"--cwd", t.TempDir(), "--kernel-mode", "per-call"}, in, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[1], `"output":"False\n"`) || !strings.Contains(lines[1], `"kernelMode":"per-call"`) || !strings.Contains(lines[3], `"output":"2\n"`) {
+		t.Errorf("eval wrote\n%s", out.String())
+	}
+	errb.Reset()
+	if code := runEval(context.Background(), []string{"--kernel-mode", "fresh"}, strings.NewReader(""), &out, &errb); code != exitInvalid || !strings.Contains(errb.String(), "is not a kernel mode") {
+		t.Errorf("--kernel-mode fresh: exit %d, %s", code, errb.String())
 	}
 }

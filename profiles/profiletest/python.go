@@ -335,7 +335,7 @@ func pythonCases() []pyCase {
 			c.invalid(`{"cells": [{"code": "1"}], "kernelMode": "fresh"}`, "kernelMode", `"session"`, `"per-call"`)
 		}},
 		{"not an object", func(t *testing.T, c *pyCaller) {
-			c.invalid(`[{"code": "1"}]`, "python", "object")
+			c.invalid(`[{"code": "1"}]`, "object") // on eval lines an array names no profile
 		}},
 	}
 }
