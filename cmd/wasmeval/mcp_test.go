@@ -232,7 +232,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 	c := call("python", `cells=[{"code":"x = 6\nprint(x * 7)","title":"t"}]`, "timeout=10")
 	var pr struct {
 		Details struct {
-			Cells []struct{ Output, Status string }
+			Cells          []struct{ Output, Status string }
 			StdinRequested bool `json:"stdinRequested"`
 		}
 	}
