@@ -15,6 +15,106 @@
     Object.defineProperty(Symbol, 'asyncIterator', { value: Symbol.for('Symbol.asyncIterator') });
   }
 
+  // Built-ins of recent JavaScript that goja lacks and agents' code uses:
+  // Object.groupBy, Map.groupBy, Promise.withResolvers, Array.fromAsync,
+  // and WeakRef / FinalizationRegistry (goja has no weak references: a
+  // WeakRef holds its target, and a registry never calls back, which is
+  // what a program may see when nothing is collected).
+  const defineMethod = (obj, name, fn) => {
+    if (typeof obj[name] !== 'function') {
+      Object.defineProperty(obj, name, { value: fn, writable: true, configurable: true, enumerable: false });
+    }
+  };
+  defineMethod(Object, 'groupBy', function groupBy(items, callback) {
+    const out = Object.create(null);
+    let i = 0;
+    for (const item of items) {
+      const key = callback(item, i++);
+      const k = typeof key === 'symbol' ? key : String(key);
+      if (k in out) out[k].push(item);
+      else out[k] = [item];
+    }
+    return out;
+  });
+  defineMethod(Map, 'groupBy', function groupBy(items, callback) {
+    const out = new Map();
+    let i = 0;
+    for (const item of items) {
+      const key = callback(item, i++);
+      const list = out.get(key);
+      if (list) list.push(item);
+      else out.set(key, [item]);
+    }
+    return out;
+  });
+  defineMethod(Promise, 'withResolvers', function withResolvers() {
+    let resolve;
+    let reject;
+    const promise = new this((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    return { promise, resolve, reject };
+  });
+  defineMethod(Array, 'fromAsync', function fromAsync(items, mapFn, thisArg) {
+    if (mapFn !== undefined && typeof mapFn !== 'function') {
+      return Promise.reject(new TypeError('Array.fromAsync: the mapping function is not a function'));
+    }
+    const map = (v, i) => (mapFn === undefined ? v : mapFn.call(thisArg, v, i));
+    const out = [];
+    if (items !== null && items !== undefined && typeof items[Symbol.asyncIterator] === 'function') {
+      const it = items[Symbol.asyncIterator]();
+      const step = () => Promise.resolve(it.next()).then((r) => {
+        if (r.done) return out;
+        return Promise.resolve(map(r.value, out.length)).then((v) => {
+          out.push(v);
+          return step();
+        });
+      });
+      return step();
+    }
+    if (items === null || items === undefined) {
+      return Promise.reject(new TypeError('Array.fromAsync: the input is not iterable'));
+    }
+    const list = typeof items[Symbol.iterator] === 'function' ? Array.from(items) : Array.from({ length: items.length }, (_, i) => items[i]);
+    const step = (i) => (i >= list.length ? Promise.resolve(out) : Promise.resolve(list[i]).then((v) => map(v, i)).then((v) => {
+      out.push(v);
+      return step(i + 1);
+    }));
+    return step(0);
+  });
+  if (typeof globalThis.WeakRef !== 'function') {
+    class WeakRef {
+      #target;
+      constructor(target) {
+        if (target === null || (typeof target !== 'object' && typeof target !== 'function' && typeof target !== 'symbol')) {
+          throw new TypeError('WeakRef: invalid target');
+        }
+        this.#target = target;
+      }
+      deref() {
+        return this.#target;
+      }
+      get [Symbol.toStringTag]() {
+        return 'WeakRef';
+      }
+    }
+    class FinalizationRegistry {
+      constructor(callback) {
+        if (typeof callback !== 'function') throw new TypeError('FinalizationRegistry: the cleanup callback is not a function');
+      }
+      register() {}
+      unregister() {
+        return false;
+      }
+      get [Symbol.toStringTag]() {
+        return 'FinalizationRegistry';
+      }
+    }
+    Object.defineProperty(globalThis, 'WeakRef', { value: WeakRef, writable: true, configurable: true, enumerable: false });
+    Object.defineProperty(globalThis, 'FinalizationRegistry', { value: FinalizationRegistry, writable: true, configurable: true, enumerable: false });
+  }
+
   const define = (name, value) => Object.defineProperty(globalThis, name, {
     value, writable: true, configurable: true, enumerable: false,
   });

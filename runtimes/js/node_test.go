@@ -429,3 +429,15 @@ func TestBunGlobal(t *testing.T) {
 		t.Errorf("Bun.write did not write into the root: %v", err)
 	}
 }
+
+// Recent built-ins goja lacks, which agents' code uses.
+func TestNewerBuiltins(t *testing.T) {
+	s := newSession(t, runtimes.InstanceOptions{})
+	runChecks(t, s, []check{
+		{"const g = Object.groupBy([1, 2, 3, 4], (n) => (n % 2 ? 'odd' : 'even')); [g.odd, g.even, Object.getPrototypeOf(g)]", "[ [ 1, 3 ], [ 2, 4 ], null ]"},
+		{"const mg = Map.groupBy(['a', 'bb', 'c'], (w) => w.length); [...mg]", "[ [ 1, [ 'a', 'c' ] ], [ 2, [ 'bb' ] ] ]"},
+		{"const { promise, resolve } = Promise.withResolvers(); setTimeout(() => resolve('done'), 1); await promise", "'done'"},
+		{"async function* three() { yield 1; yield 2; yield 3 }\n[await Array.fromAsync(three()), await Array.fromAsync([Promise.resolve(1), 2], (x) => x * 10)]", "[ [ 1, 2, 3 ], [ 10, 20 ] ]"},
+		{"const target = {a: 1}; const ref = new WeakRef(target); new FinalizationRegistry(() => {}).register(target, 'x'); ref.deref() === target", "true"},
+	})
+}
