@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/profiles"
@@ -252,4 +257,68 @@ func TestProfilesHTTPStateless(t *testing.T) {
 	if n := ts.mgr.Len(); n != 0 {
 		t.Errorf("%d sessions left in the manager; the stateless calls' sessions are temporary", n)
 	}
+}
+
+// TestOpenAPIDescribesProfiles checks real answers of the profile
+// endpoints (python, code_interpreter's tools, with a session and without)
+// against openapi.json with kin-openapi.
+func TestOpenAPIDescribesProfiles(t *testing.T) {
+	testenv.RequirePython(t)
+	ctx := context.Background()
+	doc, err := openapi3.NewLoader().LoadFromData(server.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(ctx); err != nil {
+		t.Fatalf("openapi.json is not a valid OpenAPI document: %v", err)
+	}
+	ts := newServer(t, server.Config{})
+	doc.Servers = openapi3.Servers{{URL: ts.URL}}
+	router, err := legacy.NewRouter(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(path, body string, wantStatus int) []byte {
+		t.Helper()
+		req, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tokenA)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		got, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != wantStatus {
+			t.Fatalf("POST %s: status %d, want %d: %s", path, resp.StatusCode, wantStatus, got)
+		}
+		route, params, err := router.FindRoute(req)
+		if err != nil {
+			t.Fatalf("POST %s: the document has no such operation: %v", path, err)
+		}
+		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}}
+		out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: resp.StatusCode, Header: resp.Header,
+			Body: io.NopCloser(bytes.NewReader(got))}
+		if err := openapi3filter.ValidateResponse(ctx, out); err != nil {
+			t.Errorf("POST %s answered %d %s, which openapi.json does not describe: %v", path, resp.StatusCode, got, err)
+		}
+		return got
+	}
+	id, _ := newHTTPSession(t, ts)
+	for _, base := range []string{"/v1/sessions/" + id + "/profiles/", "/v1/profiles/"} {
+		check(base+"python", `{"cells":[{"code":"print(1)\ndisplay({'a': 1})","title":"t"},{"code":"1/0"},{"code":"2"}],"timeout":5}`, http.StatusOK)
+		check(base+"python", `{"cells":[{"code":"input()"}]}`, http.StatusOK)
+		check(base+"python", `{"cells":[{"code":"1"}],"cwd":"missing"}`, http.StatusBadRequest)
+		check(base+"evaluate_python", `{"code":"6 * 7"}`, http.StatusOK)
+		check(base+"run_code", `{"language":"python","code":"print(1)\ndisplay({'a': 1})\n[1, 2]"}`, http.StatusOK)
+		check(base+"run_code", `{"language":"javascript","code":"throw new Error('x')"}`, http.StatusOK)
+		check(base+"run_code", `{"language":"ruby","code":"1"}`, http.StatusBadRequest)
+		var created struct{ ContextID string }
+		json.Unmarshal(check(base+"create_code_context", `{"language":"python"}`, http.StatusOK), &created)
+		check(base+"run_in_code_context", `{"contextId":"`+created.ContextID+`","code":"x = 1\nx"}`, http.StatusOK)
+		check(base+"delete_code_context", `{"contextId":"`+created.ContextID+`"}`, http.StatusOK)
+		check(base+"delete_code_context", `{"contextId":"`+created.ContextID+`"}`, http.StatusBadRequest)
+	}
+	check("/v1/sessions/nosuch/profiles/python", `{"cells":[{"code":"1"}]}`, http.StatusNotFound)
 }
