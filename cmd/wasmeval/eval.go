@@ -83,7 +83,7 @@ Streaming (--stream):
 Python packages:
 ` + packageUsage + `
 Python backend:
-` + pythonBackendUsage + `
+` + pythonBackendUsage + jupyterURLUsage + `
 Cell languages:
 ` + languagesUsage + `
 Limits:
@@ -156,6 +156,8 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	pf.register(fs)
 	var pbf pythonBackendFlags
 	pbf.register(fs)
+	var jf jupyterURLFlag // --jupyter-url (jupyterflags.go)
+	jf.register(fs)
 	var ef envFlags
 	ef.register(fs)
 	var tf tapeFlags
@@ -239,6 +241,9 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	sbo := sandbox.Options{Logger: logger, Host: host}
 	pf.apply(&sbo)
 	pbf.apply(&sbo)
+	if code := jf.apply(ctx, &sbo, "eval", stderr); code != exitOK {
+		return code
+	}
 	sess, err := openSession(ctx, opts, sbo)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval eval: %v\n", err)

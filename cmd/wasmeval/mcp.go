@@ -63,7 +63,7 @@ Flags:
         folders on exit)
   --cache-dir DIR
         the wasm compilation cache (default: the user cache folder)
-` + packageUsage + pythonBackendUsage + `  --idle-timeout DURATION
+` + packageUsage + pythonBackendUsage + jupyterURLUsage + `  --idle-timeout DURATION
         delete a code context unused for this long, like 10m or 1h (default
         15m; 0 means never)
   --max-sessions N
@@ -88,6 +88,8 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	packages.register(fs)
 	var pbf pythonBackendFlags
 	pbf.register(fs)
+	var jf jupyterURLFlag // --jupyter-url (jupyterflags.go)
+	jf.register(fs)
 	var ef envFlags
 	ef.register(fs)
 	var tools toolsFlag
@@ -147,6 +149,9 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	sbo := sandbox.Options{CacheDir: cacheDir, Logger: logger}
 	packages.apply(&sbo)
 	pbf.apply(&sbo)
+	if code := jf.apply(ctx, &sbo, "mcp", stderr); code != exitOK {
+		return code
+	}
 	sbo.Languages = languages.list
 	sb, err := sandbox.New(ctx, sbo)
 	if err != nil {

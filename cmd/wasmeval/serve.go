@@ -105,7 +105,7 @@ Flags:
         code to 200 characters
   --cache-dir DIR
         the wasm compilation cache (default: the user cache folder)
-` + packageUsage + pythonBackendUsage + `  --memory-budget SIZE
+` + packageUsage + pythonBackendUsage + jupyterURLUsage + `  --memory-budget SIZE
         the host memory all sessions together may hold, like 8GiB; past it
         idle sessions are trimmed, then the largest idle ones evicted
         (default: half the machine's memory, at most 4GiB; "none" for no cap)
@@ -154,6 +154,7 @@ type serveConfig struct {
 	memoryBudget                                     byteSize
 	packages                                         packageFlags
 	python                                           pythonBackendFlags
+	jupyterURL                                       jupyterURLFlag // jupyterflags.go
 
 	tape managerTapeFlags // --deterministic, --record-dir
 }
@@ -167,6 +168,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "")
 	c.packages.register(fs)
 	c.python.register(fs)
+	c.jupyterURL.register(fs)
 	c.limits.register(fs)
 	c.languages.register(fs)
 	c.env.register(fs)
@@ -296,6 +298,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	sbo := sandbox.Options{CacheDir: c.cacheDir, Logger: logger}
 	c.packages.apply(&sbo)
 	c.python.apply(&sbo)
+	if code := c.jupyterURL.apply(ctx, &sbo, "serve", stderr); code != exitOK {
+		return code
+	}
 	sbo.Languages = c.languages.list
 	sb, err := sandbox.New(ctx, sbo)
 	if err != nil {
