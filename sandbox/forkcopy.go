@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/wasm"
 )
 
 // copyRoot copies the tree under src into dst, an empty folder, for Fork.
@@ -28,10 +30,9 @@ import (
 //   - it keeps sparse files sparse: only the data extents are read
 //     (SEEK_DATA/SEEK_HOLE) and all-zero blocks are not written, so a
 //     1 TiB hole costs nothing;
-//   - it counts what it copies as the new session's disk quota q will
-//     (hostcalls.DiskQuota: each entry a file, regular files at their
-//     logical size, links at their target's length) and stops before the
-//     entry that would pass it.
+//   - it counts what it copies in the new session's disk quota q
+//     (hostcalls.DiskQuota, whose rule says what an entry counts) and
+//     stops before the entry that would pass it.
 //
 // On error what it copied so far is removed again.
 func copyRoot(src, dst string, q *copyQuota) (err error) {
@@ -50,42 +51,57 @@ func copyRoot(src, dst string, q *copyQuota) (err error) {
 			emptyDir(dst)
 		}
 	}()
+	if q.q, err = hostcalls.NewDiskQuota(dst, q.maxBytes, q.maxFiles); err != nil {
+		return err
+	}
 	return copyDir(sfd, dfd, ".", q)
 }
 
 // copyQuota is the disk quota of a fork's new session, counted while
-// copying: caps (negative: none) and what the copy holds so far.
+// copying, by the quota's own rule (wasm.RootQuota, on the empty target
+// folder): the copy describes each entry as its lstat gives it and the
+// quota says what it counts.
 type copyQuota struct {
-	maxBytes, maxFiles int64
-	bytes, files       int64
+	maxBytes, maxFiles int64 // as SessionOptions give them
+	q                  *hostcalls.DiskQuota
 }
 
-// newCopyQuota returns the quota SessionOptions o give (as hostcalls
-// resolves DiskQuotaBytes and DiskQuotaFiles).
+// newCopyQuota returns the quota SessionOptions o give the new session;
+// copyRoot opens it on the (empty) target folder.
 func newCopyQuota(o SessionOptions) *copyQuota {
-	q := &copyQuota{maxBytes: o.DiskQuotaBytes, maxFiles: o.DiskQuotaFiles}
-	if q.maxBytes == 0 {
-		q.maxBytes = hostcalls.DefaultDiskQuotaBytes
-	}
-	if q.maxFiles == 0 {
-		q.maxFiles = hostcalls.DefaultDiskQuotaFiles
-	}
-	return q
+	return &copyQuota{maxBytes: o.DiskQuotaBytes, maxFiles: o.DiskQuotaFiles}
 }
 
-// add counts one entry of n bytes, or says which cap it would pass.
-func (q *copyQuota) add(rel string, n int64) error {
-	if q.maxFiles >= 0 && q.files+1 > q.maxFiles {
-		return fmt.Errorf("%s: the copy would pass the new session's disk quota: %w", rel,
-			&hostcalls.QuotaError{Files: true, Used: q.files, Max: q.maxFiles, Asked: 1})
+// add checks that the entry st describes (rel in the root, name in its
+// folder) fits the quota, then runs create, which makes it, and records
+// it when create succeeds. It says which cap the entry would pass.
+func (q *copyQuota) add(rel, name string, st *unix.Stat_t, create func() error) error {
+	info := wasm.EntryInfo(name, fileMode(st.Mode), st.Size, uint64(st.Dev), uint64(st.Ino), uint64(st.Nlink))
+	q.q.Lock()
+	defer q.q.Unlock()
+	if err := q.q.CheckEntryLocked(info); err != nil {
+		return fmt.Errorf("%s: the copy would pass the new session's disk quota: %w", rel, err)
 	}
-	if q.maxBytes >= 0 && n > q.maxBytes-q.bytes {
-		return fmt.Errorf("%s: the copy would pass the new session's disk quota: %w", rel,
-			&hostcalls.QuotaError{Used: q.bytes, Max: q.maxBytes, Asked: n})
+	if err := create(); err != nil {
+		return err
 	}
-	q.files++
-	q.bytes += n
+	q.q.AddedLocked(info)
 	return nil
+}
+
+// fileMode is the fs.FileMode of a raw st_mode (type and permissions).
+func fileMode(mode uint32) fs.FileMode {
+	m := fs.FileMode(mode & 0o777)
+	switch mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		m |= fs.ModeDir
+	case unix.S_IFLNK:
+		m |= fs.ModeSymlink
+	case unix.S_IFREG:
+	default:
+		m |= fs.ModeIrregular
+	}
+	return m
 }
 
 // emptyDir removes what is inside dir, not following symlinks.
@@ -130,12 +146,14 @@ func copyEntry(sfd, dfd int, name, rel string, q *copyQuota) error {
 			return fmt.Errorf("%s: %w", rel, err)
 		}
 		defer unix.Close(sub)
-		if err := q.add(rel, 0); err != nil {
-			return err
-		}
 		// Writable while we fill it; its own mode after.
-		if err := unix.Mkdirat(dfd, name, 0o700); err != nil {
-			return fmt.Errorf("%s: %w", rel, err)
+		if err := q.add(rel, name, &st, func() error {
+			if err := unix.Mkdirat(dfd, name, 0o700); err != nil {
+				return fmt.Errorf("%s: %w", rel, err)
+			}
+			return nil
+		}); err != nil {
+			return err
 		}
 		dsub, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -152,18 +170,17 @@ func copyEntry(sfd, dfd int, name, rel string, q *copyQuota) error {
 			return fmt.Errorf("%s: %w", rel, err)
 		}
 		defer unix.Close(in)
-		if err := q.add(rel, st.Size); err != nil {
-			return err
-		}
-		out, err := unix.Openat(dfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
-		if err != nil {
-			return fmt.Errorf("%s: %w", rel, err)
-		}
-		defer unix.Close(out)
-		if err := copySparse(out, in, st.Size); err != nil {
-			return fmt.Errorf("%s: %w", rel, err)
-		}
-		return unix.Fchmod(out, perm)
+		return q.add(rel, name, &st, func() error {
+			out, err := unix.Openat(dfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+			if err != nil {
+				return fmt.Errorf("%s: %w", rel, err)
+			}
+			defer unix.Close(out)
+			if err := copySparse(out, in, st.Size); err != nil {
+				return fmt.Errorf("%s: %w", rel, err)
+			}
+			return unix.Fchmod(out, perm)
+		})
 	case unix.S_IFLNK:
 		target, err := readlinkat(sfd, name)
 		if err != nil {
@@ -172,13 +189,12 @@ func copyEntry(sfd, dfd int, name, rel string, q *copyQuota) error {
 		if !safeLinkTarget(target) {
 			return fmt.Errorf("%s is a symbolic link to %q, which the host could not follow safely: only relative links that lead down from their own folder (no '..', '.', empty or absolute parts) are copied; remove or replace it before forking", rel, target)
 		}
-		if err := q.add(rel, int64(len(target))); err != nil {
-			return err
-		}
-		if err := unix.Symlinkat(target, dfd, name); err != nil {
-			return fmt.Errorf("%s: %w", rel, err)
-		}
-		return nil
+		return q.add(rel, name, &st, func() error {
+			if err := unix.Symlinkat(target, dfd, name); err != nil {
+				return fmt.Errorf("%s: %w", rel, err)
+			}
+			return nil
+		})
 	default:
 		return fmt.Errorf("%s is a %s; a fork copies only regular files, folders and safe symbolic links: remove it before forking", rel, fileKind(st.Mode))
 	}

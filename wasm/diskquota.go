@@ -430,18 +430,50 @@ func entryBytes(info fs.FileInfo) int64 {
 // links returns the number of hard links of the file info describes (1
 // when the platform does not say).
 func links(info fs.FileInfo) int64 {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+	switch st := info.Sys().(type) {
+	case *syscall.Stat_t:
 		return int64(st.Nlink)
+	case *entryIDs:
+		return int64(min(st.nlink, math.MaxInt64))
 	}
 	return 1
 }
 
 func keyOf(info fs.FileInfo) (fileKey, bool) {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+	switch st := info.Sys().(type) {
+	case *syscall.Stat_t:
 		return fileKey{uint64(st.Dev), st.Ino}, true
+	case *entryIDs:
+		return fileKey{st.dev, st.ino}, true
 	}
 	return fileKey{}, false
 }
+
+// EntryInfo describes one directory entry to the quota's methods, for
+// code that walks a root by file descriptor and has a raw lstat rather
+// than an fs.FileInfo (a fork's copy): mode is its type and permission
+// bits, size what an lstat gives (a symbolic link's target length), dev,
+// ino and nlink its identity and hard links. The quota then counts it by
+// its one rule (see RootQuota), not by a copy of it.
+func EntryInfo(name string, mode fs.FileMode, size int64, dev, ino, nlink uint64) fs.FileInfo {
+	return &entryInfo{name: name, mode: mode, size: size, ids: entryIDs{dev: dev, ino: ino, nlink: nlink}}
+}
+
+type entryIDs struct{ dev, ino, nlink uint64 }
+
+type entryInfo struct {
+	name string
+	mode fs.FileMode
+	size int64
+	ids  entryIDs
+}
+
+func (e *entryInfo) Name() string       { return e.name }
+func (e *entryInfo) Size() int64        { return e.size }
+func (e *entryInfo) Mode() fs.FileMode  { return e.mode }
+func (e *entryInfo) ModTime() time.Time { return time.Time{} } // not counted
+func (e *entryInfo) IsDir() bool        { return e.mode.IsDir() }
+func (e *entryInfo) Sys() any           { return &e.ids }
 
 // growth is how much taking a file with n links from size before to size
 // after grows the quota's bytes: each link counts, and a file removed
