@@ -3,9 +3,12 @@ package js_test
 import (
 	"context"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dop251/goja"
 
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/runtimes/js"
@@ -106,5 +109,61 @@ console.log(String(ns));`
 			b.Fatalf("node printed %q", out)
 		}
 		b.ReportMetric(ns/float64(b.N), "ns/op")
+	})
+}
+
+// loopSource is a tight arithmetic loop of a million turns: the loop's
+// safe-point counter and the + guard's type test (source.go) were most of
+// what the guards added to it (growth.go).
+const loopSource = "{ let s = 0; for (let i = 0; i < 1e6; i++) s += i * 2; s }"
+
+// benchCells runs code as a cell b.N times, with the thread's CPU time per
+// cell as cpu-ns/op (Linux): on a busy machine it varies less than ns/op.
+func benchCells(b *testing.B, code string) {
+	inst := benchInstance(b)
+	benchRun(b, inst, code)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ResetTimer()
+	cpu := threadCPU()
+	for range b.N {
+		benchRun(b, inst, code)
+	}
+	b.ReportMetric(float64(threadCPU()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkLoop is loopSource as a cell, and for comparison in a bare goja
+// VM (no prelude, no rewriting, no guard); and a loop that calls a
+// function each turn, which keeps its safe-point counter.
+func BenchmarkLoop(b *testing.B) {
+	b.Run("arithmetic", func(b *testing.B) { benchCells(b, loopSource) })
+	b.Run("arithmetic in bare goja", func(b *testing.B) {
+		vm := goja.New()
+		prg := goja.MustCompile("loop.js", loopSource, false)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		b.ResetTimer()
+		cpu := threadCPU()
+		for range b.N {
+			if _, err := vm.RunProgram(prg); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(threadCPU()-cpu)/float64(b.N), "cpu-ns/op")
+	})
+	b.Run("with a call", func(b *testing.B) {
+		benchCells(b, "{ const f = (x) => x; let s = 0; for (let i = 0; i < 1e6; i++) s += f(i); s }")
+	})
+}
+
+// BenchmarkTemplate is 100,000 templates of two substitutions: of
+// identifiers (a native path for numbers and short texts) and with a
+// member (the guard's call; templates.go).
+func BenchmarkTemplate(b *testing.B) {
+	b.Run("identifiers", func(b *testing.B) {
+		benchCells(b, "{ let r; const n = 'x'; for (let i = 0; i < 1e5; i++) r = `${i}-${n}`; r }")
+	})
+	b.Run("member", func(b *testing.B) {
+		benchCells(b, "{ let r; const o = { n: 'x' }; for (let i = 0; i < 1e5; i++) r = `${i}-${o.n}`; r }")
 	})
 }

@@ -420,6 +420,9 @@ func countLoop(st ast.Statement) (ast.Statement, bool) {
 	default:
 		return nil, false
 	}
+	if !loopMayGrow(inner) {
+		return nil, false // growth.go
+	}
 	idx := st.Idx0()
 	counter := func() *ast.Identifier { return &ast.Identifier{Name: loopCounter, Idx: idx} }
 	number := func(n int64) *ast.NumberLiteral {
@@ -462,7 +465,7 @@ func rewriteOperator(e ast.Expression) (ast.Expression, bool) {
 		if !ok || isNumberLiteral(x.Right) || isNumberLiteral(x.Left) {
 			return nil, false
 		}
-		if guard == opAdd && (isLiteral(x.Left) || isLiteral(x.Right)) {
+		if guard == opAdd && (isLiteral(x.Left) || isLiteral(x.Right) || isNumeric(x.Left) || isNumeric(x.Right)) {
 			return nil, false // grows a string by a literal's length at most
 		}
 		call := callGuard(guard, x.Left.Idx0(), x.Right.Idx1(), x.Left, x.Right)
@@ -475,7 +478,7 @@ func rewriteOperator(e ast.Expression) (ast.Expression, bool) {
 		return call, true
 	case *ast.AssignExpression:
 		guard, ok := guardedOps[x.Operator]
-		if !ok || isNumberLiteral(x.Right) || guard == opAdd && isLiteral(x.Right) {
+		if !ok || isNumberLiteral(x.Right) || guard == opAdd && (isLiteral(x.Right) || isNumeric(x.Right)) {
 			return nil, false
 		}
 		idx := x.Left.Idx0()
