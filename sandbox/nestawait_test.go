@@ -39,6 +39,21 @@ print(from_nested)`),
 r = agent("py:print(await asyncio.sleep(0, result='inside an awaiting cell'))")
 print(r, end='')
 print(await later)`),
+		// The waiting cell's turn of the loop had counted on running a
+		// handle after it (the lambda): the nested cell's turns run it,
+		// and the outer turn still finds what it counted on.
+		py(`lp = asyncio.get_running_loop()
+fut = lp.create_future()
+hits = []
+def cb():
+    fut.set_result(1)
+    lp.call_soon(lambda: hits.append("after"))
+lp.call_soon(cb)
+await fut
+r = agent("py:await asyncio.sleep(0)\nprint('nested ran it', len(hits))")
+print(r, end='')
+await asyncio.sleep(0.01)  # a timer: nothing else is ready after this step
+print(hits)`),
 		// Three levels, each awaiting.
 		py(`async def level(n):
     await asyncio.sleep(0)
@@ -56,6 +71,7 @@ print(await asyncio.sleep(0, result="parent goes on"), len(ticks))`),
 		"",
 		"slept\nearlier task\n",
 		"inside an awaiting cell\nnested task\n",
+		"nested ran it 1\n['after']\n",
 		"bottom\n",
 		"True True\nparent goes on 3\n",
 	}
