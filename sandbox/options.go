@@ -146,7 +146,8 @@ type SessionOptions struct {
 	// Sandbox's (Options.Packages). Sessions of a Sandbox that name the
 	// same layer and Preload share one template; each other layer gets its
 	// own, made at the first Python cell of a session that names it (and
-	// cached like the Sandbox's). It must be an existing folder outside
+	// cached like the Sandbox's); it stays in memory until the Sandbox is
+	// closed (tens of MiB each). It must be an existing folder outside
 	// the cache and outside every session root, and the session's root
 	// must not overlap it (ErrRootOverlap); a bad one fails NewSession
 	// with an error wrapping ErrPackages.
