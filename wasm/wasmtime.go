@@ -108,7 +108,9 @@ func compileWasmtime(ctx context.Context, cfg Config, bin []byte, hostName strin
 			if !found {
 				return nil, fmt.Errorf("wasm: wasmtime: the module imports %s.%s, which the host does not define", hostName, name)
 			}
-			if err := c.linker.FuncNew(hostName, name, wasmtimeFuncType(f.Params, f.Results), hostTrampoline(f)); err != nil {
+			fn := f.Fn
+			h := rawHost{nres: len(f.Results), fn: func(m *wtModule, ctx context.Context, stack []uint64) { fn(ctx, m.shadow, stack) }}
+			if err := defineRaw(c.linker, hostName, name, wasmtimeFuncType(f.Params, f.Results), h); err != nil {
 				return nil, fmt.Errorf("wasm: wasmtime: %w", err)
 			}
 		case wasiModule:
@@ -121,7 +123,12 @@ func compileWasmtime(ctx context.Context, cfg Config, bin []byte, hostName strin
 				fmt.Fprintf(&trampolines, " local.get %d", j)
 			}
 			fmt.Fprintf(&trampolines, " call $i%d)\n", i)
-			if err := c.linker.FuncNew(wasiModule, name, ft, wasiTrampoline(i, len(ft.Results()) > 0)); err != nil {
+			h := rawHost{nres: len(ft.Results()), fn: func(m *wtModule, ctx context.Context, stack []uint64) {
+				if err := m.wasi[i].CallWithStack(ctx, stack); err != nil {
+					panic(err) // host turns it into the guest's stop
+				}
+			}}
+			if err := defineRaw(c.linker, wasiModule, name, ft, h); err != nil {
 				return nil, fmt.Errorf("wasm: wasmtime: %w", err)
 			}
 		default:
@@ -203,7 +210,8 @@ func (c *wasmtimeCompiled) Close(ctx context.Context) error {
 
 func (c *wasmtimeCompiled) Instantiate(ctx context.Context, cfg wazero.ModuleConfig, mo MemoryOptions) (Module, error) {
 	m := &wtModule{c: c}
-	m.store = wasmtime.NewStoreWithData(c.engine, m)
+	m.store = wasmtime.NewStore(c.engine)
+	m.register()
 	limit := mo.Limit
 	if limit == 0 || limit > 1<<32 {
 		limit = 1 << 32
@@ -271,18 +279,12 @@ type wtModule struct {
 	wasi   []api.Function // the shadow's trampolines
 	synced uint64         // bytes of memory the shadow's view holds
 
-	ctxs    []context.Context  // contexts of the Calls running, innermost last
-	callers []*wasmtime.Caller // host functions running, innermost last
-	pending error              // why a host function stopped the guest
-	exit    *sys.ExitError     // the guest exited (proc_exit)
-}
+	storeKey uintptr // the store's data, which host calls find the module by
 
-// sl is the store to use now: inside a host function, its caller.
-func (m *wtModule) sl() wasmtime.Storelike {
-	if n := len(m.callers); n > 0 {
-		return m.callers[n-1]
-	}
-	return m.store
+	ctxs    []context.Context // contexts of the Calls running, innermost last
+	callers []unsafe.Pointer  // contexts of the host functions running, innermost last
+	pending error             // why a host function stopped the guest
+	exit    *sys.ExitError    // the guest exited (proc_exit)
 }
 
 // syncMemory brings the shadow's view of the memory to the wasmtime
@@ -320,6 +322,9 @@ func (m *wtModule) ExportedFunction(name string) Function {
 	for _, p := range ft.Params() {
 		wf.params = append(wf.params, p.Kind())
 	}
+	for _, r := range ft.Results() {
+		wf.results = append(wf.results, r.Kind())
+	}
 	return wf
 }
 
@@ -348,6 +353,7 @@ func (m *wtModule) Close(ctx context.Context) error {
 		m.shadow.Close(ctx)
 	}
 	if m.store != nil {
+		m.unregister()
 		m.store.Close() // unmaps the memory, image mapping included
 		m.store = nil
 	}
@@ -359,14 +365,10 @@ type wtGlobal struct {
 	g *wasmtime.Global
 }
 
-func (g wtGlobal) Get() uint64 { return uint64(g.g.Get(g.m.sl()).I64()) }
-
-func (g wtGlobal) Set(v uint64) { _ = g.g.Set(g.m.sl(), wasmtime.ValI64(int64(v))) }
-
 type wtFunc struct {
-	m      *wtModule
-	fn     *wasmtime.Func
-	params []wasmtime.ValKind
+	m               *wtModule
+	fn              *wasmtime.Func
+	params, results []wasmtime.ValKind
 }
 
 func (f *wtFunc) Call(ctx context.Context, params ...uint64) ([]uint64, error) {
@@ -380,43 +382,17 @@ func (f *wtFunc) Call(ctx context.Context, params ...uint64) ([]uint64, error) {
 	if len(params) != len(f.params) {
 		return nil, fmt.Errorf("wasm: wasmtime: %d parameters for a function of %d", len(params), len(f.params))
 	}
-	args := make([]any, len(params))
-	for i, p := range params {
-		switch f.params[i] {
-		case wasmtime.KindI32:
-			args[i] = int32(uint32(p))
-		case wasmtime.KindI64:
-			args[i] = int64(p)
-		case wasmtime.KindF32:
-			args[i] = api.DecodeF32(p)
-		case wasmtime.KindF64:
-			args[i] = api.DecodeF64(p)
-		default:
-			return nil, fmt.Errorf("wasm: wasmtime: parameter %d: unsupported type", i)
-		}
-	}
 	m.ctxs = append(m.ctxs, ctx)
-	res, err := f.fn.Call(m.sl(), args...)
+	res, err := f.callRaw(params)
 	m.ctxs = m.ctxs[:len(m.ctxs)-1]
 	if err != nil {
 		if p := m.pending; p != nil {
 			m.pending = nil
 			return nil, p
 		}
-		return nil, trapError(err)
+		return nil, err
 	}
-	switch v := res.(type) {
-	case nil:
-		return nil, nil
-	case []wasmtime.Val:
-		out := make([]uint64, len(v))
-		for i, x := range v {
-			out[i] = valBits(x)
-		}
-		return out, nil
-	default:
-		return []uint64{anyBits(v)}, nil
-	}
+	return res, nil
 }
 
 // trapNames are wazero's words for the traps (its wasmruntime errors), so
@@ -434,64 +410,10 @@ var trapNames = map[wasmtime.TrapCode]string{
 	wasmtime.UnreachableCodeReached: "unreachable",
 }
 
-// trapError words a trap as wazero does ("wasm error: unreachable"),
-// followed by wasmtime's own message and backtrace.
-func trapError(err error) error {
-	var t *wasmtime.Trap
-	if errors.As(err, &t) {
-		if c := t.Code(); c != nil {
-			if name, ok := trapNames[*c]; ok {
-				return fmt.Errorf("wasm error: %s\n%w", name, err)
-			}
-		}
-	}
-	return err
-}
-
-func anyBits(v any) uint64 {
-	switch x := v.(type) {
-	case int32:
-		return api.EncodeI32(x)
-	case int64:
-		return uint64(x)
-	case float32:
-		return api.EncodeF32(x)
-	case float64:
-		return api.EncodeF64(x)
-	}
-	return 0
-}
-
-func valBits(v wasmtime.Val) uint64 {
-	switch v.Kind() {
-	case wasmtime.KindI32:
-		return api.EncodeI32(v.I32())
-	case wasmtime.KindI64:
-		return uint64(v.I64())
-	case wasmtime.KindF32:
-		return api.EncodeF32(v.F32())
-	case wasmtime.KindF64:
-		return api.EncodeF64(v.F64())
-	}
-	return 0
-}
-
-func bitsVal(k wasmtime.ValKind, b uint64) wasmtime.Val {
-	switch k {
-	case wasmtime.KindI64:
-		return wasmtime.ValI64(int64(b))
-	case wasmtime.KindF32:
-		return wasmtime.ValF32(api.DecodeF32(b))
-	case wasmtime.KindF64:
-		return wasmtime.ValF64(api.DecodeF64(b))
-	}
-	return wasmtime.ValI32(int32(uint32(b)))
-}
-
 // host runs fn as a host function called from the guest: with the running
 // Call's context, the shadow's memory view in sync, and a panic turned
 // into the error that stops the guest (the Call returns it).
-func (m *wtModule) host(caller *wasmtime.Caller, fn func(ctx context.Context) error) (err error) {
+func (m *wtModule) host(caller unsafe.Pointer, fn func(ctx context.Context) error) (err error) {
 	m.callers = append(m.callers, caller)
 	defer func() {
 		m.callers = m.callers[:len(m.callers)-1]
@@ -516,56 +438,6 @@ func (m *wtModule) host(caller *wasmtime.Caller, fn func(ctx context.Context) er
 		ctx = m.ctxs[n-1]
 	}
 	return fn(ctx)
-}
-
-func hostTrampoline(f HostFunc) func(*wasmtime.Caller, []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
-	kinds := make([]wasmtime.ValKind, len(f.Results))
-	for i, t := range f.Results {
-		kinds[i] = wasmtimeKind(t)
-	}
-	return func(caller *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
-		m, _ := caller.Data().(*wtModule)
-		if m == nil {
-			return nil, wasmtime.NewTrap("wasm: wasmtime: a host function called outside an instance")
-		}
-		stack := make([]uint64, max(len(args), len(kinds)))
-		for i, a := range args {
-			stack[i] = valBits(a)
-		}
-		if err := m.host(caller, func(ctx context.Context) error {
-			f.Fn(ctx, m.shadow, stack)
-			return nil
-		}); err != nil {
-			return nil, wasmtime.NewTrap(err.Error())
-		}
-		res := make([]wasmtime.Val, len(kinds))
-		for i, k := range kinds {
-			res[i] = bitsVal(k, stack[i])
-		}
-		return res, nil
-	}
-}
-
-func wasiTrampoline(i int, result bool) func(*wasmtime.Caller, []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
-	return func(caller *wasmtime.Caller, args []wasmtime.Val) ([]wasmtime.Val, *wasmtime.Trap) {
-		m, _ := caller.Data().(*wtModule)
-		if m == nil {
-			return nil, wasmtime.NewTrap("wasm: wasmtime: a WASI function called outside an instance")
-		}
-		stack := make([]uint64, max(len(args), 1))
-		for j, a := range args {
-			stack[j] = valBits(a)
-		}
-		if err := m.host(caller, func(ctx context.Context) error {
-			return m.wasi[i].CallWithStack(ctx, stack)
-		}); err != nil {
-			return nil, wasmtime.NewTrap(err.Error())
-		}
-		if !result {
-			return nil, nil
-		}
-		return []wasmtime.Val{wasmtime.ValI32(int32(uint32(stack[0])))}, nil
-	}
 }
 
 // wtLinear is the shadow's linear memory: the wasmtime instance's.
