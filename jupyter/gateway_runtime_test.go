@@ -2,10 +2,13 @@ package jupyter_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/jupyter"
+	"github.com/wasmeval/wasmeval/runtimes"
 	rtjupyter "github.com/wasmeval/wasmeval/runtimes/jupyter"
 	"github.com/wasmeval/wasmeval/runtimes/runtimetest"
 )
@@ -45,4 +48,51 @@ func testGatewayConformance(t *testing.T, s *jupyterServer) {
 		DisplayMarkdown: "class M:\n    def _repr_markdown_(self):\n        return '# Title'\ndisplay(M())",
 		PrintRandom:     "import random\nprint(random.random())",
 	})
+}
+
+// testGatewayRuntimeDeath: a server's kernel that dies mid-cell is, to the
+// backend, a death like a local one: the cell fails saying so, the
+// session gets a fresh kernel (its state gone) and goes on.
+func testGatewayRuntimeDeath(t *testing.T, s *jupyterServer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	g, err := jupyter.DialGateway(ctx, s.url, s.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := rtjupyter.New(rtjupyter.Config{Start: g.Start, MaxKernels: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close(context.Background()) })
+	root := t.TempDir()
+	calls, err := hostcalls.NewDispatcher(root, nil, hostcalls.DispatcherOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { calls.Close() })
+	inst, err := rt.NewInstance(ctx, runtimes.InstanceOptions{Call: calls.Call, Root: root, Env: map[string]string{"HOME": root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Close(context.Background()) })
+	for _, step := range []struct {
+		code, stdout, stderr string
+		failed               bool
+	}{
+		{code: "x = 1"},
+		{code: "import os, signal; os.kill(os.getpid(), signal.SIGKILL)", stderr: "kernel died", failed: true},
+		{code: "print(x)", stderr: "NameError", failed: true},
+		{code: "print('after')", stdout: "after\n"},
+	} {
+		rec := &runtimetest.Recorder{}
+		out, err := inst.Run(ctx, step.code, rec)
+		if err != nil {
+			t.Fatalf("%q: %v", step.code, err)
+		}
+		if out.Failed != step.failed || rec.StdoutText() != step.stdout || !strings.Contains(rec.StderrText(), step.stderr) {
+			t.Errorf("%q: failed %v, stdout %q, stderr %q; want failed %v, stdout %q, stderr with %q",
+				step.code, out.Failed, rec.StdoutText(), rec.StderrText(), step.failed, step.stdout, step.stderr)
+		}
+	}
 }

@@ -127,6 +127,7 @@ func TestGateway(t *testing.T) {
 	t.Run("kernel", func(t *testing.T) { testGatewayKernel(t, s) })
 	t.Run("death", func(t *testing.T) { testGatewayKernelDeath(t, s) })
 	t.Run("errors", func(t *testing.T) { testGatewayErrors(t, s) })
+	t.Run("runtime death", func(t *testing.T) { testGatewayRuntimeDeath(t, s) })
 	t.Run("conformance", func(t *testing.T) { testGatewayConformance(t, s) })
 }
 
