@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	_ "embed"
@@ -96,29 +97,39 @@ type CodeOutput struct {
 	Value json.RawMessage
 }
 
-// MarshalJSON writes the fields of the chunk's type only.
+// MarshalJSON writes the fields of the chunk's type only (with <, > and &
+// as they are: the text is code's output).
 func (o CodeOutput) MarshalJSON() ([]byte, error) {
+	var v any
 	switch o.Type {
 	case "display":
-		return json.Marshal(struct {
+		v = struct {
 			Type string `json:"type"`
 			MIME string `json:"mime"`
 			Data string `json:"data"`
-		}{o.Type, o.MIME, o.Data})
+		}{o.Type, o.MIME, o.Data}
 	case "result":
-		v := o.Value
-		if len(v) == 0 {
-			v = json.RawMessage("null")
+		val := o.Value
+		if len(val) == 0 {
+			val = json.RawMessage("null")
 		}
-		return json.Marshal(struct {
+		v = struct {
 			Type  string          `json:"type"`
 			Value json.RawMessage `json:"value"`
-		}{o.Type, v})
+		}{o.Type, val}
+	default:
+		v = struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}{o.Type, o.Text}
 	}
-	return json.Marshal(struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}{o.Type, o.Text})
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.

@@ -259,6 +259,10 @@ const (
 // after it.
 const stdinText = "stdin is not supported: input() and reads of sys.stdin fail here; pass the data in the code or in a file"
 
+// setupTimeoutSeconds bounds a call's setup, which starts a new
+// interpreter.
+const setupTimeoutSeconds = 60
+
 // errCallTimeout is the cause of a python call's deadline.
 var errCallTimeout = errors.New("profiles: python: the call's timeout")
 
@@ -306,16 +310,15 @@ func RunPython(ctx context.Context, env *Env, p PythonParams) (*PythonResult, er
 		sess = s
 	}
 	secs := p.TimeoutSeconds()
-	callCtx, cancel := context.WithTimeoutCause(ctx, time.Duration(secs*float64(time.Second)), errCallTimeout)
-	defer cancel()
-
 	var (
 		mu       sync.Mutex
 		setupOut string
 		stdinAt  = map[int]bool{}
 	)
 	outer := sandbox.EventFuncFrom(ctx)
-	setupCtx := sandbox.WithEventFunc(callCtx, func(ev sandbox.Event) {
+	// The setup starts the interpreter when it is new; the call's timeout
+	// runs from the first cell, as the seed's counts from execution.
+	setupCtx := sandbox.WithEventFunc(ctx, func(ev sandbox.Event) {
 		if ev.Kind == sandbox.EventDisplay {
 			if s, ok := ev.Bundle[setupMIME]; ok {
 				mu.Lock()
@@ -327,12 +330,12 @@ func RunPython(ctx context.Context, env *Env, p PythonParams) (*PythonResult, er
 	var nonce [12]byte
 	rand.Read(nonce[:])
 	args, _ := json.Marshal(map[string]string{"cwd": cwd, "nonce": hex.EncodeToString(nonce[:])})
-	setup := fmt.Sprintf(`__import__("builtins").exec(__import__("base64").b64decode(%q).decode("utf-8"), {"__name__": "_wasmeval_python_setup", "_ARGS": %q, "_MIME": %q, "_STDIN_MIME": %q})`,
+	// Compiled under the prelude's folder, so that tracebacks through the
+	// input() it installs leave its frame out, as they do the prelude's.
+	setup := fmt.Sprintf(`__import__("builtins").exec(__import__("builtins").compile(__import__("base64").b64decode(%q).decode("utf-8"), "/usr/local/lib/wasmeval/_wasmeval_python_setup.py", "exec"), {"__name__": "_wasmeval_python_setup", "_ARGS": %q, "_MIME": %q, "_STDIN_MIME": %q})`,
 		base64.StdEncoding.EncodeToString([]byte(pythonSetupSource)), base64.StdEncoding.EncodeToString(args), setupMIME, stdinMIME)
-	setupTimeout := max(1, int(math.Ceil(secs)))
-	sres, err := sess.Eval(setupCtx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: setup, Title: "python setup", Reset: p.Reset, TimeoutSeconds: setupTimeout}}})
-	timedOut := func() bool { return ctx.Err() == nil && errors.Is(context.Cause(callCtx), errCallTimeout) }
-	if err != nil && !timedOut() {
+	sres, err := sess.Eval(setupCtx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: setup, Title: "python setup", Reset: p.Reset, TimeoutSeconds: setupTimeoutSeconds}}})
+	if err != nil {
 		return nil, err
 	}
 	if err == nil && sres.Details.Cells[0].Status == sandbox.StatusComplete {
@@ -349,7 +352,7 @@ func RunPython(ctx context.Context, env *Env, p PythonParams) (*PythonResult, er
 		if g.Error != nil {
 			return nil, pyd.errf("cwd", "%s; give a folder that exists inside the session root", *g.Error)
 		}
-	} else if err == nil && !timedOut() {
+	} else {
 		c := sres.Details.Cells[0]
 		if c.Status == sandbox.StatusCancelled && ctx.Err() != nil {
 			return nil, fmt.Errorf("profiles: python: %w", ctx.Err())
@@ -357,12 +360,17 @@ func RunPython(ctx context.Context, env *Env, p PythonParams) (*PythonResult, er
 		return nil, fmt.Errorf("profiles: python: the call's setup failed: %s", strings.TrimSpace(c.Output))
 	}
 
+	callCtx, cancel := context.WithTimeoutCause(ctx, time.Duration(secs*float64(time.Second)), errCallTimeout)
+	defer cancel()
+	timedOut := func() bool { return ctx.Err() == nil && errors.Is(context.Cause(callCtx), errCallTimeout) }
 	cells := make([]sandbox.Cell, len(p.Cells))
 	for i, c := range p.Cells {
-		cells[i] = sandbox.Cell{Language: "py", Code: c.Code, Title: c.Title, TimeoutSeconds: setupTimeout}
+		// The call's deadline stops the cells; their own timeout (the
+		// same, rounded up) is the sandbox's backstop.
+		cells[i] = sandbox.Cell{Language: "py", Code: c.Code, Title: c.Title, TimeoutSeconds: max(1, int(math.Ceil(secs)))}
 	}
 	var res *sandbox.Result
-	if !timedOut() {
+	{
 		runCtx := sandbox.WithEventFunc(callCtx, func(ev sandbox.Event) {
 			if ev.Kind == sandbox.EventDisplay && ev.Bundle[stdinMIME] != "" {
 				mu.Lock()
@@ -486,7 +494,12 @@ func pythonResult(p PythonParams, cells []sandbox.Cell, res *sandbox.Result, std
 	}
 	if timedOutAt >= 0 {
 		pc := &d.Cells[timedOutAt]
-		pc.Output = strings.TrimLeft(strings.TrimRight(pc.Output, "\n")+"\n"+TimedOutText(secs)+"\n", "\n")
+		// The call's timeout stands in for the sandbox's note of the stop.
+		out := strings.TrimRight(pc.Output, "\n")
+		if i := strings.LastIndex(out, "\n"); strings.TrimSpace(out[i+1:]) == "cancelled" {
+			out = out[:i+1]
+		}
+		pc.Output = strings.TrimLeft(strings.TrimRight(out, "\n")+"\n"+TimedOutText(secs)+"\n", "\n")
 	}
 	for _, c := range d.Cells {
 		if c.Status != sandbox.StatusComplete {
