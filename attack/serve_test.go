@@ -3,6 +3,7 @@ package attack_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -164,5 +165,91 @@ func TestServeLongCallsOutliveTheBodyTimeout(t *testing.T) {
 	}
 	if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || !strings.Contains(text, "slept") {
 		t.Errorf("an MCP eval of a 3 s cell with a 1 s body timeout: %v %s", res.IsError, text)
+	}
+}
+
+// TestServeMCPQueuedEvalHoldsNoSlot: with one in-flight slot, an MCP eval
+// queued behind its session's running eval waits for its turn without a
+// slot (it would otherwise be refused, the slot being the running
+// eval's, or hold one that another session needs), runs once the first
+// ends, and another session's eval runs after.
+func TestServeMCPQueuedEvalHoldsNoSlot(t *testing.T) {
+	testenv.RequirePython(t)
+	url := serveWith(t, server.Config{MaxInFlight: 1, Tokens: []string{serveToken, serveToken + "-b"}})
+	connect := func(token string) *mcp.ClientSession {
+		tr := &mcp.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: bearerTransport{token, http.DefaultTransport}}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "attack", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	evalText := func(cs *mcp.ClientSession, code string) (string, error) {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
+			"cells": []any{map[string]any{"language": "py", "code": code}}}})
+		if err != nil {
+			return "", err
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if res.IsError {
+			return "", errors.New(text)
+		}
+		return text, nil
+	}
+	inFlight := func() string {
+		req, _ := http.NewRequest("GET", url+"/metrics", nil)
+		req.Header.Set("Authorization", "Bearer "+serveToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "wasmeval_evals_in_flight ") {
+				return strings.TrimPrefix(line, "wasmeval_evals_in_flight ")
+			}
+		}
+		return ""
+	}
+	a, b := connect(serveToken), connect(serveToken+"-b")
+	if _, err := evalText(a, "x = 1"); err != nil { // a's session exists
+		t.Fatal(err)
+	}
+	type result struct {
+		text string
+		err  error
+	}
+	first, queued := make(chan result, 1), make(chan result, 1)
+	go func() {
+		text, err := evalText(a, "import time; time.sleep(3); print('first')")
+		first <- result{text, err}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for inFlight() != "1" {
+		if time.Now().After(deadline) {
+			t.Fatal("the first eval never ran")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	go func() { text, err := evalText(a, "print('queued', x)"); queued <- result{text, err} }()
+	time.Sleep(500 * time.Millisecond)
+	if n := inFlight(); n != "1" {
+		t.Errorf("%s evals hold slots while one runs and one waits for its session", n)
+	}
+	for name, ch := range map[string]chan result{"first": first, "queued": queued} {
+		select {
+		case r := <-ch:
+			if r.err != nil || !strings.Contains(r.text, name) {
+				t.Errorf("the %s eval: %v %q", name, r.err, r.text)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the %s eval did not end", name)
+		}
+	}
+	if text, err := evalText(b, "print('other session')"); err != nil || !strings.Contains(text, "other session") {
+		t.Errorf("another session's eval after both: %v %q", err, text)
 	}
 }
