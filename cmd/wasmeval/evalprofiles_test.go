@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -199,5 +201,66 @@ func TestEvalLinesKernelMode(t *testing.T) {
 	errb.Reset()
 	if code := runEval(context.Background(), []string{"--kernel-mode", "fresh"}, strings.NewReader(""), &out, &errb); code != exitInvalid || !strings.Contains(errb.String(), "is not a kernel mode") {
 		t.Errorf("--kernel-mode fresh: exit %d, %s", code, errb.String())
+	}
+}
+
+// TestREADMEProfileExamples runs the eval-line examples of README.md's
+// "Tool profiles" section, one per profile, as they stand: each
+// `printf '%s\n' '<line>'... | bin/wasmeval eval` in a fresh folder, its
+// answers checked against the "# " lines after it (a line ending in " …"
+// is the start of its answer).
+func TestREADMEProfileExamples(t *testing.T) {
+	testenv.RequirePython(t)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Tool profiles\n")
+	if !ok {
+		t.Fatal(`README.md has no "## Tool profiles" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	quoted := regexp.MustCompile(`'([^']*)'`)
+	lines := strings.Split(section, "\n")
+	examples := 0
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "printf '%s\\n' ") || !strings.HasSuffix(l, "| bin/wasmeval eval") {
+			continue
+		}
+		examples++
+		var requests []string
+		for _, m := range quoted.FindAllStringSubmatch(l, -1)[1:] {
+			requests = append(requests, m[1])
+		}
+		var want []string
+		for _, w := range lines[i+1:] {
+			if !strings.HasPrefix(w, "# ") {
+				break
+			}
+			want = append(want, strings.TrimPrefix(w, "# "))
+		}
+		if len(want) != len(requests) {
+			t.Errorf("README line %q: %d requests but %d answer lines", l, len(requests), len(want))
+			continue
+		}
+		var out, errb bytes.Buffer
+		runEval(context.Background(), []string{"--cwd", t.TempDir()}, strings.NewReader(strings.Join(requests, "\n")+"\n"), &out, &errb)
+		got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+		if len(got) != len(want) {
+			t.Errorf("README example %q answered %d lines, want %d:\n%s%s", l, len(got), len(want), out.String(), errb.String())
+			continue
+		}
+		for j := range want {
+			if prefix, cut := strings.CutSuffix(want[j], " …"); cut {
+				if !strings.HasPrefix(got[j], prefix) {
+					t.Errorf("README example %q: answer %d\n got %s\nwant it to start %s", l, j+1, got[j], prefix)
+				}
+			} else if got[j] != want[j] {
+				t.Errorf("README example %q: answer %d\n got %s\nwant %s", l, j+1, got[j], want[j])
+			}
+		}
+	}
+	if examples < 4 {
+		t.Errorf("README's Tool profiles section has %d eval-line examples, want one per profile (4)", examples)
 	}
 }
