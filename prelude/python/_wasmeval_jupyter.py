@@ -108,19 +108,22 @@ def _load(name, source):
 
 def setup(config):
     """Moves the kernel into the session, then installs the helpers.
-    config: {"cwd", "env", "seed", "helpers" (the helpers' source)}."""
+    config: {"cwd", "env", "set_env", "seed", "helpers" (their source)}.
+
+    A kernel wasmeval started already has the session's environment (the
+    launcher built it, with the venv's bin first on PATH and the kernel's
+    own temp folder), so set_env is false for it; a server's kernel gets
+    the session's variables set over its own. A server on another machine
+    may not have the session root: its kernel then stays where it is, and
+    the file helpers still work on the root (they run on the host)."""
     cwd = config["cwd"]
-    os.chdir(cwd)
-    # Exactly the session's variables (a server's kernel would otherwise
-    # show the server's), plus the inline plotting backend ipykernel sets.
-    backend = os.environ.get("MPLBACKEND")
-    os.environ.clear()
-    os.environ.update(config.get("env") or {})
-    if backend and "MPLBACKEND" not in os.environ:
-        os.environ["MPLBACKEND"] = backend
-    if cwd in sys.path:
-        sys.path.remove(cwd)
-    sys.path.insert(0, cwd)
+    if os.path.isdir(cwd):
+        os.chdir(cwd)
+        if cwd in sys.path:
+            sys.path.remove(cwd)
+        sys.path.insert(0, cwd)
+    if config.get("set_env"):
+        os.environ.update(config.get("env") or {})
     if config.get("seed") is not None:
         import random
 

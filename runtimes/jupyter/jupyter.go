@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -88,8 +89,14 @@ func CheckMode(mode string) error {
 // Runtime runs Python cells in Jupyter kernels, one per session.
 type Runtime struct {
 	cfg      Config
+	local    bool   // kernels are local processes (their env is the session's)
 	helpers  string // _wasmeval_helpers.py
 	jupyterP string // _wasmeval_jupyter.py
+
+	// starting bounds the kernels starting at once: a start is a second or
+	// more of CPU (importing ipykernel), and many at once on few cores
+	// would all miss their start timeout instead of most coming up.
+	starting chan struct{}
 
 	mu        sync.Mutex
 	instances map[*instance]struct{}
@@ -115,6 +122,7 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.InterruptGrace <= 0 {
 		cfg.InterruptGrace = DefaultInterruptGrace
 	}
+	local := cfg.Start == nil
 	if cfg.Start == nil {
 		cmd := cfg.Command
 		cfg.Start = func(ctx context.Context, o kernel.StartOptions) (kernel.Kernel, error) {
@@ -133,8 +141,9 @@ func New(cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt := &Runtime{cfg: cfg, helpers: string(h), jupyterP: string(j),
-		instances: make(map[*instance]struct{}), stop: make(chan struct{})}
+	rt := &Runtime{cfg: cfg, local: local, helpers: string(h), jupyterP: string(j),
+		instances: make(map[*instance]struct{}), stop: make(chan struct{}),
+		starting: make(chan struct{}, max(2, runtime.NumCPU()))}
 	if cfg.IdleTimeout > 0 {
 		go rt.evictIdle()
 	}
@@ -304,6 +313,12 @@ func (i *instance) start(ctx context.Context) (kernel.Kernel, error) {
 	if err := i.rt.makeRoom(i); err != nil {
 		return nil, err
 	}
+	select {
+	case i.rt.starting <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-i.rt.starting }()
 	k, err := i.rt.cfg.Start(ctx, kernel.StartOptions{Root: i.opts.Root, Env: i.opts.Env, Python: i.rt.cfg.Python})
 	if err != nil {
 		return nil, err
@@ -329,7 +344,7 @@ func (i *instance) bootstrap(ctx context.Context, k kernel.Kernel) error {
 		seed = binary.LittleEndian.Uint64(b[:])
 	}
 	cfg, err := json.Marshal(map[string]any{
-		"cwd": i.opts.Root, "env": i.opts.Env, "seed": seed, "helpers": i.rt.helpers,
+		"cwd": i.opts.Root, "env": i.opts.Env, "set_env": !i.rt.local, "seed": seed, "helpers": i.rt.helpers,
 	})
 	if err != nil {
 		return err
@@ -523,7 +538,9 @@ func (i *instance) died(ctx context.Context, sink runtimes.Sink, why error) (run
 		return runtimes.Outcome{}, fmt.Errorf("%w (%v); reset the session to start a new kernel", ErrKernelDied, why)
 	}
 	sink.Stderr(fmt.Sprintf("the Python kernel died while running the cell (%v); it was restarted once, so the session's Python state (variables, imports) is gone. A second death is an error.\n", why))
-	nk, err := i.start(ctx)
+	// Not the cell's context: it may have ended with the kernel, and the
+	// session needs its new kernel all the same.
+	nk, err := i.start(context.WithoutCancel(ctx))
 	if err != nil {
 		return runtimes.Outcome{}, fmt.Errorf("jupyter: restarting the kernel after it died: %w", err)
 	}
