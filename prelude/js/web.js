@@ -1272,6 +1272,415 @@
   define('Request', Request);
   define('Response', Response);
 
+  // ---- Intl -----------------------------------------------------------------
+  // goja has no Intl. This is a small one that formats as en-US whatever
+  // locale is asked for (resolvedOptions().locale says so): NumberFormat
+  // (and Number.prototype.toLocaleString), DateTimeFormat (and Date's
+  // toLocale*String), Collator, PluralRules, ListFormat,
+  // RelativeTimeFormat and Segmenter, with their common options.
+  if (typeof globalThis.Intl !== 'object') {
+    const locale = 'en-US';
+    const supportedLocalesOf = () => [locale];
+    const opt = (o, name, allowed, dflt) => {
+      const v = o && o[name] !== undefined ? String(o[name]) : dflt;
+      if (allowed && v !== undefined && !allowed.includes(v)) {
+        throw new RangeError(`Value ${v} out of range for Intl options property ${name}`);
+      }
+      return v;
+    };
+    const digits = (o, name, lo, hi, dflt) => {
+      if (!o || o[name] === undefined) return dflt;
+      const n = Number(o[name]);
+      if (!Number.isInteger(n) || n < lo || n > hi) throw new RangeError(`${name} value is out of range.`);
+      return n;
+    };
+    const symbols = { USD: '$', EUR: '€', GBP: '£', JPY: '¥', INR: '₹', CNY: 'CN¥', CAD: 'CA$', AUD: 'A$', KRW: '₩', BRL: 'R$', MXN: 'MX$', CHF: 'CHF\u00a0' };
+    const group = (int) => int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+    class NumberFormat {
+      #o;
+      constructor(locales, options = {}) {
+        const o = options || {};
+        const style = opt(o, 'style', ['decimal', 'percent', 'currency', 'unit'], 'decimal');
+        const currency = style === 'currency' ? opt(o, 'currency') : undefined;
+        if (style === 'currency' && !currency) throw new TypeError('Currency code is required with currency style.');
+        const cur = currency ? currency.toUpperCase() : undefined;
+        const curDigits = cur === 'JPY' || cur === 'KRW' ? 0 : 2;
+        const minDefault = style === 'currency' ? curDigits : 0;
+        const maxDefault = style === 'currency' ? curDigits : style === 'percent' ? 0 : 3;
+        const minFD = digits(o, 'minimumFractionDigits', 0, 100, undefined);
+        let maxFD = digits(o, 'maximumFractionDigits', 0, 100, undefined);
+        const min = minFD !== undefined ? minFD : Math.min(minDefault, maxFD !== undefined ? maxFD : minDefault);
+        if (maxFD === undefined) maxFD = Math.max(maxDefault, min);
+        if (maxFD < min) throw new RangeError('maximumFractionDigits value is out of range.');
+        this.#o = {
+          locale, numberingSystem: 'latn', style, currency: cur,
+          currencyDisplay: opt(o, 'currencyDisplay', ['symbol', 'narrowSymbol', 'code', 'name'], 'symbol'),
+          unit: style === 'unit' ? opt(o, 'unit') : undefined,
+          minimumIntegerDigits: digits(o, 'minimumIntegerDigits', 1, 21, 1),
+          minimumFractionDigits: min, maximumFractionDigits: maxFD,
+          minimumSignificantDigits: digits(o, 'minimumSignificantDigits', 1, 21, undefined),
+          maximumSignificantDigits: digits(o, 'maximumSignificantDigits', 1, 21, undefined),
+          useGrouping: o.useGrouping === undefined ? 'auto' : o.useGrouping,
+          notation: opt(o, 'notation', ['standard', 'scientific', 'engineering', 'compact'], 'standard'),
+          signDisplay: opt(o, 'signDisplay', ['auto', 'never', 'always', 'exceptZero', 'negative'], 'auto'),
+        };
+      }
+      #digits(x) {
+        const o = this.#o;
+        let s;
+        if (o.maximumSignificantDigits !== undefined) {
+          s = String(Number(x.toPrecision(o.maximumSignificantDigits)));
+          if (o.minimumSignificantDigits !== undefined && s.replace(/[^0-9]/g, '').replace(/^0+/, '').length < o.minimumSignificantDigits) {
+            s = x.toPrecision(o.minimumSignificantDigits);
+          }
+          if (/e/.test(s)) s = Number(s).toFixed(Math.max(0, 20));
+        } else {
+          s = x < 1e21 ? x.toFixed(o.maximumFractionDigits) : x.toLocaleString === undefined ? String(x) : BigInt(Math.round(x)).toString();
+          if (s.includes('.')) {
+            let [i, f] = s.split('.');
+            while (f.length > o.minimumFractionDigits && f.endsWith('0')) f = f.slice(0, -1);
+            s = f ? i + '.' + f : i;
+          }
+        }
+        let [int, frac] = s.split('.');
+        if (int.length < o.minimumIntegerDigits) int = int.padStart(o.minimumIntegerDigits, '0');
+        if (o.useGrouping !== false && o.useGrouping !== 'false') int = group(int);
+        return frac !== undefined ? int + '.' + frac : int;
+      }
+      format(value) {
+        const o = this.#o;
+        let x = typeof value === 'bigint' ? Number(value) : Number(value);
+        if (Number.isNaN(x)) return 'NaN';
+        const negative = x < 0 || Object.is(x, -0);
+        x = Math.abs(x);
+        if (o.style === 'percent') x *= 100;
+        let body;
+        let suffix = '';
+        if (!Number.isFinite(x)) {
+          body = '∞';
+        } else if (o.notation === 'compact') {
+          const units = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']];
+          const u = units.find(([n]) => x >= n * 0.9995) || [1, ''];
+          const scaled = x / u[0];
+          body = scaled < 100 ? String(Number(scaled.toPrecision(2))) : String(Math.round(scaled));
+          if (u[0] === 1 && scaled >= 100) body = group(body);
+          suffix = u[1];
+        } else if (o.notation === 'scientific' || o.notation === 'engineering') {
+          let e = x === 0 ? 0 : Math.floor(Math.log10(x));
+          if (o.notation === 'engineering') e -= ((e % 3) + 3) % 3;
+          body = String(Number((x / 10 ** e).toFixed(Math.min(o.maximumFractionDigits, 20)))) + 'E' + e;
+        } else {
+          body = this.#digits(x);
+        }
+        body += suffix;
+        const zero = /^[0.,]*[KMBT]?$/.test(body) && body !== '';
+        let sign = '';
+        if (o.signDisplay === 'always') sign = negative ? '-' : '+';
+        else if (o.signDisplay === 'exceptZero') sign = zero ? '' : negative ? '-' : '+';
+        else if (o.signDisplay !== 'never') sign = negative && !zero ? '-' : negative && o.signDisplay === 'auto' && Object.is(Number(value), -0) ? '-' : '';
+        if (o.style === 'currency') {
+          const c = o.currency;
+          const sym = o.currencyDisplay === 'code' ? c + '\u00a0' : o.currencyDisplay === 'name' ? null : o.currencyDisplay === 'narrowSymbol' ? (symbols[c] || c + '\u00a0').replace(/^[A-Z]+(?=[$¥])/, '') : symbols[c] || c + '\u00a0';
+          if (sym === null) return `${sign}${body} ${c}`;
+          return `${sign}${sym}${body}`;
+        }
+        if (o.style === 'percent') return `${sign}${body}%`;
+        if (o.style === 'unit' && o.unit) return `${sign}${body} ${o.unit}`;
+        return sign + body;
+      }
+      formatToParts(value) {
+        return [{ type: 'literal', value: this.format(value) }];
+      }
+      formatRange(a, b) {
+        return `${this.format(a)}–${this.format(b)}`;
+      }
+      resolvedOptions() {
+        return Object.fromEntries(Object.entries(this.#o).filter(([, v]) => v !== undefined));
+      }
+    }
+    NumberFormat.supportedLocalesOf = supportedLocalesOf;
+
+    const monthNames = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+    const dayNames = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+    const styles = {
+      full: { weekday: 'long', year: 'numeric', month: 'long', day: 'numeric' },
+      long: { year: 'numeric', month: 'long', day: 'numeric' },
+      medium: { year: 'numeric', month: 'short', day: 'numeric' },
+      short: { year: '2-digit', month: 'numeric', day: 'numeric' },
+    };
+    const timeStyles = {
+      full: { hour: 'numeric', minute: '2-digit', second: '2-digit', timeZoneName: 'short' },
+      long: { hour: 'numeric', minute: '2-digit', second: '2-digit', timeZoneName: 'short' },
+      medium: { hour: 'numeric', minute: '2-digit', second: '2-digit' },
+      short: { hour: 'numeric', minute: '2-digit' },
+    };
+    // localZone names the zone the VM's local time is in, as well as it
+    // can: UTC, TZ from the environment, or a whole-hour Etc/GMT zone.
+    const localZone = () => {
+      const off = new Date().getTimezoneOffset();
+      if (off === 0) return 'UTC';
+      const tz = typeof process === 'object' && process !== null && process.env ? process.env.TZ : undefined;
+      if (tz) return tz;
+      return off % 60 === 0 ? `Etc/GMT${off > 0 ? '+' : '-'}${Math.abs(off / 60)}` : 'UTC';
+    };
+    const fields = ['weekday', 'era', 'year', 'month', 'day', 'hour', 'minute', 'second', 'timeZoneName', 'fractionalSecondDigits', 'dayPeriod'];
+    class DateTimeFormat {
+      #o;
+      constructor(locales, options = {}, defaults = 'date') {
+        const o = Object.assign({}, options || {});
+        const local = localZone();
+        let tz = o.timeZone === undefined || String(o.timeZone) === local ? undefined : String(o.timeZone);
+        if (tz !== undefined && !/^(utc|gmt|etc\/utc|etc\/gmt)$/i.test(tz)) {
+          throw new RangeError(`Invalid time zone specified: ${tz} (the sandbox's Intl knows UTC and the local zone, ${local}; leave timeZone out for local time)`);
+        }
+        let picked = {};
+        if (o.dateStyle !== undefined || o.timeStyle !== undefined) {
+          if (o.dateStyle !== undefined) Object.assign(picked, styles[opt(o, 'dateStyle', Object.keys(styles))]);
+          if (o.timeStyle !== undefined) Object.assign(picked, timeStyles[opt(o, 'timeStyle', Object.keys(timeStyles))]);
+        } else {
+          for (const f of fields) if (o[f] !== undefined) picked[f] = String(o[f]);
+          if (!fields.some((f) => picked[f] !== undefined && f !== 'timeZoneName')) {
+            if (defaults === 'date' || defaults === 'all') Object.assign(picked, { year: 'numeric', month: 'numeric', day: 'numeric' });
+            if (defaults === 'time' || defaults === 'all') Object.assign(picked, { hour: 'numeric', minute: '2-digit', second: '2-digit' });
+          }
+        }
+        const hour12 = o.hour12 !== undefined ? !!o.hour12 : o.hourCycle !== undefined ? /h1[12]/.test(String(o.hourCycle)) : true;
+        this.#o = Object.assign({ locale, calendar: 'gregory', numberingSystem: 'latn', timeZone: tz ? 'UTC' : local, utc: !!tz, hour12 }, picked);
+      }
+      format(date) {
+        const o = this.#o;
+        const d = date === undefined ? new Date() : new Date(typeof date === 'object' ? date.valueOf() : date);
+        if (Number.isNaN(d.getTime())) throw new RangeError('Invalid time value');
+        const g = (n) => (o.utc ? d['getUTC' + n]() : d['get' + n]());
+        const pad = (n) => String(n).padStart(2, '0');
+        const year = g('FullYear');
+        const month = g('Month');
+        const day = g('Date');
+        const parts = [];
+        const textual = o.month === 'long' || o.month === 'short' || o.month === 'narrow';
+        const y = o.year === '2-digit' ? pad(year % 100) : String(year);
+        const m = o.month === 'long' ? monthNames[month] : o.month === 'short' ? monthNames[month].slice(0, 3) : o.month === 'narrow' ? monthNames[month][0] : o.month === '2-digit' ? pad(month + 1) : String(month + 1);
+        const dd = o.day === '2-digit' ? pad(day) : String(day);
+        let datePart = '';
+        if (textual) {
+          const md = [o.month && m, o.day && dd].filter(Boolean).join(' ');
+          datePart = [md, o.year && y].filter(Boolean).join(o.day ? ', ' : ' ');
+        } else {
+          datePart = [o.month && m, o.day && dd, o.year && y].filter(Boolean).join('/');
+        }
+        if (o.weekday) {
+          const w = dayNames[g('Day')];
+          const wd = o.weekday === 'long' ? w : o.weekday === 'short' ? w.slice(0, 3) : w[0];
+          datePart = datePart ? `${wd}, ${datePart}` : wd;
+        }
+        if (datePart) parts.push(datePart);
+        if (o.hour || o.minute || o.second) {
+          let h = g('Hours');
+          const ampm = h < 12 ? 'AM' : 'PM';
+          if (o.hour12) h = h % 12 === 0 ? 12 : h % 12;
+          const hs = o.hour === '2-digit' || (!o.hour12 && o.hour) ? pad(h) : String(h);
+          const t = [o.hour && hs, o.minute && pad(g('Minutes')), o.second && pad(g('Seconds'))].filter(Boolean).join(':');
+          let time = o.hour && o.hour12 ? `${t} ${ampm}` : t;
+          if (o.timeZoneName) time += ' ' + (o.utc ? 'UTC' : o.timeZone);
+          parts.push(time);
+        }
+        return parts.join(', ');
+      }
+      formatToParts(date) {
+        return [{ type: 'literal', value: this.format(date) }];
+      }
+      formatRange(a, b) {
+        return `${this.format(a)} – ${this.format(b)}`;
+      }
+      resolvedOptions() {
+        const out = Object.assign({}, this.#o);
+        delete out.utc;
+        return out;
+      }
+    }
+    DateTimeFormat.supportedLocalesOf = supportedLocalesOf;
+
+    // goja's regular expressions have no \p{...} classes: letters are
+    // spelled out as the scripts most text is in.
+    const punctuation = /[!-\/:-@[-`{-~\s\u00a1-\u00bf\u2000-\u206f\u3000-\u303f]/g;
+    const letter = 'A-Za-z0-9_\u00aa\u00b5\u00ba\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u0370-\u03ff\u0400-\u052f\u0590-\u05ff\u0600-\u06ff\u0900-\u097f\u0e00-\u0e7f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af';
+    const wordRe = new RegExp(`[${letter}']+|\\s+|[^${letter}'\\s]`, 'gu');
+    const wordLike = new RegExp(`[${letter}]`, 'u');
+    const fold = (s) => String(s).normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+    class Collator {
+      #o;
+      constructor(locales, options = {}) {
+        const o = options || {};
+        this.#o = {
+          locale, usage: opt(o, 'usage', ['sort', 'search'], 'sort'),
+          sensitivity: opt(o, 'sensitivity', ['base', 'accent', 'case', 'variant'], 'variant'),
+          numeric: !!o.numeric, ignorePunctuation: !!o.ignorePunctuation, caseFirst: opt(o, 'caseFirst', ['upper', 'lower', 'false'], 'false'),
+        };
+        this.compare = this.compare.bind(this);
+      }
+      compare(a, b) {
+        let x = String(a);
+        let y = String(b);
+        const o = this.#o;
+        if (o.ignorePunctuation) {
+          x = x.replace(punctuation, '');
+          y = y.replace(punctuation, '');
+        }
+        if (o.sensitivity === 'base') {
+          x = fold(x);
+          y = fold(y);
+        } else if (o.sensitivity === 'accent') {
+          x = x.toLowerCase();
+          y = y.toLowerCase();
+        }
+        if (o.numeric) {
+          const re = /(\d+)|(\D+)/g;
+          const xs = x.match(re) || [];
+          const ys = y.match(re) || [];
+          for (let i = 0; i < Math.min(xs.length, ys.length); i++) {
+            const p = xs[i];
+            const q = ys[i];
+            if (/^\d/.test(p) && /^\d/.test(q)) {
+              const d = Number(p) - Number(q);
+              if (d !== 0) return d < 0 ? -1 : 1;
+            } else if (p !== q) {
+              const c = fold(p).localeCompare(fold(q)) || p.localeCompare(q);
+              if (c !== 0) return c < 0 ? -1 : 1;
+            }
+          }
+          return xs.length === ys.length ? 0 : xs.length < ys.length ? -1 : 1;
+        }
+        if (x === y) return 0;
+        const c = fold(x) < fold(y) ? -1 : fold(x) > fold(y) ? 1 : x < y ? (x.toLowerCase() === y.toLowerCase() ? 1 : -1) : -1 * (x.toLowerCase() === y.toLowerCase() ? 1 : -1);
+        return c;
+      }
+      resolvedOptions() {
+        return Object.assign({}, this.#o);
+      }
+    }
+    Collator.supportedLocalesOf = supportedLocalesOf;
+
+    class PluralRules {
+      #type;
+      constructor(locales, options = {}) {
+        this.#type = opt(options || {}, 'type', ['cardinal', 'ordinal'], 'cardinal');
+      }
+      select(n) {
+        n = Math.abs(Number(n));
+        if (this.#type === 'ordinal') {
+          const t = n % 10;
+          const h = n % 100;
+          if (t === 1 && h !== 11) return 'one';
+          if (t === 2 && h !== 12) return 'two';
+          if (t === 3 && h !== 13) return 'few';
+          return 'other';
+        }
+        return n === 1 ? 'one' : 'other';
+      }
+      resolvedOptions() {
+        return { locale, type: this.#type, pluralCategories: this.#type === 'ordinal' ? ['few', 'one', 'two', 'other'] : ['one', 'other'] };
+      }
+    }
+    PluralRules.supportedLocalesOf = supportedLocalesOf;
+
+    class ListFormat {
+      #type;
+      #style;
+      constructor(locales, options = {}) {
+        this.#type = opt(options || {}, 'type', ['conjunction', 'disjunction', 'unit'], 'conjunction');
+        this.#style = opt(options || {}, 'style', ['long', 'short', 'narrow'], 'long');
+      }
+      format(list) {
+        const items = Array.from(list, String);
+        if (items.length === 0) return '';
+        if (items.length === 1) return items[0];
+        if (this.#type === 'unit') return items.join(this.#style === 'narrow' ? ' ' : ', ');
+        const word = this.#type === 'disjunction' ? 'or' : this.#style === 'long' ? 'and' : '&';
+        if (items.length === 2) return `${items[0]} ${word} ${items[1]}`;
+        return `${items.slice(0, -1).join(', ')}, ${word} ${items[items.length - 1]}`;
+      }
+      resolvedOptions() {
+        return { locale, type: this.#type, style: this.#style };
+      }
+    }
+    ListFormat.supportedLocalesOf = supportedLocalesOf;
+
+    const relUnits = ['year', 'quarter', 'month', 'week', 'day', 'hour', 'minute', 'second'];
+    const relWords = {
+      year: ['last year', 'this year', 'next year'], quarter: ['last quarter', 'this quarter', 'next quarter'],
+      month: ['last month', 'this month', 'next month'], week: ['last week', 'this week', 'next week'],
+      day: ['yesterday', 'today', 'tomorrow'], hour: [null, 'this hour', null], minute: [null, 'this minute', null], second: [null, 'now', null],
+    };
+    class RelativeTimeFormat {
+      #numeric;
+      constructor(locales, options = {}) {
+        this.#numeric = opt(options || {}, 'numeric', ['always', 'auto'], 'always');
+      }
+      format(value, unit) {
+        const v = Number(value);
+        let u = String(unit).replace(/s$/, '');
+        if (!relUnits.includes(u)) throw new RangeError(`Invalid unit argument for format() '${unit}'`);
+        if (this.#numeric === 'auto' && [-1, 0, 1].includes(v)) {
+          const w = relWords[u][v + 1];
+          if (w) return w;
+        }
+        const n = Math.abs(v);
+        const text = `${new NumberFormat().format(n)} ${u}${n === 1 ? '' : 's'}`;
+        return v < 0 || Object.is(v, -0) ? `${text} ago` : `in ${text}`;
+      }
+      resolvedOptions() {
+        return { locale, style: 'long', numeric: this.#numeric, numberingSystem: 'latn' };
+      }
+    }
+    RelativeTimeFormat.supportedLocalesOf = supportedLocalesOf;
+
+    class Segmenter {
+      #granularity;
+      constructor(locales, options = {}) {
+        this.#granularity = opt(options || {}, 'granularity', ['grapheme', 'word', 'sentence'], 'grapheme');
+      }
+      segment(input) {
+        const text = String(input);
+        const g = this.#granularity;
+        const re = g === 'word' ? wordRe : g === 'sentence' ? /[^.!?]+[.!?]*\s*/gu : /[\s\S][\u0300-\u036f\u200d\ufe0f\u20d0-\u20ff]*/gu;
+        re.lastIndex = 0;
+        const out = [];
+        for (const m of text.matchAll(re)) {
+          const s = { segment: m[0], index: m.index, input: text };
+          if (g === 'word') s.isWordLike = wordLike.test(m[0]);
+          out.push(s);
+        }
+        return { [Symbol.iterator]: () => out[Symbol.iterator](), containing: (i) => out.find((s) => i >= s.index && i < s.index + s.segment.length) };
+      }
+      resolvedOptions() {
+        return { locale, granularity: this.#granularity };
+      }
+    }
+    Segmenter.supportedLocalesOf = supportedLocalesOf;
+
+    const Intl = {
+      NumberFormat, DateTimeFormat, Collator, PluralRules, ListFormat, RelativeTimeFormat, Segmenter,
+      getCanonicalLocales: (l) => (l === undefined ? [] : [locale]),
+      supportedValuesOf: () => [],
+    };
+    Object.defineProperty(Intl, Symbol.toStringTag, { value: 'Intl' });
+    define('Intl', Intl);
+    const method = (proto, name, fn) => Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
+    method(Number.prototype, 'toLocaleString', function toLocaleString(locales, options) {
+      return new NumberFormat(locales, options).format(Number.prototype.valueOf.call(this));
+    });
+    method(Date.prototype, 'toLocaleString', function toLocaleString(locales, options) {
+      return Number.isNaN(this.getTime()) ? 'Invalid Date' : new DateTimeFormat(locales, options, 'all').format(this);
+    });
+    method(Date.prototype, 'toLocaleDateString', function toLocaleDateString(locales, options) {
+      return Number.isNaN(this.getTime()) ? 'Invalid Date' : new DateTimeFormat(locales, options, 'date').format(this);
+    });
+    method(Date.prototype, 'toLocaleTimeString', function toLocaleTimeString(locales, options) {
+      return Number.isNaN(this.getTime()) ? 'Invalid Date' : new DateTimeFormat(locales, options, 'time').format(this);
+    });
+  }
+
   // fetch has no network to reach: it rejects, saying what to use instead.
   define('fetch', function fetch(input) {
     let url = input instanceof Request ? input.url : String(input);

@@ -441,3 +441,30 @@ func TestNewerBuiltins(t *testing.T) {
 		{"const target = {a: 1}; const ref = new WeakRef(target); new FinalizationRegistry(() => {}).register(target, 'x'); ref.deref() === target", "true"},
 	})
 }
+
+// Intl, which goja lacks: a small one that formats as en-US.
+func TestIntl(t *testing.T) {
+	s := newSession(t, runtimes.InstanceOptions{})
+	runChecks(t, s, []check{
+		{"[(1234567.891).toLocaleString(), (0.5).toLocaleString('en-US', {style: 'percent'}), (1234.5).toLocaleString('de-DE', {minimumFractionDigits: 2})]", "[ '1,234,567.891', '50%', '1,234.50' ]"},
+		{"const usd = new Intl.NumberFormat('en-US', {style: 'currency', currency: 'USD'}); [usd.format(1234.5), usd.format(-3), new Intl.NumberFormat('en', {style: 'currency', currency: 'EUR'}).format(2), new Intl.NumberFormat('en', {style: 'currency', currency: 'JPY'}).format(1234.5)]",
+			"[ '$1,234.50', '-$3.00', '€2.00', '¥1,235' ]"},
+		{"const c = new Intl.NumberFormat('en', {notation: 'compact'}); [c.format(999), c.format(1234), c.format(12345), c.format(1234567), c.format(2.5e9)]", "[ '999', '1.2K', '12K', '1.2M', '2.5B' ]"},
+		{"[new Intl.NumberFormat('en', {maximumSignificantDigits: 3}).format(123456), new Intl.NumberFormat('en', {maximumFractionDigits: 0}).format(2.5), new Intl.NumberFormat('en', {signDisplay: 'always'}).format(5), new Intl.NumberFormat().resolvedOptions().locale]",
+			"[ '123,000', '3', '+5', 'en-US' ]"},
+		{"const d = new Date(Date.UTC(2024, 0, 5, 15, 4, 9)); [new Intl.DateTimeFormat('en-US', {timeZone: 'UTC'}).format(d), new Intl.DateTimeFormat('en-US', {dateStyle: 'long', timeZone: 'UTC'}).format(d), new Intl.DateTimeFormat('en-US', {dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC'}).format(d)]",
+			"[ '1/5/2024', 'January 5, 2024', 'Jan 5, 2024, 3:04 PM' ]"},
+		{"[d.toLocaleDateString('en-US', {weekday: 'long', year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC'}), d.toLocaleTimeString('en-US', {timeZone: 'UTC'}), d.toLocaleDateString('en-US', {month: 'short', day: 'numeric', timeZone: 'UTC'})]",
+			"[ 'Friday, January 5, 2024', '3:04:09 PM', 'Jan 5' ]"},
+		{"try { new Intl.DateTimeFormat('en', {timeZone: 'Mars/Base'}) } catch (e) { e instanceof RangeError && e.message.startsWith('Invalid time zone specified: Mars/Base') }", "true"},
+		{"[['b', 'a', 'C'].sort(new Intl.Collator().compare), ['x10', 'x9', 'x1'].sort(new Intl.Collator('en', {numeric: true}).compare), new Intl.Collator('en', {sensitivity: 'base'}).compare('é', 'E')]",
+			"[ [ 'a', 'b', 'C' ], [ 'x1', 'x9', 'x10' ], 0 ]"},
+		{"[new Intl.PluralRules().select(1), new Intl.PluralRules().select(2)]", "[ 'one', 'other' ]"},
+		{"const pr = new Intl.PluralRules('en', {type: 'ordinal'}); [1, 2, 3, 11, 22].map((n) => pr.select(n)).join(' ')", "'one two few other two'"},
+		{"[...new Intl.Segmenter().segment('e\u0301a')].map((s) => s.segment.length)", "[ 2, 1 ]"},
+		{"['a-b', 'ab'].sort(new Intl.Collator('en', {ignorePunctuation: true}).compare).length", "2"},
+		{"[new Intl.ListFormat('en').format(['a', 'b', 'c']), new Intl.ListFormat('en', {type: 'disjunction'}).format(['a', 'b'])]", "[ 'a, b, and c', 'a or b' ]"},
+		{"const rtf = new Intl.RelativeTimeFormat('en', {numeric: 'auto'}); [rtf.format(-1, 'day'), rtf.format(3, 'weeks'), new Intl.RelativeTimeFormat().format(-2, 'hour')]", "[ 'yesterday', 'in 3 weeks', '2 hours ago' ]"},
+		{"[...new Intl.Segmenter('en', {granularity: 'word'}).segment('Hi, you!')].filter((s) => s.isWordLike).map((s) => s.segment)", "[ 'Hi', 'you' ]"},
+	})
+}
