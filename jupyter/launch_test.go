@@ -304,3 +304,56 @@ for p in [`+pyQuote(filepath.Join(outside, "escaped.txt"))+`, '/tmp/wasmeval-esc
 }
 
 func pyQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }
+
+func envOf(cmdEnv []string, name string) string {
+	for _, kv := range cmdEnv {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}
+
+// The root's venv is the kernel's interpreter, its bin first on PATH; on
+// PATH, the first python3 that imports ipykernel wins.
+func TestKernelCommandInterpreter(t *testing.T) {
+	py := kernelPython(t)
+	ctx := context.Background()
+
+	root, tmp, conn := launchDirs(t)
+	binDir := filepath.Join(filepath.Dir(root), "bin")
+	writeScript(t, filepath.Join(binDir, "python3"), "exec "+py+` -S "$@"`) // no ipykernel
+	cmd, err := jupyter.KernelCommand(ctx, jupyter.LaunchConfig{Root: root, TempDir: tmp, ConnectionFile: conn,
+		Env: map[string]string{"PATH": binDir + ":" + filepath.Dir(py)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(cmd.Args, py) {
+		t.Errorf("python3 on PATH: command %q, want %s (the first python3 on PATH that imports ipykernel)", cmd.Args, py)
+	}
+
+	venv := filepath.Join(root, ".venv")
+	writeScript(t, filepath.Join(venv, "bin", "python"), "exec "+py+` "$@"`)
+	cmd, err = jupyter.KernelCommand(ctx, jupyter.LaunchConfig{Root: root, TempDir: tmp, ConnectionFile: conn,
+		Env: map[string]string{"PATH": "/usr/bin:/bin"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(venv, "bin", "python"); !slices.Contains(cmd.Args, want) {
+		t.Errorf("root venv: command %q, want %s", cmd.Args, want)
+	}
+	if got := envOf(cmd.Env, "PATH"); got != filepath.Join(venv, "bin")+":/usr/bin:/bin" {
+		t.Errorf("root venv: PATH = %q, want its bin first", got)
+	}
+	if got := envOf(cmd.Env, "VIRTUAL_ENV"); got != venv {
+		t.Errorf("root venv: VIRTUAL_ENV = %q, want %s", got, venv)
+	}
+	for _, k := range []string{"TMPDIR", "TEMP", "TMP"} {
+		if got := envOf(cmd.Env, k); got != tmp {
+			t.Errorf("%s = %q, want the kernel's temporary folder %s", k, got, tmp)
+		}
+	}
+	if cmd.Dir != root {
+		t.Errorf("the kernel's folder = %q, want the root %s", cmd.Dir, root)
+	}
+}
