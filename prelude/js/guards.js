@@ -510,6 +510,48 @@
     }
     return x >> y;
   }
+  // compare is a comparison that may meet a BigInt and a text
+  // (runtimes/js/compare.go): goja parses the text as a BigInt, in time
+  // quadratic in its length. A long text is compared by the host, without
+  // parsing it; anything else by the operator. The operands become
+  // primitives first as the operator makes them.
+  const longText = 4096;
+  const compareBigIntText = host.compareBigIntText; // -1, 0, 1 or NaN
+  function compare(op, a, b) {
+    let x = a;
+    let y = b;
+    if (op === '==' || op === '!=') {
+      // An object equals only itself, null and undefined nothing else,
+      // without converting anything.
+      if (isObject(x) && !isObject(y) && y !== null && y !== undefined) x = toPrimitive(x, 'default');
+      else if (isObject(y) && !isObject(x) && x !== null && x !== undefined) y = toPrimitive(y, 'default');
+    } else {
+      if (isObject(x)) x = toPrimitive(x, 'number');
+      if (isObject(y)) y = toPrimitive(y, 'number');
+    }
+    let c;
+    if (typeof x === 'bigint' && typeof y === 'string' && y.length >= longText) c = compareBigIntText(x, y);
+    else if (typeof y === 'bigint' && typeof x === 'string' && x.length >= longText) c = -compareBigIntText(y, x);
+    if (c === undefined) {
+      switch (op) {
+        case '<': return x < y;
+        case '>': return x > y;
+        case '<=': return x <= y;
+        case '>=': return x >= y;
+        case '==': return x == y; // eslint-disable-line eqeqeq
+        default: return x != y; // eslint-disable-line eqeqeq
+      }
+    }
+    switch (op) {
+      case '<': return c < 0;
+      case '>': return c > 0;
+      case '<=': return c <= 0;
+      case '>=': return c >= 0;
+      case '==': return c === 0;
+      default: return c !== 0; // NaN: not equal
+    }
+  }
+  Object.defineProperty(globalThis, '%wasmeval.cmp', { value: compare });
   const assignOps = {
     '%wasmeval.pow': pow, '%wasmeval.shl': shl, '%wasmeval.sar': sar, '%wasmeval.mul': mul, '%wasmeval.add': add,
   };
@@ -597,24 +639,26 @@
   Object.defineProperty(BigInt, 'asIntN', {
     value: function asIntN_(bits, bigint) {
       const n = Number(bits);
+      // A text is parsed by the guarded BigInt (a long one would take
+      // goja seconds).
+      const x = typeof bigint === 'bigint' ? bigint : bigIntWrapper(bigint);
       if (n > host.maxBigIntBits) {
-        const x = BigInt(bigint);
         if (bigIntBits(x) < n) return x;
         throw tooBig();
       }
-      return apply(asIntN, BigInt, [bits, bigint]);
+      return apply(asIntN, nativeBigInt, [bits, x]);
     },
     writable: true, configurable: true, enumerable: false,
   });
   Object.defineProperty(BigInt, 'asUintN', {
     value: function asUintN_(bits, bigint) {
       const n = Number(bits);
+      const x = typeof bigint === 'bigint' ? bigint : bigIntWrapper(bigint);
       if (n > host.maxBigIntBits) {
-        const x = BigInt(bigint);
         if (x >= 0n && bigIntBits(x) <= n) return x;
         throw tooBig();
       }
-      return apply(asUintN, BigInt, [bits, bigint]);
+      return apply(asUintN, nativeBigInt, [bits, x]);
     },
     writable: true, configurable: true, enumerable: false,
   });

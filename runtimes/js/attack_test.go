@@ -347,3 +347,47 @@ func TestGuardedCodeStillWorks(t *testing.T) {
 		}
 	}
 }
+
+// TestBigIntComparedWithLongText: a BigInt compared with a long decimal
+// text gives the right answer within its timeout, where goja's own
+// comparison parsed the text in time quadratic in its length (a million
+// digits took seconds, in native code no interrupt stops); the session
+// goes on. Long hexadecimal literals, whose decimal text would take as
+// long, are refused.
+func TestBigIntComparedWithLongText(t *testing.T) {
+	s := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: 128 << 20})
+	s.ok("var nines = '9'.repeat(3e6), big = 10n ** 200000n, o = { v: 7n }, p = { t: nines }")
+	tests := []struct{ code, want string }{
+		{"String([1n < nines, 1n > nines, 1n == nines, 1n != nines, nines > 1n, nines == 5n])", "'true,false,false,true,true,false'"},
+		{"String([o.v < p.t, p.t <= o.v, o.v >= p.t, -o.v < '-' + p.t, o.v < ' ' + p.t + '\\n', o.v == p.t + 'x', o.v != p.t + 'x'])",
+			"'true,false,false,false,true,false,true'"},
+		{"const s = '9'.repeat(2e5); String([big < s, big > s, big - 1n == s, s == big - 1n, big - 1n <= s, -big < '-' + s])",
+			"'false,true,true,true,true,true'"},
+		{"String([{ valueOf: () => 5n } < nines, 0n == '0'.repeat(1e6), -5n < '-' + '0'.repeat(1e6) + '4', 3n < '0x' + 'f'.repeat(1e5), 3n < '0o' + '7'.repeat(5e5), 0n == '0b' + '0'.repeat(1e5), 1n < '0x' + 'g'.repeat(1e5)])",
+			"'true,true,true,true,true,true,false'"},
+		{"String([2n < 3, 3 > 2n, 2n == '2', 'a' < 'b', null == undefined, o == o, o != p, 1n < '  7  '])", "'true,true,true,true,true,true,true,true'"},
+	}
+	for _, tt := range tests {
+		ctx, cancel := context.WithTimeout(context.Background(), hostileTimeout)
+		start := time.Now()
+		out, rec := s.runCtx(ctx, tt.code)
+		cancel()
+		if d := time.Since(start); d > hostileTimeout+hostileGrace {
+			t.Errorf("%s: took %v", tt.code, d)
+		}
+		if out.Failed {
+			t.Errorf("%s: %s", tt.code, rec.StderrText())
+		} else if r := rec.Results(); len(r) != 1 || r[0]["text/plain"] != tt.want {
+			t.Errorf("%s = %v, want %s", tt.code, r, tt.want)
+		}
+	}
+	for _, code := range []string{"eval('0x' + 'f'.repeat(1e6) + 'n')", "Function('return 0b' + '1'.repeat(3e6) + 'n')"} {
+		want(t, code, s.fails(code), "BigInt literal of", "bits, more than the 2097152 the sandbox makes")
+	}
+	for _, code := range []string{"BigInt.asIntN(64, nines)", "BigInt.asUintN(64, { valueOf: () => nines })"} {
+		want(t, code, s.fails(code), "characters, more than the 100000 the sandbox parses")
+	}
+	if got, _ := s.ok("[eval('0x' + 'f'.repeat(5e5) + 'n') > 0n, 0x1fn, 0o17n, 0b101n, BigInt.asUintN(8, '257'), BigInt.asIntN(8, 255n)]"); got != "[ true, 31n, 15n, 5n, 1n, -1n ]" {
+		t.Errorf("short radix literals: %s", got)
+	}
+}

@@ -175,6 +175,9 @@ type instance struct {
 	size     int64
 	sizeMark heapMark
 	sizeAt   time.Time
+	// shares are the guest's globals' own sizes at the last measurement
+	// between cells, sharesBefore as the running cell started (release.go).
+	shares, sharesBefore map[string]int64
 }
 
 // discardSink is the sink outside of Run: the prelude prints nothing.
@@ -298,6 +301,7 @@ func (in *instance) start() error {
 	}
 	set("cwd", cwd)
 	set("bigIntBits", bigIntBitLen)
+	set("compareBigIntText", compareBigIntText)
 	set("maxBigIntBits", bigIntBitsFor(in.memLimit))
 	set("compileFunction", in.compileFunction)
 	set("evalScript", in.evalScript)
@@ -615,7 +619,7 @@ func (in *instance) checkSize(limit int64) *memoryLimitError {
 	if in.size+max(0, grown-minWalkGrowth) <= limit && grown <= max(minWalkGrowth, in.memLimit/8) {
 		return nil
 	}
-	size, _ := in.measure(0)
+	size := in.measureBetweenCells()
 	in.setSize(size, now)
 	if size > limit {
 		return &memoryLimitError{limit: in.memLimit, size: size}
@@ -689,8 +693,14 @@ func (in *instance) releaseGlobals(before int, sink runtimes.Sink) error {
 	// memory monitor would count it against other sessions.
 	runtime.GC()
 	mark := markNow()
-	size, _ := in.measure(0)
+	size := in.measureBetweenCells()
 	in.setSize(size, mark)
+	if size > in.memLimit {
+		var err error
+		if size, err = in.releaseGrown(before, size, &b); err != nil {
+			return err
+		}
+	}
 	if size > in.memLimit {
 		fmt.Fprintf(&b, "The session still holds %d MiB, more than its limit of %d MiB: free some (set large values to null) or reset the session; until then a cell may not make it grow.\n",
 			size>>20, in.memLimit>>20)

@@ -800,17 +800,27 @@ var bigIntType = sync.OnceValue(func() reflect.Type {
 const maxBigIntLiteralDigits = 100000
 
 // checkBigIntLiterals refuses code with a decimal BigInt literal longer
-// than maxBigIntLiteralDigits, before it is parsed. It looks for a run of
-// digits (underscores allowed) ending in n, wherever it is: a string or a
-// comment with one is refused too, which only code no one writes has.
+// than maxBigIntLiteralDigits, or a hexadecimal, octal or binary one of
+// more than maxBigIntTextBits bits, before it is parsed. The first is
+// parsed in time quadratic in its length; the second is parsed quickly,
+// but turning it into decimal text (String(x), `${x}`, a sum with a text) is the same
+// quadratic work, in native code where no interrupt lands: a 16 Mbit
+// literal took 7 s. It looks for a run of digits (underscores allowed)
+// ending in n, wherever it is: a string or a comment with one is refused
+// too, which only code no one writes has.
 func checkBigIntLiterals(src string) error {
-	if len(src) <= maxBigIntLiteralDigits {
+	if len(src) <= min(maxBigIntLiteralDigits, maxBigIntTextBits/4) {
 		return nil
 	}
 	run := 0
 	for i := 0; i < len(src); i++ {
 		c := src[i]
 		switch {
+		case c == '0' && run == 0 && i+1 < len(src) && strings.IndexByte("xXoObB", src[i+1]) >= 0 &&
+			(i == 0 || !isIdentByte(src[i-1])):
+			if err := checkRadixLiteral(src, &i); err != nil {
+				return err
+			}
 		case c >= '0' && c <= '9' || c == '_' && run > 0:
 			run++
 		case c == 'n' && run > maxBigIntLiteralDigits:
@@ -821,4 +831,47 @@ func checkBigIntLiterals(src string) error {
 		}
 	}
 	return nil
+}
+
+// checkRadixLiteral checks the literal at src[*i:], which starts with 0x,
+// 0o or 0b, and moves *i to its last character.
+func checkRadixLiteral(src string, i *int) error {
+	bitsPer, name := 4, "hexadecimal"
+	switch src[*i+1] {
+	case 'o', 'O':
+		bitsPer, name = 3, "octal"
+	case 'b', 'B':
+		bitsPer, name = 1, "binary"
+	}
+	digits := 0
+	j := *i + 2
+	for ; j < len(src); j++ {
+		c := src[j]
+		if c == '_' {
+			continue
+		}
+		if v := digitValue(c); v < 0 || v >= 1<<bitsPer {
+			break
+		}
+		digits++
+	}
+	*i = j - 1
+	if j < len(src) && src[j] == 'n' && digits*bitsPer > maxBigIntTextBits {
+		return fmt.Errorf("the code has a %s BigInt literal of %d bits, more than the %d the sandbox makes: "+
+			"turning it into decimal text takes time quadratic in its size, in native code that cannot be stopped", name, digits*bitsPer, maxBigIntTextBits)
+	}
+	return nil
+}
+
+// digitValue is the value of a hexadecimal digit, or -1.
+func digitValue(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
 }

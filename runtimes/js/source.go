@@ -461,6 +461,9 @@ func rewriteOperator(e ast.Expression) (ast.Expression, bool) {
 	case *ast.TemplateLiteral:
 		return rewriteTemplate(x) // templates.go
 	case *ast.BinaryExpression:
+		if r, ok := rewriteComparison(x); ok {
+			return r, true // compare.go
+		}
 		guard, ok := guardedOps[x.Operator]
 		if !ok || isNumberLiteral(x.Right) || isNumberLiteral(x.Left) {
 			return nil, false
