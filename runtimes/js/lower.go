@@ -25,9 +25,11 @@ import (
 // so that its lines keep their numbers:
 //
 //	async function __wasmevalCell() {<cell>
+//	return await __wasmevalCellEnd();
 //	}
 //
-// and the function's first and last lines are blanked out of the output,
+// (the last statement shows the function ended where the cell did: see
+// lowerEnd), and the wrapper's lines are blanked out of the output,
 // leaving the helpers and the lowered body at the top level, where
 // compileNamed hoists the body's declarations into the session as for any
 // cell. Positions come back to the cell through esbuild's source map (the
@@ -57,7 +59,13 @@ func needsLowering(code string) bool {
 const (
 	lowerFunc   = "__wasmevalCell"
 	lowerPrefix = "async function " + lowerFunc + "() {"
-	lowerSuffix = "\n}\n"
+	// lowerEnd is returned on a line of its own at the end of the
+	// function's body: finding that line alone in esbuild's output shows
+	// that the cell's last line is complete, and that its braces balance
+	// (a stray } would have closed the function before it, and `return
+	// await` is refused outside a function).
+	lowerEnd    = "__wasmevalCellEnd"
+	lowerSuffix = "\nreturn await " + lowerEnd + "();\n}\n"
 )
 
 // lowerReserved is a statement after the wrapper that names the
@@ -111,6 +119,11 @@ func lowerCell(code, name string, loader api.Loader) (js string, tm *tsMap, cerr
 	if len(res.Errors) > 0 {
 		m := res.Errors[0]
 		ce := &codeError{file: name, src: src, line: 1, col: 1, msg: m.Text}
+		if strings.HasPrefix(m.Text, "Top-level return cannot be used") {
+			// The cell's own returns are inside the wrapper: this is
+			// lowerSuffix's, outside it.
+			ce.msg = "Unexpected \"}\": a } closes more than was opened"
+		}
 		if m.Location != nil {
 			// esbuild's column counts bytes from 0.
 			ce.line, ce.col = m.Location.Line, m.Location.Column+1
@@ -197,9 +210,17 @@ func unwrapLowered(out string) (string, error) {
 		return "", fmt.Errorf("no %s in the output", lowerFunc)
 	}
 	bodyStart := start + len(head) - 1 // in out
-	end := strings.LastIndex(out, "\n}\n")
-	if end < bodyStart-1 {
-		return "", fmt.Errorf("no end of %s in the output", lowerFunc)
+	tail := "\n  return await " + lowerEnd + "();\n}\n"
+	end := strings.LastIndex(out, tail)
+	// What follows the function must be the reserved names' statement
+	// alone: code after a stray } must not be blanked away.
+	rest := ""
+	if end >= 0 {
+		rest = strings.TrimLeft(out[end+len(tail):], "; \n")
+	}
+	if end < bodyStart-1 || strings.Count(out, lowerEnd) != 1 ||
+		!strings.HasPrefix(rest, "void [iter") || strings.Count(rest, ";") != 1 || !strings.HasSuffix(strings.TrimSpace(rest), "];") {
+		return "", fmt.Errorf("the cell does not end where it should: a } closes more than was opened, or its last line is incomplete")
 	}
 	b := []byte(out)
 	blankBytes(b[start : bodyStart-1])

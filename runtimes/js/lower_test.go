@@ -50,6 +50,13 @@ func TestForAwaitPositions(t *testing.T) {
 	want(t, "baseline", s.fails("const m = 1;\nfor       (const q of [m]) { q.nope() }"), "at <cell-3>:2:36")
 	got = s.failsTS("const z: number = 1;\nfor await (const v of [z]) { (v as any).nope() }")
 	want(t, "TypeScript", got, "TypeError", "at <cell-4>:2:45")
+	// A stray closing brace does not make code vanish.
+	want(t, "stray brace", s.fails("for await (const v of [1]) {}\n}\nprint('after')\n{"), "SyntaxError", "a } closes more than was opened")
+	want(t, "incomplete last line", s.fails("for await (const v of [1]) {}\nconst a = 1 +"), "SyntaxError")
+	// A multi-line template literal keeps its lines.
+	if got, _ := s.ok("const lines = [];\nfor await (const v of [1]) lines.push(`a\n}\nb${v}`);\nlines[0]"); got != "'a\\n}\\nb1'" {
+		t.Errorf("template literal: %s", got)
+	}
 	got = s.fails("for await (const v of 5) {}")
 	want(t, "not iterable", got, "TypeError")
 	if strings.Contains(got, "__wasmevalCell") {
