@@ -209,3 +209,37 @@ func checkJSONString(t *testing.T, s string) {
 		t.Fatalf("%q: %d bytes, encoding/json needs %d", s, len(b), len(std))
 	}
 }
+
+// TestBudgetOfNestedCell: the budget op reports the cell's own agent depth
+// when it runs deeper than the dispatcher's (a nested eval's cell), and no
+// more seconds left than CellLimits.End allows.
+func TestBudgetOfNestedCell(t *testing.T) {
+	d, err := NewDispatcher(t.TempDir(), nil, DispatcherOptions{AgentDepth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	now := time.Now()
+	for _, tt := range []struct {
+		name       string
+		lim        CellLimits
+		depth      int
+		maxSeconds float64
+	}{
+		{"own cell", CellLimits{Start: now, HardLimit: 300 * time.Second}, 1, 300},
+		{"nested cell", CellLimits{Start: now, HardLimit: 300 * time.Second, AgentDepth: 2, End: now.Add(20 * time.Second)}, 2, 20},
+		{"depth never below the session's", CellLimits{Start: now, HardLimit: 300 * time.Second, AgentDepth: 0}, 1, 300},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lim := tt.lim
+			b := d.budgetOf(WithCellLimits(context.Background(), func() CellLimits { return lim }))
+			if b.AgentDepth != tt.depth || b.Spent.AgentDepth != tt.depth || b.Remaining.AgentDepth != MaxAgentDepth-tt.depth {
+				t.Errorf("agent depth %d, spent %d, remaining %d; want %d, %d, %d",
+					b.AgentDepth, b.Spent.AgentDepth, b.Remaining.AgentDepth, tt.depth, tt.depth, MaxAgentDepth-tt.depth)
+			}
+			if b.Remaining.Seconds == nil || *b.Remaining.Seconds > tt.maxSeconds || *b.Remaining.Seconds < tt.maxSeconds-5 {
+				t.Errorf("remaining seconds %v, want about %v", b.Remaining.Seconds, tt.maxSeconds)
+			}
+		})
+	}
+}
