@@ -649,26 +649,160 @@ func pythonValue(ctx context.Context, eval func(context.Context, sandbox.Request
 	return json.RawMessage(*g.JSON)
 }
 
-var jsNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
-
-// jsValue reads the JSON value of a JavaScript result from its inspected
-// text when it is a primitive JSON holds (numbers, strings, booleans,
-// null); nil otherwise (objects are given as their text).
+// jsValue reads the JSON value of a JavaScript result back from its
+// inspected text, when that text is plain data JSON holds (numbers,
+// strings, booleans, null, and arrays and plain objects of them, as
+// inspect writes them: `{ a: [ 1, 'x' ] }`); nil otherwise (an instance,
+// a function, a value inspect cut short), and the result is its text.
 func jsValue(text string) json.RawMessage {
-	t := strings.TrimSpace(text)
-	switch {
-	case t == "true" || t == "false" || t == "null":
-		return json.RawMessage(t)
-	case jsNumber.MatchString(t):
-		return json.RawMessage(t)
-	case len(t) >= 2 && (t[0] == '\'' || t[0] == '"') && t[len(t)-1] == t[0]:
-		if s, ok := unquoteJS(t[1 : len(t)-1]); ok {
-			b, _ := json.Marshal(s)
-			return b
+	p := &jsParser{s: strings.TrimSpace(text)}
+	if !p.value(0) || p.i != len(p.s) {
+		return nil
+	}
+	out := json.RawMessage(p.out.String())
+	if !json.Valid(out) {
+		return nil
+	}
+	return out
+}
+
+// jsParser reads inspected JavaScript data, writing its JSON to out.
+type jsParser struct {
+	s   string
+	i   int
+	out strings.Builder
+}
+
+func (p *jsParser) ws() {
+	for p.i < len(p.s) && strings.IndexByte(" \t\r\n", p.s[p.i]) >= 0 {
+		p.i++
+	}
+}
+
+func (p *jsParser) value(depth int) bool {
+	if depth > 64 {
+		return false
+	}
+	p.ws()
+	if p.i >= len(p.s) {
+		return false
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		return p.composite('{', '}', depth, true)
+	case c == '[':
+		return p.composite('[', ']', depth, false)
+	case c == '\'' || c == '"':
+		s, ok := p.str()
+		if !ok {
+			return false
+		}
+		b, _ := json.Marshal(s)
+		p.out.Write(b)
+		return true
+	}
+	for _, lit := range []string{"true", "false", "null"} {
+		if strings.HasPrefix(p.s[p.i:], lit) {
+			p.i += len(lit)
+			p.out.WriteString(lit)
+			return true
 		}
 	}
-	return nil
+	if m := jsNumberPrefix.FindString(p.s[p.i:]); m != "" {
+		p.i += len(m)
+		if p.i < len(p.s) && (p.s[p.i] == 'n' || isIdentByte(p.s[p.i])) {
+			return false // a BigInt, or not a number
+		}
+		p.out.WriteString(m)
+		return true
+	}
+	return false
 }
+
+// composite reads an array or a plain object.
+func (p *jsParser) composite(open, close byte, depth int, object bool) bool {
+	p.i++
+	p.out.WriteByte(open)
+	p.ws()
+	if p.i < len(p.s) && p.s[p.i] == close {
+		p.i++
+		p.out.WriteByte(close)
+		return true
+	}
+	for n := 0; ; n++ {
+		if n > 0 {
+			p.out.WriteByte(',')
+		}
+		if object {
+			p.ws()
+			var key string
+			switch {
+			case p.i < len(p.s) && (p.s[p.i] == '\'' || p.s[p.i] == '"'):
+				k, ok := p.str()
+				if !ok {
+					return false
+				}
+				key = k
+			default:
+				start := p.i
+				for p.i < len(p.s) && isIdentByte(p.s[p.i]) {
+					p.i++
+				}
+				if p.i == start || p.s[start] >= '0' && p.s[start] <= '9' {
+					return false
+				}
+				key = p.s[start:p.i]
+			}
+			p.ws()
+			if p.i >= len(p.s) || p.s[p.i] != ':' {
+				return false
+			}
+			p.i++
+			b, _ := json.Marshal(key)
+			p.out.Write(b)
+			p.out.WriteByte(':')
+		}
+		if !p.value(depth + 1) {
+			return false
+		}
+		p.ws()
+		if p.i >= len(p.s) {
+			return false
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+		case close:
+			p.i++
+			p.out.WriteByte(close)
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// str reads a quoted string.
+func (p *jsParser) str() (string, bool) {
+	q := p.s[p.i]
+	for j := p.i + 1; j < len(p.s); j++ {
+		switch p.s[j] {
+		case '\\':
+			j++
+		case q:
+			s, ok := unquoteJS(p.s[p.i+1 : j])
+			p.i = j + 1
+			return s, ok
+		}
+	}
+	return "", false
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+var jsNumberPrefix = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`)
 
 // unquoteJS undoes the escapes of an inspected JavaScript string.
 func unquoteJS(s string) (string, bool) {

@@ -210,6 +210,10 @@ func codeCases() []ciCase {
 			wantOutputs(t, r, "result", `42`)
 			r = c.run("run_code", `{"language": "javascript", "code": "'it\\'s'"}`)
 			wantOutputs(t, r, "result", `"it's"`)
+			r = c.run("run_code", `{"language": "javascript", "code": "({a: [1, 'x', true], 'b-c': null, d: {e: 2.5}})"}`)
+			wantOutputs(t, r, "result", `{"a":[1,"x",true],"b-c":null,"d":{"e":2.5}}`)
+			r = c.run("run_code", `{"language": "javascript", "code": "class P { constructor() { this.x = 1 } }; new P()"}`)
+			wantOutputs(t, r, "result", `"P { x: 1 }"`)
 		}},
 		{"language aliases: py, js, typescript, ts", func(t *testing.T, c *ciCaller) {
 			for _, tc := range []struct{ lang, code, want string }{
