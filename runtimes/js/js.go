@@ -29,12 +29,14 @@ const (
 	// DefaultMemoryLimit is the heap growth a cell may cause when
 	// InstanceOptions.MemoryLimitBytes is zero.
 	DefaultMemoryLimit = 256 << 20
-	// maxCallStackSize is the deepest JavaScript call stack, a quarter of
-	// Node's: an overflow through native code (a getter, a Proxy trap, a
-	// callback of Array.prototype.map) unwinds in time quadratic in the
-	// depth, in nested Go panics that no interrupt can stop. At 5000 that
-	// took 4-7 s on a busy machine; at this depth it is about 1 s.
-	maxCallStackSize = 2500
+	// maxCallStackSize is the deepest JavaScript call stack, a tenth of
+	// Node's and Python's default: an overflow through native code (a
+	// getter, a Proxy trap, a callback of Array.prototype.map, toString)
+	// unwinds in time quadratic in the depth, in nested Go panics (goja
+	// recovers and panics again at each native frame) that no interrupt
+	// can stop. At 2500 that took 0.3-0.5 s on an idle machine and 1-3 s
+	// on a busy one; at 1000 it is 6 times less.
+	maxCallStackSize = 1000
 	// v8MaxStringLength is V8's limit on string length, which the guards
 	// apply too (or less, under a small memory limit).
 	v8MaxStringLength = 1<<29 - 24

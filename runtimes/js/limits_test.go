@@ -74,18 +74,41 @@ func firstLine(s string) string {
 
 func TestStackOverflow(t *testing.T) {
 	s := newSession(t, runtimes.InstanceOptions{})
-	s.ok("let kept = 1")
+	s.ok("let kept = 1, depth = 0")
 	tests := []string{
 		"function f() { f() } f()",
 		"const g = () => g(); g()",
 		"async function h() { await null; h2() } function h2() { h2() } await h()",
 		"const o = {}; Object.defineProperty(o, 'x', { get() { return this.x } }); o.x",
+		// Through native frames: each level unwinds by a Go panic of its
+		// own, in time quadratic in the depth that no interrupt stops.
+		"const p = new Proxy({}, { get(t, k) { return p[k] } }); p.x",
+		"const q = { toString() { return String(q) } }; String(q)",
+		"function m() { return [1].map(m) } m()",
+		"const v = { valueOf() { return v * 1 } }; v * 1",
+		"depth = 0; const d = { get x() { depth++; return this.x } }; d.x",
 	}
 	for _, code := range tests {
+		start := time.Now()
 		want(t, code, s.fails(code), "Uncaught RangeError: Maximum call stack size exceeded", "at ")
+		took := time.Since(start)
+		t.Logf("%s: %v", code, took)
+		// About 0.05-0.1 s on an idle machine, 0.5 s on a busy one.
+		if took > 2*time.Second {
+			t.Errorf("%s: the overflow took %v", code, took)
+		}
 		if got, _ := s.ok("await null; kept"); got != "1" {
 			t.Fatalf("after %q: kept = %s", code, got)
 		}
+	}
+	// A getter takes two frames of the stack a level.
+	if got, _ := s.ok("depth <= 1000 && depth > 400"); got != "true" {
+		got, _ = s.ok("depth")
+		t.Errorf("a getter recursed %s deep, want at most the stack's 1000 frames", got)
+	}
+	// Recursion within the limit works.
+	if got, _ := s.ok("function r(n) { return n === 0 ? 0 : 1 + r(n - 1) } r(900)"); got != "900" {
+		t.Errorf("r(900) = %s", got)
 	}
 }
 
