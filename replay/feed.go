@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,19 +45,28 @@ type nestedReq struct {
 	ran         bool
 }
 
-// stop is a cell interrupted by its time limit when recorded.
+// stop is a cell stopped when recorded (by its time limit, an interrupt,
+// a cancellation).
 type stop struct {
 	at    runtimes.InterruptPoint
 	cause string
+	bytes int64
 	used  bool
 }
 
 // feed is the sandbox.ReplayFeed of a replay: it serves each request's
 // recorded inputs and notes where the guest asked for something else.
 type feed struct {
-	mu      sync.Mutex
-	oldRoot string
-	newRoot string
+	mu sync.Mutex
+	// roots are the recorded roots' paths and the replay's, in pairs: the
+	// session's, and each fork's.
+	roots []string
+	local func([]byte) []byte
+	// start is the recorded session's start (of the fork, after one).
+	start int64
+	// byOutput says whether the tape records the output a stopped cell
+	// without fuel had written (format 2 on).
+	byOutput bool
 
 	cur      *inputs
 	n        int // the request being replayed, from 1
@@ -179,19 +190,92 @@ func (f *feed) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// Start implements sandbox.ReplayFeed.
+func (f *feed) Start() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.start == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, f.start).UTC()
+}
+
 // Stop implements sandbox.ReplayFeed.
-func (f *feed) Stop(cell int) (runtimes.InterruptPoint, string, bool) {
+func (f *feed) Stop(cell int) (sandbox.ReplayStop, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st, ok := f.cur.stops[cell]
 	if !ok {
-		return runtimes.InterruptPoint{}, "", false
+		return sandbox.ReplayStop{}, false
 	}
 	st.used = true
 	if st.at.IsZero() {
-		f.inexact = append(f.inexact, fmt.Sprintf("request %d, cell %d: stopped by its %s when recorded, in a runtime that meters no fuel (JavaScript): replayed with a real timer, so its output may differ", f.n, cell, st.cause))
+		how := "replayed with a real timer"
+		if f.byOutput {
+			how = fmt.Sprintf("stopped once it had written the same output (%d bytes)", st.bytes)
+		}
+		f.inexact = append(f.inexact, fmt.Sprintf("request %d, cell %d: stopped by %s when recorded, at a point the tape cannot name (JavaScript meters no fuel): %s, so its output and state may differ", f.n, cell, stopWhat(st.cause), how))
 	}
-	return st.at, st.cause, true
+	return sandbox.ReplayStop{At: st.at, Cause: st.cause, Bytes: st.bytes, ByOutput: f.byOutput}, true
+}
+
+// stopWhat names a stop's cause in a sentence.
+func stopWhat(cause string) string {
+	switch cause {
+	case tape.CauseTimeout, tape.CauseHardLimit:
+		return "its " + cause
+	case tape.CauseInterrupt:
+		return "an interrupt"
+	case tape.CauseCancel:
+		return "a cancellation"
+	case tape.CauseClosed:
+		return "the session's close"
+	}
+	return cause
+}
+
+// setRoots sets the recorded roots' paths and the replay's: old, new, ...
+func (f *feed) setRoots(pairs ...string) {
+	f.roots = pairs
+	var args []string
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i] != "" && pairs[i] != pairs[i+1] {
+			args = append(args, pairs[i], pairs[i+1])
+		}
+	}
+	// The longest first: a root may lie inside another's folder.
+	type pair struct{ old, new string }
+	var ps []pair
+	for i := 0; i < len(args); i += 2 {
+		ps = append(ps, pair{args[i], args[i+1]})
+	}
+	slices.SortStableFunc(ps, func(a, b pair) int { return len(b.old) - len(a.old) })
+	args = args[:0]
+	for _, p := range ps {
+		args = append(args, p.old, p.new)
+	}
+	if len(args) == 0 {
+		f.local = func(b []byte) []byte { return b }
+		return
+	}
+	r := strings.NewReplacer(args...)
+	f.local = func(b []byte) []byte {
+		if !bytes.Contains(b, []byte("/")) {
+			return b
+		}
+		return []byte(r.Replace(string(b)))
+	}
+}
+
+// reversed maps the replay's roots back to the recorded ones.
+func (f *feed) reversed() func([]byte) []byte {
+	back := &feed{}
+	var pairs []string
+	for i := 0; i+1 < len(f.roots); i += 2 {
+		pairs = append(pairs, f.roots[i+1], f.roots[i])
+	}
+	back.setRoots(pairs...)
+	return back.local
 }
 
 // Call implements sandbox.ReplayFeed.
@@ -251,15 +335,6 @@ func (f *feed) Call(ctx context.Context, request []byte, serve func(context.Cont
 	return got
 }
 
-// local is recorded JSON with the recorded root's path replaced by the
-// replay's.
-func (f *feed) local(b []byte) []byte {
-	if f.oldRoot == "" || f.oldRoot == f.newRoot {
-		return b
-	}
-	return bytes.ReplaceAll(b, []byte(f.oldRoot), []byte(f.newRoot))
-}
-
 // compact is JSON without insignificant space (as the recorder writes it).
 func compact(b []byte) []byte {
 	var v json.RawMessage
@@ -274,8 +349,9 @@ func compact(b []byte) []byte {
 
 // split groups a tape's events by request: what was read between a
 // request and its result, and before it since the previous result.
-func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Record, ins map[int]*inputs, err error) {
-	results, ins = map[int]tape.Record{}, map[int]*inputs{}
+// A fork record is kept by the number of the request after it.
+func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Record, ins map[int]*inputs, forks map[int]tape.Record, err error) {
+	results, ins, forks = map[int]tape.Record{}, map[int]*inputs{}, map[int]tape.Record{}
 	nestedN := map[int]*nestedReq{}
 	pending := &inputs{}
 	for _, e := range events {
@@ -287,7 +363,7 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 				continue
 			}
 			if e.N != len(reqs)+1+len(nestedN) {
-				return nil, nil, nil, fmt.Errorf("replay: the tape's request %d follows request %d; requests are numbered 1, 2, 3, ...", e.N, len(reqs)+len(nestedN))
+				return nil, nil, nil, nil, fmt.Errorf("replay: the tape's request %d follows request %d; requests are numbered 1, 2, 3, ...", e.N, len(reqs)+len(nestedN))
 			}
 			reqs = append(reqs, e)
 			ins[e.N] = pending
@@ -299,7 +375,7 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 				continue
 			}
 			if _, ok := ins[e.N]; !ok {
-				return nil, nil, nil, fmt.Errorf("replay: the tape holds a result of request %d before the request", e.N)
+				return nil, nil, nil, nil, fmt.Errorf("replay: the tape holds a result of request %d before the request", e.N)
 			}
 			results[e.N] = e
 			pending = &inputs{}
@@ -314,15 +390,20 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 		case tape.TypeCall:
 			pending.calls = append(pending.calls, &call{req: e.Call, answer: e.Answer})
 		case tape.TypeFork:
-			return nil, nil, nil, errors.New("replay: the tape is of a forked session: it started from the state of the session it was forked from (its Python globals, its files), which the tape does not hold; replay that session's tape, or record a session that is not a fork")
+			if e.Header == nil {
+				return nil, nil, nil, nil, errors.New("replay: the tape is of a forked session and does not hold the session it was forked from " +
+					"(recorded by a wasmeval older than tape format 2, or the source's tape was longer than 32 MiB): it started from that session's state " +
+					"(its Python globals, its files); replay the source's tape, or record the fork with this wasmeval")
+			}
+			forks[len(reqs)+len(nestedN)+1] = e
 		case tape.TypeStop:
 			if pending.stops == nil {
 				pending.stops = map[int]*stop{}
 			}
-			pending.stops[e.Cell] = &stop{at: runtimes.InterruptPoint{Checks: e.Checks, Sleeps: e.Sleeps, Fuel: e.Fuel}, cause: e.Cause}
+			pending.stops[e.Cell] = &stop{at: runtimes.InterruptPoint{Checks: e.Checks, Sleeps: e.Sleeps, Fuel: e.Fuel}, cause: e.Cause, bytes: e.Bytes}
 		}
 	}
-	return reqs, results, ins, nil
+	return reqs, results, ins, forks, nil
 }
 
 // runNested runs a nested request and compares its result.

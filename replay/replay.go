@@ -19,7 +19,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/aymanbagabas/go-udiff"
 
@@ -134,9 +136,11 @@ func Run(ctx context.Context, t *tape.Tape, opts Options) (*Report, error) {
 // Player replays a tape one request at a time (Run replays all of it).
 type Player struct {
 	t       *tape.Tape
+	opts    Options
 	reqs    []tape.Record
 	results map[int]tape.Record
 	ins     map[int]*inputs
+	forks   map[int]tape.Record // fork records, by the request after them
 	f       *feed
 	sb      *sandbox.Sandbox
 	sess    *sandbox.Session
@@ -148,51 +152,81 @@ type Player struct {
 
 // Start rebuilds the root and opens the session a replay runs in.
 func Start(ctx context.Context, t *tape.Tape, opts Options) (_ *Player, err error) {
-	reqs, results, ins, err := split(t.Events)
+	reqs, results, ins, forks, err := split(t.Events)
 	if err != nil {
 		return nil, err
 	}
-	p := &Player{t: t, reqs: reqs, results: results, ins: ins, rep: &Report{Header: t.Header}, got: map[int]tape.Record{}, cleanup: func() {}}
+	p := &Player{t: t, opts: opts, reqs: reqs, results: results, ins: ins, forks: forks, rep: &Report{Header: t.Header}, got: map[int]tape.Record{}, cleanup: func() {}}
 	defer func() {
 		if err != nil {
 			p.Close()
 		}
 	}()
-	dir := opts.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "wasmeval-replay-"); err != nil {
-			return nil, fmt.Errorf("replay: %w", err)
-		}
-		p.cleanup = func() { os.RemoveAll(dir) }
-	} else {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("replay: %w", err)
-		}
-		if ents, err := os.ReadDir(dir); err != nil {
-			return nil, fmt.Errorf("replay: %w", err)
-		} else if len(ents) > 0 {
-			return nil, fmt.Errorf("replay: %s is not empty; give an empty or missing folder to rebuild the root in", dir)
-		}
+	dir, err := p.rootDir(opts.Dir, "wasmeval-replay-")
+	if err != nil {
+		return nil, err
 	}
 	if err := tape.RestoreRoot(dir, t.Root, opts.Blobs); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
+	}
+	if m := t.Header.RootMTime; m != 0 {
+		if err := os.Chtimes(dir, time.Unix(0, m), time.Unix(0, m)); err != nil {
+			return nil, fmt.Errorf("replay: %w", err)
+		}
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	p.f = &feed{oldRoot: t.Header.Root, newRoot: abs} // as the guest sees its root
+	p.f = &feed{byOutput: t.Header.Format >= 2, start: t.Header.Start}
+	p.f.setRoots(t.Header.Root, abs) // as the guest sees its root
 	sbo := opts.Sandbox
 	sbo.Host = nil
+	if err := checkLayer(t.Header, sbo); err != nil {
+		return nil, err
+	}
 	if p.sb, err = sandbox.New(ctx, sbo); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	h := t.Header
+	so := p.sessionOptions(t.Header, dir)
+	if p.sess, err = p.sb.NewSession(ctx, so); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	p.f.run = p.sess.Eval
+	return p, nil
+}
+
+// rootDir is the folder a root is rebuilt in: dir, which must be empty or
+// missing, or a temporary folder removed by Close.
+func (p *Player) rootDir(dir, pattern string) (string, error) {
+	if dir == "" {
+		dir, err := os.MkdirTemp("", pattern)
+		if err != nil {
+			return "", fmt.Errorf("replay: %w", err)
+		}
+		prev := p.cleanup
+		p.cleanup = func() { prev(); os.RemoveAll(dir) }
+		return dir, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("replay: %w", err)
+	}
+	if ents, err := os.ReadDir(dir); err != nil {
+		return "", fmt.Errorf("replay: %w", err)
+	} else if len(ents) > 0 {
+		return "", fmt.Errorf("replay: %s is not empty; give an empty or missing folder to rebuild the root in", dir)
+	}
+	return dir, nil
+}
+
+// sessionOptions are the options of the session (or fork) h describes,
+// rooted at dir and fed by the tape.
+func (p *Player) sessionOptions(h tape.Header, dir string) sandbox.SessionOptions {
 	env := make(map[string]string, len(h.Env))
 	for k, v := range h.Env {
 		env[k] = string(p.f.local([]byte(v)))
 	}
-	so := sandbox.SessionOptions{
+	return sandbox.SessionOptions{
 		Root: dir, Env: env, Replay: p.f,
 		Deterministic:    h.Options.Deterministic,
 		MemoryLimitBytes: h.Options.MemoryLimitBytes,
@@ -203,11 +237,35 @@ func Start(ctx context.Context, t *tape.Tape, opts Options) (_ *Player, err erro
 		DiskQuotaFiles:   h.Options.DiskQuotaFiles,
 		Languages:        h.Options.Languages,
 	}
-	if p.sess, err = p.sb.NewSession(ctx, so); err != nil {
-		return nil, fmt.Errorf("replay: %w", err)
+}
+
+// fork replays a fork recorded before request n: the session is forked
+// into a folder of its own, and the replay goes on in the fork.
+func (p *Player) fork(ctx context.Context, n int, rec tape.Record) error {
+	dir := ""
+	if p.opts.Dir != "" {
+		dir = fmt.Sprintf("%s.fork%d", strings.TrimRight(p.opts.Dir, "/"), n)
 	}
-	p.f.run = p.sess.Eval
-	return p, nil
+	dir, err := p.rootDir(dir, "wasmeval-replay-fork-")
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	p.f.mu.Lock()
+	p.f.setRoots(append(slices.Clone(p.f.roots), rec.Header.Root, abs)...)
+	p.f.start = rec.Header.Start
+	p.f.mu.Unlock()
+	cp, err := p.sess.Fork(ctx, p.sessionOptions(*rec.Header, abs))
+	if err != nil {
+		return fmt.Errorf("replay: the fork before request %d: %w", n, err)
+	}
+	p.sess.Close(ctx)
+	p.sess = cp
+	p.f.run = cp.Eval
+	return nil
 }
 
 // More says whether requests are left to replay.
@@ -224,11 +282,19 @@ func (p *Player) Step(ctx context.Context) ([]Divergence, error) {
 	}
 	rq := p.reqs[p.next]
 	p.next++
+
 	req, err := sandbox.DecodeRequest(p.f.local(rq.Request))
 	if err != nil {
 		return nil, fmt.Errorf("replay: request %d on the tape: %w", rq.N, err)
 	}
 	p.f.begin(rq.N, p.ins[rq.N])
+	if fk, ok := p.forks[rq.N]; ok {
+		// What the fork read (a fresh seed for its copy of Python's
+		// random) was recorded with the next request's inputs.
+		if err := p.fork(ctx, rq.N, fk); err != nil {
+			return nil, err
+		}
+	}
 	res, evalErr := p.sess.Eval(ctx, req)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -277,12 +343,12 @@ func (p *Player) WriteUpdated(w *tape.Writer) error {
 			return err
 		}
 	}
-	back := &feed{oldRoot: p.f.newRoot, newRoot: p.f.oldRoot}
+	back := p.f.reversed()
 	for _, r := range p.t.Events {
-		if g, ok := p.got[r.N]; ok && r.Type == tape.TypeResult {
+		if g, ok := p.got[r.N]; ok && r.Type == tape.TypeResult && !r.Nested {
 			r = g
-			r.Result = back.local(r.Result)
-			r.Error = string(back.local([]byte(r.Error)))
+			r.Result = back(r.Result)
+			r.Error = string(back([]byte(r.Error)))
 		}
 		if err := w.Write(r); err != nil {
 			return err
@@ -346,4 +412,33 @@ func compareResult(n int, f *feed, want tape.Record, res *sandbox.Result, evalEr
 	json.Indent(&b, gotJSON, "", "  ")
 	return []Divergence{{Request: n, Cell: -1, What: "result", Message: "the result differs",
 		Diff: udiff.Unified("recorded", "replayed", a.String()+"\n", b.String()+"\n")}}
+}
+
+// checkLayer refuses a replay whose sandbox has another Python package
+// layer than the tape was recorded with: the guest would import other
+// code. A tape does not hold the layer (it is usually large), so the
+// replay must be given the same one.
+func checkLayer(h tape.Header, o sandbox.Options) error {
+	if h.Format < 2 {
+		return nil // the tape does not say
+	}
+	var got *tape.Layer
+	if o.Packages != "" {
+		var err error
+		if got, err = tape.LayerDigest(o.Packages, o.Preload); err != nil {
+			return fmt.Errorf("replay: %w", err)
+		}
+	}
+	want := h.Packages
+	switch {
+	case want == nil && got == nil:
+		return nil
+	case want != nil && got != nil && want.SHA256 == got.SHA256 && slices.Equal(want.Preload, got.Preload):
+		return nil
+	case want == nil:
+		return fmt.Errorf("replay: the tape was recorded without a package layer, and this replay has %s (--packages %s); replay it without --packages", got.Describe(), o.Packages)
+	case got == nil:
+		return fmt.Errorf("replay: the tape was recorded with %s, which it does not hold; give the same layer with --packages DIR (and --preload) to replay it", want.Describe())
+	}
+	return fmt.Errorf("replay: the tape was recorded with %s; this replay's (--packages %s) is %s: give the layer the session was recorded with", want.Describe(), o.Packages, got.Describe())
 }

@@ -67,10 +67,17 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 	if err := copyRoot(s.opts.Root, o.Root, newCopyQuota(o)); err != nil {
 		return nil, fmt.Errorf("sandbox: fork: copying the session's files: %w", err)
 	}
+	record := o.Record // the fork's tape starts with the source's (forkBoundary)
+	o.Record = nil
 	cp, err := s.sb.NewSession(ctx, o)
 	if err != nil {
 		emptyDir(o.Root)
 		return nil, err
+	}
+	if err := cp.forkBoundary(s, record, o.ownRecord); err != nil {
+		cp.Close(ctx)
+		emptyDir(o.Root)
+		return nil, fmt.Errorf("sandbox: fork: %w", err)
 	}
 	for lang, inst := range s.instances {
 		forker, ok := inst.(runtimes.Forker)
@@ -87,7 +94,6 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 		cp.instances[lang] = child
 	}
 	slices.Sort(cp.fresh)
-	cp.tapeFork()
 	return cp, nil
 }
 

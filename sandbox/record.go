@@ -1,19 +1,27 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	crand "crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/tape"
+	"github.com/wasmeval/wasmeval/wasm"
 	"github.com/wasmeval/wasmeval/wasm/python"
 )
 
@@ -46,10 +54,28 @@ type ReplayFeed interface {
 	// sandbox (tool, llm, agent), else by serve (files, output), checked
 	// against the tape.
 	Call(ctx context.Context, request []byte, serve func(context.Context, []byte) []byte) []byte
-	// Stop says whether the request's cell of that index was interrupted
-	// by its time limit when recorded: where (zero where the runtime
-	// meters no fuel) and why (tape.CauseTimeout, tape.CauseHardLimit).
-	Stop(cell int) (at runtimes.InterruptPoint, cause string, ok bool)
+	// Start is the recorded session's time when it started (what file
+	// changes are stamped with until the guest reads a clock); zero when
+	// the tape does not say.
+	Start() time.Time
+	// Stop says whether the request's cell of that index was stopped
+	// when recorded (by its time limit, an interrupt, a cancellation), and
+	// where.
+	Stop(cell int) (ReplayStop, bool)
+}
+
+// ReplayStop is where and why a recorded cell was stopped.
+type ReplayStop struct {
+	// At is where the runtime delivered the interrupt; zero where it
+	// meters no fuel (JavaScript).
+	At runtimes.InterruptPoint
+	// Cause is one of tape's Cause constants.
+	Cause string
+	// Bytes is the output the cell had written when it was stopped, and
+	// ByOutput says whether the tape recorded it: a cell without fuel is
+	// then stopped once it has written as much, else by its real timers.
+	Bytes    int64
+	ByOutput bool
 }
 
 // boundary is what the session's instances read the world through.
@@ -63,6 +89,44 @@ type boundary struct {
 	tape     *tape.Writer // nil when not recording
 	mu       sync.Mutex
 	requests int // requests recorded so far, nested ones included
+	// last is the wall time the guest read last (Unix nanoseconds), or the
+	// session's start: in a deterministic, recorded or replayed session,
+	// what the guest changes in the root is stamped with it, the same on
+	// replay (wasm.SetRootClock). unstamp undoes that at close.
+	last    atomic.Int64
+	unstamp func()
+	// history keeps a copy of the tape written to a writer that cannot
+	// be read back, so that a fork's tape can start with it; nil when the
+	// tape is the session's own file (read back by name) or too long.
+	history *historyWriter
+}
+
+// maxHistory bounds the copy of a tape a session keeps for its forks
+// (boundary.history): the tape of a longer session is not copied, and a
+// fork of it records only its own events (replay refuses such a tape,
+// saying why).
+const maxHistory = 32 << 20
+
+// historyWriter passes a tape on to w and keeps a copy, up to maxHistory.
+type historyWriter struct {
+	w    io.Writer
+	mu   sync.Mutex
+	buf  []byte
+	over bool
+}
+
+func (h *historyWriter) Write(p []byte) (int, error) {
+	n, err := h.w.Write(p)
+	h.mu.Lock()
+	if !h.over {
+		if len(h.buf)+n > maxHistory {
+			h.over, h.buf = true, nil
+		} else {
+			h.buf = append(h.buf, p[:n]...)
+		}
+	}
+	h.mu.Unlock()
+	return n, err
 }
 
 // virtualClock is a deterministic session's clock: each read of either
@@ -136,17 +200,101 @@ func (s *Session) startBoundary() error {
 			b.rand = &lockedReader{r: rand.NewChaCha8(deterministicSeed)}
 		}
 	}
+	s.bound = b
 	if o.Record == nil {
-		s.bound = b
+		s.startStamps(time.Time{})
 		return nil
 	}
-	w, err := tape.NewWriter(o.Record)
+	return s.startTape(o.Record, nil)
+}
+
+// startStamps keeps the session's clock on the files its guest changes,
+// in a deterministic, recorded or replayed session: from start (zero: the
+// replay's recorded start, the virtual clock's epoch or now), then at the
+// wall time the guest read last.
+func (s *Session) startStamps(start time.Time) {
+	o, b := &s.opts, s.bound
+	if b.unstamp != nil || (!o.Deterministic && o.Replay == nil && o.Record == nil) {
+		return // started already, or not wanted
+	}
+	switch {
+	case !start.IsZero():
+	case o.Replay != nil:
+		start = o.Replay.Start()
+		if start.IsZero() {
+			start = DeterministicEpoch // a tape that does not say
+		}
+	case o.Deterministic && o.Now == nil:
+		start = DeterministicEpoch
+	default:
+		start = b.now().Round(0)
+	}
+	b.last.Store(start.UnixNano())
+	now := b.now
+	b.now = func() time.Time {
+		t := now()
+		b.last.Store(t.UnixNano())
+		return t
+	}
+	b.unstamp = wasm.SetRootClock(o.Root, func() time.Time { return time.Unix(0, b.last.Load()).UTC() })
+	call := b.call
+	b.call = func(ctx context.Context, req []byte) []byte {
+		ans := call(ctx, req)
+		s.stampHelperWrite(req, ans)
+		return ans
+	}
+}
+
+// stampHelperWrite stamps a file the write or append helper changed with
+// the session's clock, as the guest's own writes are.
+func (s *Session) stampHelperWrite(req, ans []byte) {
+	var r struct {
+		Op   string `json:"op"`
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(req, &r) != nil || (r.Op != "write" && r.Op != "append") || bytes.Contains(ans, []byte(`"error"`)) {
+		return
+	}
+	rel, err := s.calls.FS().Resolve(r.Op, r.Path)
+	if err != nil {
+		return
+	}
+	root, err := os.OpenRoot(s.opts.Root)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	t := time.Unix(0, s.bound.last.Load())
+	if fi, err := root.Lstat(rel); err == nil && fi.Mode().IsRegular() {
+		root.Chtimes(rel, t, t)
+		root.Chtimes(filepath.Dir(rel), t, t)
+	}
+}
+
+// startTape records the session to out. A session made by a fork of src
+// starts its tape with src's tape so far and a fork record (when src's
+// tape can be had), so that its tape replays on its own; otherwise with
+// its header and its root's entries.
+func (s *Session) startTape(out io.Writer, src *Session) error {
+	o := &s.opts
+	b := s.bound
+	var hist []byte
+	if src != nil {
+		hist = src.tapeSoFar()
+	}
+	if !o.ownRecord {
+		b.history = &historyWriter{w: out}
+		out = b.history
+	}
+	w, err := tape.NewWriter(out)
 	if err != nil {
 		return err
 	}
 	if b.now == nil {
 		b.now = time.Now
 	}
+	// Before the clock is recorded: the start is the header's, not a read.
+	s.startStamps(time.Time{})
 	if b.nanotime == nil {
 		start := time.Now()
 		b.nanotime = func() int64 { return int64(time.Since(start)) }
@@ -181,7 +329,38 @@ func (s *Session) startBoundary() error {
 		w.Write(tape.Record{Type: tape.TypeCall, Call: compactJSON(req), Answer: compactJSON(ans)})
 		return ans
 	}
-	s.bound = b
+	h := s.tapeHeader()
+	h.Start = b.last.Load()
+	if hist != nil {
+		// The fork's requests go on numbering the source's.
+		b.requests = src.bound.countRequests()
+		if err := w.Append(hist); err != nil {
+			return err
+		}
+		if err := w.Write(tape.Record{Type: tape.TypeFork, Header: h}); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
+	if err := w.Write(tape.Record{Type: tape.TypeHeader, Header: h}); err != nil {
+		return err
+	}
+	if err := tape.WriteRoot(w, o.Root, 0); err != nil {
+		return err
+	}
+	if src != nil {
+		// Without the source's tape, the fork's starting state is not on
+		// it: replay refuses it, saying why.
+		if err := w.Write(tape.Record{Type: tape.TypeFork}); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+// tapeHeader is the header of the session's tape.
+func (s *Session) tapeHeader() *tape.Header {
+	o := &s.opts
 	h := &tape.Header{
 		Format:         tape.FormatVersion,
 		Wasmeval:       buildVersion(),
@@ -203,13 +382,76 @@ func (s *Session) startBoundary() error {
 	if h.Env == nil {
 		h.Env = map[string]string{}
 	}
-	if err := w.Write(tape.Record{Type: tape.TypeHeader, Header: h}); err != nil {
-		return err
+	if fi, err := os.Stat(o.Root); err == nil {
+		h.RootMTime = fi.ModTime().UnixNano()
 	}
-	if err := tape.WriteRoot(w, o.Root, 0); err != nil {
-		return err
+	if dir, preload := s.sb.opts.Packages, s.sb.opts.Preload; dir != "" {
+		l, err := layerDigest(dir, preload)
+		if err != nil {
+			s.sb.opts.Logger.Warn("recording the package layer", "err", err)
+		}
+		h.Packages = l
 	}
-	return w.Flush()
+	return h
+}
+
+// layerDigests caches tape.LayerDigest by layer and preload list: a layer
+// is read once per process, not at each recorded session.
+var layerDigests sync.Map // string -> *tape.Layer
+
+func layerDigest(dir string, preload []string) (*tape.Layer, error) {
+	key := dir + "\x00" + strings.Join(preload, ",")
+	if l, ok := layerDigests.Load(key); ok {
+		return l.(*tape.Layer), nil
+	}
+	l, err := tape.LayerDigest(dir, preload)
+	if err != nil {
+		return nil, err
+	}
+	layerDigests.Store(key, l)
+	return l, nil
+}
+
+// countRequests is how many requests the boundary has recorded.
+func (b *boundary) countRequests() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.requests
+}
+
+// tapeSoFar is the session's tape up to its last finished request, or nil
+// when it is not recorded or cannot be had (a writer that cannot be read
+// back, past maxHistory).
+func (s *Session) tapeSoFar() []byte {
+	b := s.bound
+	if b == nil || b.tape == nil {
+		return nil
+	}
+	n := b.tape.Complete()
+	if b.history != nil {
+		b.history.mu.Lock()
+		defer b.history.mu.Unlock()
+		if b.history.over || int64(len(b.history.buf)) < n {
+			return nil
+		}
+		return slices.Clone(b.history.buf[:n])
+	}
+	f, ok := s.opts.Record.(*os.File)
+	if !ok {
+		return nil
+	}
+	r, err := os.Open(f.Name()) // the session writes it write-only
+	if err != nil {
+		s.sb.opts.Logger.Warn("reading the tape for a fork", "err", err)
+		return nil
+	}
+	defer r.Close()
+	data := make([]byte, n)
+	if _, err := io.ReadFull(r, data); err != nil {
+		s.sb.opts.Logger.Warn("reading the tape for a fork", "err", err)
+		return nil
+	}
+	return data
 }
 
 type readerFunc func(p []byte) (int, error)
@@ -337,6 +579,9 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 // closeTape ends the tape's zstd frame, and closes a tape file the
 // session owns (ManagerOptions.RecordDir).
 func (s *Session) closeTape() error {
+	if s.bound != nil && s.bound.unstamp != nil {
+		s.bound.unstamp()
+	}
 	if s.bound == nil || s.bound.tape == nil {
 		return nil
 	}
@@ -361,36 +606,123 @@ func MarshalResult(res *Result) ([]byte, error) {
 	return json.Marshal(&cp)
 }
 
-// replayStop arms a replayed cell's recorded stop by its time limit: in
-// Python, the interrupt comes at the recorded fuel instead of by the
-// clock, so the same traceback comes out; the real timers are stopped.
-// It returns the cause to give the cell's context once it stopped.
+// replayStop arms a replayed cell's recorded stop: in Python, the
+// interrupt comes at the recorded fuel instead of by the clock, so the
+// same traceback comes out, and the real timers are stopped; in
+// JavaScript (no fuel), once the cell has written the output it had when
+// stopped (or, on a tape that does not say, by its real timers). It
+// returns the context to run the cell with and the cause to give the cell
+// once it stopped.
+//
+// Recording, it counts a cell's output where the runtime meters no fuel,
+// so that tapeStop can record how much it had written when stopped.
 func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers ...*time.Timer) (context.Context, error) {
 	if s.opts.Replay == nil {
+		if b := s.bound; b != nil && b.tape != nil && lang != "py" {
+			w := &stopWatch{bytes: -1}
+			context.AfterFunc(ctx, func() { w.atStop.Store(w.written.Load()) })
+			ctx = context.WithValue(ctx, stopWatchKey{}, w)
+		}
 		return ctx, nil
 	}
-	at, cause, ok := s.opts.Replay.Stop(cell)
-	if !ok || at.IsZero() || lang != "py" {
-		return ctx, nil // JavaScript meters no fuel: its timers stay real
+	st, ok := s.opts.Replay.Stop(cell)
+	if !ok {
+		return ctx, nil
+	}
+	err := stopCauses[st.Cause]
+	if err == nil {
+		return ctx, nil
+	}
+	switch {
+	case lang == "py" && !st.At.IsZero():
+		ctx = runtimes.WithInterruptAt(ctx, st.At)
+	case lang != "py" && st.ByOutput:
+		wctx, cancel := context.WithCancelCause(ctx)
+		w := &stopWatch{bytes: st.Bytes, cancel: cancel}
+		if st.Bytes == 0 {
+			cancel(errReplayedStop)
+		}
+		ctx = context.WithValue(wctx, stopWatchKey{}, w)
+	default:
+		if st.Cause == tape.CauseTimeout || st.Cause == tape.CauseHardLimit {
+			return ctx, nil // the cell's real timers stop it
+		}
+		// Stopped by an interrupt, at a point the tape cannot say: at once.
+		wctx, cancel := context.WithCancelCause(ctx)
+		cancel(errReplayedStop)
+		ctx = wctx
 	}
 	for _, t := range timers {
 		t.Stop()
 	}
-	err := errCellTimeout
-	if cause == tape.CauseHardLimit {
-		err = errCellHardLimit
-	}
-	return runtimes.WithInterruptAt(ctx, at), err
+	return ctx, err
 }
 
-// tapeStop records a cell interrupted by its time limit (with the fuel at
-// which the interrupt came), or, replaying, gives the cell's context the
-// recorded cause once the replayed interrupt stopped it.
-func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, cell int, out runtimes.Outcome, replayed error) {
+// errReplayedStop stops a replayed cell where its recording was stopped.
+var errReplayedStop = errors.New("sandbox: stopped where the recorded cell was")
+
+// stopCauses are the errors that stop a cell, by the tape's name for them.
+var stopCauses = map[string]error{
+	tape.CauseTimeout:   errCellTimeout,
+	tape.CauseHardLimit: errCellHardLimit,
+	tape.CauseInterrupt: errInterrupted,
+	tape.CauseCancel:    context.Canceled,
+	tape.CauseClosed:    ErrClosed,
+}
+
+// stopWatch counts a cell's output: replayed, it stops the cell once it
+// has written bytes; recorded (bytes -1), it notes what the cell had
+// written when its context ended.
+type stopWatch struct {
+	bytes   int64
+	written atomic.Int64
+	atStop  atomic.Int64
+	cancel  context.CancelCauseFunc
+}
+
+type stopWatchKey struct{}
+
+// watchSink is a cell's sink that counts its output for a stopWatch.
+type watchSink struct {
+	runtimes.Sink
+	w *stopWatch
+}
+
+func (ws watchSink) Stdout(text string) { ws.Sink.Stdout(text); ws.add(len(text)) }
+func (ws watchSink) Stderr(text string) { ws.Sink.Stderr(text); ws.add(len(text)) }
+func (ws watchSink) add(n int) {
+	if ws.w.written.Add(int64(n)) >= ws.w.bytes && ws.w.bytes >= 0 {
+		ws.w.cancel(errReplayedStop)
+	}
+}
+
+// replaySink is the sink a cell writes to: one that counts its output for
+// the stopWatch replayStop armed, if any.
+func replaySink(ctx context.Context, sink runtimes.Sink) runtimes.Sink {
+	if w, ok := ctx.Value(stopWatchKey{}).(*stopWatch); ok {
+		return watchSink{Sink: sink, w: w}
+	}
+	return sink
+}
+
+// tapeStop records a stopped cell (with where the interrupt came, and the
+// output it had written), or, replaying, gives the cell the recorded
+// cause once the replayed stop stopped it: its own context for a time
+// limit, the request's for an interrupt or a cancellation.
+func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, sink *cellSink, out runtimes.Outcome, replayed error) {
 	if replayed != nil {
-		if out.Interrupted {
-			cancel(replayed)
+		if !out.Interrupted {
+			return
 		}
+		if replayed == errCellTimeout || replayed == errCellHardLimit {
+			cancel(replayed)
+			return
+		}
+		s.mu.Lock()
+		if s.cancel != nil {
+			s.cancel(replayed)
+		}
+		s.mu.Unlock()
 		return
 	}
 	b := s.bound
@@ -398,18 +730,22 @@ func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, 
 		return
 	}
 	cause := ""
-	switch c := context.Cause(ctx); {
-	case errors.Is(c, errCellTimeout):
-		cause = tape.CauseTimeout
-	case errors.Is(c, errCellHardLimit):
-		cause = tape.CauseHardLimit
-	default:
+	for name, err := range stopCauses {
+		if errors.Is(context.Cause(ctx), err) {
+			cause = name
+		}
+	}
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		cause = tape.CauseCancel // the Eval's own deadline
+	}
+	if cause == "" || (out.Interrupt.IsZero() && !out.Interrupted) {
 		return
 	}
-	if out.Interrupt.IsZero() && !out.Interrupted {
-		return
+	rec := tape.Record{Type: tape.TypeStop, Cell: sink.index, Cause: cause, Checks: out.Interrupt.Checks, Sleeps: out.Interrupt.Sleeps, Fuel: out.Interrupt.Fuel}
+	if w, ok := ctx.Value(stopWatchKey{}).(*stopWatch); ok && out.Interrupt.IsZero() {
+		rec.Bytes = w.atStop.Load() // the runtime's own lines about the stop come after
 	}
-	if err := b.tape.Write(tape.Record{Type: tape.TypeStop, Cell: cell, Cause: cause, Checks: out.Interrupt.Checks, Sleeps: out.Interrupt.Sleeps, Fuel: out.Interrupt.Fuel}); err != nil {
+	if err := b.tape.Write(rec); err != nil {
 		s.sb.opts.Logger.Warn("recording a stop", "err", err)
 	}
 }
@@ -424,17 +760,51 @@ func waitsForEvals(req []byte) bool {
 	return r.Op == "tool" || r.Op == "agent"
 }
 
-// tapeFork marks a recorded session made by Fork: its state is not on its
-// tape, so replay refuses it with a clear error.
-func (s *Session) tapeFork() {
-	b := s.bound
-	if b == nil || b.tape == nil {
+// forkBoundary sets up the boundary of cp, made by a fork of s whose
+// files it holds: in a deterministic, recorded or replayed fork the copies
+// keep their times; a recorded fork's tape (out, the fork's
+// SessionOptions.Record) starts with s's tape so far.
+func (cp *Session) forkBoundary(s *Session, out io.Writer, own bool) error {
+	if cp.bound.unstamp != nil || out != nil {
+		copyTimes(s.opts.Root, cp.opts.Root)
+	}
+	if out == nil {
+		return nil
+	}
+	cp.opts.Record, cp.opts.ownRecord = out, own
+	return cp.startTape(out, s)
+}
+
+// copyTimes gives the entries of the copy dst of the folder src the times
+// of the originals, where both are there and neither is a link.
+func copyTimes(src, dst string) {
+	from, err := os.OpenRoot(src)
+	if err != nil {
 		return
 	}
-	if err := b.tape.Write(tape.Record{Type: tape.TypeFork}); err != nil {
-		s.sb.opts.Logger.Warn("recording a fork", "err", err)
+	defer from.Close()
+	to, err := os.OpenRoot(dst)
+	if err != nil {
+		return
 	}
-	if err := b.tape.Flush(); err != nil {
-		s.sb.opts.Logger.Warn("flushing the tape", "err", err)
+	defer to.Close()
+	var dirs []string
+	fs.WalkDir(from.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		if d.IsDir() {
+			dirs = append(dirs, p) // after what is in them
+			return nil
+		}
+		if fi, err := d.Info(); err == nil {
+			to.Chtimes(p, fi.ModTime(), fi.ModTime())
+		}
+		return nil
+	})
+	for _, p := range slices.Backward(dirs) {
+		if fi, err := from.Stat(p); err == nil {
+			to.Chtimes(p, fi.ModTime(), fi.ModTime())
+		}
 	}
 }

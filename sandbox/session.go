@@ -259,7 +259,7 @@ func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellSta
 	cellCtx = withCellLimits(cellCtx, c, s.opts.FuelBudget, s.fuelUsedNow(), hardLimit, timeout)
 	cellCtx, replayedStop := s.replayStop(cellCtx, sink.index, c.Language, timer, hard)
 	start := time.Now()
-	out, reentered, note, err := s.runIn(cellCtx, c, use, statusBundles{observed(ctx, sink.index, &activitySink{cellSink: sink, act: act})})
+	out, reentered, note, err := s.runIn(cellCtx, c, use, statusBundles{replaySink(cellCtx, observed(ctx, sink.index, &activitySink{cellSink: sink, act: act}))})
 	dur := time.Since(start)
 	if note != "" {
 		sink.note(note)
@@ -280,7 +280,7 @@ func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellSta
 	s.mu.Lock()
 	s.fuelUsed += out.FuelUsed
 	s.mu.Unlock()
-	s.tapeStop(cellCtx, cancel, sink.index, out, replayedStop)
+	s.tapeStop(cellCtx, cancel, sink, out, replayedStop)
 	switch {
 	case !out.Failed && !out.Interrupted:
 		return StatusComplete, dur, nil

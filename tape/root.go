@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // WriteRoot writes the entries of the folder root as dir, file and symlink
@@ -38,9 +39,10 @@ func WriteRoot(w *Writer, root string, embedLimit int64) error {
 			return fmt.Errorf("tape: recording the root: %w", err)
 		}
 		mode := uint32(info.Mode().Perm())
+		mtime := info.ModTime().UnixNano()
 		switch {
 		case d.IsDir():
-			return w.Write(Record{Type: TypeDir, Path: rel, Mode: mode})
+			return w.Write(Record{Type: TypeDir, Path: rel, Mode: mode, MTime: &mtime})
 		case d.Type()&fs.ModeSymlink != 0:
 			target, err := os.Readlink(p)
 			if err != nil {
@@ -54,13 +56,13 @@ func WriteRoot(w *Writer, root string, embedLimit int64) error {
 			if err != nil {
 				return fmt.Errorf("tape: recording the root: %w", err)
 			}
-			return w.Write(Record{Type: TypeFile, Path: rel, Mode: mode, Size: info.Size(), SHA256: sum})
+			return w.Write(Record{Type: TypeFile, Path: rel, Mode: mode, MTime: &mtime, Size: info.Size(), SHA256: sum})
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return fmt.Errorf("tape: recording the root: %w", err)
 		}
-		return w.Write(Record{Type: TypeFile, Path: rel, Mode: mode, Data: data})
+		return w.Write(Record{Type: TypeFile, Path: rel, Mode: mode, MTime: &mtime, Data: data})
 	})
 }
 
@@ -81,7 +83,8 @@ func hashFile(p string) (string, error) {
 // empty. A file recorded by hash is copied from blobs (a folder holding
 // it by its SHA-256 as the file name, or by its path as in the root);
 // when it is not there, or differs, the error names it and says how to
-// provide it.
+// provide it. Entries recorded with a modification time get it back
+// (folders once everything in them is made).
 func RestoreRoot(dir string, entries []Record, blobs string) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -125,6 +128,17 @@ func RestoreRoot(dir string, entries []Record, blobs string) error {
 			}
 		default:
 			return fmt.Errorf("tape: restoring the root: a %s record is not a root entry", e.Type)
+		}
+	}
+	// Times last: making an entry changes its folder's time.
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		if e.MTime == nil || e.Type == TypeSymlink {
+			continue
+		}
+		t := time.Unix(0, *e.MTime)
+		if err := root.Chtimes(filepath.FromSlash(e.Path), t, t); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("tape: restoring the root's times: %w", err)
 		}
 	}
 	if len(missing) > 0 {

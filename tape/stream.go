@@ -20,6 +20,7 @@ type Writer struct {
 	out      *countWriter
 	buf      bytes.Buffer
 	complete int64 // bytes written up to the end of the last frame
+	pending  bool  // records written since the last frame ended
 	err      error // the first error, after which every call fails
 }
 
@@ -74,7 +75,28 @@ func (w *Writer) Write(r Record) error {
 	if _, err := w.zw.Write(w.buf.Bytes()); err != nil {
 		w.err = fmt.Errorf("tape: %w", err)
 	}
+	w.pending = true
 	return w.err
+}
+
+// Append writes complete zstd frames of another tape (as its Writer
+// flushed them) as they are: a tape that goes on from another's. It must
+// come before the first Write, or right after a Flush.
+func (w *Writer) Append(frames []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if w.pending {
+		return errors.New("tape: Append after a Write that was not flushed")
+	}
+	if _, err := w.out.Write(frames); err != nil {
+		w.err = fmt.Errorf("tape: %w", err)
+		return w.err
+	}
+	w.complete = w.out.n
+	return nil
 }
 
 // Flush ends the zstd frame of what was written so far and starts the
@@ -91,6 +113,7 @@ func (w *Writer) Flush() error {
 		return w.err
 	}
 	w.complete = w.out.n
+	w.pending = false
 	w.zw.Reset(w.out)
 	return nil
 }

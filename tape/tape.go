@@ -4,12 +4,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
-// FormatVersion is the version of the tape format this package writes
-// and reads. A tape of another version is refused.
-const FormatVersion = 1
+// FormatVersion is the version of the tape format this package writes.
+// It reads every version from MinFormatVersion on and refuses others.
+//
+// Version 2 added the root entries' and the root's modification times
+// (mtime, root_mtime), the session's start time (start), the package layer
+// (packages), stops by interrupt, cancellation and close, the output a
+// stopped JavaScript cell had written (bytes) and forks that carry their
+// source's history (a fork record with the fork's header). A version 1
+// tape replays as it was recorded: without those, its guest saw the
+// rebuilt root's times and its forks are refused.
+const FormatVersion = 2
+
+// MinFormatVersion is the oldest tape format this package reads.
+const MinFormatVersion = 1
 
 // DefaultEmbedLimit is the size up to which a file of the root is embedded
 // in the tape; larger files are recorded by size and SHA-256.
@@ -37,7 +49,13 @@ const (
 const (
 	CauseTimeout   = "timeout"    // the cell's timeout
 	CauseHardLimit = "hard limit" // the cell's hard time limit
+	CauseInterrupt = "interrupt"  // Session.Interrupt (serve's POST .../interrupt)
+	CauseCancel    = "cancel"     // the Eval's context was cancelled
+	CauseClosed    = "closed"     // the session was closed while the cell ran
 )
+
+// causes are the stop causes, in the order an error lists them.
+var causes = []string{CauseTimeout, CauseHardLimit, CauseInterrupt, CauseCancel, CauseClosed}
 
 // Clock kinds: the values of Record.Clock.
 const (
@@ -48,8 +66,8 @@ const (
 // Record is one line of a tape. Type says which fields it uses:
 //
 //	header   Header
-//	dir      Path, Mode
-//	file     Path, Mode, and Data (embedded) or Size and SHA256 (not)
+//	dir      Path, Mode, MTime
+//	file     Path, Mode, MTime, and Data (embedded) or Size and SHA256 (not)
 //	symlink  Path, Target
 //	request  N (from 1), Request (the request's JSON), Nested (an eval run
 //	         inside a cell waiting in agent() or tool(), recorded within
@@ -58,13 +76,17 @@ const (
 //	rand     Data (the bytes the guest read)
 //	call     Call (the host call's JSON request), Answer (its JSON answer)
 //	result   N, and Result (the result's JSON) or Error (a host error)
-//	fork     no fields: the session was made by a fork, so it started from
-//	         the state of another session, which the tape does not hold
-//	stop     Cell (its index in the request), Cause ("timeout" or "hard
-//	         limit"), Checks, Sleeps and Fuel: the cell was interrupted by
-//	         its time limit at its Checks-th fuel check or in its Sleeps-th
-//	         sleep, having used Fuel units; all 0 where the runtime meters
-//	         no fuel
+//	fork     Header: the session was made here by a fork of the session
+//	         recorded so far, and the events after it are the fork's (whose
+//	         options and root the header gives); the fork's requests go on
+//	         numbering the source's. Without Header (version 1, or a source
+//	         whose tape was too long to keep) the tape holds only the fork's
+//	         events, and its starting state is not on it
+//	stop     Cell (its index in the request), Cause (one of the Cause
+//	         constants), Checks, Sleeps and Fuel: the cell was interrupted
+//	         at its Checks-th fuel check or in its Sleeps-th sleep, having
+//	         used Fuel units; all 0 where the runtime meters no fuel, where
+//	         Bytes is the output the cell had written when stopped
 type Record struct {
 	Type   string  `json:"t"`
 	Header *Header `json:"header,omitempty"`
@@ -75,6 +97,8 @@ type Record struct {
 	Size   int64  `json:"size,omitempty"`
 	SHA256 string `json:"sha256,omitempty"`
 	Target string `json:"target,omitempty"`
+	// MTime is a root entry's modification time, Unix nanoseconds.
+	MTime *int64 `json:"mtime,omitempty"`
 
 	N       int             `json:"n,omitempty"`
 	Nested  bool            `json:"nested,omitempty"`
@@ -93,6 +117,7 @@ type Record struct {
 	Checks int64  `json:"checks,omitempty"`
 	Sleeps int64  `json:"sleeps,omitempty"`
 	Fuel   int64  `json:"fuel,omitempty"`
+	Bytes  int64  `json:"bytes,omitempty"`
 }
 
 // Header says what a tape was recorded with.
@@ -114,6 +139,26 @@ type Header struct {
 	Env map[string]string `json:"env"`
 	// Options are the session options that shape what the guest sees.
 	Options Options `json:"options"`
+	// Start is the session's time when it started (Unix nanoseconds):
+	// what a file the guest changes is stamped with until it reads a
+	// clock. RootMTime is the root folder's modification time.
+	Start     int64 `json:"start,omitempty"`
+	RootMTime int64 `json:"root_mtime,omitempty"`
+	// Packages is the Python package layer the session ran with, if any.
+	Packages *Layer `json:"packages,omitempty"`
+}
+
+// Layer identifies a package layer by its contents: replay refuses to run
+// on another (a tape does not hold the layer, which is usually large).
+type Layer struct {
+	// SHA256 is LayerDigest's hash of the layer's files: their paths,
+	// types, permissions and contents (not their times or folder).
+	SHA256 string `json:"sha256"`
+	// Files and Bytes are how many files the layer holds and their size.
+	Files int64 `json:"files"`
+	Bytes int64 `json:"bytes"`
+	// Preload are the packages imported into the session's template.
+	Preload []string `json:"preload,omitempty"`
 }
 
 // Options are the recorded session options (sandbox.SessionOptions'
@@ -140,16 +185,16 @@ func (r *Record) Check() error {
 		if r.Header == nil {
 			return fmt.Errorf("a header record needs \"header\"")
 		}
-		if r.Header.Format != FormatVersion {
-			return fmt.Errorf("tape format %d; this wasmeval reads format %d (record the session again with this version)", r.Header.Format, FormatVersion)
+		if r.Header.Format < MinFormatVersion || r.Header.Format > FormatVersion {
+			return fmt.Errorf("tape format %d; this wasmeval reads formats %d to %d (record the session again with this version, or replay it with the wasmeval that recorded it)", r.Header.Format, MinFormatVersion, FormatVersion)
 		}
 	case TypeDir:
-		allowed = "path mode"
+		allowed = "path mode mtime"
 		if err := checkPath(r.Path); err != nil {
 			return err
 		}
 	case TypeFile:
-		allowed = "path mode data size sha256"
+		allowed = "path mode mtime data size sha256"
 		if err := checkPath(r.Path); err != nil {
 			return err
 		}
@@ -203,15 +248,18 @@ func (r *Record) Check() error {
 			return fmt.Errorf("a result record needs n (from 1) and one of result or error")
 		}
 	case TypeStop:
-		allowed = "cell cause checks sleeps fuel"
-		if r.Cause != CauseTimeout && r.Cause != CauseHardLimit {
-			return fmt.Errorf("stop cause %q; give %q or %q", r.Cause, CauseTimeout, CauseHardLimit)
+		allowed = "cell cause checks sleeps fuel bytes"
+		if !slices.Contains(causes, r.Cause) {
+			return fmt.Errorf("stop cause %q; give one of %q", r.Cause, causes)
 		}
-		if r.Cell < 0 || r.Fuel < 0 || r.Checks < 0 || r.Sleeps < 0 {
-			return fmt.Errorf("a stop record needs a cell index, checks, sleeps and fuel of 0 or more")
+		if r.Cell < 0 || r.Fuel < 0 || r.Checks < 0 || r.Sleeps < 0 || r.Bytes < 0 {
+			return fmt.Errorf("a stop record needs a cell index, checks, sleeps, fuel and bytes of 0 or more")
 		}
 	case TypeFork:
-		allowed = ""
+		allowed = "header"
+		if r.Header != nil && r.Header.Format != FormatVersion && r.Header.Format != 0 {
+			return fmt.Errorf("a fork record's header has format %d; a fork is recorded with format %d", r.Header.Format, FormatVersion)
+		}
 	default:
 		return fmt.Errorf("unknown record type %q; a tape holds %s", r.Type,
 			strings.Join([]string{TypeHeader, TypeDir, TypeFile, TypeSymlink, TypeRequest, TypeClock, TypeRand, TypeCall, TypeResult, TypeStop, TypeFork}, ", "))
@@ -239,6 +287,7 @@ func (r *Record) fields() []string {
 	add(r.Size != 0, "size")
 	add(r.SHA256 != "", "sha256")
 	add(r.Target != "", "target")
+	add(r.MTime != nil, "mtime")
 	add(r.N != 0, "n")
 	add(r.Nested, "nested")
 	add(len(r.Request) > 0, "request")
@@ -253,6 +302,7 @@ func (r *Record) fields() []string {
 	add(r.Checks != 0, "checks")
 	add(r.Sleeps != 0, "sleeps")
 	add(r.Fuel != 0, "fuel")
+	add(r.Bytes != 0, "bytes")
 	return fs
 }
 

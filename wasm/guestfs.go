@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
@@ -114,6 +115,7 @@ type GuestFS struct {
 	rootPath string              // guest path of the session root: clean, absolute, never "/"
 	files    map[string][]byte   // read-only in-memory files by guest path
 	dirs     map[string][]string // synthetic directories by guest path: sorted child names
+	stamp    func() time.Time    // the root's clock (SetRootClock); nil: the host's
 }
 
 var _ experimentalsys.FS = (*GuestFS)(nil)
@@ -183,6 +185,9 @@ func NewGuestFS(root string, files map[string][]byte, quota DiskQuota) (*GuestFS
 
 	if g.root, err = os.OpenRoot(root); err != nil {
 		return nil, fmt.Errorf("wasm: session root %s: %w", root, unwrapPathError(err))
+	}
+	if c, ok := rootClocks.Load(root); ok {
+		g.stamp = c.(*rootClock).now
 	}
 	return g, nil
 }
@@ -422,6 +427,11 @@ func (g *GuestFS) OpenFile(name string, flag experimentalsys.Oflag, perm fs.File
 
 // openHost opens rel in the root. rel is symlink-free as far as resolve could tell.
 func (g *GuestFS) openHost(rel string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+	if g.stamp != nil && flag&(experimentalsys.O_CREAT|experimentalsys.O_TRUNC) != 0 {
+		if _, err := g.root.Lstat(rel); err != nil || flag&experimentalsys.O_TRUNC != 0 {
+			defer g.stamped(0, rel, true) // created or truncated
+		}
+	}
 	q := g.quota
 	if q != nil {
 		q.Lock()
@@ -537,7 +547,7 @@ func (g *GuestFS) stat(name string, follow bool) (sys.Stat_t, experimentalsys.Er
 	}
 	switch n.kind {
 	case kindHost:
-		return sys.NewStat_t(n.info), 0
+		return g.statOf(n.info), 0
 	case kindFile:
 		return memStat(n.path, g.files[n.path]), 0
 	case kindDir:
@@ -564,7 +574,8 @@ func (g *GuestFS) Mkdir(name string, perm fs.FileMode) experimentalsys.Errno {
 // quota; check, if not nil, says whether the quota holds it (nil: an entry
 // of no bytes, such as a directory). The entry is recorded as its Lstat
 // after mk finds it.
-func (g *GuestFS) create(rel string, check func(DiskQuota) error, mk func() error) experimentalsys.Errno {
+func (g *GuestFS) create(rel string, check func(DiskQuota) error, mk func() error) (errno experimentalsys.Errno) {
+	defer func() { g.stamped(errno, rel, true) }()
 	q := g.quota
 	if q == nil {
 		return experimentalsys.UnwrapOSError(mk())
@@ -590,7 +601,8 @@ func (g *GuestFS) create(rel string, check func(DiskQuota) error, mk func() erro
 
 // remove removes the entry rel from the root with rm, recording it in the
 // disk quota.
-func (g *GuestFS) remove(rel string, rm func() error) experimentalsys.Errno {
+func (g *GuestFS) remove(rel string, rm func() error) (errno experimentalsys.Errno) {
+	defer func() { g.stamped(errno, path.Dir(rel), false) }()
 	q := g.quota
 	if q == nil {
 		return experimentalsys.UnwrapOSError(rm())
@@ -653,6 +665,8 @@ func (g *GuestFS) Rename(from, to string) experimentalsys.Errno {
 		}
 	}
 	rename := func() error { return g.root.Rename(src.rel, dst.rel) }
+	defer g.stamped(0, path.Dir(src.rel), false)
+	defer g.stamped(0, path.Dir(dst.rel), false)
 	if g.quota == nil {
 		return experimentalsys.UnwrapOSError(rename())
 	}
@@ -1002,7 +1016,7 @@ func (f *hostFile) Stat() (sys.Stat_t, experimentalsys.Errno) {
 	if err != nil {
 		return sys.Stat_t{}, experimentalsys.UnwrapOSError(err)
 	}
-	return sys.NewStat_t(info), 0
+	return f.g.statOf(info), 0
 }
 
 // Read implements the same method as documented on experimental/sys.File.
@@ -1075,6 +1089,7 @@ func (f *hostFile) Write(buf []byte) (int, experimentalsys.Errno) {
 // given its size before, and do makes it. A change the quota cannot hold is
 // refused whole (errnoQuota), not shortened.
 func (f *hostFile) grow(end func(size int64) (int64, error), do func() (int, error)) (int, experimentalsys.Errno) {
+	defer f.g.stamped(0, f.rel, false)
 	q := f.g.quota
 	if q == nil || f.isDir {
 		n, err := do()
@@ -1367,4 +1382,55 @@ func (d *synthDir) Utimens(int64, int64) experimentalsys.Errno { return experime
 func (d *synthDir) Close() experimentalsys.Errno {
 	d.closed = true
 	return 0
+}
+
+// rootClocks are the clocks of SetRootClock, by session root.
+var rootClocks sync.Map // clean root path -> *rootClock
+
+type rootClock struct{ now func() time.Time }
+
+// SetRootClock makes the GuestFS of root opened from now on keep the
+// session's clock on the guest's files: what the guest changes (a file it
+// writes, creates or truncates, a folder it adds to or removes from) is
+// stamped with clock's time instead of the host's, and an entry's access
+// and change times read as its modification time. A deterministic,
+// recorded or replayed session sets it, so that the file times its guest
+// reads are the root's recorded ones and its own clock's. It returns the
+// function that undoes it.
+func SetRootClock(root string, clock func() time.Time) (undo func()) {
+	root = filepath.Clean(root)
+	c := &rootClock{now: clock}
+	rootClocks.Store(root, c)
+	return func() { rootClocks.CompareAndDelete(root, c) }
+}
+
+// stamped stamps rel (when entry, and it is not a symbolic link) and its
+// folder with the root's clock, if it has one, after a change that did not
+// fail (errno 0).
+func (g *GuestFS) stamped(errno experimentalsys.Errno, rel string, entry bool) {
+	if g.stamp == nil || errno != 0 {
+		return
+	}
+	t := g.stamp()
+	if entry {
+		if info, err := g.root.Lstat(rel); err == nil && info.Mode()&fs.ModeSymlink == 0 {
+			_ = g.root.Chtimes(rel, t, t)
+		}
+		rel = path.Dir(rel)
+	}
+	if rel == "" {
+		rel = "."
+	}
+	_ = g.root.Chtimes(rel, t, t)
+}
+
+// statOf is the guest's stat of a host entry: with the root's clock, its
+// access and change times are its modification time, which the host does
+// not move on its own.
+func (g *GuestFS) statOf(info fs.FileInfo) sys.Stat_t {
+	st := sys.NewStat_t(info)
+	if g.stamp != nil {
+		st.Atim, st.Ctim = st.Mtim, st.Mtim
+	}
+	return st
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,7 +125,7 @@ func TestReplayUpdateAndTapeShow(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.wtape")
 	evalIn(t, "--record", path)
 	code, stdout, stderr := run(t, context.Background(), "", "tape", "show", path)
-	for _, want := range []string{"tape format 1, recorded by wasmeval ", "file seed.txt (13 bytes)", "=== request 1\n--- cell 0 (py)\n  > import time, random, uuid\n",
+	for _, want := range []string{fmt.Sprintf("tape format %d, recorded by wasmeval ", tape.FormatVersion), "file seed.txt (13 bytes)", "=== request 1\n--- cell 0 (py)\n  > import time, random, uuid\n",
 		"call read {\"op\":\"read\",\"path\":\"note.txt\"", "    -> {\"result\":\"kept\"}\n", "=== result 2\n--- cell 0: complete\n  | kept from the root\n", "random bytes)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("tape show lacks %q:\n%s", want, stdout)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/tape"
@@ -58,17 +59,8 @@ func showTape(w io.Writer, t *tape.Tape) error {
 	if h.PythonArtifact != "" {
 		fmt.Fprintf(&b, " (python artifact %s)", h.PythonArtifact)
 	}
-	fmt.Fprintf(&b, "\nroot %s\n", h.Root)
-	opts, _ := json.Marshal(h.Options)
-	fmt.Fprintf(&b, "options %s\n", opts)
-	keys := make([]string, 0, len(h.Env))
-	for k := range h.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "env %s=%s\n", k, h.Env[k])
-	}
+	b.WriteString("\n")
+	showHeader(&b, h)
 	for _, r := range t.Root {
 		switch {
 		case r.Type == tape.TypeDir:
@@ -100,6 +92,23 @@ func showTape(w io.Writer, t *tape.Tape) error {
 			for i, c := range req.Cells {
 				fmt.Fprintf(&b, "--- cell %d (%s)\n%s\n", i, c.Language, indent(c.Code, "  > "))
 			}
+		case tape.TypeFork:
+			flushReads()
+			if r.Header == nil {
+				b.WriteString("\n=== fork: the session was forked from another, whose state this tape does not hold\n")
+				continue
+			}
+			b.WriteString("\n=== fork: the session so far was forked, and the fork goes on from here\n")
+			showHeader(&b, *r.Header)
+		case tape.TypeStop:
+			flushReads()
+			fmt.Fprintf(&b, "  cell %d stopped by %s", r.Cell, r.Cause)
+			if r.Fuel > 0 {
+				fmt.Fprintf(&b, " at fuel check %d, sleep %d (%d units of fuel)", r.Checks, r.Sleeps, r.Fuel)
+			} else {
+				fmt.Fprintf(&b, " after %d bytes of output", r.Bytes)
+			}
+			b.WriteString("\n")
 		case tape.TypeClock:
 			clocks++
 		case tape.TypeRand:
@@ -138,4 +147,26 @@ func showTape(w io.Writer, t *tape.Tape) error {
 
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// showHeader writes what a header (a tape's, or a fork's) says of the
+// session.
+func showHeader(b *strings.Builder, h tape.Header) {
+	fmt.Fprintf(b, "root %s\n", h.Root)
+	opts, _ := json.Marshal(h.Options)
+	fmt.Fprintf(b, "options %s\n", opts)
+	if h.Start != 0 {
+		fmt.Fprintf(b, "started %s\n", time.Unix(0, h.Start).UTC().Format(time.RFC3339Nano))
+	}
+	if h.Packages != nil {
+		fmt.Fprintf(b, "packages %s\n", h.Packages.Describe())
+	}
+	keys := make([]string, 0, len(h.Env))
+	for k := range h.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(b, "env %s=%s\n", k, h.Env[k])
+	}
 }
