@@ -90,19 +90,19 @@ func compileWasmtime(ctx context.Context, cfg Config, bin []byte, hostName strin
 	var trampolines strings.Builder
 	defined := map[string]bool{}
 	for _, imp := range module.Imports() {
-		name := ""
-		if imp.Name() != nil {
-			name = *imp.Name()
+		name, from := "", imp.Module()
+		if n := imp.Name(); n != nil {
+			name = *n
 		}
 		ft := imp.Type().FuncType()
 		if ft == nil {
-			return nil, fmt.Errorf("wasm: wasmtime: import %s.%s is not a function", imp.Module(), name)
+			return nil, fmt.Errorf("wasm: wasmtime: import %s.%s is not a function", from, name)
 		}
-		if defined[imp.Module()+"\x00"+name] {
+		if defined[from+"\x00"+name] {
 			continue // imported twice
 		}
-		defined[imp.Module()+"\x00"+name] = true
-		switch imp.Module() {
+		defined[from+"\x00"+name] = true
+		switch from {
 		case hostName:
 			f, found := byName[name]
 			if !found {
@@ -132,7 +132,7 @@ func compileWasmtime(ctx context.Context, cfg Config, bin []byte, hostName strin
 				return nil, fmt.Errorf("wasm: wasmtime: %w", err)
 			}
 		default:
-			return nil, fmt.Errorf("wasm: wasmtime: import %s.%s: the host defines only %s and %s", imp.Module(), name, hostName, wasiModule)
+			return nil, fmt.Errorf("wasm: wasmtime: import %s.%s: the host defines only %s and %s", from, name, hostName, wasiModule)
 		}
 	}
 	wat.WriteString("  (memory (export \"memory\") 0 65536)\n")

@@ -32,7 +32,13 @@ typedef struct wasm_functype_t wasm_functype_t;
 typedef struct { uint64_t store_id; void *private_; } wm_func_t;
 typedef struct { uint64_t store_id; uint32_t p1, p2, p3; } wm_global_t;
 typedef struct { uint64_t lo, hi; } wm_raw_t;
-typedef struct { uint8_t kind; int64_t i64; uint64_t rest; } wm_val_t;
+typedef struct { uint8_t kind; int64_t i64; uint64_t rest[2]; } wm_val_t;
+// The sizes of wasmtime_val_t (a kind, then a union as large as an anyref:
+// 24 bytes) and wasmtime_val_raw_t: wasmtime writes whole values, so a
+// smaller struct would let it write past the Go memory that holds one.
+typedef char wm_val_size_check[sizeof(wm_val_t) == 32 ? 1 : -1];
+typedef char wm_raw_size_check[sizeof(wm_raw_t) == 16 ? 1 : -1];
+typedef char wm_global_size_check[sizeof(wm_global_t) == 24 ? 1 : -1];
 typedef struct { size_t size; char *data; } wm_bytes_t;
 typedef wasm_trap_t *(*wm_cb_t)(uintptr_t, wasmtime_caller_t *, wm_raw_t *, size_t);
 
