@@ -28,8 +28,9 @@ type Gateway struct {
 	shown  string   // base for messages: no credentials or query
 	token  string
 	client *http.Client
-	// KernelName is the kernel spec new kernels use: the server's default
-	// (from /api/kernelspecs) unless set before the first StartKernel.
+	// KernelName is the kernel spec new kernels use: DialGateway sets the
+	// server's default (from /api/kernelspecs); set another before the
+	// first StartKernel to use it.
 	KernelName string
 }
 
@@ -58,9 +59,7 @@ func DialGateway(ctx context.Context, rawURL, token string) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g.KernelName == "" {
-		g.KernelName = specs.Default
-	}
+	g.KernelName = specs.Default
 	if g.KernelName == "" {
 		return nil, fmt.Errorf("jupyter: the Jupyter server at %s has no default kernel spec; it cannot start Python kernels", g.shown)
 	}
