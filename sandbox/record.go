@@ -385,7 +385,7 @@ func (s *Session) tapeHeader() *tape.Header {
 	if fi, err := os.Stat(o.Root); err == nil {
 		h.RootMTime = fi.ModTime().UnixNano()
 	}
-	if dir, preload := s.sb.opts.Packages, s.sb.opts.Preload; dir != "" {
+	if dir, preload := s.layer(); dir != "" {
 		l, err := layerDigest(dir, preload)
 		if err != nil {
 			s.sb.opts.Logger.Warn("recording the package layer", "err", err)
@@ -393,6 +393,19 @@ func (s *Session) tapeHeader() *tape.Header {
 		h.Packages = l
 	}
 	return h
+}
+
+// layer is the package layer the session's Python runs on, and its
+// preload list (SessionOptions.Packages and Preload over the Sandbox's).
+func (s *Session) layer() (string, []string) {
+	o := &s.opts
+	switch {
+	case o.Packages == "" && o.Preload == nil:
+		return s.sb.opts.Packages, s.sb.opts.Preload
+	case o.Packages == "":
+		return s.sb.opts.Packages, o.Preload
+	}
+	return o.Packages, o.Preload
 }
 
 // layerDigests caches tape.LayerDigest by layer and preload list: a layer

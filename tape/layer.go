@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // LayerDigest identifies the package layer in dir, with its preload list,
@@ -73,9 +74,13 @@ func (l *Layer) Describe() string {
 	if l == nil {
 		return "no package layer"
 	}
-	s := fmt.Sprintf("a package layer of %d files (%d bytes, sha256 %s)", l.Files, l.Bytes, l.SHA256)
-	if len(l.Preload) > 0 {
-		s += fmt.Sprintf(" preloading %v", l.Preload)
+	files := "files"
+	if l.Files == 1 {
+		files = "file"
 	}
-	return s
+	s := fmt.Sprintf("a package layer of %d %s (%d bytes, sha256 %s)", l.Files, files, l.Bytes, l.SHA256)
+	if len(l.Preload) > 0 {
+		return s + fmt.Sprintf(" preloading %s", strings.Join(l.Preload, ","))
+	}
+	return s + " preloading nothing"
 }

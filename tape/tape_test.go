@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -202,4 +203,92 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFormats: a tape of format 1 (written before mtimes, forks with their
+// source and the other stop causes) still reads; one of a later format
+// than this package writes is refused, saying which it reads.
+func TestFormats(t *testing.T) {
+	for _, tc := range []struct {
+		format int
+		want   string
+	}{{1, ""}, {tape.FormatVersion, ""}, {tape.FormatVersion + 1, "this wasmeval reads formats 1 to 2"}, {0, "this wasmeval reads formats"}} {
+		h := header()
+		h.Header.Format = tc.format
+		line, _ := json.Marshal(h)
+		var buf bytes.Buffer
+		zw, _ := zstd.NewWriter(&buf)
+		zw.Write(append(line, '\n'))
+		zw.Close()
+		_, err := tape.Read(bytes.NewReader(buf.Bytes()))
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("format %d: %v; want %q", tc.format, err, tc.want)
+		}
+	}
+}
+
+// TestRootTimes: the root's entries are recorded with their modification
+// times and restored with them, folders too.
+func TestRootTimes(t *testing.T) {
+	src := t.TempDir()
+	os.MkdirAll(filepath.Join(src, "d", "e"), 0o755)
+	os.WriteFile(filepath.Join(src, "d", "e", "f.txt"), []byte("x"), 0o644)
+	when := map[string]time.Time{
+		"d":         time.Date(2020, 1, 2, 3, 4, 5, 6, time.UTC),
+		"d/e":       time.Date(2021, 1, 2, 3, 4, 5, 6, time.UTC),
+		"d/e/f.txt": time.Date(2022, 1, 2, 3, 4, 5, 6, time.UTC),
+	}
+	for _, p := range []string{"d/e/f.txt", "d/e", "d"} {
+		os.Chtimes(filepath.Join(src, p), when[p], when[p])
+	}
+	var buf bytes.Buffer
+	w, _ := tape.NewWriter(&buf)
+	w.Write(header())
+	if err := tape.WriteRoot(w, src, 0); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := t.TempDir()
+	if err := tape.RestoreRoot(dst, tp.Root, ""); err != nil {
+		t.Fatal(err)
+	}
+	for p, want := range when {
+		fi, err := os.Stat(filepath.Join(dst, p))
+		if err != nil || !fi.ModTime().Equal(want) {
+			t.Errorf("%s: %v %v; want %v", p, err, fi.ModTime(), want)
+		}
+	}
+}
+
+// TestAppend: a tape that goes on from another's flushed frames reads as
+// one tape.
+func TestAppend(t *testing.T) {
+	var first bytes.Buffer
+	w, _ := tape.NewWriter(&first)
+	w.Write(header())
+	w.Write(tape.Record{Type: tape.TypeRequest, N: 1, Request: json.RawMessage(`{}`)})
+	w.Flush()
+	var second bytes.Buffer
+	w2, _ := tape.NewWriter(&second)
+	if err := w2.Append(first.Bytes()[:w.Complete()]); err != nil {
+		t.Fatal(err)
+	}
+	h := header().Header
+	w2.Write(tape.Record{Type: tape.TypeFork, Header: h})
+	if err := w2.Append([]byte("x")); err == nil {
+		t.Error("Append after an unflushed Write succeeded")
+	}
+	w2.Write(tape.Record{Type: tape.TypeRequest, N: 2, Request: json.RawMessage(`{}`)})
+	w2.Close()
+	tp, err := tape.Read(bytes.NewReader(second.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tp.Events) != 3 || tp.Events[1].Type != tape.TypeFork || tp.Events[2].N != 2 {
+		t.Errorf("events %+v", tp.Events)
+	}
 }

@@ -79,8 +79,10 @@ Flags:
   --blobs DIR  a folder holding the root's files larger than the tape's
                embedding cap (1 MiB), named by SHA-256 or at their path
   --packages DIR, --preload NAMES
-               the Python package layer the session was recorded with (a
-               tape does not hold it): give the same as when recording
+               the Python package layer the session was recorded with: a
+               tape names it by a digest of its files' contents (not the
+               files themselves) and the preload list, and replay refuses
+               another layer, or none, saying which it needs
   --update     rewrite the tape's results with the replayed ones (its
                clocks, randomness and host-call answers stay as recorded)
                and exit 0: after a change meant to alter the outputs
@@ -88,10 +90,13 @@ Flags:
                "divergences": [{"request", "cell", "what", "message",
                "expected", "got", "diff"}], "notExact": [...], "header"}
 
-A Python cell stopped by its timeout is interrupted at the fuel recorded
-(the same point of its work), so its traceback replays too; a JavaScript
-cell stopped so (JavaScript meters no fuel) is stopped by a real timer and
-named in a "not replayed exactly" line.
+A Python cell stopped by its timeout, an interrupt or a cancellation is
+interrupted at the fuel check recorded (the same point of its work), so its
+traceback replays too; a JavaScript cell stopped so (JavaScript meters no
+fuel) is stopped once it has written the output it had when stopped, and
+named in a "not replayed exactly" line. A fork's tape holds the tape of
+the session it was forked from, up to the fork: replay replays that
+session, forks it and goes on in the fork.
 `
 
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
