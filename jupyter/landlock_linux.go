@@ -30,6 +30,10 @@ func init() {
 // writing.
 var kernelDevices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/random", "/dev/urandom"}
 
+// kernelSharedMemory is the folder of POSIX shared memory, which a kernel
+// may write too.
+const kernelSharedMemory = "/dev/shm"
+
 // runKernelHelper applies Landlock as spec says and executes argv.
 func runKernelHelper(spec string, argv []string) error {
 	var s helperSpec
@@ -53,6 +57,10 @@ func runKernelHelper(spec string, argv []string) error {
 		landlock.RODirs("/"),
 		rw,
 		landlock.RWFiles(kernelDevices...).IgnoreIfMissing(),
+		// POSIX semaphores and shared memory are files there
+		// (multiprocessing's locks and pools, joblib, torch's loaders); a
+		// tmpfs, gone at reboot.
+		landlock.RWDirs(kernelSharedMemory).IgnoreIfMissing(),
 	)
 	if err != nil {
 		return fmt.Errorf("landlock: %w", err)

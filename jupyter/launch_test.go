@@ -289,6 +289,10 @@ for p in [`+pyQuote(filepath.Join(outside, "escaped.txt"))+`, '/tmp/wasmeval-esc
 			t.Errorf("the kernel wrote %s", p)
 		}
 	}
+	// multiprocessing's semaphores live in /dev/shm, which stays writable.
+	if got := run(t, k, "import multiprocessing as mp\nwith mp.Pool(2) as p: print(p.map(abs, [1, -2]))"); got != "[1, 2]" {
+		t.Errorf("a multiprocessing pool: %s", got)
+	}
 	// The host reads what the kernel wrote.
 	if b, err := os.ReadFile(filepath.Join(root, "made-by-kernel.txt")); err != nil || string(b) != "hello from the kernel" {
 		t.Errorf("host reading the kernel's file: %q, %v", b, err)
