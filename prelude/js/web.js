@@ -14,6 +14,12 @@
   if (typeof Symbol.asyncIterator !== 'symbol') {
     Object.defineProperty(Symbol, 'asyncIterator', { value: Symbol.for('Symbol.asyncIterator') });
   }
+  // The helpers esbuild puts at the top of a lowered cell are var
+  // declarations, which would be enumerable globals of the session; made
+  // here first, non-enumerable, they stay out of Object.keys(globalThis).
+  for (const name of ['__knownSymbol', '__typeError', '__await', '__asyncGenerator', '__yieldStar', '__forAwait']) {
+    Object.defineProperty(globalThis, name, { value: undefined, writable: true, configurable: true, enumerable: false });
+  }
 
   // Built-ins of recent JavaScript that goja lacks and agents' code uses:
   // Object.groupBy, Map.groupBy, Promise.withResolvers, Array.fromAsync,

@@ -37,14 +37,17 @@ import (
 // the wrapper's length.
 //
 // The lowered loops keep their state in var declarations (iter, more,
-// temp, error), which become globals of the session like the cell's own.
-// esbuild names them apart from every name the cell uses, and from the
-// names lowerReserved lists, so that they do not overwrite a global an
-// earlier cell made with one of those names; and since a global var keeps
-// its value from one cell to the next (in a function it would start
-// undefined), each loop's declaration is given initializers
-// (resetLoopState), or a loop would find the error an earlier cell's loop
-// left and throw it again.
+// temp, error), which at the top of a cell would become globals of the
+// session: each loop is put in a block whose let declarations hold them
+// instead (scopeLoop). Where the output is not of the shape that expects,
+// they stay vars, and two defences remain: esbuild names them apart from
+// every name the cell uses and from those lowerReserved lists, so they do
+// not overwrite a global of an earlier cell; and each gets an initializer
+// (resetLoopState), since a global var keeps its value from one cell to
+// the next and a loop would otherwise find the error an earlier cell's
+// loop left and throw it again. esbuild's helpers (__forAwait, ...) are
+// var declarations too: the prelude makes them non-enumerable globals
+// first (web.js), so they stay out of Object.keys(globalThis).
 
 // lowerPattern matches code that may use a `for await` loop or an async
 // generator function or method.
@@ -171,15 +174,53 @@ func resetLoopState(tm *tsMap) {
 	for i := len(ms) - 1; i >= 0; i-- {
 		m := ms[i]
 		group := func(k int) string { return tm.gen[m[2*k]:m[2*k+1]] }
-		more, temp := group(1), group(2)
+		more, temp, iter, errName := group(1), group(2), group(6), group(3)
 		if group(4) != more || group(7) != more || group(5) != temp {
 			continue
 		}
+		scope := scopeLoop(tm.gen, m[0], iter, errName)
 		// Right after each name, from the last so offsets stay good.
+		if scope != nil {
+			tm.insertAt(scope[1], " }")
+		}
 		for _, k := range []int{3, 2, 1} {
 			tm.insertAt(m[2*k+1], " = void 0")
 		}
+		if scope != nil {
+			// `for (var iter = ...` becomes `for (    iter = ...`: the
+			// names are the block's (let), not the session's.
+			b := []byte(tm.gen)
+			copy(b[scope[2]:], "    ")
+			tm.gen = string(b)
+			tm.insertAt(scope[0], "{ let "+iter+", "+more+", "+temp+", "+errName+"; ")
+		}
 	}
+}
+
+// scopeLoop finds, around the lowered for await loop whose declarations
+// end at off, where to open a block before its `try {` and close it after
+// its last `}`, and where its `var ` is, so that its state variables can
+// be the block's own (esbuild's shape: try { for (var iter = ...) {...} }
+// catch (temp) { error = [temp]; } finally { try { ... } finally { if
+// (error) throw error[0]; } }). It returns nil when the text around is not
+// that shape; the variables then stay global, reset by their
+// initializers.
+func scopeLoop(gen string, off int, iter, errName string) []int {
+	head := "for (var " + iter + " = __forAwait("
+	forAt := strings.LastIndex(gen[:off], head)
+	if forAt < 0 {
+		return nil
+	}
+	tryAt := strings.LastIndex(gen[:forAt], "try {")
+	if tryAt < 0 || strings.TrimSpace(gen[tryAt+len("try {"):forAt]) != "" {
+		return nil
+	}
+	tail := regexp.MustCompile(`throw ` + regexp.QuoteMeta(errName) + `\[0\];\n[ \t]*\}\n[ \t]*\}`)
+	end := tail.FindStringIndex(gen[off:])
+	if end == nil {
+		return nil
+	}
+	return []int{tryAt, off + end[1], forAt + len("for (")}
 }
 
 // insertAt inserts text (ASCII, no line break) into tm's generated code

@@ -25,6 +25,9 @@ func TestForAwait(t *testing.T) {
 		{"async function total(it) { let t = 0; for await (const v of it) { if (v > 10) return -1; t += v } return t }\n[await total(gen(4)), await total([5, Promise.resolve(20)])]", "[ 6, -1 ]"},
 		{"const o = { async *items() { yield* [1, 2] } };\nconst items = [];\nfor await (const v of o.items()) { if (v === 2) break; items.push(v) }\nitems", "[ 1 ]"},
 		{"[typeof gen, typeof Pages, got.length, typeof iter, typeof error]", "[ 'function', 'function', 3, 'undefined', 'undefined' ]"},
+		// The session's globals are the cell's own: not the lowering's
+		// helpers or loop state.
+		{"Object.keys(globalThis).filter((k) => k.startsWith('__') || /^(iter|more|temp|error)\\d*$/.test(k))", "[]"},
 		{"let error = 'mine', temp = 'mine too';\ntry { for await (const v of [1]) throw new Error('in the loop') } catch (e) { error += ' ' + e.message }\n[error, temp]", "[ 'mine in the loop', 'mine too' ]"},
 		{"const after = [];\nfor await (const v of gen(1)) after.push(v);\nafter", "[ 0 ]"},
 		// Text that only looks like the syntax runs as before.
