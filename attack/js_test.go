@@ -54,6 +54,33 @@ var jsBombs = []attack{
 	{name: "catastrophic regex in a loop", lang: "js", code: `for (;;) try { /^(a+)+(?=c)b$/.test('a'.repeat(40)) } catch {}`,
 		timeout: 2, status: fail, want: []string{"timed out"}, within: 10 * time.Second},
 
+	// A bomb that grows a global an earlier cell made: that global is
+	// released when the bomb fails, so the session is under its cap again
+	// and may grow (it used to stay over it, and every later cell that
+	// grew it failed).
+	js("an older global", `globalThis.older = []; globalThis.untouched = 'u'.repeat(1 << 20)`, ok),
+	js("a bomb that grows the older global", `for (;;) older.push({ i: older.length })`, fail,
+		"memory limit", "Older globals that grew were released too: older (", "The session now holds"),
+	js("the session grows again after it", `globalThis.again = 'y'.repeat(48 << 20); print(again.length, typeof older, untouched.length); delete globalThis.again`,
+		ok, "50331648 undefined 1048576"),
+	js("template doubling of members", "{ const o = { s: '\\u00e9' }; for (;;) o.s = `${o.s}${o.s}` }", fail, "RangeError: memory limit"),
+
+	// Sorting with a hostile comparator: an error is the cell's, a
+	// comparator that never returns is stopped by the timeout, one that
+	// changes or grows the array meanwhile leaves a working session.
+	js("comparator that throws", `[3, 1, 2].sort(() => { throw new RangeError('comparator said no') })`, fail, "RangeError: comparator said no"),
+	js("comparator that throws late in a long sort", `[...Array(2e5).keys()].sort((a, b) => { if (a === 777) throw new Error('at 777'); return b - a })`, fail, "Error: at 777"),
+	js("comparator whose result throws", `[1, 2, 3].sort(() => ({ valueOf() { throw new Error('valueOf in sort') } }))`, fail, "valueOf in sort"),
+	{name: "comparator that never returns", lang: "js", code: `{ const a = [...Array(1e4).keys()]; a.sort(() => { for (;;); }) }`,
+		timeout: 2, status: fail, want: []string{"timed out"}, within: 10 * time.Second},
+	{name: "typed array comparator that never returns", lang: "js", code: `new Float64Array(1e4).sort(() => { for (;;); })`,
+		timeout: 2, status: fail, want: []string{"timed out"}, within: 10 * time.Second},
+	js("comparator that empties and refills the array", `{ const a = [...Array(1e4).keys()]; a.sort((x, y) => { a.length = 0; a.push(y, x); return x - y }); print('sorted to', a.length) }`,
+		ok, "sorted to"),
+	js("comparator that grows the array without end", `{ const a = [3, 2, 1]; a.sort(() => { for (;;) a.push('x'.repeat(1 << 20) + a.length) }) }`, fail, "memory limit"),
+	js("comparator that sorts the array again", `{ const a = [3, 2, 1]; let n = 0; a.sort((x, y) => (n++ < 50 ? a.sort((p, q) => p - q) && x - y : x - y)); print(a.join(), n > 0) }`,
+		ok, "1,2,3 true"),
+
 	// Long native paths.
 	{name: "huge default sort", lang: "js", code: `{ const a = new Array(2e6).fill(5); a.push(1); a.sort() }`,
 		timeout: 2, status: fail, want: []string{"timed out"}, within: 10 * time.Second},
@@ -69,6 +96,14 @@ var jsBombs = []attack{
 	js("BigInt shift", `1n << (2n ** 40n)`, fail, "Maximum BigInt size exceeded"),
 	js("BigInt literal of a million digits", `eval('9'.repeat(1e6) + 'n')`, fail, "BigInt literal of 1000000 digits"),
 	js("BigInt of a long text", `BigInt('9'.repeat(1e6))`, fail, "more than the 100000 the sandbox parses"),
+	{name: "BigInt compared with a text of ten million digits", lang: "js",
+		code:   `{ const t = '9'.repeat(1e7); print(1n < t, 5n == t, (10n ** 1000n) > t + '1', 1n != t + 'x') }`,
+		status: ok, want: []string{"true false false true"}, within: 10 * time.Second},
+	js("hexadecimal BigInt literal of 16 Mbit", `eval('0x' + 'f'.repeat(4e6) + 'n')`, fail, "more than the 2097152 the sandbox makes"),
+	{name: "recursion through toString", lang: "js", code: `{ const o = { toString() { return String(o) } }; String(o) }`,
+		status: fail, want: []string{"Maximum call stack size exceeded"}, within: 3 * time.Second},
+	{name: "recursion through Proxy traps", lang: "js", code: `{ const p = new Proxy({}, { get(t, k) { return p[k] } }); p.x }`,
+		status: fail, want: []string{"Maximum call stack size exceeded"}, within: 3 * time.Second},
 	{name: "the largest BigInt turns into text quickly", lang: "js", code: `print(String(2n ** 2097151n).length)`,
 		status: ok, want: []string{"631306"}, within: 5 * time.Second},
 

@@ -14,6 +14,8 @@
   const apply = Reflect.apply;
   const nativeStringConcat = String.prototype.concat; // before its wrapper below
   const nativeString = String;
+  const nativeArraySlice = Array.prototype.slice; // before the wrappers below
+  const nativeObjectAssign = Object.assign;
 
   function method(proto, name, check) {
     const original = proto[name];
@@ -293,6 +295,18 @@
         }
         if (compare === undefined && toLength(this && this.length) > limit) {
           return apply(original, this, [order]);
+        }
+        if (name === 'sort' && proto === Array.prototype && typeof compare === 'function' && Array.isArray(this)) {
+          // goja sorts an array in place, reading its elements as it goes:
+          // a comparator that shrinks or thins the array made it index
+          // past the end (a Go panic). The values are sorted as the
+          // language says, in a list of their own, and written back.
+          const items = apply(nativeArraySlice, this, []);
+          apply(original, items, [compare]);
+          apply(nativeObjectAssign, Object, [this, items]);
+          const present = Object.keys(items).length; // the holes sort last
+          for (let i = present; i < items.length; i++) delete this[i];
+          return this;
         }
         return apply(original, this, arguments);
       },

@@ -335,6 +335,11 @@ func TestGuardedCodeStillWorks(t *testing.T) {
 		{"const A = Object.getPrototypeOf(async function () {}).constructor; await A('return 7')()", "7"},
 		{"try { Function('a) { return 1 }); (function (', '') } catch (e) { e.name }", "'SyntaxError'"},
 		{"const a = Array.from({ length: 200001 }, (_, i) => (i * 7919) % 1000003); a.sort(); [a.every((v, i) => i === 0 || String(a[i - 1]) <= String(v)), a.length, a[0]]", "[ true, 200001, 0 ]"},
+		// sort with a comparator sorts a list of the values and writes it
+		// back: a comparator that shrinks the array made goja index past
+		// its end (a Go panic, "Internal error").
+		{"const a = [...Array(1e3).keys()]; a.sort((x, y) => { a.length = 0; a.push(y, x); return y - x }); const h = [3, , 1, undefined, 2]; const r = h.sort((x, y) => x - y); JSON.stringify([a.length, a[0], a[999], r === h, h, 4 in h, 3 in h])",
+			"'[1000,999,0,true,[1,2,3,null,null],false,true]'"},
 		{"const t = new Float64Array([3, NaN, -0, 0, -1, 2]); Array.from(t.sort()).map(String)", "[ '-1', '0', '0', '2', '3', 'NaN' ]"},
 		{"/(?<=a)b/.test('ab') && 'xaby'.replace(/(?=b)/, '-') === 'xa-by'", "true"},
 		{"let [p, ...q] = [1, 2, 3]; ({ a: p, ...q } = { a: 1, b: 2 }); JSON.stringify([Math.max(...[1, 5, 3]), [...'ab', ...[1]], { ...{ x: 1 } }, q, Math.max.apply(null, [1, 9]), Reflect.construct(Date, [0]).getTime(), Object.assign({}, { a: 1 }, 'xy')])",
