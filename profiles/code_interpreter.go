@@ -395,6 +395,9 @@ func RunCode(ctx context.Context, env *Env, p CodeRunParams) (*CodeResult, error
 		return nil, err
 	}
 	defer s.Close(context.WithoutCancel(ctx))
+	if err := warm(ctx, s.Eval, lang); err != nil {
+		return nil, err
+	}
 	return runCodeIn(ctx, s.Eval, lang, p.Code, p.TimeoutMs)
 }
 
@@ -414,6 +417,14 @@ func CreateContext(ctx context.Context, env *Env, p CodeContextParams) (*CodeCon
 	id, err := env.Contexts.CreateContext(ctx, lang)
 	if err != nil {
 		return nil, err
+	}
+	if lang != "" {
+		if err := warm(ctx, func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error) {
+			return env.Contexts.EvalInContext(ctx, id, req)
+		}, lang); err != nil {
+			env.Contexts.DeleteContext(context.WithoutCancel(ctx), id)
+			return nil, err
+		}
 	}
 	if p.Cwd != "" {
 		// The context's folder starts empty: make the folder and move there.
@@ -475,6 +486,19 @@ func DeleteContext(ctx context.Context, env *Env, id string) (*CodeContextDelete
 		return nil, contextError(err, id)
 	}
 	return &CodeContextDeleted{OK: true}, nil
+}
+
+// warm starts the interpreter of lang with a cell that does nothing, so
+// that a run's timeoutMs counts the code's time, not the interpreter's
+// start. Its failure (a language disabled here, say) is the run's to
+// report, not this one's.
+func warm(ctx context.Context, eval func(context.Context, sandbox.Request) (*sandbox.Result, error), lang string) error {
+	code := "pass"
+	if lang != "py" {
+		code = ";"
+	}
+	_, err := eval(sandbox.WithEventFunc(ctx, func(sandbox.Event) {}), sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code, Title: "start"}}})
+	return err
 }
 
 // contextError says that a context is unknown as an *Error.
