@@ -230,6 +230,14 @@ func prepareLaunch(ctx context.Context, cfg LaunchConfig) (*launch, error) {
 	if err := l.checkIPyKernel(ctx, choice); err != nil {
 		return nil, err
 	}
+	if log.Enabled(ctx, slog.LevelDebug) {
+		user := "wasmeval's"
+		if u := l.confine.user; u != nil {
+			user = fmt.Sprintf("%s (uid %d)", u.name, u.uid)
+		}
+		log.Debug("jupyter: local kernel", "python", l.python, "from", choice.From, "venv", choice.Venv,
+			"root", root, "user", user, "landlock_abi", l.confine.landlockABI())
+	}
 	return l, nil
 }
 

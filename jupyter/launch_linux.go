@@ -86,6 +86,9 @@ type helperSpec struct {
 	ABI      int      `json:"abi"`
 }
 
+// landlockABI is the Landlock ABI the kernel runs under, 0 for none.
+func (c confinement) landlockABI() int { return c.landlock }
+
 func (c confinement) uid() int {
 	if c.user == nil {
 		return -1
@@ -196,7 +199,7 @@ func chooseKernelUser(root string) (u *kernelUser, handToUser bool, err error) {
 	}
 	sys := st.Sys().(*syscall.Stat_t)
 	if sys.Uid != 0 {
-		u := &kernelUser{uid: sys.Uid, gid: sys.Gid, name: "uid " + strconv.Itoa(int(sys.Uid))}
+		u := &kernelUser{uid: sys.Uid, gid: sys.Gid, name: strconv.Itoa(int(sys.Uid))} // no passwd entry: USER is the number
 		if pw, err := user.LookupId(strconv.Itoa(int(sys.Uid))); err == nil {
 			u.name = pw.Username
 			if gid, err := strconv.Atoi(pw.Gid); err == nil {

@@ -22,6 +22,8 @@ type kernelUser struct {
 
 func (c confinement) uid() int { return -1 }
 
+func (c confinement) landlockABI() int { return 0 }
+
 func (c confinement) plain(ctx context.Context, python string, args ...string) *exec.Cmd {
 	return exec.CommandContext(ctx, python, args...)
 }

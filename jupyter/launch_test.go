@@ -2,6 +2,7 @@ package jupyter_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -327,10 +328,15 @@ func TestKernelCommandInterpreter(t *testing.T) {
 	root, tmp, conn := launchDirs(t)
 	binDir := filepath.Join(filepath.Dir(root), "bin")
 	writeScript(t, filepath.Join(binDir, "python3"), "exec "+py+` -S "$@"`) // no ipykernel
+	var logged strings.Builder
 	cmd, err := jupyter.KernelCommand(ctx, jupyter.LaunchConfig{Root: root, TempDir: tmp, ConnectionFile: conn,
-		Env: map[string]string{"PATH": binDir + ":" + filepath.Dir(py)}})
+		Env:    map[string]string{"PATH": binDir + ":" + filepath.Dir(py)},
+		Logger: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(logged.String(), "python="+py+` from="python3 on PATH"`) {
+		t.Errorf("debug log = %q, want the interpreter and where it came from", logged.String())
 	}
 	if !slices.Contains(cmd.Args, py) {
 		t.Errorf("python3 on PATH: command %q, want %s (the first python3 on PATH that imports ipykernel)", cmd.Args, py)

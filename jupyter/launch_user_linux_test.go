@@ -37,8 +37,8 @@ func TestKernelRunsAsRootsOwner(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { k.Close(context.Background()) })
-	if got := run(t, k, "import os; open('mine.txt', 'w').write('x'); print(os.getuid(), os.stat('mine.txt').st_uid)"); got != "65533 65533" {
-		t.Errorf("kernel uid and its file's owner = %q, want 65533 65533", got)
+	if got := run(t, k, "import os; open('mine.txt', 'w').write('x'); print(os.getuid(), os.stat('mine.txt').st_uid, os.environ['USER'])"); got != "65533 65533 65533" {
+		t.Errorf("kernel uid, its file's owner and USER = %q, want 65533 65533 65533 (a uid without a name)", got)
 	}
 }
 
