@@ -30,6 +30,7 @@ func TestForAwait(t *testing.T) {
 		{"Object.keys(globalThis).filter((k) => k.startsWith('__') || /^(iter|more|temp|error)\\d*$/.test(k))", "[]"},
 		{"let error = 'mine', temp = 'mine too';\ntry { for await (const v of [1]) throw new Error('in the loop') } catch (e) { error += ' ' + e.message }\n[error, temp]", "[ 'mine in the loop', 'mine too' ]"},
 		{"const after = [];\nfor await (const v of gen(1)) after.push(v);\nafter", "[ 0 ]"},
+		{"const pairs = [];\nouter: for await (const a of gen(3)) { for await (const b of gen(3)) { if (b === 1) continue outer; if (a === 2) break outer; pairs.push([a, b]) } }\npairs", "[ [ 0, 0 ], [ 1, 0 ] ]"},
 		// Text that only looks like the syntax runs as before.
 		{"const text = 'for await (x of y) and async *g';\ntext.length", "31"},
 		{"var await = 2; await * 3", "6"},
