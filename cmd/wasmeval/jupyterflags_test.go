@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,5 +157,63 @@ func TestJupyterURLServeMCP(t *testing.T) {
 	code, _, stderr := run(t, ctx, "", "mcp", "--jupyter-url", closed)
 	if code != exitInvalid || !strings.Contains(stderr, "add --python-backend jupyter") {
 		t.Errorf("mcp --jupyter-url without the jupyter backend: status %d, stderr %q", code, stderr)
+	}
+}
+
+// serve --jupyter-url: a session's Python cells run in the server's
+// kernel.
+func TestJupyterURLServeEndToEnd(t *testing.T) {
+	url, token, pid := jupyterServer(t)
+	t.Setenv(kernel.TokenEnv, token)
+	const bearer = "jupyter-e2e-token"
+	t.Setenv("WASMEVAL_TOKENS", bearer)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb lockedBuffer
+	exited := make(chan int, 1)
+	go func() {
+		exited <- doMain(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--log-format", "json",
+			"--python-backend", "jupyter", "--jupyter-url", url}, strings.NewReader(""), &out, &errb)
+	}()
+	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
+	var addr string
+	for deadline := time.Now().Add(30 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := addrRE.FindStringSubmatch(errb.String()); m != nil {
+			addr = m[1]
+		}
+		select {
+		case code := <-exited:
+			t.Fatalf("serve exited %d: %s", code, errb.String())
+		default:
+		}
+	}
+	if addr == "" {
+		t.Fatalf("no listening line in %s", errb.String())
+	}
+	post := func(path, body string) map[string]any {
+		req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+bearer)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		json.NewDecoder(resp.Body).Decode(&v)
+		return v
+	}
+	id, _ := post("/v1/sessions", "")["id"].(string)
+	if id == "" {
+		t.Fatalf("no session: %s", errb.String())
+	}
+	res := post("/v1/sessions/"+id+"/eval", `{"cells":[{"language":"py","code":"import os\nprint('parent', os.getppid())"}]}`)
+	if b, _ := json.Marshal(res); !strings.Contains(string(b), "parent "+strconv.Itoa(pid)) {
+		t.Errorf("eval in serve's session: %s\nwant the kernel's parent to be the server (pid %d)", b, pid)
+	}
+	cancel()
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop on cancel")
 	}
 }
