@@ -322,3 +322,35 @@ func TestOpenAPIDescribesProfiles(t *testing.T) {
 	}
 	check("/v1/sessions/nosuch/profiles/python", `{"cells":[{"code":"1"}]}`, http.StatusNotFound)
 }
+
+// TestProfilesHTTPStream checks the SSE stream of the python and run_code
+// endpoints: the code's output as events, then done with the result.
+func TestProfilesHTTPStream(t *testing.T) {
+	testenv.RequirePython(t)
+	ts := newServer(t, server.Config{KernelMode: "per-call"})
+	id, _ := newHTTPSession(t, ts)
+	stream := func(url, args string) string {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(args))
+		req.Header.Set("Authorization", "Bearer "+tokenA)
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", url, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	got := stream(ts.URL+"/v1/sessions/"+id+"/profiles/python", `{"cells": [{"code": "print('hi')"}, {"code": "6 * 7"}]}`)
+	if !strings.Contains(got, "event: stdout\n") || !strings.Contains(got, `"text":"hi"`) || !strings.Contains(got, "event: done\ndata: {\"content\":[{\"type\":\"text\",\"text\":\"[1/2]\\nhi\\n\\n[2/2]\\n42\"}]") ||
+		!strings.Contains(got, `"kernelMode":"per-call"`) || strings.Contains(got, "vnd.wasmeval") {
+		t.Errorf("python stream (serve's kernel mode per-call):\n%s", got)
+	}
+	got = stream(ts.URL+"/v1/profiles/run_code", `{"language": "python", "code": "print('hi')\n6 * 7"}`)
+	if !strings.Contains(got, "event: stdout\n") || !strings.Contains(got, "event: done\ndata: {\"outputs\":[{\"type\":\"stdout\",\"text\":\"hi\\n\"},{\"type\":\"result\",\"value\":42}],\"exitCode\":0}") || strings.Contains(got, "vnd.wasmeval") {
+		t.Errorf("run_code stream:\n%s", got)
+	}
+}

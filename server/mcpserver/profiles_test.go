@@ -263,3 +263,28 @@ func TestPythonMCPKernelMode(t *testing.T) {
 		t.Errorf("kernelMode session: %q, want 2", got)
 	}
 }
+
+// TestPythonMCPProgress checks that a python call with a progressToken
+// streams its cells' output as progress notifications, never the setup's
+// or the stdin mark's bundles.
+func TestPythonMCPProgress(t *testing.T) {
+	testenv.RequirePython(t)
+	n := &notes{}
+	cs := connect(t, newProfileServer(t, profiles.All(), nil), n.options())
+	params := &mcp.CallToolParams{Name: "python", Arguments: map[string]any{"cells": []map[string]any{{"code": "print('one')"}, {"code": "print('two')\ninput()"}}}}
+	params.SetProgressToken("tok-py")
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil || !res.IsError {
+		t.Fatalf("%v %s", err, text(res))
+	}
+	n.waitFor(t, "the output as progress", func() bool {
+		var b strings.Builder
+		for _, p := range n.progress {
+			b.WriteString(p.Message)
+		}
+		return strings.Contains(b.String(), "one\ntwo\n")
+	})
+	if got := n.text(); strings.Contains(got, "vnd.wasmeval") || strings.Contains(got, "nonce") {
+		t.Errorf("progress carried a profile's own bundle: %q", got)
+	}
+}
