@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -53,5 +54,45 @@ func TestImportFromHome(t *testing.T) {
 	got, res := evalLang(t, s, "js", "import { v } from '~/lib/m.mjs'\nconst m = await import('~/lib/m.mjs')\nprint(v + 1, m.v)")
 	if got != "42 41\n" {
 		t.Errorf("output %q (status %s), want 42 41", got, res.Details.Cells[0].Status)
+	}
+}
+
+// TestIPythonCompat: code written for the seed's IPython kernel finds
+// IPython.display's classes (their outputs are those of display()),
+// get_ipython() is None as outside a shell, and a magic or shell command
+// fails with a note that says there is none.
+func TestIPythonCompat(t *testing.T) {
+	s, root := helperSession(t, nil)
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR")
+	if err := os.WriteFile(filepath.Join(root, "plot.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, res := evalLang(t, s, "py", `from IPython.display import display, Markdown, HTML, Image, JSON, clear_output
+import IPython
+display(Markdown("# Report"), HTML("<b>bold</b>"), JSON({"n": 1}), Image(filename="plot.png"), Image("plot.png"))
+clear_output()
+print(IPython.get_ipython(), IPython.display.Markdown.__module__)`)
+	d := res.Details
+	c := d.Cells[0]
+	if c.Status != "complete" {
+		t.Fatalf("status %s: %s", c.Status, c.Output)
+	}
+	if c.Markdown != "# Report\n**bold**" && c.Markdown != "# Report\n\n**bold**" {
+		t.Errorf("markdown %q", c.Markdown)
+	}
+	if len(d.JSONOutputs) != 1 || string(d.JSONOutputs[0]) != `{"n": 1}` && string(d.JSONOutputs[0]) != `{"n":1}` {
+		t.Errorf("JSON outputs %s", d.JSONOutputs)
+	}
+	if len(d.Images) != 2 || d.Images[0].MIMEType != "image/png" {
+		t.Errorf("images %+v, want the PNG twice", d.Images)
+	}
+	if !strings.Contains(c.Output, "None IPython.core.display\n") {
+		t.Errorf("output %q", c.Output)
+	}
+	for _, code := range []string{"%time x = 1", "!ls"} {
+		got, _ := evalLang(t, s, "py", code)
+		if !strings.Contains(got, "SyntaxError") || !strings.Contains(got, "IPython magics (%time, %%bash, ...) and shell commands (!ls) are not available") {
+			t.Errorf("%s: %q", code, got)
+		}
 	}
 }

@@ -307,6 +307,48 @@ else:
     sys.meta_path.insert(0, _AsyncioWatch)
 
 
+# ---- IPython, for code written for the seed's IPython kernel ---------------
+
+_IPYTHON = {"IPython": "fill_ipython", "IPython.display": "fill_display",
+            "IPython.core": None, "IPython.core.display": "fill_display"}
+
+
+class _IPythonFallback:
+    """A sys.meta_path finder, last, that makes IPython, IPython.display and
+    IPython.core.display (see _wasmeval_ipython) when nothing else on the
+    path provides them."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name not in _IPYTHON:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        return ModuleSpec(name, cls, is_package=name in ("IPython", "IPython.core"))
+
+    @staticmethod
+    def create_module(spec):
+        return None
+
+    @staticmethod
+    def exec_module(module):
+        fill = _IPYTHON[module.__name__]
+        if fill is not None:
+            import _wasmeval_ipython
+
+            getattr(_wasmeval_ipython, fill)(module.__dict__)
+        if module.__name__ == "IPython":
+            import importlib
+
+            module.display = builtins.display
+            # `import IPython; IPython.display.Markdown` works, as in IPython.
+            module.__dict__["display"] = importlib.import_module("IPython.display")
+            module.__dict__["get_ipython"] = lambda: None
+
+
+sys.meta_path.append(_IPythonFallback)
+
+
 def _strip_frames(tb):
     """Drop the frames of ours (and asyncio's) from the head of a traceback,
     so it starts at the cell's code."""
@@ -374,6 +416,10 @@ def run_cell(code):
                 _wasmeval.emit(RESULT, json.dumps(_bundle(value, json_for_plain=False)))
         return 0
     except BaseException as e:  # noqa: B036 - a cell may raise anything
+        if isinstance(e, SyntaxError) and (e.text or "").lstrip()[:1] in ("%", "!"):
+            e.add_note("IPython magics (%time, %%bash, ...) and shell commands (!ls) are not available: "
+                       "this is plain Python with no shell; time with time.perf_counter(), and run commands "
+                       "with tool.<name>() if the session has a tool for it")
         try:
             _report(e)
         except BaseException as e2:
