@@ -48,16 +48,17 @@ import (
 //   - Its environment: the host's secrets are never inherited (KernelEnv).
 //
 // The kernel's user must be able to reach and write the root and the
-// temporary folder. A root-owned root is handed to nobody only when it is
-// inside the system's temporary folder (wasmeval's own workspaces, test
-// folders): KernelCommand changes the owner of the root's tree, its
+// temporary folder. A root-owned root (a session folder the manager made
+// as root) is handed to the owner of the folder holding it when that is
+// not root (serve's --workspace belonging to a user), else to nobody when
+// it is inside the system's temporary folder (wasmeval's own workspaces,
+// test folders): KernelCommand changes the owner of the root's tree, its
 // temporary folder and the connection file to the kernel's user, and gives
 // search permission (o+x, not listing) to the folders above them that are
-// inside the system's temporary folder and lack it. A root-owned root
-// elsewhere, or a folder above the root that the kernel's user cannot
-// search and that is outside the temporary folder, is refused with an
-// error that says what to change: wasmeval never changes owners or modes
-// of folders it did not make. The host, as root, reads and writes the
+// inside the system's temporary folder and lack it. Any other root-owned
+// root, or a folder above the root that the kernel's user cannot search
+// and that is outside the temporary folder, is refused with an error that
+// says what to change. The host, as root, reads and writes the
 // kernel's files as before; files it creates in the root later belong to
 // root, so the kernel can replace them (it owns the folder) but not
 // rewrite them in place.
@@ -190,23 +191,23 @@ func prepareConfinement(root, tempDir, connFile string, log *slog.Logger) (confi
 }
 
 // chooseKernelUser picks the user a kernel runs as when wasmeval is root:
-// the root's owner when not root, else nobody for a root inside the
-// system's temporary folder (handToUser: its tree is given to nobody).
+// the root's owner when not root; else, for a root-owned root (a session
+// folder wasmeval made), the owner of the folder holding it when that is
+// not root (serve's --workspace of that user), or nobody inside the
+// system's temporary folder. handToUser says the root's tree is given to
+// that user.
 func chooseKernelUser(root string) (u *kernelUser, handToUser bool, err error) {
 	st, err := os.Stat(root)
 	if err != nil {
 		return nil, false, fmt.Errorf("jupyter: the session root: %w", err)
 	}
-	sys := st.Sys().(*syscall.Stat_t)
-	if sys.Uid != 0 {
-		u := &kernelUser{uid: sys.Uid, gid: sys.Gid, name: strconv.Itoa(int(sys.Uid))} // no passwd entry: USER is the number
-		if pw, err := user.LookupId(strconv.Itoa(int(sys.Uid))); err == nil {
-			u.name = pw.Username
-			if gid, err := strconv.Atoi(pw.Gid); err == nil {
-				u.gid = uint32(gid)
-			}
+	if uid, gid := ownerIDs(st); uid != 0 {
+		return userByID(uid, gid), false, nil
+	}
+	if pst, err := os.Stat(filepath.Dir(root)); err == nil {
+		if uid, gid := ownerIDs(pst); uid != 0 {
+			return userByID(uid, gid), true, nil
 		}
-		return u, false, nil
 	}
 	nobody := &kernelUser{uid: 65534, gid: 65534, name: "nobody"}
 	if pw, err := user.Lookup("nobody"); err == nil {
@@ -217,11 +218,29 @@ func chooseKernelUser(root string) (u *kernelUser, handToUser bool, err error) {
 		}
 	}
 	if !insideTempDir(root) {
-		return nil, false, fmt.Errorf("jupyter: wasmeval runs as root, so the kernel runs as an unprivileged user, and the session root %s belongs to root: "+
-			"give the root to the user the kernel should run as (chown -R USER %s; the kernel then runs as USER), or run wasmeval as an unprivileged user; "+
-			"only a root inside %s is handed to %s automatically", root, root, os.TempDir(), nobody.name)
+		return nil, false, fmt.Errorf("jupyter: wasmeval runs as root, so the kernel runs as an unprivileged user, and the session root %s and the folder holding it belong to root: "+
+			"give the root (or, for serve's sessions, the --workspace folder) to the user the kernel should run as (chown USER; the kernel then runs as USER), or run wasmeval as an unprivileged user; "+
+			"only a root inside %s is handed to %s automatically", root, os.TempDir(), nobody.name)
 	}
 	return nobody, true, nil
+}
+
+func ownerIDs(st os.FileInfo) (uid, gid uint32) {
+	sys := st.Sys().(*syscall.Stat_t)
+	return sys.Uid, sys.Gid
+}
+
+// userByID is the user uid with its passwd entry's primary group, or gid
+// (and its number as its name) when it has none.
+func userByID(uid, gid uint32) *kernelUser {
+	u := &kernelUser{uid: uid, gid: gid, name: strconv.Itoa(int(uid))} // no passwd entry: USER is the number
+	if pw, err := user.LookupId(strconv.Itoa(int(uid))); err == nil {
+		u.name = pw.Username
+		if g, err := strconv.Atoi(pw.Gid); err == nil {
+			u.gid = uint32(g)
+		}
+	}
+	return u
 }
 
 // insideTempDir reports whether p is strictly inside the system's

@@ -58,8 +58,8 @@ func TestKernelUserRefusals(t *testing.T) {
 	rootOwned := filepath.Join(base, "root-owned")
 	os.Mkdir(rootOwned, 0o755)
 	_, err := jupyter.KernelCommand(context.Background(), jupyter.LaunchConfig{Root: rootOwned, TempDir: ktmp, ConnectionFile: conn, Python: "/usr/bin/python3"})
-	if err == nil || !strings.Contains(err.Error(), "belongs to root") || !strings.Contains(err.Error(), "chown -R USER "+rootOwned) {
-		t.Errorf("a root-owned root outside the temporary folder: %v; want a refusal saying to chown it", err)
+	if err == nil || !strings.Contains(err.Error(), "the session root "+rootOwned+" and the folder holding it belong to root") || !strings.Contains(err.Error(), "chown USER") {
+		t.Errorf("a root-owned root in a root-owned folder outside the temporary folder: %v; want a refusal saying to chown it", err)
 	}
 	if ownerOf(t, rootOwned) != 0 {
 		t.Errorf("the refused root changed owner")
@@ -87,4 +87,42 @@ func ownerOf(t *testing.T, p string) uint32 {
 		t.Fatal(err)
 	}
 	return st.Sys().(*syscall.Stat_t).Uid
+}
+
+// A session folder the manager made as root in a workspace that belongs to
+// a user (serve --workspace): the kernel runs as that user, who gets the
+// session folder.
+func TestKernelUserOfWorkspace(t *testing.T) {
+	requireRoot(t)
+	base := t.TempDir()
+	t.Setenv("TMPDIR", filepath.Join(base, "tmp")) // base is outside it
+	os.Mkdir(filepath.Join(base, "tmp"), 0o755)    // as /tmp, open to all
+	ktmp := filepath.Join(base, "tmp", "kernel")
+	os.Mkdir(ktmp, 0o700)
+	conn := filepath.Join(ktmp, "kernel.json")
+	os.WriteFile(conn, []byte("{}"), 0o600)
+	os.Chmod(base, 0o755)
+	os.Chmod(filepath.Dir(base), 0o755) // t.TempDir's own folder
+
+	ws := filepath.Join(base, "workspace")
+	os.Mkdir(ws, 0o755)
+	os.Chown(ws, 65533, 65533)
+	root := filepath.Join(ws, "session")
+	os.Mkdir(root, 0o700)
+	os.WriteFile(filepath.Join(root, "uploaded.txt"), []byte("x"), 0o644)
+	cmd, err := jupyter.KernelCommand(context.Background(), jupyter.LaunchConfig{Root: root, TempDir: ktmp, ConnectionFile: conn, Python: kernelPython(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cmd.SysProcAttr.Credential; c == nil || c.Uid != 65533 {
+		t.Errorf("the kernel's credential = %+v, want uid 65533 (the workspace's owner)", c)
+	}
+	for _, p := range []string{root, filepath.Join(root, "uploaded.txt"), ktmp} {
+		if got := ownerOf(t, p); got != 65533 {
+			t.Errorf("%s belongs to %d, want 65533", p, got)
+		}
+	}
+	if got := ownerOf(t, ws); got != 65533 {
+		t.Errorf("the workspace changed owner to %d", got)
+	}
 }
