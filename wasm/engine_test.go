@@ -6,8 +6,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	wasmtime "github.com/bytecodealliance/wasmtime-go/v39"
 	"github.com/tetratelabs/wazero"
@@ -224,5 +227,72 @@ func TestEnginesMapImages(t *testing.T) {
 				t.Errorf("a write of one instance shows in another: %#x", v)
 			}
 		})
+	}
+}
+
+// TestWasmtimeCache: wasmtime's compiled module is cached under the cache
+// directory and loaded again (its time refreshed, so it is not pruned); a
+// forged entry is compiled over, never loaded; entries nobody loaded for
+// two weeks go when a new one is written.
+func TestWasmtimeCache(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := wasm.Config{CacheDir: dir}
+	compile := func(wat string) {
+		t.Helper()
+		bin, err := wasmtime.Wat2Wasm(wat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := wasm.CompileModule(ctx, wasm.EngineWasmtime, cfg, bin, "t", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod, err := c.Instantiate(ctx, wazero.NewModuleConfig().WithName(""), wasm.MemoryOptions{Limit: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res, err := mod.ExportedFunction("f").Call(ctx); err != nil || res[0] != 42 {
+			t.Fatalf("f: %v %v", res, err)
+		}
+		mod.Close(ctx)
+		c.Close(ctx)
+	}
+	const watA = `(module (memory (export "memory") 1) (func (export "f") (result i32) i32.const 42))`
+	const watB = `(module (memory (export "memory") 1) (func (export "f") (result i32) i32.const 40 i32.const 2 i32.add))`
+	compile(watA)
+	entries, _ := filepath.Glob(filepath.Join(dir, "wasmtime", "*.cwasm"))
+	if len(entries) != 1 {
+		t.Fatalf("cache entries %v, want one", entries)
+	}
+	a := entries[0]
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	if err := os.Chtimes(a, old, old); err != nil {
+		t.Fatal(err)
+	}
+	compile(watA) // loaded: its time is refreshed
+	if st, err := os.Stat(a); err != nil || time.Since(st.ModTime()) > time.Hour {
+		t.Fatalf("a loaded entry's time was not refreshed: %v %v", st, err)
+	}
+	// A forged entry: wasmtime's native code with a MAC that is not ours.
+	forged, _ := os.ReadFile(a)
+	forged[len(forged)-1] ^= 1
+	if err := os.WriteFile(a, forged, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	compile(watA)
+	if b, _ := os.ReadFile(a); bytes.Equal(b, forged) {
+		t.Error("the forged entry was kept")
+	}
+	// An entry nobody loaded for 30 days goes when another is written.
+	if err := os.Chtimes(a, old, old); err != nil {
+		t.Fatal(err)
+	}
+	compile(watB)
+	if _, err := os.Stat(a); !os.IsNotExist(err) {
+		t.Errorf("a stale entry was kept: %v", err)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(dir, "wasmtime", "*.cwasm")); len(entries) != 1 {
+		t.Errorf("cache entries %v, want the new one", entries)
 	}
 }

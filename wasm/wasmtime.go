@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unsafe"
 
 	wasmtime "github.com/bytecodealliance/wasmtime-go/v39"
@@ -171,6 +172,8 @@ func wasmtimeModule(engine *wasmtime.Engine, cfg Config, bin []byte) (*wasmtime.
 			path, label = filepath.Join(cfg.CacheDir, "wasmtime", name), "wasmtime/"+name
 			if data, err := key.ReadFile(path, label); err == nil {
 				if m, err := wasmtime.NewModuleDeserialize(engine, data); err == nil {
+					now := time.Now()
+					_ = os.Chtimes(path, now, now) // in use: not pruned
 					return m, nil
 				}
 			}
@@ -184,10 +187,26 @@ func wasmtimeModule(engine *wasmtime.Engine, cfg Config, bin []byte) (*wasmtime.
 		if data, err := m.Serialize(); err == nil {
 			if os.MkdirAll(filepath.Dir(path), 0o700) == nil {
 				_ = key.SaveFile(path, label, data) // a cache that cannot be written costs time only
+				pruneWasmtimeCache(filepath.Dir(path))
 			}
 		}
 	}
 	return m, nil
+}
+
+// wasmtimeCacheMaxAge is how long a compiled module nobody loads stays in
+// the cache (each is about 20 MiB; a new artifact or wasmtime makes another).
+const wasmtimeCacheMaxAge = 14 * 24 * time.Hour
+
+// pruneWasmtimeCache removes the compiled modules of dir that no process
+// has loaded for wasmtimeCacheMaxAge.
+func pruneWasmtimeCache(dir string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.cwasm"))
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > wasmtimeCacheMaxAge {
+			os.Remove(f)
+		}
+	}
 }
 
 func (c *wasmtimeCompiled) Engine() string { return EngineWasmtime }
