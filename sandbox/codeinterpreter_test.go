@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -189,5 +190,57 @@ func TestContextsIsolatedByOwner(t *testing.T) {
 	exec, err := m.RunInContext(ctx, "a", id, sandbox.RunCodeRequest{Language: "js", Code: "print(1)"})
 	if err != nil || exec.ExitCode != 0 {
 		t.Fatalf("owner's run: %+v, %v", exec, err)
+	}
+}
+
+// TestFreshIn: a session FreshIn makes shares the files of the root it is
+// given and none of the interpreter state, has the source's options, and
+// names its own root in HOME and PWD.
+func TestFreshIn(t *testing.T) {
+	testenv.RequirePython(t)
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	root := t.TempDir()
+	sess, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: root, SetEnv: map[string]string{"MARK": "kept"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close(ctx)
+	py := func(s *sandbox.Session, code string) string {
+		t.Helper()
+		res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: code}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(res.Details.Cells[0].Output)
+	}
+	py(sess, "state = 1\n_ = open('shared.txt', 'w').write('from the session')")
+	fresh, err := sess.FreshIn(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := py(fresh, "import os\nprint('state' in globals(), open('shared.txt').read(), os.environ['MARK'])"); got != "False from the session kept" {
+		t.Errorf("a fresh session on the same root printed %q", got)
+	}
+	fresh.Close(ctx)
+	other := t.TempDir()
+	elsewhere, err := sess.FreshIn(ctx, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer elsewhere.Close(ctx)
+	if got := py(elsewhere, "import os\nprint(os.environ['HOME'] == os.getcwd(), os.environ['PWD'] == os.getcwd(), os.path.exists('shared.txt'))"); got != "True True False" {
+		t.Errorf("HOME, PWD and files on another root: %q", got)
+	}
+	if got := elsewhere.Root(); got != other {
+		t.Errorf("Root() = %q, want %q", got, other)
+	}
+	sess.Close(ctx)
+	if _, err := sess.FreshIn(ctx, root); !errors.Is(err, sandbox.ErrClosed) {
+		t.Errorf("FreshIn of a closed session: %v, want ErrClosed", err)
 	}
 }
