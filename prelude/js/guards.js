@@ -487,7 +487,29 @@
     }
     return apply(nativeStringConcat, '', parts);
   }
+  // template2 and template3 are template's for two and three
+  // substitutions, as most templates have: without a list or a loop, the
+  // call costs a short template a third of what template's does.
+  const toText = (v) => {
+    if (typeof v === 'symbol') throw new TypeError('Cannot convert a Symbol value to a string');
+    return nativeString(v);
+  };
+  function template2(q0, a, q1, b, q2) {
+    const x = typeof a === 'string' ? a : toText(a);
+    const y = typeof b === 'string' ? b : toText(b);
+    if (x.length + y.length < reserveChars) return `${q0}${x}${q1}${y}${q2}`;
+    return template(q0, x, q1, y, q2);
+  }
+  function template3(q0, a, q1, b, q2, c, q3) {
+    const x = typeof a === 'string' ? a : toText(a);
+    const y = typeof b === 'string' ? b : toText(b);
+    const z = typeof c === 'string' ? c : toText(c);
+    if (x.length + y.length + z.length < reserveChars) return `${q0}${x}${q1}${y}${q2}${z}${q3}`;
+    return template(q0, x, q1, y, q2, z, q3);
+  }
   Object.defineProperty(globalThis, '%wasmeval.tpl', { value: template });
+  Object.defineProperty(globalThis, '%wasmeval.tpl2', { value: template2 });
+  Object.defineProperty(globalThis, '%wasmeval.tpl3', { value: template3 });
   function mul(a, b) {
     if (typeof a === 'number' && typeof b === 'number') return a * b;
     const x = numeric(a);

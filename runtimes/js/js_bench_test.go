@@ -47,13 +47,17 @@ func BenchmarkTrivialCell(b *testing.B) {
 		b.Run(code, func(b *testing.B) {
 			inst := benchInstance(b)
 			benchRun(b, inst, code)
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			b.ReportAllocs()
 			b.ResetTimer()
+			cpu := threadCPU()
 			for range b.N {
 				if _, err := inst.Run(ctx, code, nopSink{}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(threadCPU()-cpu)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

@@ -34,8 +34,13 @@ import (
 // each right after evaluating it: only an object whose toString changes
 // what a later substitution evaluates to could tell.
 
-// opTemplate is the prelude's template guard (guards.js).
-const opTemplate = "%wasmeval.tpl"
+// opTemplate is the prelude's template guard (guards.js), and opTemplate2
+// and opTemplate3 its forms for two and three substitutions.
+const (
+	opTemplate  = "%wasmeval.tpl"
+	opTemplate2 = "%wasmeval.tpl2"
+	opTemplate3 = "%wasmeval.tpl3"
+)
 
 // templateReserveChars is the guard's threshold: a result of this many
 // characters or more is reserved before it is made (guards.js,
@@ -56,7 +61,14 @@ func rewriteTemplate(x *ast.TemplateLiteral) (ast.Expression, bool) {
 			args = append(args, x.Expressions[i])
 		}
 	}
-	call := callGuard(opTemplate, idx, x.CloseQuote+1, args...)
+	guard := opTemplate
+	switch len(x.Expressions) {
+	case 2:
+		guard = opTemplate2
+	case 3:
+		guard = opTemplate3
+	}
+	call := callGuard(guard, idx, x.CloseQuote+1, args...)
 	var test ast.Expression
 	short := templateReserveChars / len(x.Expressions)
 	for _, e := range x.Expressions {
