@@ -1,16 +1,22 @@
 // Package mcpserver is wasmeval's Model Context Protocol server, built on the
-// official Go SDK (github.com/modelcontextprotocol/go-sdk). It serves five
-// tools over any MCP transport:
+// official Go SDK (github.com/modelcontextprotocol/go-sdk). It serves the
+// tools of wasmeval's profiles (package profiles) over any MCP transport:
 //
-//	eval                 the cell request of DESIGN.md ({"cells": [...]}) in this
-//	                     connection's own session; the result's content as MCP
-//	                     content (text, and images as image content), its
+//	eval                 the cell request of docs/design.md ({"cells": [...]}) in
+//	                     this connection's own session; the result's content as
+//	                     MCP content (text, and images as image content), its
 //	                     details as the structured result
-//	run_code             one-shot {"language","code"} in a throwaway session;
-//	                     CodeInterpreter outputs as the structured result
-//	create_code_context  a new persistent session -> {"id": ...}
-//	run_in_code_context  {"id","language","code"} in that session
-//	delete_code_context  {"id"}
+//	python               the Jupyter-backed python tool's {"cells", "timeout",
+//	                     "cwd", "reset", "kernelMode"} in the same session
+//	evaluate_python      the asteval tool's {"code", "globals", "reads", "writes"}
+//	                     in a fresh namespace of the same session
+//	run_code             {"language","code","timeoutMs"} in a throwaway session
+//	create_code_context  {"language","cwd"} -> {"contextId"}: a session of its own
+//	run_in_code_context  {"contextId","code","timeoutMs"} in that session
+//	delete_code_context  {"contextId"} -> {"ok": true}
+//
+// The profiles' tools are profiles.Tools, served as the table has them
+// (profiles.go); Config.Tools picks the profiles served.
 //
 // `wasmeval mcp` serves it on stdin and stdout (Server.MCP with
 // mcp.StdioTransport); `wasmeval serve` mounts Server.HTTPHandler (streamable
