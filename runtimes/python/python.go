@@ -117,7 +117,8 @@ type Runtime struct {
 
 	// For WithLayer: the cache, the template's key without a package
 	// layer, and (in a Runtime WithLayer made) the Runtime whose module
-	// this one shares and must not close.
+	// this one shares and must not close. WithLayer copies the fields
+	// above but template, flags, heap and pkgs: keep it in step with them.
 	cache   diskCache
 	baseKey string
 	base    *Runtime
