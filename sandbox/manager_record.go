@@ -1,11 +1,14 @@
 package sandbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/wasmeval/wasmeval/tape"
 )
 
 // checkRecordDir checks ManagerOptions.RecordDir.
@@ -50,7 +53,9 @@ func closeRecord(so SessionOptions) error {
 var ErrNotRecorded = errors.New("sandbox: the session is not recorded")
 
 // Tape returns the owner's session's tape so far: every request that has
-// finished, as a complete tape (package tape) that replays on its own.
+// finished (while a request runs, those that finished more than
+// tape.FlushDelay before), as a complete tape (package tape) that replays
+// on its own.
 // An unknown session is ErrNoSession; one without a tape ErrNotRecorded.
 func (m *Manager) Tape(owner, id string) ([]byte, error) {
 	s, err := m.Session(owner, id)
@@ -60,6 +65,18 @@ func (m *Manager) Tape(owner, id string) ([]byte, error) {
 	f, ok := s.opts.Record.(*os.File)
 	if !ok || !s.opts.ownRecord || s.bound == nil || s.bound.tape == nil {
 		return nil, ErrNotRecorded
+	}
+	// An idle session's tape is ended now. A running request's is not (it
+	// would end the tape in its middle): once the wait for it has taken
+	// tape.FlushDelay, every request that finished before has its frame.
+	ctx, cancel := context.WithTimeout(context.Background(), tape.FlushDelay)
+	defer cancel()
+	if acquire(ctx, s.sem) == nil {
+		err := s.bound.tape.Flush()
+		<-s.sem
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: the session's tape: %w", err)
+		}
 	}
 	n := s.bound.tape.Complete()
 	r, err := os.Open(f.Name()) // the session writes it write-only

@@ -440,6 +440,9 @@ func (s *Session) tapeSoFar() []byte {
 	if b == nil || b.tape == nil {
 		return nil
 	}
+	if err := b.tape.Flush(); err != nil {
+		return nil
+	}
 	n := b.tape.Complete()
 	if b.history != nil {
 		b.history.mu.Lock()
@@ -557,8 +560,9 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 
 // finishRequest ends a top-level request: in a deterministic session the
 // cells' durations (wall-clock time) are zero; when recording, the result
-// of request n is recorded and the tape flushed, so that what is recorded
-// survives a crash of the process.
+// of request n is recorded, and the tape's frame ended within
+// tape.FlushDelay, so that what is recorded survives a crash of the
+// process.
 func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 	if res != nil && (s.opts.Deterministic || s.opts.Replay != nil) {
 		for i := range res.Details.Cells {
@@ -584,7 +588,7 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 	if nested == true {
 		return // the enclosing request's end flushes
 	}
-	if err := w.Flush(); err != nil {
+	if err := w.FlushSoon(); err != nil {
 		s.sb.opts.Logger.Warn("flushing the tape", "err", err)
 	}
 }

@@ -14,10 +14,12 @@
 // request's "result".
 //
 // Why this encoding:
-//   - Streamable: a recorder writes a record as it happens and flushes a
-//     zstd block at the end of each request, so a tape cut short by a crash
-//     still holds every request that finished; a reader decodes records one
-//     at a time without holding the tape in memory.
+//   - Streamable: a recorder writes a record as it happens and ends a zstd
+//     frame at most FlushDelay after a request ends (Writer.FlushSoon), so
+//     a tape cut short by a crash still holds every request that finished
+//     before that; a reader decodes records one at a time without holding
+//     the tape in memory. A frame at every request would cost most of what
+//     recording a small request costs.
 //   - Appendable: zstd streams concatenate (a decoder reads frame after
 //     frame), and so do NDJSON lines, so tapes can be appended to.
 //   - Diff-friendly: `zstd -dc a.wtape | diff - <(zstd -dc b.wtape)`

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -19,8 +20,13 @@ type Writer struct {
 	zw       *zstd.Encoder
 	out      *countWriter
 	buf      bytes.Buffer
-	complete int64 // bytes written up to the end of the last frame
-	pending  bool  // records written since the last frame ended
+	enc      *json.Encoder // to buf
+	complete int64         // bytes written up to the end of the last frame
+	pending  bool          // records written since the last frame ended
+	since    int64         // bytes of records written since then
+	soon     *time.Timer   // ends the frame for FlushSoon
+	armed    bool          // soon is set to fire
+	closed   bool
 	err      error // the first error, after which every call fails
 }
 
@@ -67,15 +73,18 @@ func (w *Writer) Write(r Record) error {
 		return w.err
 	}
 	w.buf.Reset()
-	enc := json.NewEncoder(&w.buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil { // Encode ends the line
+	if w.enc == nil {
+		w.enc = json.NewEncoder(&w.buf)
+		w.enc.SetEscapeHTML(false)
+	}
+	if err := w.enc.Encode(r); err != nil { // Encode ends the line
 		return fmt.Errorf("tape: %w", err)
 	}
 	if _, err := w.zw.Write(w.buf.Bytes()); err != nil {
 		w.err = fmt.Errorf("tape: %w", err)
 	}
 	w.pending = true
+	w.since += int64(w.buf.Len())
 	return w.err
 }
 
@@ -99,21 +108,62 @@ func (w *Writer) Append(frames []byte) error {
 	return nil
 }
 
+// FlushDelay is how long FlushSoon lets records wait for the end of
+// their frame, at most.
+const FlushDelay = 250 * time.Millisecond
+
+// flushBytes is how much FlushSoon lets wait, at most.
+const flushBytes = 64 << 10
+
+// FlushSoon ends the zstd frame within FlushDelay (at once past 64 KiB
+// waiting): a recorder calls it after each request, so that a tape cut
+// short by a crash holds every request that finished that long before,
+// without the cost of a frame at every request (most of what recording a
+// small request costs).
+func (w *Writer) FlushSoon() error {
+	w.mu.Lock()
+	if w.err != nil || !w.pending {
+		defer w.mu.Unlock()
+		return w.err
+	}
+	if w.since >= flushBytes {
+		defer w.mu.Unlock()
+		return w.flushLocked()
+	}
+	switch {
+	case w.armed:
+	case w.soon == nil:
+		w.soon = time.AfterFunc(FlushDelay, func() { w.Flush() })
+	default:
+		w.soon.Reset(FlushDelay)
+	}
+	w.armed = true
+	w.mu.Unlock()
+	return nil
+}
+
 // Flush ends the zstd frame of what was written so far and starts the
 // next: the tape up to here is then complete, readable whole (zstd frames
 // concatenate) while the Writer goes on.
 func (w *Writer) Flush() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.err != nil {
+	return w.flushLocked()
+}
+
+func (w *Writer) flushLocked() error {
+	if w.err != nil || w.closed {
 		return w.err
+	}
+	if !w.pending && w.complete > 0 {
+		return nil // nothing since the last frame
 	}
 	if err := w.zw.Close(); err != nil {
 		w.err = fmt.Errorf("tape: %w", err)
 		return w.err
 	}
 	w.complete = w.out.n
-	w.pending = false
+	w.pending, w.since, w.armed = false, 0, false
 	w.zw.Reset(w.out)
 	return nil
 }
@@ -122,6 +172,10 @@ func (w *Writer) Flush() error {
 func (w *Writer) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.soon != nil {
+		w.soon.Stop()
+	}
+	w.closed = true
 	if w.err != nil {
 		w.zw.Close()
 		return w.err
