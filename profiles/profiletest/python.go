@@ -254,6 +254,11 @@ func pythonCases() []pyCase {
 			os.WriteFile(filepath.Join(c.root, "work", "sub", "in.txt"), []byte("from sub"), 0o644)
 			r := c.ok(`{"cells": [{"code": "import os\nprint(os.path.basename(os.getcwd()), open('in.txt').read())"}], "cwd": "work/sub"}`)
 			wantOutput(t, r, 0, "sub from sub\n")
+			// An absolute path inside the root, as the guest sees it, is the
+			// same folder.
+			abs := filepath.Join(c.root, "work", "sub")
+			r = c.ok(`{"cells": [{"code": "print(open('in.txt').read())"}], "cwd": ` + quoteJSON(abs) + `}`)
+			wantOutput(t, r, 0, "from sub\n")
 			r = c.ok(`{"cells": [{"code": "import os\nprint(os.getcwd())"}]}`)
 			if strings.HasSuffix(strings.TrimSpace(r.Details.Cells[0].Output), "sub") {
 				t.Errorf("a call without cwd ran in %q; want the session root", r.Details.Cells[0].Output)
