@@ -160,22 +160,25 @@ func (c *zmqConn) Send(ctx context.Context, channel Channel, m *Message) error {
 }
 
 // ping sends one heartbeat and waits for its echo. A REQ socket whose
-// echo did not come is stuck in its send/receive cycle, so it is closed
-// and the next ping dials a new one.
+// echo did not come is stuck in its send/receive cycle, so it is dropped
+// and the next ping dials a new one. The dial happens under ctx too: a
+// kernel that is stopped (not dead) accepts the TCP connection but never
+// sends the ZMTP greeting.
 func (c *zmqConn) ping(ctx context.Context) error {
 	c.hbMu.Lock()
 	defer c.hbMu.Unlock()
-	if c.hb == nil {
-		hb := zmq4.NewReq(c.ctx, zmq4.WithDialerRetry(50*time.Millisecond), zmq4.WithDialerMaxRetries(1))
-		if err := hb.Dial(c.info.endpoint(c.info.HBPort)); err != nil {
-			hb.Close()
-			return fmt.Errorf("jupyter: heartbeat: %w", err)
-		}
-		c.hb = hb
+	hb, fresh := c.hb, false
+	if hb == nil {
+		hb, fresh = zmq4.NewReq(c.ctx, zmq4.WithDialerRetry(50*time.Millisecond), zmq4.WithDialerMaxRetries(1)), true
 	}
-	hb := c.hb
 	done := make(chan error, 1)
 	go func() {
+		if fresh {
+			if err := hb.Dial(c.info.endpoint(c.info.HBPort)); err != nil {
+				done <- err
+				return
+			}
+		}
 		if err := hb.Send(zmq4.NewMsgString("ping")); err != nil {
 			done <- err
 			return
@@ -186,13 +189,15 @@ func (c *zmqConn) ping(ctx context.Context) error {
 	select {
 	case err := <-done:
 		if err != nil {
-			hb.Close()
+			go hb.Close()
 			c.hb = nil
 			return fmt.Errorf("jupyter: heartbeat: %w", err)
 		}
+		c.hb = hb
 		return nil
 	case <-ctx.Done():
-		hb.Close()
+		// Closing may wait on the stuck connection: not here.
+		go hb.Close()
 		c.hb = nil
 		return fmt.Errorf("jupyter: heartbeat: no answer: %w", ctx.Err())
 	}

@@ -451,12 +451,34 @@ func (i *instance) execute(ctx context.Context, k kernel.Kernel, code string, si
 		res <- result{r, err}
 	}()
 	var (
-		stopped  bool // the cell's context ended and the kernel was told
-		restart  string
-		deadErr  error
-		watchDie = time.NewTicker(time.Second)
+		stopped bool // the cell's context ended and the kernel was told
+		restart string
+		deadErr error
 	)
-	defer watchDie.Stop()
+	// The heartbeat, on its own goroutine so that a slow ping never holds
+	// up the cell's result or its interrupt steps.
+	hbDead := make(chan error, 1)
+	hbStop := make(chan struct{})
+	defer close(hbStop)
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-hbStop:
+				return
+			case <-t.C:
+			}
+			if err := k.Client().Ping(context.Background(), 3*time.Second); err != nil {
+				select {
+				case <-hbStop: // the cell ended meanwhile
+				default:
+					hbDead <- err
+				}
+				return
+			}
+		}
+	}()
 	stepTimer := time.NewTimer(time.Hour)
 	stepTimer.Stop()
 	step := 0
@@ -510,14 +532,9 @@ func (i *instance) execute(ctx context.Context, k kernel.Kernel, code string, si
 		case <-k.Dead():
 			deadErr = errors.New("the kernel process exited")
 			abort(deadErr)
-		case <-watchDie.C:
-			pctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			err := k.Client().Ping(pctx, 3*time.Second)
-			cancel()
-			if err != nil {
-				deadErr = fmt.Errorf("its heartbeat stopped: %w", err)
-				abort(deadErr)
-			}
+		case err := <-hbDead:
+			deadErr = fmt.Errorf("its heartbeat stopped: %w", err)
+			abort(deadErr)
 		}
 	}
 }

@@ -359,3 +359,25 @@ func TestManySessions(t *testing.T) {
 		t.Errorf("%d kernels, want %d", k, n)
 	}
 }
+
+// TestHeartbeatDeath: a kernel whose process lives on but answers nothing
+// (stopped) is found dead by its heartbeat, and restarted once.
+func TestHeartbeatDeath(t *testing.T) {
+	rt := newRuntime(t, jupyter.Config{})
+	inst, _ := newInstance(t, rt, nil)
+	ok(t, inst, "x = 1")
+	start := time.Now()
+	out, rec, err := run(t, inst, context.Background(), "import os, signal\nos.kill(os.getpid(), signal.SIGSTOP)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.Failed || !strings.Contains(rec.StderrText(), "heartbeat") {
+		t.Errorf("outcome %+v, stderr %q; want a failed cell whose kernel's heartbeat stopped", out, rec.StderrText())
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("finding the stopped kernel took %s", d)
+	}
+	if got := ok(t, inst, "print('back')").StdoutText(); got != "back\n" {
+		t.Errorf("after the restart: %q", got)
+	}
+}
