@@ -66,8 +66,9 @@
 // operators **, << and >> refuse results of more than 2^22 bits. The same
 // guards apply to code made at run time with eval and the Function
 // constructors. Each regexp2 match (patterns with lookaround or
-// backreferences) stops after 1 s, and each loop calls a safe point every
-// 65536 turns, where the memory monitor can measure the session.
+// backreferences) stops after 1 s, and each loop that calls code or makes
+// objects calls a safe point every 65536 turns, where the memory monitor
+// can measure the session.
 //
 // No goroutine of the runtime lets a panic end the process: Run, its
 // timers, interrupts and host calls recover, and report the failure as the
@@ -92,17 +93,15 @@
 //     counters); the REPL's rendering of errors cleans it to Node's format.
 //   - eval is always an indirect eval: it runs in the global scope, not in
 //     its caller's, and its let, const and class declarations stay inside it.
-//   - A regexp2 match stopped after 1 s makes RegExp.prototype.test, match
-//     and search throw a RangeError; exec, replace, split and matchAll take
-//     it as no match (their callbacks' time cannot be told from the
-//     match's).
-//   - The call stack holds 2500 frames: an overflow through native frames
+//   - The call stack holds 1000 frames: an overflow through native frames
 //     unwinds in time quadratic in the depth, which no interrupt stops.
 //   - Array methods refuse an array-like (or sparse array) longer than the
 //     memory limit allows a dense array to be: they would loop over its
 //     length in native code.
-//   - A doubling string (`s = s + s`) is stopped after the copy that passes
-//     the limit: the heap peaks at about three times the limit.
+//   - A doubling string (`s = s + s`, `${s}${s}`) is stopped before the
+//     copy that would pass the limit: its result is reserved first.
+//   - sort with a comparator sorts a list of the values and writes it back,
+//     as the language says (goja sorts in place).
 //   - Memory that only a Go closure holds is not seen by the measure:
 //     Function.prototype.bind keeps its arguments where it is.
 package js

@@ -40,7 +40,8 @@ import (
 //     under the instance's vmMu; a cell running JavaScript is asked to walk
 //     itself at its next safe point: any host function (console, Date.now,
 //     Math.random, timers, the prelude's allocation guards) and every
-//     65536th turn of every loop (source.go counts them);
+//     65536th turn of every loop that calls code or makes objects
+//     (source.go counts them; growth.go);
 //   - before a built-in makes a big string or array: the prelude's guards
 //     ask the host to reserve its size.
 //
@@ -70,9 +71,8 @@ import (
 // strings (`s = s + s`) reserves its result before goja copies it
 // (source.go rewrites +), so a doubling string stops near the limit;
 // before, the copy that crossed it completed before the interrupt landed,
-// and the heap peaked at about three times the limit. Templates are not
-// rewritten (a guard's call costs more than a short template):
-// `${s}${s}` is still stopped one copy late.
+// and the heap peaked at about three times the limit. Templates of two
+// or more substitutions reserve theirs too (templates.go).
 
 const (
 	memCheckInterval = 5 * time.Millisecond
