@@ -65,11 +65,28 @@ func DialZMQ(ctx context.Context, info ConnectionInfo, identity string) (Conn, e
 		{c.shell, info.ShellPort, Shell}, {c.iopub, info.IOPubPort, IOPub},
 		{c.stdin, info.StdinPort, Stdin}, {c.control, info.ControlPort, Control},
 	}
-	for _, s := range socks {
-		if err := dialRetry(ctx, s.s, info.endpoint(s.port)); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("jupyter: connecting to the kernel's %s channel: %w", s.ch, err)
+	// The dials run aside: one can hang in the ZMTP greeting (a kernel
+	// that accepted the connection and then stalled), and ctx must still
+	// end the wait.
+	dialed := make(chan error, 1)
+	go func() {
+		for _, s := range socks {
+			if err := dialRetry(ctx, s.s, info.endpoint(s.port)); err != nil {
+				dialed <- fmt.Errorf("jupyter: connecting to the kernel's %s channel: %w", s.ch, err)
+				return
+			}
 		}
+		dialed <- nil
+	}()
+	select {
+	case err := <-dialed:
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+	case <-ctx.Done():
+		go c.Close()
+		return nil, fmt.Errorf("jupyter: connecting to the kernel: %w", ctx.Err())
 	}
 	if err := c.iopub.SetOption(zmq4.OptionSubscribe, ""); err != nil {
 		c.Close()
