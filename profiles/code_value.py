@@ -35,6 +35,10 @@ def _value():
     prelude = sys.modules.get("_wasmeval_prelude")
     show = getattr(prelude, "display", None) or builtins.display
     show({_MIME: json.dumps({"nonce": _NONCE, "json": s})}, raw=True)
+    # This cell's number goes back, so the next run's is the one after
+    # the code's (<cell-N> in tracebacks).
+    if isinstance(getattr(prelude, "_cell_count", None), int) and prelude._cell_count > 0:
+        prelude._cell_count -= 1
 
 
 _value()

@@ -61,6 +61,14 @@ def _setup():
         except OSError as e:
             error = f"{args.get('cwd') or cwd!r} cannot be the working directory: {e.strerror or e}"
     show({_MIME: json.dumps({"nonce": args["nonce"], "error": error})}, raw=True)
+    _uncount(prelude)
+
+
+def _uncount(prelude):
+    """Gives this cell's number back, so the call's first cell is the one
+    after the session's last (<cell-N> in tracebacks)."""
+    if isinstance(getattr(prelude, "_cell_count", None), int) and prelude._cell_count > 0:
+        prelude._cell_count -= 1
 
 
 _setup()
