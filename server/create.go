@@ -44,7 +44,7 @@ func decodeCreateOptions(body []byte) (sandbox.CreateOptions, error) {
 	dec.DisallowUnknownFields()
 	var b createBody
 	if err := dec.Decode(&b); err != nil {
-		return none, fmt.Errorf(`the body is not {"env": {"NAME": "VALUE", ...}, "python": "wasm" or "jupyter"} (or empty): %v`, err)
+		return none, fmt.Errorf(`the body is not {"env": {"NAME": "VALUE", ...}} (or empty), with "python": "wasm" or "jupyter" if the session picks its Python backend: %v`, err)
 	}
 	if dec.More() {
 		return none, fmt.Errorf(`the body has more than one JSON value; send one object {"env": {...}}`)
