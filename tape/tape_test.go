@@ -292,3 +292,37 @@ func TestAppend(t *testing.T) {
 		t.Errorf("events %+v", tp.Events)
 	}
 }
+
+// TestQuickRecords: the records a session writes most (written without
+// reflection) read back as written, and a request whose JSON is not valid
+// is refused, not written.
+func TestQuickRecords(t *testing.T) {
+	recs := []tape.Record{
+		header(),
+		{Type: tape.TypeRequest, N: 3, Nested: true, Request: json.RawMessage(`{"cells":[{"code":"print(\"</a>\u2028\")"}]}`)},
+		{Type: tape.TypeClock, Clock: tape.ClockMono, NS: i64(-5)},
+		{Type: tape.TypeRand, Data: []byte{0, 255, 1, 2, 3}},
+		{Type: tape.TypeResult, N: 3, Nested: true, Result: json.RawMessage(`{"a":[1,2.5e3,null,"x"]}`)},
+		{Type: tape.TypeResult, N: 4, Error: "host \"failed\"\n"},
+	}
+	var buf bytes.Buffer
+	w, _ := tape.NewWriter(&buf)
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Write(tape.Record{Type: tape.TypeRequest, N: 5, Request: json.RawMessage(`{"a":`)}); err == nil {
+		t.Error("a request of invalid JSON was written")
+	}
+	w.Close()
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(append([]tape.Record{header()}, tp.Events...))
+	want, _ := json.Marshal(recs)
+	if !bytes.Equal(got, want) {
+		t.Errorf("read back:\n got %s\nwant %s", got, want)
+	}
+}
