@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
@@ -58,3 +59,39 @@ func TestPythonLibrary(t *testing.T) { profiletest.RunPython(t, libraryFace(t)) 
 // TestCodeInterpreterLibrary runs the code_interpreter conformance table
 // on the library.
 func TestCodeInterpreterLibrary(t *testing.T) { profiletest.RunCodeInterpreter(t, libraryFace(t)) }
+
+// TestContextsCap: a Contexts holds at most MaxContexts contexts; one more
+// is refused saying to delete one, and deleting one makes room.
+func TestContextsCap(t *testing.T) {
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	sess, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close(ctx)
+	env, contexts := profiles.SessionEnv(sess)
+	defer contexts.Close(ctx)
+	var ids []string
+	for range profiles.MaxContexts {
+		c, err := profiles.CreateContext(ctx, env, profiles.CodeContextParams{Language: "javascript"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, c.ContextID)
+	}
+	_, err = profiles.CreateContext(ctx, env, profiles.CodeContextParams{Language: "javascript"})
+	if d := profiles.Detail(err); !strings.Contains(d, "16 code contexts are open") || !strings.Contains(d, "deleteContext") {
+		t.Errorf("context %d: %v", profiles.MaxContexts+1, err)
+	}
+	if _, err := profiles.DeleteContext(ctx, env, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := profiles.CreateContext(ctx, env, profiles.CodeContextParams{Language: "javascript"}); err != nil {
+		t.Errorf("after a delete: %v", err)
+	}
+}
