@@ -29,6 +29,9 @@ type FS struct {
 	// quota, if not nil, is the session's disk quota: Write and Append
 	// record their changes in it and refuse one past it.
 	quota *DiskQuota
+	// owner, once set, is given what the host creates in the root
+	// (owner.go).
+	owner *RootOwner
 }
 
 // OpenFS opens the session root dir, an absolute path to a directory.
@@ -40,7 +43,7 @@ func OpenFS(dir string) (*FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hostcalls: session root: %w", err)
 	}
-	return &FS{root: r, dir: filepath.Clean(dir), maxRead: DefaultMaxReadBytes}, nil
+	return &FS{root: r, dir: filepath.Clean(dir), maxRead: DefaultMaxReadBytes, owner: &RootOwner{}}, nil
 }
 
 // Close closes the root.
@@ -266,7 +269,10 @@ func (f *FS) Write(p, content string) (string, error) {
 	if err != nil {
 		return "", fail("write", p, err)
 	}
-	_, err = io.WriteString(file, content)
+	err = f.giveFile("write", p, file)
+	if err == nil {
+		_, err = io.WriteString(file, content)
+	}
 	if cerr := file.Close(); err == nil {
 		err = cerr
 	}
@@ -330,9 +336,28 @@ func (f *FS) Append(p, content string) (string, error) {
 		}
 	}
 	// O_NONBLOCK: a named pipe planted in the root must not hang the host.
-	file, err := f.root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NONBLOCK, 0o644)
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND | syscall.O_NONBLOCK
+	var (
+		file    *os.File
+		created bool
+	)
+	if _, _, give := f.owner.Get(); give && berr != nil {
+		// A file to give to the root's owner: only one this open made
+		// (O_EXCL, which follows no link), not one that appeared meanwhile.
+		file, err = f.root.OpenFile(rel, flags|os.O_EXCL, 0o644)
+		created = err == nil
+	}
+	if !created {
+		file, err = f.root.OpenFile(rel, flags, 0o644)
+	}
 	if err != nil {
 		return "", fail("append", p, err)
+	}
+	if created {
+		if err := f.giveFile("append", p, file); err != nil {
+			file.Close()
+			return "", err
+		}
 	}
 	if st, err := file.Stat(); err != nil || !st.Mode().IsRegular() {
 		file.Close()
@@ -397,6 +422,9 @@ func (f *FS) mkdirs(op, p, rel string) (err error) {
 			if info, err := f.root.Lstat(sub); err == nil {
 				q.AddedLocked(info)
 			}
+		}
+		if err := f.giveDir(op, p, sub); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -90,6 +90,9 @@ func DefaultCommand(ctx context.Context, opts StartOptions, connFile string) (*e
 // connection file with fresh loopback ports and key, starts the command,
 // dials the channels and does the kernel_info handshake.
 func StartLocal(ctx context.Context, o LocalOptions) (*LocalKernel, error) {
+	if err := localSupport(); err != nil {
+		return nil, err
+	}
 	if o.Command == nil {
 		o.Command = DefaultCommand
 	}
@@ -127,12 +130,9 @@ func StartLocal(ctx context.Context, o LocalOptions) (*LocalKernel, error) {
 		// ipykernel exits when its parent does: no kernel outlives wasmeval.
 		cmd.Env = append(cmd.Env, fmt.Sprintf("JPY_PARENT_PID=%d", os.Getpid()))
 	}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
 	// Its own process group: ipykernel's interrupt signals its whole group
 	// when it leads one, never ours; and Close kills its children with it.
-	cmd.SysProcAttr.Setpgid = true
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("jupyter: starting the kernel (%s): %w", cmd.Path, err)
@@ -224,13 +224,6 @@ func (k *LocalKernel) Interrupt(ctx context.Context) error {
 		return fmt.Errorf("jupyter: interrupting the kernel: %w", err)
 	}
 	return nil
-}
-
-func (k *LocalKernel) kill() {
-	// The whole group: a kernel's subprocesses go with it.
-	if err := syscall.Kill(-k.cmd.Process.Pid, syscall.SIGKILL); err != nil {
-		k.cmd.Process.Kill()
-	}
 }
 
 // Close asks the kernel to shut down, kills it if it has not within a

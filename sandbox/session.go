@@ -442,6 +442,9 @@ func (s *Session) instance(ctx context.Context, lang string, reset bool) (runtim
 	if err != nil {
 		return nil, fmt.Errorf("starting the %s instance: %w", lang, err)
 	}
+	if u, ok := inst.(hostcalls.RootOwnerUser); ok { // a kernel as another user: the host's new files become its
+		u.UseRootOwner(s.calls.FS().RootOwner())
+	}
 	s.instances[lang] = inst
 	return inst, nil
 }

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	kernel "github.com/wasmeval/wasmeval/jupyter"
 	"github.com/wasmeval/wasmeval/prelude"
 	"github.com/wasmeval/wasmeval/runtimes"
@@ -278,6 +279,7 @@ type instance struct {
 	evicted  string // why the last kernel was shut down, told at the next cell
 	deaths   int    // kernel deaths since the instance started or was reset
 	closed   bool
+	owner    *hostcalls.RootOwner // the session's, given the kernel's user (owner.go)
 }
 
 var _ runtimes.Instance = (*instance)(nil)
@@ -323,6 +325,7 @@ func (i *instance) start(ctx context.Context) (kernel.Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
+	i.noteUser(k)
 	if err := i.bootstrap(ctx, k); err != nil {
 		k.Close(context.Background())
 		return nil, err
