@@ -164,6 +164,14 @@ func DecodePython(data []byte) (PythonParams, error) {
 		if _, ok := c["language"]; ok {
 			return p, pyd.errf(path, `unknown field "language": the python tool's cells are always Python and have no language; the fields are code, title (the eval profile's cells name a language)`)
 		}
+		for k := range c {
+			// A misspelt "language" means an eval call whose cells lost
+			// their language (a line is a python call only because none
+			// has one): say so rather than list the python tool's fields.
+			if k != "code" && k != "title" && sandbox.ClosestName(k, []string{"language"}) != "" {
+				return p, pyd.errf(path, `unknown field %q (did you mean "language"? cells with a language are the eval tool's; the python tool's cells have the fields code, title)`, k)
+			}
+		}
 		if err := pyd.fields(c, path, []string{"code", "title"}); err != nil {
 			return p, err
 		}
