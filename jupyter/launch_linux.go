@@ -59,9 +59,10 @@ import (
 // root, or a folder above the root that the kernel's user cannot search
 // and that is outside the temporary folder, is refused with an error that
 // says what to change. The host, as root, reads and writes the
-// kernel's files as before; files it creates in the root later belong to
-// root, so the kernel can replace them (it owns the folder) but not
-// rewrite them in place.
+// kernel's files as before; what it creates in the root once the kernel
+// runs is given to the kernel's user (LocalKernel.User, which the runtime
+// hands to the session's hostcalls.RootOwner), so the kernel can rewrite
+// it in place.
 
 // kernelHelperName is argv[0] of the confinement helper.
 const kernelHelperName = "wasmeval-jupyter-kernel"
