@@ -168,7 +168,9 @@ func TestServePackages(t *testing.T) {
 	}()
 	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
 	var addr string
-	for deadline := time.Now().Add(10 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	// serve listens once the template with networkx imported is made:
+	// seconds of guest work, many more on a loaded machine.
+	for deadline := time.Now().Add(90 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if m := addrRE.FindStringSubmatch(errb.String()); m != nil {
 			addr = m[1]
 		}
