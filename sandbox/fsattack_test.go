@@ -338,7 +338,10 @@ print('flood', sum('hold' in a for a in answers), 'refused of', len(answers))
 // budget: large calls at once past it are refused instead of the host
 // holding a copy of each.
 func TestJSHostCallsBounded(t *testing.T) {
-	sb, err := sandbox.New(context.Background(), sandbox.Options{Host: &countingHost{delay: 500 * time.Millisecond}})
+	// Each served call is held 3 s, long enough that all four are asked
+	// while the first two are in flight even on a loaded machine (with
+	// 500 ms the first ones sometimes ended before the last was asked).
+	sb, err := sandbox.New(context.Background(), sandbox.Options{Host: &countingHost{delay: 3 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
