@@ -1,3 +1,7 @@
+//go:build linux
+
+// Linux only: the Jupyter Server is started with Linux's Pdeathsig.
+
 package jupyter_test
 
 import (

@@ -1,3 +1,8 @@
+//go:build linux
+
+// Linux only: the sandbox and its runtimes (package wasm: memfd guest
+// memories) build on Linux only.
+
 package jupyter_test
 
 import (
