@@ -547,6 +547,7 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 	n := b.requests
 	b.mu.Unlock()
 	s.nestedTape.Store(int64(n), nested)
+	b.tape.Hold() // until its result (finishRequest): a frame holds whole requests
 	data, err := json.Marshal(req)
 	if err != nil {
 		s.sb.opts.Logger.Warn("recording a request", "err", err)
@@ -584,6 +585,9 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 	}
 	if err := w.Write(rec); err != nil {
 		s.sb.opts.Logger.Warn("recording a result", "err", err)
+	}
+	if err := w.Release(); err != nil {
+		s.sb.opts.Logger.Warn("flushing the tape", "err", err)
 	}
 	if nested == true {
 		return // the enclosing request's end flushes

@@ -28,6 +28,8 @@ type Writer struct {
 	since    int64         // bytes of records written since then
 	soon     *time.Timer   // ends the frame for FlushSoon
 	armed    bool          // soon is set to fire
+	holds    int           // Hold calls not yet Released
+	due      bool          // soon fired while held
 	closed   bool
 	err      error // the first error, after which every call fails
 }
@@ -139,13 +141,50 @@ func (w *Writer) FlushSoon() error {
 	switch {
 	case w.armed:
 	case w.soon == nil:
-		w.soon = time.AfterFunc(FlushDelay, func() { w.Flush() })
+		w.soon = time.AfterFunc(FlushDelay, w.flushUnheld)
 	default:
 		w.soon.Reset(FlushDelay)
 	}
 	w.armed = true
 	w.mu.Unlock()
 	return nil
+}
+
+// Hold keeps FlushSoon from ending a frame until Release: a recorder
+// holds the tape from a request's record to its result, so that a frame
+// FlushSoon ends never ends inside a request, and the tape up to Complete
+// is whole requests.
+func (w *Writer) Hold() {
+	w.mu.Lock()
+	w.holds++
+	w.mu.Unlock()
+}
+
+// Release ends a Hold; the frame FlushSoon meant to end meanwhile is
+// ended now.
+func (w *Writer) Release() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.holds > 0 {
+		w.holds--
+	}
+	if w.holds == 0 && w.due {
+		w.due = false
+		return w.flushLocked()
+	}
+	return w.err
+}
+
+// flushUnheld is FlushSoon's timer: it ends the frame, or has Release
+// end it.
+func (w *Writer) flushUnheld() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.holds > 0 {
+		w.due = true
+		return
+	}
+	w.flushLocked()
 }
 
 // Flush ends the zstd frame of what was written so far and starts the

@@ -326,3 +326,39 @@ func TestQuickRecords(t *testing.T) {
 		t.Errorf("read back:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestFlushSoon: FlushSoon ends the frame within FlushDelay, but not while
+// a request is held open: the complete part of a tape is whole requests.
+func TestFlushSoon(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := tape.NewWriter(&buf)
+	w.Write(header())
+	w.Flush()
+	start := w.Complete()
+	w.Write(tape.Record{Type: tape.TypeRequest, N: 1, Request: json.RawMessage(`{}`)})
+	w.Hold()
+	w.FlushSoon()
+	time.Sleep(tape.FlushDelay + 100*time.Millisecond)
+	if w.Complete() != start {
+		t.Fatal("a frame ended inside a held request")
+	}
+	w.Write(tape.Record{Type: tape.TypeResult, N: 1, Result: json.RawMessage(`{}`)})
+	w.Release()
+	if w.Complete() == start {
+		t.Fatal("Release did not end the frame FlushSoon meant to end")
+	}
+	at := w.Complete()
+	w.Write(tape.Record{Type: tape.TypeRequest, N: 2, Request: json.RawMessage(`{}`)})
+	w.FlushSoon()
+	if w.Complete() != at {
+		t.Fatal("FlushSoon ended the frame at once")
+	}
+	time.Sleep(tape.FlushDelay + 100*time.Millisecond)
+	if w.Complete() == at {
+		t.Fatal("FlushSoon did not end the frame within FlushDelay")
+	}
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()[:w.Complete()]))
+	if err != nil || len(tp.Events) != 3 {
+		t.Fatalf("%v %+v", err, tp)
+	}
+}
