@@ -4,10 +4,13 @@ CPython 3.11 keeps Python-to-Python calls off the C stack, so with a huge
 recursion limit (``sys.setrecursionlimit(10**9)``) a runaway recursion
 grows frames on the heap until the session's memory limit, slows to a
 crawl as allocations fail, and ends only at the cell's timeout with a
-traceback that cannot be formatted. Calls through C (map, __getattr__,
-__repr__, ...) use the 8 MiB wasm stack, which overflows (a trap: the host
-rolls the session back and says "stack overflow") near 10-20 thousand
-levels.
+traceback that cannot be formatted. Recursion through C (map, __getattr__,
+__repr__, json, pickle, copy, the compiler, ...) is bounded apart, by the
+interpreter itself (wasm/python/patches/c-recursion-wasmeval.patch), as
+CPython 3.12 does: past 2,500 levels of C recursion (_wasmeval.stack()
+tells the level and the limit), or with the C stack low, it raises
+RecursionError whatever this limit, so that it never runs the wasm stacks
+out (a trap, which would roll the session back).
 
 So the limit may not be set past ``cap``: the session's memory limit over
 _FRAME_BYTES (a level of recursion rarely holds more), within

@@ -102,6 +102,9 @@ py=$work/cpython
 mkdir -p "$py"
 tar -xzf "$src"/python3.11_*.orig.tar.gz -C "$py" --strip-components=1
 cat "$here/patches/signalmodule-wasmeval.c" >>"$py/Modules/signalmodule.c"
+for p in "$here"/patches/*.patch; do
+  patch -d "$py" -p1 --quiet --forward <"$p"
+done
 cat "$py/Tools/wasm/config.site-wasm32-wasi" "$here/config.site-wasmeval" >"$work/config.site"
 (
   cd "$py"

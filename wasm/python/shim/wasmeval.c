@@ -122,6 +122,34 @@ wasmeval_call_wait(PyObject *self, PyObject *unused)
     return Py_BuildValue("(iN)", id, text);
 }
 
+/* C-level recursion (patches/c-recursion-wasmeval.patch, Python/ceval.c). */
+extern int _Py_wasmeval_c_depth, _Py_wasmeval_c_limit;
+extern uintptr_t _Py_wasmeval_stack_floor;
+
+static PyObject *
+wasmeval_stack(PyObject *self, PyObject *args)
+{
+    int limit = -1;
+    if (!PyArg_ParseTuple(args, "|i", &limit)) {
+        return NULL;
+    }
+    char here;
+    PyObject *info = Py_BuildValue("{s:n,s:n,s:i,s:i}",
+        "sp", (Py_ssize_t)(uintptr_t)&here,
+        "floor", (Py_ssize_t)_Py_wasmeval_stack_floor,
+        "c_depth", _Py_wasmeval_c_depth,
+        "c_limit", _Py_wasmeval_c_limit);
+    if (info != NULL && limit >= 0) {
+        if (limit < 100 || limit > 100000) {
+            Py_DECREF(info);
+            PyErr_SetString(PyExc_ValueError, "stack: the C recursion limit must be from 100 to 100000");
+            return NULL;
+        }
+        _Py_wasmeval_c_limit = limit;
+    }
+    return info;
+}
+
 static PyMethodDef wasmeval_methods[] = {
     {"emit", wasmeval_emit, METH_VARARGS,
      "emit(kind, text): send a chunk of output or an event to the host."},
@@ -129,6 +157,10 @@ static PyMethodDef wasmeval_methods[] = {
      "call_start(request_json) -> id: start a host call (id < 0: refused)."},
     {"call_wait", wasmeval_call_wait, METH_NOARGS,
      "call_wait() -> (id, response_json): wait for a started call to finish."},
+    {"stack", wasmeval_stack, METH_VARARGS,
+     "stack([c_limit]) -> {sp, floor, c_depth, c_limit}: the C stack pointer, the "
+     "floor below which recursion raises RecursionError, the C-level recursion "
+     "in progress and its limit (as they were, when a new c_limit is given)."},
     {NULL, NULL, 0, NULL},
 };
 
