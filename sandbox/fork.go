@@ -53,6 +53,20 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 	} else if len(entries) > 0 {
 		return nil, fmt.Errorf("sandbox: fork: %s is not empty; the copy needs an empty root", o.Root)
 	}
+	// The copy's Python is the source's, which imported from the source's
+	// package layer and runs on its backend: the copy keeps both (a reset
+	// or a restart of the copy starts from that layer's template), and
+	// asking for another layer is refused rather than mixed.
+	if o.Packages == "" && o.Preload == nil {
+		o.Packages, o.Preload = s.opts.Packages, s.opts.Preload
+	} else if dir := o.Packages; (dir != "" && absClean(dir) != s.opts.Packages) || (dir == "" && s.opts.Packages != "") ||
+		!slices.Equal(o.Preload, s.opts.Preload) {
+		return nil, fmt.Errorf("%w: sandbox: fork: the copy's package layer (%q, preloading %q) is not the session's (%q, preloading %q): a fork's Python holds what it imported from its source's layer; leave SessionOptions.Packages and .Preload empty to keep the source's",
+			ErrPackages, o.Packages, o.Preload, s.opts.Packages, s.opts.Preload)
+	}
+	if o.PythonBackend == "" {
+		o.PythonBackend = s.opts.PythonBackend
+	}
 	// Options are checked before anything is copied.
 	o, err := o.resolved()
 	if err != nil {

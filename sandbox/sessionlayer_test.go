@@ -159,3 +159,63 @@ func TestSessionPackageLayerErrors(t *testing.T) {
 		t.Errorf("a root that is another session's layer: %v, want ErrRootOverlap", err)
 	}
 }
+
+// TestForkKeepsPackageLayer: a fork of a session with a layer of its own
+// keeps that layer, so a reset of the copy (a fresh interpreter from the
+// layer's template) still imports from it; asking the fork for another
+// layer is refused, since the copy's Python holds what it imported.
+func TestForkKeepsPackageLayer(t *testing.T) {
+	testenv.RequirePython(t)
+	ctx := context.Background()
+	base, a, b := layerDir(t, "pkgbase", "'base'"), layerDir(t, "pkga", "'a'"), layerDir(t, "pkgb", "'b'")
+	sb, err := sandbox.New(ctx, sandbox.Options{CacheDir: t.TempDir(), Packages: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Packages: a, Preload: []string{"pkga"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	// A fork made before the source ran Python starts its own interpreter
+	// from its options' layer.
+	early, err := s.Fork(ctx, sandbox.SessionOptions{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer early.Close(ctx)
+	if out, _ := evalLang(t, early, "py", "import importlib\nfor n in ('pkgbase', 'pkga'):\n    try: print(importlib.import_module(n).VALUE)\n    except ModuleNotFoundError: pass"); out != "a\n" {
+		t.Errorf("a fork made before any Python sees %q; want its source's layer: \"a\\n\"", out)
+	}
+	if out, _ := evalLang(t, s, "py", "import pkga; print(pkga.VALUE)"); out != "a\n" {
+		t.Fatalf("the source session: %q", out)
+	}
+	cp, err := s.Fork(ctx, sandbox.SessionOptions{Root: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close(ctx)
+	probe := `import importlib, sys
+seen = []
+for name in ("pkgbase", "pkga", "pkgb"):
+    try:
+        seen.append(importlib.import_module(name).VALUE)
+    except ModuleNotFoundError:
+        pass
+print(",".join(seen), "pkga" in sys.modules)`
+	res, err := cp.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: probe, Reset: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Details.Cells[0].Output; got != "a True\n" {
+		t.Errorf("the fork after a reset sees %q; want its source's layer, preloaded: \"a True\\n\"", got)
+	}
+	_, err = s.Fork(ctx, sandbox.SessionOptions{Root: t.TempDir(), Packages: b})
+	if !errors.Is(err, sandbox.ErrPackages) || !strings.Contains(err.Error(), "leave SessionOptions.Packages and .Preload empty") {
+		t.Errorf("a fork asking for another layer: %v; want ErrPackages saying to leave them empty", err)
+	}
+	if _, err := s.Fork(ctx, sandbox.SessionOptions{Root: t.TempDir(), Packages: a, Preload: []string{"pkga"}}); err != nil {
+		t.Errorf("a fork naming its source's own layer: %v", err)
+	}
+}
