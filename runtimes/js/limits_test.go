@@ -94,8 +94,10 @@ func TestStackOverflow(t *testing.T) {
 		want(t, code, s.fails(code), "Uncaught RangeError: Maximum call stack size exceeded", "at ")
 		took := time.Since(start)
 		t.Logf("%s: %v", code, took)
-		// About 0.05-0.1 s on an idle machine, 0.5 s on a busy one.
-		if took > 2*time.Second {
+		// About 0.05-0.1 s on an idle machine, 0.5-3 s on a busy one (a
+		// 2 s bound failed there). The stack's size, what makes it fast,
+		// is checked by depth below.
+		if took > 5*time.Second {
 			t.Errorf("%s: the overflow took %v", code, took)
 		}
 		if got, _ := s.ok("await null; kept"); got != "1" {
