@@ -22,8 +22,19 @@ def _plain(v, depth=0):
     return False
 
 
+def _last():
+    """The last expression's value: builtins._ as the CPython sandbox's
+    prelude leaves it, or IPython's _ in a Jupyter kernel, where the
+    display hook keeps it in the user's namespace instead."""
+    get_ipython = getattr(builtins, "get_ipython", None)
+    shell = get_ipython() if callable(get_ipython) else None
+    if shell is not None and "_" in getattr(shell, "user_ns", {}):
+        return shell.user_ns["_"]
+    return getattr(builtins, "_", None)
+
+
 def _value():
-    v = getattr(builtins, "_", None)
+    v = _last()
     try:
         if not _plain(v):
             raise TypeError("not plain JSON")

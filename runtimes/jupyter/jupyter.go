@@ -694,12 +694,16 @@ func (h *cellHandler) IOPub(msgType string, m *kernel.Message) {
 }
 
 // bundle converts a Jupyter MIME bundle: text stays text, a JSON value
-// (application/json, a status payload) becomes its JSON text.
+// (application/json, a status payload) becomes its JSON text. A JSON type
+// given a string that is JSON text already (display({"...+json":
+// json.dumps(v)}, raw=True), as the profiles' setup cells and the wasm
+// backend's callers send it) stays that text, as on the wasm backend;
+// another string is a JSON string value and keeps its quotes.
 func bundle(data map[string]json.RawMessage) runtimes.Bundle {
 	b := make(runtimes.Bundle, len(data))
 	for mime, raw := range data {
 		var s string
-		if json.Unmarshal(raw, &s) == nil && !strings.HasSuffix(mime, "json") {
+		if json.Unmarshal(raw, &s) == nil && (!strings.HasSuffix(mime, "json") || json.Valid([]byte(s))) {
 			b[mime] = s
 			continue
 		}
