@@ -49,7 +49,3 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77 // indirect
 )
-
-// goja with one parser fix (relational operators group to the left); see
-// third_party/goja/README.wasmeval.md. Drop this when upstream has the fix.
-replace github.com/dop251/goja => ./third_party/goja
