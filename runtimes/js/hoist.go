@@ -223,6 +223,7 @@ func compileNamed(code, name string, tm *tsMap) (*compiledCell, *codeError) {
 // compileProgram compiles a hoisted program; name and src are what its
 // errors show.
 func compileProgram(prog *ast.Program, async bool, name, src string) (*compiledCell, *codeError) {
+	regroupRelational(prog)
 	guardOperators(prog)
 	prg, err := goja.CompileAST(prog, false)
 	if err != nil {
