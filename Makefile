@@ -10,6 +10,7 @@
 #   make npm-testdata    the npm packages runtimes/js's node_modules tests load
 #   make py-test-packages  the Debian Python packages the --packages tests mount
 #   make jupyter-deps    Debian's ipykernel, numpy and matplotlib for the Jupyter backend
+#   make cluster-deps    Debian's postgresql and haproxy for the store and several-node tests
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -64,8 +65,8 @@ demo: build
 WASM_TEST_PKGS := ./wasm/... ./runtimes/python/... ./sandbox/... ./attack/... ./cmd/wasmeval/... \
                   ./server/... ./replay/... ./profiles/...
 
-test: python-check go-deps mcp-everything mcp-inspector npm-testdata py-test-packages jupyter-deps
-	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -timeout 40m ./...
+test: python-check go-deps mcp-everything mcp-inspector npm-testdata py-test-packages jupyter-deps cluster-deps
+	WASMEVAL_REQUIRE_PYTHON=1 WASMEVAL_REQUIRE_CLUSTER=1 $(GO) test -count=1 -timeout 40m ./...
 	WASMEVAL_ENGINE=wasmtime WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -timeout 40m $(WASM_TEST_PKGS)
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -timeout 40m -run '^$$' -bench . -benchtime=1x ./...
 
@@ -248,6 +249,19 @@ JUPYTER_DEBS := python3-ipykernel python3-numpy python3-matplotlib python3-jupyt
 .PHONY: jupyter-deps
 jupyter-deps:
 	@missing=$$(for p in $(JUPYTER_DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	[ -z "$$missing" ] || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing 2>/dev/null || \
+	  { $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; }; }
+
+# The postgres:// store's tests and the several-node test (cluster/) start
+# their own PostgreSQL cluster on loopback (initdb into a temporary folder,
+# as the postgres user when run as root) and HAProxy in front of the nodes;
+# both from Debian. The service the package starts is not used.
+CLUSTER_DEBS := postgresql haproxy
+
+.PHONY: cluster-deps
+cluster-deps:
+	@missing=$$(for p in $(CLUSTER_DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	[ -z "$$missing" ] || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing 2>/dev/null || \
 	  { $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; }; }
