@@ -1,0 +1,424 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+)
+
+func init() { Register("dir", openDirURL) }
+
+// Dir is the store of one process's sessions in a folder (dir:///path):
+// sessions survive a restart of that process. Each session is a folder
+// named by its id:
+//
+//	<id>/state          the record: magic, checksum, header (JSON), Python state
+//	<id>/files/<sha256> the content of each regular file, named by its hash
+//
+// A Save writes the files it adds first (each to a temporary name,
+// synced, then renamed), then the record the same way, then removes the
+// files no record names any more: a crash at any point leaves the old
+// record or the new one, each with all its files. Load checks the
+// record's checksum and every file's hash.
+//
+// Two processes must not share a Dir: it locks within the process only.
+type Dir struct {
+	root string
+	mu   sync.RWMutex // Save and Delete exclude Load
+}
+
+// dirMagic starts every record; the version after it is Format.
+const dirMagic = "wasmeval-state\n"
+
+// dirHeader is a record's metadata and file list.
+type dirHeader struct {
+	ID        string         `json:"id"`
+	Owner     string         `json:"owner"`
+	Artifact  string         `json:"artifact"`
+	Format    int            `json:"format"`
+	Epoch     int64          `json:"epoch"`
+	Options   []byte         `json:"options,omitempty"`
+	Outputs   []byte         `json:"outputs,omitempty"`
+	FuelUsed  uint64         `json:"fuelUsed"`
+	JS        []byte         `json:"js,omitempty"`
+	Meta      []byte         `json:"meta,omitempty"`
+	Files     []dirFileEntry `json:"files"`
+	PythonLen int            `json:"pythonLen"`
+}
+
+// dirFileEntry is one file of a record: a regular file's content is in
+// files/<SHA256>; a symlink's target is in Target.
+type dirFileEntry struct {
+	Path    string      `json:"path"`
+	Mode    fs.FileMode `json:"mode"`
+	ModTime int64       `json:"modTime"`
+	SHA256  string      `json:"sha256,omitempty"`
+	Size    int64       `json:"size,omitempty"`
+	Target  string      `json:"target,omitempty"`
+}
+
+// OpenDir opens (making it when missing) the folder store at path, an
+// absolute path.
+func OpenDir(path string) (*Dir, error) {
+	if !filepath.IsAbs(path) {
+		return nil, fmt.Errorf("store: dir store path %q is not absolute; give dir:///absolute/path", path)
+	}
+	if err := os.MkdirAll(path, 0o700); err != nil {
+		return nil, fmt.Errorf("store: dir store: %w", err)
+	}
+	return &Dir{root: filepath.Clean(path)}, nil
+}
+
+func openDirURL(rawURL string) (Store, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("store: %q: %w", rawURL, err)
+	}
+	if u.Host != "" || u.Path == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("store: %q is not a dir store URL; want dir:///absolute/path (three slashes, no host or query)", rawURL)
+	}
+	return OpenDir(u.Path)
+}
+
+// Root is the store's folder.
+func (d *Dir) Root() string { return d.root }
+
+func (d *Dir) sessionDir(id string) string { return filepath.Join(d.root, id) }
+
+// Save implements Store.
+func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
+	if err := CheckID(st.ID); err != nil {
+		return err
+	}
+	for _, f := range st.Files {
+		if err := CheckPath(f.Path); err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	dir := d.sessionDir(st.ID)
+	prev, _, err := d.readHeader(st.ID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		prev = nil
+	case err != nil && !st.FullFiles:
+		return fmt.Errorf("store: save %s: the stored record cannot be read, so a delta cannot be applied to it: %w", st.ID, err)
+	case err != nil:
+		prev = nil // a full save replaces a corrupt record
+	}
+	if prev != nil && epoch < prev.Epoch {
+		return fmt.Errorf("%w: session %s is stored at epoch %d, this save has %d", ErrStaleEpoch, st.ID, prev.Epoch, epoch)
+	}
+	files := map[string]dirFileEntry{}
+	if prev != nil && !st.FullFiles {
+		for _, e := range prev.Files {
+			files[e.Path] = e
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o700); err != nil {
+		return fmt.Errorf("store: save %s: %w", st.ID, err)
+	}
+	for _, f := range st.Files {
+		if f.Deleted {
+			delete(files, f.Path)
+			for p := range files {
+				if strings.HasPrefix(p, f.Path+"/") {
+					delete(files, p)
+				}
+			}
+			continue
+		}
+		e := dirFileEntry{Path: f.Path, Mode: f.Mode, ModTime: f.ModTime}
+		switch {
+		case f.Mode.IsDir():
+		case f.Mode&fs.ModeSymlink != 0:
+			e.Target = string(f.Data)
+		case f.Mode.IsRegular():
+			sum := sha256.Sum256(f.Data)
+			e.SHA256, e.Size = hex.EncodeToString(sum[:]), int64(len(f.Data))
+			if err := writeBlob(filepath.Join(dir, "files", e.SHA256), f.Data); err != nil {
+				return fmt.Errorf("store: save %s: %s: %w", st.ID, f.Path, err)
+			}
+		default:
+			return fmt.Errorf("store: save %s: %s has mode %v; a store keeps regular files, folders and symlinks only", st.ID, f.Path, f.Mode)
+		}
+		files[f.Path] = e
+	}
+	h := dirHeader{
+		ID: st.ID, Owner: st.Owner, Artifact: st.Artifact, Format: Format, Epoch: epoch,
+		Options: st.Options, Outputs: st.Outputs, FuelUsed: st.FuelUsed, JS: st.JS, Meta: st.Meta,
+		Files: make([]dirFileEntry, 0, len(files)), PythonLen: len(st.Python),
+	}
+	for _, e := range files {
+		h.Files = append(h.Files, e)
+	}
+	sort.Slice(h.Files, func(i, j int) bool { return h.Files[i].Path < h.Files[j].Path })
+	rec, err := encodeRecord(&h, st.Python)
+	if err != nil {
+		return fmt.Errorf("store: save %s: %w", st.ID, err)
+	}
+	if err := writeAtomic(filepath.Join(dir, "state"), rec); err != nil {
+		return fmt.Errorf("store: save %s: %w", st.ID, err)
+	}
+	if prev == nil {
+		// A new session folder: its entry in the store's folder must last.
+		if err := syncDir(d.root); err != nil {
+			return fmt.Errorf("store: save %s: %w", st.ID, err)
+		}
+	}
+	d.collect(dir, h.Files)
+	return nil
+}
+
+// collect removes the file blobs of dir that no entry names (left by
+// earlier records), and temporary files of interrupted saves.
+func (d *Dir) collect(dir string, entries []dirFileEntry) {
+	keep := map[string]bool{}
+	for _, e := range entries {
+		if e.SHA256 != "" {
+			keep[e.SHA256] = true
+		}
+	}
+	blobs, err := os.ReadDir(filepath.Join(dir, "files"))
+	if err != nil {
+		return
+	}
+	for _, b := range blobs {
+		if !keep[b.Name()] {
+			os.Remove(filepath.Join(dir, "files", b.Name()))
+		}
+	}
+}
+
+// encodeRecord lays a record out: magic, format (u32), SHA-256 of the rest,
+// header length (u32), header JSON, Python state.
+func encodeRecord(h *dirHeader, python []byte) ([]byte, error) {
+	hj, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	var body bytes.Buffer
+	body.Grow(4 + len(hj) + len(python))
+	body.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(hj))))
+	body.Write(hj)
+	body.Write(python)
+	sum := sha256.Sum256(body.Bytes())
+	out := make([]byte, 0, len(dirMagic)+4+len(sum)+body.Len())
+	out = append(out, dirMagic...)
+	out = binary.LittleEndian.AppendUint32(out, Format)
+	out = append(out, sum[:]...)
+	return append(out, body.Bytes()...), nil
+}
+
+// decodeRecord checks a record and splits it into its header and Python
+// state.
+func decodeRecord(id string, b []byte) (*dirHeader, []byte, error) {
+	corrupt := func(why string) error {
+		return fmt.Errorf("%w: session %s: %s; it is not loaded", ErrCorrupt, id, why)
+	}
+	if len(b) < len(dirMagic)+4+sha256.Size+4 || string(b[:len(dirMagic)]) != dirMagic {
+		return nil, nil, corrupt("not a wasmeval state record")
+	}
+	b = b[len(dirMagic):]
+	if v := binary.LittleEndian.Uint32(b); v != Format {
+		return nil, nil, fmt.Errorf("%w: session %s was stored in format %d; this build reads format %d", ErrFormat, id, v, Format)
+	}
+	want, body := b[4:4+sha256.Size], b[4+sha256.Size:]
+	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], want) {
+		return nil, nil, corrupt("the record's checksum does not match")
+	}
+	n := binary.LittleEndian.Uint32(body)
+	if uint64(n) > uint64(len(body)-4) {
+		return nil, nil, corrupt("the header runs past the record")
+	}
+	var h dirHeader
+	if err := json.Unmarshal(body[4:4+n], &h); err != nil {
+		return nil, nil, corrupt("the header does not decode: " + err.Error())
+	}
+	python := body[4+n:]
+	if h.ID != id || len(python) != h.PythonLen {
+		return nil, nil, corrupt("the header does not fit the record")
+	}
+	return &h, python, nil
+}
+
+// readHeader reads and checks the record of id.
+func (d *Dir) readHeader(id string) (*dirHeader, []byte, error) {
+	b, err := os.ReadFile(filepath.Join(d.sessionDir(id), "state"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: load %s: %w", id, err)
+	}
+	return decodeRecord(id, b)
+}
+
+// Load implements Store.
+func (d *Dir) Load(ctx context.Context, id, artifact string) (*State, error) {
+	if err := CheckID(id); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	h, python, err := d.readHeader(id)
+	if err != nil {
+		return nil, err
+	}
+	if h.Artifact != artifact {
+		return nil, fmt.Errorf("%w: session %s was saved by a build whose Python template is %q, this one's is %q; it cannot be resumed here (run the build that saved it)", ErrArtifactMismatch, id, h.Artifact, artifact)
+	}
+	st := &State{
+		ID: h.ID, Owner: h.Owner, Artifact: h.Artifact, Format: h.Format, Epoch: h.Epoch,
+		Options: h.Options, Python: python, FullFiles: true, Outputs: h.Outputs,
+		FuelUsed: h.FuelUsed, JS: h.JS, Meta: h.Meta, Files: make([]File, 0, len(h.Files)),
+	}
+	for _, e := range h.Files {
+		if err := CheckPath(e.Path); err != nil {
+			return nil, fmt.Errorf("%w: session %s: %v", ErrCorrupt, id, err)
+		}
+		f := File{Path: e.Path, Mode: e.Mode, ModTime: e.ModTime}
+		switch {
+		case e.Mode&fs.ModeSymlink != 0:
+			f.Data = []byte(e.Target)
+		case e.Mode.IsRegular():
+			data, err := os.ReadFile(filepath.Join(d.sessionDir(id), "files", e.SHA256))
+			if err != nil {
+				return nil, fmt.Errorf("%w: session %s: the content of %s is missing: %v", ErrCorrupt, id, e.Path, err)
+			}
+			if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.SHA256 || int64(len(data)) != e.Size {
+				return nil, fmt.Errorf("%w: session %s: the content of %s does not match its checksum; it is not loaded", ErrCorrupt, id, e.Path)
+			}
+			f.Data = data
+		}
+		st.Files = append(st.Files, f)
+	}
+	return st, nil
+}
+
+// Delete implements Store.
+func (d *Dir) Delete(ctx context.Context, id string) error {
+	if err := CheckID(id); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	dir := d.sessionDir(id)
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	// Out of the way first, so a crash halfway through the removal
+	// leaves no half session under the id.
+	gone := filepath.Join(d.root, ".deleted-"+id+"-"+randHex())
+	if err := os.Rename(dir, gone); err != nil {
+		return fmt.Errorf("store: delete %s: %w", id, err)
+	}
+	if err := os.RemoveAll(gone); err != nil {
+		return fmt.Errorf("store: delete %s: %w", id, err)
+	}
+	return nil
+}
+
+// List implements Store.
+func (d *Dir) List(ctx context.Context) ([]string, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	entries, err := os.ReadDir(d.root)
+	if err != nil {
+		return nil, fmt.Errorf("store: list: %w", err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if !e.IsDir() || CheckID(e.Name()) != nil {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(d.root, e.Name(), "state")); err == nil {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids, nil
+}
+
+// Ping implements Store: the folder is there and writable.
+func (d *Dir) Ping(ctx context.Context) error {
+	f, err := os.CreateTemp(d.root, ".ping-")
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// Close implements Store.
+func (d *Dir) Close() error { return nil }
+
+// writeBlob writes a content-addressed file, unless it is there already.
+func writeBlob(path string, data []byte) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
+		return nil
+	}
+	return writeAtomic(path, data)
+}
+
+// writeAtomic writes data to path through a synced temporary file renamed
+// over it, then syncs the folder, so path holds the old bytes or the new
+// ones after a crash.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".tmp-")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+func randHex() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,238 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/store"
+)
+
+func openDir(t *testing.T) (*store.Dir, string) {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := store.Open("dir://" + dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s.(*store.Dir), dir
+}
+
+func files(st *store.State) map[string]string {
+	m := map[string]string{}
+	for _, f := range st.Files {
+		switch {
+		case f.Mode.IsDir():
+			m[f.Path] = "dir"
+		case f.Mode&fs.ModeSymlink != 0:
+			m[f.Path] = "-> " + string(f.Data)
+		default:
+			m[f.Path] = string(f.Data)
+		}
+	}
+	return m
+}
+
+// TestDirRoundTrip: a full save then deltas (a change, a new file, a
+// removed folder) load back as the complete set, with the metadata and
+// the Python state.
+func TestDirRoundTrip(t *testing.T) {
+	s, _ := openDir(t)
+	ctx := context.Background()
+	st := &store.State{
+		ID: "abc123", Owner: "ownerhash", Artifact: "py-1", Options: []byte(`{"env":{"A":"1"}}`),
+		Python: bytes.Repeat([]byte("pages"), 1000), Outputs: []byte(`["x"]`), FuelUsed: 77, JS: []byte(`{"had":true}`),
+		FullFiles: true,
+		Files: []store.File{
+			{Path: "a.txt", Mode: 0o644, Data: []byte("one")},
+			{Path: "sub", Mode: fs.ModeDir | 0o755},
+			{Path: "sub/b.txt", Mode: 0o600, Data: []byte("two")},
+			{Path: "link", Mode: fs.ModeSymlink | 0o777, Data: []byte("a.txt")},
+			{Path: "same.txt", Mode: 0o644, Data: []byte("one")},
+		},
+	}
+	if err := s.Save(ctx, st, 1); err != nil {
+		t.Fatal(err)
+	}
+	delta := &store.State{ID: "abc123", Owner: "ownerhash", Artifact: "py-1", Python: []byte("later pages"), FuelUsed: 99,
+		Files: []store.File{
+			{Path: "a.txt", Mode: 0o644, Data: []byte("one, changed")},
+			{Path: "c.txt", Mode: 0o644, Data: []byte("three")},
+			{Path: "sub", Deleted: true},
+		},
+	}
+	if err := s.Save(ctx, delta, 1); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load(ctx, "abc123", "py-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a.txt": "one, changed", "c.txt": "three", "link": "-> a.txt", "same.txt": "one"}
+	if g := files(got); !equalMaps(g, want) {
+		t.Fatalf("files %v, want %v", g, want)
+	}
+	if string(got.Python) != "later pages" || got.FuelUsed != 99 || got.Owner != "ownerhash" || !got.FullFiles || got.Epoch != 1 || got.Format != store.Format {
+		t.Fatalf("loaded %+v", got)
+	}
+	ids, err := s.List(ctx)
+	if err != nil || !slices.Equal(ids, []string{"abc123"}) {
+		t.Fatalf("List = %v, %v", ids, err)
+	}
+	// Blobs of files no record names are gone.
+	blobs, _ := os.ReadDir(filepath.Join(s.Root(), "abc123", "files"))
+	if len(blobs) != 3 { // "one" (twice, one blob), "one, changed", "three"
+		t.Fatalf("%d blobs kept, want 3", len(blobs))
+	}
+	if err := s.Delete(ctx, "abc123"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(ctx, "abc123", "py-1"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Load after Delete: %v", err)
+	}
+	if err := s.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestDirStaleEpoch: a save at an epoch below the stored one is refused
+// and stores nothing; equal or higher is taken.
+func TestDirStaleEpoch(t *testing.T) {
+	s, _ := openDir(t)
+	ctx := context.Background()
+	save := func(epoch int64, py string) error {
+		return s.Save(ctx, &store.State{ID: "s1", Artifact: "py-1", Python: []byte(py), FullFiles: true}, epoch)
+	}
+	if err := save(5, "five"); err != nil {
+		t.Fatal(err)
+	}
+	if err := save(4, "four"); !errors.Is(err, store.ErrStaleEpoch) {
+		t.Fatalf("save at epoch 4 over 5: %v, want ErrStaleEpoch", err)
+	}
+	got, err := s.Load(ctx, "s1", "py-1")
+	if err != nil || string(got.Python) != "five" || got.Epoch != 5 {
+		t.Fatalf("after a stale save: %q epoch %d, %v", got.Python, got.Epoch, err)
+	}
+	if err := save(5, "five again"); err != nil {
+		t.Fatal(err)
+	}
+	if err := save(6, "six"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Load(ctx, "s1", "py-1"); string(got.Python) != "six" || got.Epoch != 6 {
+		t.Fatalf("got %q epoch %d", got.Python, got.Epoch)
+	}
+}
+
+// TestDirCorrupt: a record or a file whose bytes changed on disk is
+// refused with ErrCorrupt, naming the session; nothing of it loads.
+func TestDirCorrupt(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, dir string)
+		want   error
+	}{
+		{"record byte flipped", func(t *testing.T, dir string) { flip(t, filepath.Join(dir, "s1", "state"), -3) }, store.ErrCorrupt},
+		{"record cut", func(t *testing.T, dir string) { cut(t, filepath.Join(dir, "s1", "state")) }, store.ErrCorrupt},
+		{"not a record", func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "s1", "state"), []byte("hello"), 0o600)
+		}, store.ErrCorrupt},
+		{"file content changed", func(t *testing.T, dir string) {
+			blobs, _ := filepath.Glob(filepath.Join(dir, "s1", "files", "*"))
+			flip(t, blobs[0], 0)
+		}, store.ErrCorrupt},
+		{"file content missing", func(t *testing.T, dir string) {
+			blobs, _ := filepath.Glob(filepath.Join(dir, "s1", "files", "*"))
+			os.Remove(blobs[0])
+		}, store.ErrCorrupt},
+		{"another format", func(t *testing.T, dir string) { flip(t, filepath.Join(dir, "s1", "state"), len("wasmeval-state\n")) }, store.ErrFormat},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, dir := openDir(t)
+			ctx := context.Background()
+			st := &store.State{ID: "s1", Artifact: "py-1", Python: []byte("pages"), FullFiles: true,
+				Files: []store.File{{Path: "f.txt", Mode: 0o644, Data: []byte("content")}}}
+			if err := s.Save(ctx, st, 1); err != nil {
+				t.Fatal(err)
+			}
+			tc.damage(t, dir)
+			got, err := s.Load(ctx, "s1", "py-1")
+			if !errors.Is(err, tc.want) || got != nil || !strings.Contains(err.Error(), "s1") {
+				t.Fatalf("Load of a damaged record: %v, %v; want %v naming the session", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func flip(t *testing.T, path string, at int) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at < 0 {
+		at += len(b)
+	}
+	b[at] ^= 0x55
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func cut(t *testing.T, path string) {
+	t.Helper()
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, b[:len(b)-2], 0o600)
+}
+
+// TestDirArtifactMismatch: a state saved by another Python build is
+// refused with ErrArtifactMismatch, never returned.
+func TestDirArtifactMismatch(t *testing.T) {
+	s, _ := openDir(t)
+	ctx := context.Background()
+	if err := s.Save(ctx, &store.State{ID: "s1", Artifact: "py-old", Python: []byte("pages"), FullFiles: true}, 1); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load(ctx, "s1", "py-new")
+	if !errors.Is(err, store.ErrArtifactMismatch) || got != nil || !strings.Contains(err.Error(), "py-old") {
+		t.Fatalf("Load by another build: %v, %v", got, err)
+	}
+}
+
+// TestOpenAndPaths: bad URLs and paths are refused saying what is right.
+func TestOpenAndPaths(t *testing.T) {
+	for _, u := range []string{"dir://relative/path", "nope", "ftp://x/y", "dir:///tmp/x?y=1"} {
+		if _, err := store.Open(u); err == nil || !strings.Contains(err.Error(), "dir:///") {
+			t.Errorf("Open(%q) = %v, want an error showing dir:///path", u, err)
+		}
+	}
+	s, _ := openDir(t)
+	for _, p := range []string{"", "/abs", "../up", "a/../b", "a//b", "./a"} {
+		err := s.Save(context.Background(), &store.State{ID: "s1", FullFiles: true, Files: []store.File{{Path: p, Mode: 0o644}}}, 1)
+		if err == nil || !strings.Contains(err.Error(), "session root") {
+			t.Errorf("Save with path %q: %v", p, err)
+		}
+	}
+	if err := s.Save(context.Background(), &store.State{ID: "../x"}, 1); err == nil {
+		t.Error("Save with id ../x: no error")
+	}
+}
