@@ -48,8 +48,9 @@ type CodeRunParams struct {
 	TimeoutMs int `json:"timeoutMs,omitempty"`
 }
 
-// CodeContextParams is a createContext call: the context's language, and
-// optionally its working folder.
+// CodeContextParams is a createContext call: the context's language
+// (required, as the seed's createContext(language)), and optionally its
+// working folder.
 type CodeContextParams struct {
 	// Language is the context's language, as CodeRunParams.Language.
 	Language string `json:"language"`
@@ -66,8 +67,6 @@ type CodeRunInParams struct {
 	Code string `json:"code"`
 	// TimeoutMs is as CodeRunParams.TimeoutMs.
 	TimeoutMs int `json:"timeoutMs,omitempty"`
-	// Language is the older MCP shape's: for a context made without one.
-	Language string `json:"language,omitempty"`
 }
 
 // CodeResult is a run's result, the seed's RunCodeResult.
@@ -189,20 +188,10 @@ func codeLanguage(path, lang string) (string, error) {
 	return "", cid.errf(path, "%s", msg)
 }
 
-// timeoutMs reads timeoutMs (or the older shape's timeout, in seconds).
+// timeoutMs reads timeoutMs. The seed's runs have no other timeout:
+// refusedFields has already refused the seconds of older shapes.
 func (d decoder) timeoutMs(m map[string]json.RawMessage) (int, error) {
 	ms, hasMs := m["timeoutMs"]
-	secs, hasSecs := m["timeout"]
-	if hasMs && hasSecs && kind(ms) != "null" && kind(secs) != "null" {
-		return 0, d.errf("timeoutMs", "give timeoutMs or timeout, not both; timeoutMs is in milliseconds")
-	}
-	if hasSecs && kind(secs) != "null" {
-		var n float64
-		if kind(secs) != "number" || json.Unmarshal(secs, &n) != nil || n != math.Trunc(n) || n < 1 || n > sandbox.MaxTimeoutSeconds {
-			return 0, d.errf("timeout", "%s is not a timeout; give timeoutMs, %s (timeout, the older shape, is whole seconds from 1 to %d)", describe(secs), timeoutMsUseText, sandbox.MaxTimeoutSeconds)
-		}
-		return int(n) * 1000, nil
-	}
 	if !hasMs || kind(ms) == "null" {
 		return 0, nil
 	}
@@ -214,6 +203,24 @@ func (d decoder) timeoutMs(m map[string]json.RawMessage) (int, error) {
 		return 0, d.errf("timeoutMs", "%s is out of range; %s", strconv.FormatFloat(n, 'f', -1, 64), timeoutMsUseText)
 	}
 	return int(n), nil
+}
+
+// oldFields are fields of wasmeval's earlier code-context shapes that the
+// CodeInterpreter interface does not have, with what to give instead.
+var oldFields = map[string]string{
+	"timeout": `the CodeInterpreter interface times runs in milliseconds: give timeoutMs, like "timeoutMs": 5000 (` + timeoutMsUseText + ")",
+	"id":      `the CodeInterpreter interface names a context contextId: give "contextId" with the id createContext returned`,
+}
+
+// refusedFields refuses the fields of m outside known: an older shape's
+// field with what the interface has instead, any other as unknown.
+func (d decoder) refusedFields(m map[string]json.RawMessage, known []string) *Error {
+	for _, k := range []string{"id", "timeout"} {
+		if _, ok := m[k]; ok && !contains(known, k) {
+			return d.errf(k, "not a field here: %s; the fields are %s", oldFields[k], strings.Join(known, ", "))
+		}
+	}
+	return d.fields(m, "", known)
 }
 
 func (d decoder) code(m map[string]json.RawMessage, example string) (string, error) {
@@ -232,14 +239,7 @@ func (d decoder) code(m map[string]json.RawMessage, example string) (string, err
 
 func (d decoder) contextID(m map[string]json.RawMessage, example string) (string, error) {
 	if _, ok := m["contextId"]; !ok {
-		if _, old := m["id"]; old {
-			id, _, err := d.str(m, "", "id", contextIDUse)
-			return id, asError(err)
-		}
 		return "", d.errf("contextId", "missing; %s, like %s", contextIDUse, example)
-	}
-	if _, old := m["id"]; old {
-		return "", d.errf("contextId", "give contextId or id, not both")
 	}
 	id, _, err := d.str(m, "", "contextId", contextIDUse)
 	if err != nil {
@@ -258,7 +258,7 @@ func DecodeRunCode(data []byte) (CodeRunParams, error) {
 		return CodeRunParams{}, perr
 	}
 	var err error
-	if err := cid.fields(m, "", []string{"language", "code", "timeoutMs", "timeout"}); err != nil {
+	if err := cid.refusedFields(m, []string{"language", "code", "timeoutMs"}); err != nil {
 		return CodeRunParams{}, err
 	}
 	var p CodeRunParams
@@ -286,7 +286,7 @@ func DecodeCreateContext(data []byte) (CodeContextParams, error) {
 	if perr != nil {
 		return CodeContextParams{}, perr
 	}
-	if err := cid.fields(m, "", []string{"language", "cwd"}); err != nil {
+	if err := cid.refusedFields(m, createFields); err != nil {
 		return CodeContextParams{}, err
 	}
 	var p CodeContextParams
@@ -294,35 +294,37 @@ func DecodeCreateContext(data []byte) (CodeContextParams, error) {
 	if serr != nil {
 		return p, serr
 	}
-	if ok {
-		l, err := codeLanguage("language", lang)
+	if !ok {
+		return p, cid.errf("language", "missing; a context runs one language, named when it is created: %s, like %s", languageUse, createExample)
+	}
+	l, err := codeLanguage("language", lang)
+	if err != nil {
+		return p, err
+	}
+	p.Language = lang
+	if p.Cwd, _, serr = cid.str(m, "", "cwd", `give a folder inside the context's folder, like "work"`); serr != nil {
+		return p, serr
+	}
+	if p.Cwd != "" {
+		if l != "py" {
+			return p, cid.errf("cwd", "a %s context has no working folder to set (JavaScript here cannot change directory); leave cwd out, or make a python context", lang)
+		}
+		n, err := normalizePath(p.Cwd, "cwd")
 		if err != nil {
+			var pe *Error
+			if errors.As(err, &pe) {
+				pe.Profile = CodeInterpreter
+			}
 			return p, err
 		}
-		p.Language = lang
-		var serr *Error
-		if p.Cwd, _, serr = cid.str(m, "", "cwd", `give a folder inside the context's folder, like "work"`); serr != nil {
-			return p, serr
-		}
-		if p.Cwd != "" {
-			if l != "py" {
-				return p, cid.errf("cwd", "a %s context has no working folder to set (JavaScript here cannot change directory); leave cwd out, or make a python context", lang)
-			}
-			n, err := normalizePath(p.Cwd, "cwd")
-			if err != nil {
-				var pe *Error
-				if errors.As(err, &pe) {
-					pe.Profile = CodeInterpreter
-				}
-				return p, err
-			}
-			p.Cwd = n
-		}
-	} else if _, has := m["cwd"]; has {
-		return p, cid.errf("language", "missing; a context with a cwd needs its language, like {\"language\": \"python\", \"cwd\": \"work\"}")
+		p.Cwd = n
 	}
 	return p, nil
 }
+
+// createFields are createContext's fields: the seed's language, and
+// wasmeval's cwd.
+var createFields = []string{"language", "cwd"}
 
 // DecodeRunInContext parses a runInContext call. Errors are *Error.
 func DecodeRunInContext(data []byte) (CodeRunInParams, error) {
@@ -331,7 +333,10 @@ func DecodeRunInContext(data []byte) (CodeRunInParams, error) {
 		return CodeRunInParams{}, perr
 	}
 	var err error
-	if err := cid.fields(m, "", []string{"contextId", "code", "timeoutMs", "id", "language", "timeout"}); err != nil {
+	if _, ok := m["language"]; ok {
+		return CodeRunInParams{}, cid.errf("language", "not a field here: a context runs the language it was created with (createContext's language); leave language out, or create a context of the other language")
+	}
+	if err := cid.refusedFields(m, []string{"contextId", "code", "timeoutMs"}); err != nil {
 		return CodeRunInParams{}, err
 	}
 	var p CodeRunInParams
@@ -341,19 +346,8 @@ func DecodeRunInContext(data []byte) (CodeRunInParams, error) {
 	if p.Code, err = cid.code(m, runInExample); err != nil {
 		return p, err
 	}
-	if p.TimeoutMs, err = cid.timeoutMs(m); err != nil {
-		return p, err
-	}
-	var serr *Error
-	if p.Language, _, serr = cid.str(m, "", "language", languageUse); serr != nil {
-		return p, serr
-	}
-	if p.Language != "" {
-		if _, err := codeLanguage("language", p.Language); err != nil {
-			return p, err
-		}
-	}
-	return p, nil
+	p.TimeoutMs, err = cid.timeoutMs(m)
+	return p, err
 }
 
 // DecodeDeleteContext parses a deleteContext call and returns its
@@ -363,7 +357,7 @@ func DecodeDeleteContext(data []byte) (string, error) {
 	if perr != nil {
 		return "", perr
 	}
-	if err := cid.fields(m, "", []string{"contextId", "id"}); err != nil {
+	if err := cid.refusedFields(m, []string{"contextId"}); err != nil {
 		return "", err
 	}
 	return cid.contextID(m, deleteExample)
@@ -403,13 +397,15 @@ func RunCode(ctx context.Context, env *Env, p CodeRunParams) (*CodeResult, error
 
 // CreateContext makes a code context in env.Contexts and returns its id.
 func CreateContext(ctx context.Context, env *Env, p CodeContextParams) (*CodeContextCreated, error) {
-	lang := ""
-	if p.Language != "" {
-		l, err := codeLanguage("language", p.Language)
-		if err != nil {
-			return nil, err
-		}
-		lang = l
+	if strings.TrimSpace(p.Language) == "" {
+		return nil, cid.errf("language", "missing; a context runs one language, named when it is created: %s, like %s", languageUse, createExample)
+	}
+	lang, err := codeLanguage("language", p.Language)
+	if err != nil {
+		return nil, err
+	}
+	if p.Cwd != "" && lang != "py" {
+		return nil, cid.errf("cwd", "a %s context has no working folder to set (JavaScript here cannot change directory); leave cwd out, or make a python context", p.Language)
 	}
 	if env == nil || env.Contexts == nil {
 		return nil, cid.errf("", "this face keeps no code contexts; use runCode")
@@ -418,13 +414,11 @@ func CreateContext(ctx context.Context, env *Env, p CodeContextParams) (*CodeCon
 	if err != nil {
 		return nil, err
 	}
-	if lang != "" {
-		if err := warm(ctx, func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error) {
-			return env.Contexts.EvalInContext(ctx, id, req)
-		}, lang); err != nil {
-			env.Contexts.DeleteContext(context.WithoutCancel(ctx), id)
-			return nil, err
-		}
+	if err := warm(ctx, func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error) {
+		return env.Contexts.EvalInContext(ctx, id, req)
+	}, lang); err != nil {
+		env.Contexts.DeleteContext(context.WithoutCancel(ctx), id)
+		return nil, err
 	}
 	if p.Cwd != "" {
 		// The context's folder starts empty: make the folder and move there.
@@ -453,20 +447,9 @@ func RunInContext(ctx context.Context, env *Env, p CodeRunInParams) (*CodeResult
 	if err != nil {
 		return nil, contextError(err, p.ContextID)
 	}
-	if p.Language != "" {
-		l, err := codeLanguage("language", p.Language)
-		if err != nil {
-			return nil, err
-		}
-		if lang != "" && !sameLanguage(l, lang) {
-			return nil, cid.errf("language", "the context runs %s, not %s; leave language out (a context runs its own language) or create a %s context", languageName(lang), p.Language, p.Language)
-		}
-		if lang == "" {
-			lang = l
-		}
-	}
 	if lang == "" {
-		return nil, cid.errf("language", "missing; this context was made without a language, so each run names one: %s", languageUse)
+		// A context made through ContextHost directly, without a language.
+		return nil, cid.errf("contextId", "%s was made without a language, so it cannot run code; create one with createContext({language})", quote(p.ContextID))
 	}
 	res, err := runCodeIn(ctx, func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error) {
 		return env.Contexts.EvalInContext(ctx, p.ContextID, req)
@@ -509,23 +492,6 @@ func contextError(err error, id string) error {
 		return cid.errf("contextId", "no such code context %s (never created, deleted, evicted after being idle, or not yours); create one with createContext (create_code_context)", quote(id))
 	}
 	return err
-}
-
-func sameLanguage(a, b string) bool {
-	js := func(l string) bool { return l == "js" || l == "ts" }
-	return a == b || js(a) && js(b)
-}
-
-func languageName(l string) string {
-	switch l {
-	case "py":
-		return "python"
-	case "js":
-		return "javascript"
-	case "ts":
-		return "typescript"
-	}
-	return l
 }
 
 //go:embed code_value.py
@@ -927,14 +893,6 @@ func errorText(cell sandbox.CellResult, stderr string) string {
 		return l
 	}
 	return "the code failed"
-}
-
-// asError is err as an error: nil when err is a nil *Error.
-func asError(err *Error) error {
-	if err == nil {
-		return nil
-	}
-	return err
 }
 
 func lastLine(s string) string {

@@ -145,6 +145,7 @@ var createContextTool = Tool{
     "language": ` + languageSchema + `,
     "cwd": {"type": "string", "description": "python contexts: the working folder inside the context's own folder (made when missing)"}
   },
+  "required": ["language"],
   "additionalProperties": false
 }`),
 	OutputSchema: json.RawMessage(`{"type": "object", "properties": {"contextId": {"type": "string"}}, "required": ["contextId"]}`),
@@ -175,12 +176,9 @@ var runInContextTool = Tool{
   "properties": {
     "contextId": {"type": "string", "minLength": 1, "description": "the contextId create_code_context returned"},
     "code": {"type": "string", "minLength": 1, "description": "the code to run"},
-    "timeoutMs": ` + timeoutMsSchema + `,
-    "id": {"type": "string", "description": "the older name of contextId"},
-    "language": ` + languageSchema + `,
-    "timeout": {"type": "integer", "minimum": 1, "maximum": 600, "description": "the older shape's timeout, in seconds"}
+    "timeoutMs": ` + timeoutMsSchema + `
   },
-  "required": ["code"],
+  "required": ["contextId", "code"],
   "additionalProperties": false
 }`),
 	OutputSchema: json.RawMessage(codeResultSchema),
@@ -209,9 +207,9 @@ var deleteContextTool = Tool{
 	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
-    "contextId": {"type": "string", "minLength": 1, "description": "the context to delete"},
-    "id": {"type": "string", "description": "the older name of contextId"}
+    "contextId": {"type": "string", "minLength": 1, "description": "the context to delete"}
   },
+  "required": ["contextId"],
   "additionalProperties": false
 }`),
 	OutputSchema: json.RawMessage(`{"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}`),

@@ -81,27 +81,27 @@ func TestMCPOverHTTP(t *testing.T) {
 
 	// A code context belongs to the token: another MCP session of token A
 	// reaches it, token B does not.
-	created := callTool(a, "create_code_context", map[string]any{})
+	created := callTool(a, "create_code_context", map[string]any{"language": "javascript"})
 	id := text(created)
-	callTool(a, "run_in_code_context", map[string]any{"id": id, "language": "js", "code": "var q = 1"})
+	callTool(a, "run_in_code_context", map[string]any{"contextId": id, "code": "var q = 1"})
 	a2, err := mcpClient(t, ts.URL, tokenA)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := callTool(a2, "run_in_code_context", map[string]any{"id": id, "language": "js", "code": "q + 1"}); res.IsError || text(res) != "2" {
+	if res := callTool(a2, "run_in_code_context", map[string]any{"contextId": id, "code": "q + 1"}); res.IsError || text(res) != "2" {
 		t.Errorf("same token, other MCP session: isError %v, %q", res.IsError, text(res))
 	}
 	b, err := mcpClient(t, ts.URL, tokenB)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := callTool(b, "run_in_code_context", map[string]any{"id": id, "language": "js", "code": "q"}); !res.IsError || !strings.Contains(text(res), "no such code context") {
+	if res := callTool(b, "run_in_code_context", map[string]any{"contextId": id, "code": "q"}); !res.IsError || !strings.Contains(text(res), "no such code context") {
 		t.Errorf("other token: isError %v, %q", res.IsError, text(res))
 	}
-	if res := callTool(b, "delete_code_context", map[string]any{"id": id}); !res.IsError {
+	if res := callTool(b, "delete_code_context", map[string]any{"contextId": id}); !res.IsError {
 		t.Error("other token deleted the context")
 	}
-	if res := callTool(a, "delete_code_context", map[string]any{"id": id}); res.IsError {
+	if res := callTool(a, "delete_code_context", map[string]any{"contextId": id}); res.IsError {
 		t.Errorf("delete: %s", text(res))
 	}
 }
@@ -134,14 +134,14 @@ func TestMCPWaitingEvalHoldsNoSlot(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			call := tc.call
 			if call == nil {
-				res, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "create_code_context", Arguments: map[string]any{}})
+				res, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "create_code_context", Arguments: map[string]any{"language": "python"}})
 				if err != nil || res.IsError {
 					t.Fatalf("create_code_context: %v %v", err, res)
 				}
 				id := res.Content[0].(*mcp.TextContent).Text
 				call = func(ctx context.Context) {
 					a.CallTool(ctx, &mcp.CallToolParams{Name: "run_in_code_context",
-						Arguments: map[string]any{"id": id, "language": "py", "code": "while True: pass", "timeout": 30}})
+						Arguments: map[string]any{"contextId": id, "code": "while True: pass", "timeoutMs": 30000}})
 				}
 			}
 			inFlightWithin(t, ts, 0, 20*time.Second) // the previous case's cells are gone

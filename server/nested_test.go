@@ -86,7 +86,7 @@ func TestMCPNestedEval(t *testing.T) {
 		rctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		res, err := sub.Load().CallTool(rctx, &mcp.CallToolParams{Name: "run_in_code_context",
-			Arguments: map[string]any{"id": id.Load().(string), "language": "js", "code": r.Prompt}})
+			Arguments: map[string]any{"contextId": id.Load().(string), "code": r.Prompt}})
 		if err != nil {
 			return hostcalls.AgentResponse{}, err
 		}
@@ -110,13 +110,13 @@ func TestMCPNestedEval(t *testing.T) {
 	sub.Store(cs)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	created, err := parent.CallTool(ctx, &mcp.CallToolParams{Name: "create_code_context", Arguments: map[string]any{}})
+	created, err := parent.CallTool(ctx, &mcp.CallToolParams{Name: "create_code_context", Arguments: map[string]any{"language": "javascript"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id.Store(created.Content[0].(*mcp.TextContent).Text)
 	res, err := parent.CallTool(ctx, &mcp.CallToolParams{Name: "run_in_code_context", Arguments: map[string]any{
-		"id": id.Load().(string), "language": "js",
+		"contextId": id.Load().(string),
 		"code": `const r = await agent("var fromSub = 6 * 7; console.log('sub')"); console.log(fromSub, r.trim())`}})
 	if err != nil {
 		t.Fatal(err)

@@ -365,7 +365,26 @@ func codeCases() []ciCase {
 		{"a context's language is its own", func(t *testing.T, c *ciCaller) {
 			id := c.create(`{"language": "python"}`)
 			defer c.delete(id)
-			c.invalid("run_in_code_context", `{"contextId": "`+id+`", "code": "1", "language": "javascript"}`, "language", "the context runs python")
+			c.invalid("run_in_code_context", `{"contextId": "`+id+`", "code": "1", "language": "javascript"}`, "language", "not a field here", "the language it was created with")
+			c.invalid("run_in_code_context", `{"contextId": "`+id+`", "code": "1", "language": "python"}`, "language", "not a field here")
+		}},
+		// wasmeval's earlier shapes, which the seed's interface does not
+		// have: refused, naming the field and what to give instead.
+		{"older shapes are refused", func(t *testing.T, c *ciCaller) {
+			c.invalid("create_code_context", `{}`, "code_interpreter", "language", "missing", `"python"`)
+			c.invalid("create_code_context", `{"cwd": "work"}`, "language", "missing")
+			c.invalid("create_code_context", `{"language": null}`, "language", "missing")
+			c.invalid("create_code_context", `{"language": "python", "id": "mine"}`, "id", "not a field here", "contextId")
+			c.invalid("create_code_context", `{"language": "python", "timeout": 5}`, "timeout", "timeoutMs")
+			c.invalid("run_code", `{"language": "python", "code": "1", "timeout": 5}`, "timeout", "not a field here", "milliseconds", "timeoutMs")
+			id := c.create(`{"language": "python"}`)
+			defer c.delete(id)
+			c.invalid("run_in_code_context", `{"id": "`+id+`", "code": "1"}`, "id", "not a field here", `"contextId"`)
+			c.invalid("run_in_code_context", `{"contextId": "`+id+`", "code": "1", "timeout": 5}`, "timeout", "timeoutMs")
+			c.invalid("delete_code_context", `{"id": "`+id+`"}`, "id", "contextId")
+			// The context is still there: none of those touched it.
+			r := c.run("run_in_code_context", `{"contextId": "`+id+`", "code": "1 + 1"}`)
+			wantOutputs(t, r, "result", "2")
 		}},
 		{"bad cwd", func(t *testing.T, c *ciCaller) {
 			c.invalid("create_code_context", `{"language": "python", "cwd": "../out"}`, "cwd", `".."`)

@@ -189,10 +189,10 @@ func TestBadInputIsToolError(t *testing.T) {
 		{"no cells", "eval", map[string]any{"cells": []any{}}, "cells"},
 		{"unknown language", "eval", map[string]any{"cells": []any{map[string]any{"language": "ruby", "code": "1"}}}, "language"},
 		{"unknown cell field", "eval", map[string]any{"cells": []any{map[string]any{"language": "js", "code": "1", "timout": 3}}}, "timout"},
-		{"timeout out of range", "run_code", map[string]any{"language": "js", "code": "1", "timeout": 9999}, "timeout"},
+		{"timeoutMs out of range", "run_code", map[string]any{"language": "js", "code": "1", "timeoutMs": 9999999}, "timeoutMs"},
 		{"missing code", "run_code", map[string]any{"language": "js"}, "code"},
-		{"no such context", "run_in_code_context", map[string]any{"id": "nope", "language": "js", "code": "1"}, "no such code context"},
-		{"delete unknown", "delete_code_context", map[string]any{"id": "nope"}, "no such code context"},
+		{"no such context", "run_in_code_context", map[string]any{"contextId": "nope", "code": "1"}, "no such code context"},
+		{"delete unknown", "delete_code_context", map[string]any{"contextId": "nope"}, "no such code context"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -271,13 +271,22 @@ func TestCodeContexts(t *testing.T) {
 	if res := call(t, cs, "run_in_code_context", map[string]any{"contextId": created.ContextID, "code": "1"}); !res.IsError {
 		t.Error("ran in a deleted context")
 	}
-	// The older shape still works: a context made without a language,
-	// runs naming theirs, id for contextId, timeout in seconds.
-	res = call(t, cs, "create_code_context", map[string]any{})
-	structured(t, res, &created)
-	res = call(t, cs, "run_in_code_context", map[string]any{"id": created.ContextID, "language": "js", "code": "1 + 1", "timeout": 5})
-	if res.IsError || text(res) != "2" {
-		t.Errorf("the older shape: isError %v, %q", res.IsError, text(res))
+	// The older shapes are refused, naming the field: a context made
+	// without a language, runs naming theirs, id for contextId, timeout
+	// in seconds.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"create_code_context", map[string]any{}, "language: missing"},
+		{"run_in_code_context", map[string]any{"id": "x", "code": "1 + 1"}, `id: not a field here`},
+		{"run_in_code_context", map[string]any{"contextId": "x", "language": "js", "code": "1 + 1"}, "language: not a field here"},
+		{"run_in_code_context", map[string]any{"contextId": "x", "code": "1 + 1", "timeout": 5}, "timeout: not a field here"},
+	} {
+		if res := call(t, cs, c.tool, c.args); !res.IsError || !strings.Contains(text(res), c.want) {
+			t.Errorf("%s %v: isError %v, %q; want a refusal holding %q", c.tool, c.args, res.IsError, text(res), c.want)
+		}
 	}
 }
 
