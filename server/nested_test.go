@@ -117,7 +117,7 @@ func TestMCPNestedEval(t *testing.T) {
 	id.Store(created.Content[0].(*mcp.TextContent).Text)
 	res, err := parent.CallTool(ctx, &mcp.CallToolParams{Name: "run_in_code_context", Arguments: map[string]any{
 		"contextId": id.Load().(string),
-		"code": `const r = await agent("var fromSub = 6 * 7; console.log('sub')"); console.log(fromSub, r.trim())`}})
+		"code":      `const r = await agent("var fromSub = 6 * 7; console.log('sub')"); console.log(fromSub, r.trim())`}})
 	if err != nil {
 		t.Fatal(err)
 	}
