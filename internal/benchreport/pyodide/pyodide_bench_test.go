@@ -1,0 +1,299 @@
+package pyodide_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/internal/benchreport/pyodide"
+	"github.com/wasmeval/wasmeval/internal/testenv"
+)
+
+// RequireEnv turns a missing node or Pyodide from a skip into a failure:
+// make bench sets it, so its table cannot lose the Pyodide column quietly.
+const RequireEnv = "WASMEVAL_REQUIRE_PYODIDE"
+
+// The cells, as runtimes/python's benchmarks run them.
+const (
+	fibDef = "def fib(n):\n    return n if n < 2 else fib(n-1) + fib(n-2)\n"
+	loop3M = "s = 0\nfor i in range(3_000_000):\n    s += i\n"
+)
+
+// setup finds node and the Pyodide package: the skip (or, with RequireEnv
+// set, the failure) says how to get them.
+func setup(b *testing.B) (node, dir string) {
+	b.Helper()
+	missing := func(format string, args ...any) {
+		b.Helper()
+		msg := fmt.Sprintf(format, args...)
+		if v := os.Getenv(RequireEnv); v != "" && v != "0" {
+			b.Fatalf("%s, and %s is set", msg, RequireEnv)
+		}
+		b.Skipf("skipped: %s (set %s=1 to make this a failure)", msg, RequireEnv)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("no node on PATH (make node installs Debian's)")
+	}
+	dir = filepath.Join(testenv.BuildCache("pyodide-"+pyodide.Version), "node_modules", "pyodide")
+	if _, err := os.Stat(filepath.Join(dir, "pyodide.mjs")); err != nil {
+		missing("Pyodide %s is not installed in %s (run make pyodide)", pyodide.Version, dir)
+	}
+	return node, dir
+}
+
+func script(b *testing.B) string {
+	p, err := filepath.Abs("bench.mjs")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// server is a `node bench.mjs DIR serve` process with Pyodide loaded,
+// shared by the benchmarks below (loading Pyodide takes seconds, and a
+// b.N-style benchmark function runs several times).
+type server struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr bytes.Buffer
+	loadNS float64
+}
+
+var (
+	srvOnce sync.Once
+	srv     *server
+	srvErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if srv != nil {
+		srv.in.Close()
+		srv.cmd.Wait()
+	}
+	os.Exit(code)
+}
+
+func shared(b *testing.B) *server {
+	b.Helper()
+	node, dir := setup(b)
+	srvOnce.Do(func() { srv, srvErr = start(node, script(b), dir) })
+	if srvErr != nil {
+		b.Fatal(srvErr)
+	}
+	return srv
+}
+
+func start(node, script, dir string) (*server, error) {
+	s := &server{cmd: exec.Command(node, script, dir, "serve")}
+	s.cmd.Stderr = &s.stderr
+	var err error
+	if s.in, err = s.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := s.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	s.out = bufio.NewReaderSize(out, 1<<20)
+	if err := s.cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := s.out.ReadBytes('\n')
+	var ready struct {
+		Ready  bool
+		LoadNS float64 `json:"load_ns"`
+	}
+	if err != nil || json.Unmarshal(line, &ready) != nil || !ready.Ready {
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+		return nil, fmt.Errorf("node bench.mjs serve did not start: %v %s; stderr: %s", err, line, s.stderr.String())
+	}
+	s.loadNS = ready.LoadNS
+	return s, nil
+}
+
+// answer is bench.mjs's answer line.
+type answer struct {
+	Output, Status, Error string
+	NS                    float64
+}
+
+func (s *server) roundTrip(b *testing.B, line []byte) []byte {
+	if _, err := s.in.Write(line); err != nil {
+		b.Fatalf("writing to node: %v; stderr: %s", err, s.stderr.String())
+	}
+	ans, err := s.out.ReadBytes('\n')
+	if err != nil {
+		b.Fatalf("reading node's answer: %v; stderr: %s", err, s.stderr.String())
+	}
+	return ans
+}
+
+// repeat runs code n times in Pyodide, back to back, and returns the time
+// node measured.
+func (s *server) repeat(b *testing.B, code string, n int) time.Duration {
+	req, _ := json.Marshal(map[string]any{"code": code, "n": n})
+	var a answer
+	if err := json.Unmarshal(s.roundTrip(b, append(req, '\n')), &a); err != nil || a.Error != "" {
+		b.Fatalf("Pyodide running %q: %v %s", code, err, a.Error)
+	}
+	return time.Duration(a.NS)
+}
+
+// BenchmarkPyodideEvalLine is a trivial cell's round trip to Pyodide on
+// node through bench.mjs's line protocol: cmd/wasmeval's BenchmarkEvalLine
+// against Pyodide, a request line written to node's stdin and its answer
+// (the cell's captured output, as JSON) read back.
+func BenchmarkPyodideEvalLine(b *testing.B) {
+	s := shared(b)
+	line := []byte(`{"cells":[{"language":"py","code":"x = 1"}]}` + "\n")
+	for range 100 { // warm
+		var a answer
+		if ans := s.roundTrip(b, line); json.Unmarshal(ans, &a) != nil || a.Status != "complete" {
+			b.Fatalf("unexpected answer: %s", ans)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		s.roundTrip(b, line)
+	}
+}
+
+// benchInProcess times code run b.N times by pyodide.runPython inside node
+// (the time node measured; one request carries all b.N), with native
+// python3.11 doing the same in the same run.
+func benchInProcess(b *testing.B, setupCode, code string, nativeN int) {
+	s := shared(b)
+	if setupCode != "" {
+		s.repeat(b, setupCode, 1)
+	}
+	s.repeat(b, code, 1) // warm
+	nat, ok := nativeTimes[code]
+	if !ok { // measured once: a b.N-style benchmark function runs several times
+		nat = native(b, setupCode, code, nativeN)
+		nativeTimes[code] = nat
+	}
+	b.ResetTimer()
+	d := s.repeat(b, code, b.N)
+	// ns/op is the time node measured, without the pipe's one round trip
+	// (the timer keeps running, so that b.N grows as it should).
+	per := float64(d.Nanoseconds()) / float64(b.N)
+	b.ReportMetric(per, "ns/op")
+	if nat > 0 {
+		b.ReportMetric(float64(nat.Nanoseconds()), "native-ns/op")
+		b.ReportMetric(per/float64(nat.Nanoseconds()), "x-native")
+	}
+}
+
+// nativeTimes holds native's figures by cell.
+var nativeTimes = map[string]time.Duration{}
+
+// BenchmarkPyodideTrivialCell: pyodide.runPython("x = 1") in a warm
+// Pyodide, in process (runtimes/python's BenchmarkTrivialCell in Pyodide).
+func BenchmarkPyodideTrivialCell(b *testing.B) { benchInProcess(b, "", "x = 1", 10000) }
+
+// BenchmarkPyodideFib27: fib(27) in Pyodide against native python3.11
+// (runtimes/python's BenchmarkFib27).
+func BenchmarkPyodideFib27(b *testing.B) { benchInProcess(b, fibDef, "fib(27)", 3) }
+
+// BenchmarkPyodideLoop3M: the 3M-iteration loop in Pyodide against native
+// python3.11 (runtimes/python's BenchmarkLoop3M).
+func BenchmarkPyodideLoop3M(b *testing.B) { benchInProcess(b, "", loop3M, 3) }
+
+// BenchmarkPyodideProcessPrint1 is a whole node process that loads Pyodide
+// and runs print(1) (cmd/wasmeval's BenchmarkProcessEvalPrint1 in
+// Pyodide), against python3.11 -c 'print(1)'. load-ns/op is the part
+// loadPyodide took inside node; node-ns/op is a node process that does
+// nothing (node -e ""), the floor under Pyodide's.
+func BenchmarkPyodideProcessPrint1(b *testing.B) {
+	node, dir := setup(b)
+	scr := script(b)
+	var load float64
+	runOnce := func() {
+		out, err := exec.Command(node, scr, dir, "once", "print(1)").Output()
+		if err != nil {
+			b.Fatalf("node bench.mjs once: %v: %s", err, out)
+		}
+		first, last, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		var r struct {
+			LoadNS float64 `json:"load_ns"`
+		}
+		if first != "1" || json.Unmarshal([]byte(last), &r) != nil {
+			b.Fatalf("unexpected output: %q", out)
+		}
+		load += r.LoadNS
+	}
+	runOnce() // warm the file cache
+	nat := processTime(b, 10, "/usr/bin/python3.11", "-c", "print(1)")
+	nodeStart := processTime(b, 10, node, "-e", "")
+	load = 0
+	b.ResetTimer()
+	for b.Loop() {
+		runOnce()
+	}
+	per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(load/float64(b.N), "load-ns/op")
+	b.ReportMetric(float64(nodeStart.Nanoseconds()), "node-ns/op")
+	if nat > 0 {
+		b.ReportMetric(float64(nat.Nanoseconds()), "native-ns/op")
+		b.ReportMetric(per/float64(nat.Nanoseconds()), "x-native")
+	}
+}
+
+// processTime is the mean wall time of n runs of a process (0 when the
+// program is missing).
+func processTime(b *testing.B, n int, prog string, args ...string) time.Duration {
+	if _, err := exec.LookPath(prog); err != nil {
+		return 0
+	}
+	t := time.Now()
+	for range n {
+		if out, err := exec.Command(prog, args...).CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v: %s", prog, err, out)
+		}
+	}
+	return time.Since(t) / time.Duration(n)
+}
+
+// native times code in Debian's python3.11 as runtimes/python's benchmarks
+// do (setup run once, then code compiled and run n times in one process,
+// as a cell is); 0 when python3.11 is missing.
+func native(b *testing.B, setup, code string, n int) time.Duration {
+	b.Helper()
+	py, err := exec.LookPath("/usr/bin/python3.11")
+	if err != nil {
+		return 0
+	}
+	prog := `import time, sys
+ns = {}
+exec(compile(sys.argv[1], "<setup>", "exec"), ns)
+src = sys.argv[2]
+n = int(sys.argv[3])
+t = time.perf_counter()
+for _ in range(n):
+    exec(compile(src, "<cell>", "exec"), ns)
+print((time.perf_counter() - t) / n * 1e9)
+`
+	out, err := exec.Command(py, "-S", "-c", prog, setup, code, strconv.Itoa(n)).Output()
+	if err != nil {
+		b.Fatalf("native python3.11: %v", err)
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(f)
+}
