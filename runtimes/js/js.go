@@ -598,8 +598,14 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		return out, fmt.Errorf("js: after the cell: %w", err)
 	}
 	// A session over its limit after the cell: the cell fails, and what it
-	// made global is let go.
-	if over := in.checkSize(max(in.memLimit, startSize)); over != nil || c.memoryFailed {
+	// made global is let go. A cell stopped for its memory is not measured
+	// here: releaseGlobals measures the session once the cell's garbage is
+	// collected, and a walk now would cost a second one of all it grew.
+	var over *memoryLimitError
+	if !c.memoryFailed {
+		over = in.checkSize(max(in.memLimit, startSize))
+	}
+	if over != nil || c.memoryFailed {
 		if over != nil && !c.memoryFailed {
 			sink.Stderr("Uncaught RangeError: " + over.Error() + "\n")
 			out = runtimes.Outcome{Failed: true}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"regexp"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -247,7 +249,8 @@ func TestConcatenationStopsBeforeTheCopy(t *testing.T) {
 // TestFailedCellReleasesWhatItGrew: a cell that grows a global an earlier
 // cell made, past the session's limit, has that global released, so the
 // session is back under its limit and the next cells may grow it again;
-// globals that did not grow, large ones included, are kept.
+// globals that did not grow, large ones included, are kept; and the heap
+// stays near the limit meanwhile.
 func TestFailedCellReleasesWhatItGrew(t *testing.T) {
 	const limit = 64 << 20
 	for _, c := range []struct{ name, setup, bomb, gone string }{
@@ -261,10 +264,26 @@ func TestFailedCellReleasesWhatItGrew(t *testing.T) {
 			s.ok("var kept = 'k'.repeat(16 << 20); var small = { n: 1 }")
 			s.ok(c.setup)
 			start := time.Now()
+			stop := heapPeak()
 			stderr := s.fails(c.bomb)
-			t.Logf("the bomb failed after %v: %s", time.Since(start).Round(time.Millisecond), stderr)
+			peak := stop()
+			t.Logf("the bomb failed after %v, heap peak +%d MiB: %s", time.Since(start).Round(time.Millisecond), peak>>20, stderr)
 			if !strings.Contains(stderr, "memory limit") {
 				t.Fatalf("the bomb failed with %q, want a memory limit error", stderr)
+			}
+			// The walks that find what grew, with the global's data still
+			// live, used to take about as much again as the data (a map of
+			// every pointer seen): the heap peaked near 3x the limit, where
+			// a bomb on a block-scoped array peaks near it. Bounded by what
+			// the bomb grew, which on a loaded machine may be well past the
+			// limit when the monitor stops it.
+			m := regexp.MustCompile(`released too: \w+ \((\d+) MiB\)`).FindStringSubmatch(stderr)
+			if m == nil {
+				t.Fatalf("no share released in %q", stderr)
+			}
+			grew, _ := strconv.ParseInt(m[1], 10, 64)
+			if bound := grew<<20 + limit/2; peak > bound {
+				t.Errorf("the heap grew by %d MiB for a bomb that grew %d MiB, more than %d MiB", peak>>20, grew, bound>>20)
 			}
 			want(t, "stderr", stderr, "Older globals that grew were released too: "+c.gone+" (", "The session now holds")
 			if got, _ := s.ok(fmt.Sprintf("[kept.length, small.n, typeof %s]", c.gone)); got != "[ 16777216, 1, 'undefined' ]" {

@@ -30,10 +30,10 @@ import (
 // the guest's globals holds on its own. The caller owns the VM (walk.go).
 func (in *instance) globalShares() (size int64, shares map[string]int64) {
 	base := freshSize()
-	w := walker{seen: make(map[seenKey]struct{}, 1<<12)}
+	var w walker
 	type held struct {
 		name string
-		key  seenKey
+		p, n uintptr // the memory of the value the global points to
 		v    reflect.Value
 	}
 	var pointers []held
@@ -45,9 +45,9 @@ func (in *instance) globalShares() (size int64, shares map[string]int64) {
 				continue
 			}
 			// Left out of the walk of the VM, and walked last.
-			k := seenKey{v.Pointer(), v.Type().Elem()}
-			w.seen[k] = struct{}{}
-			pointers = append(pointers, held{name, k, v})
+			p, n := v.Pointer(), max(v.Type().Elem().Size(), 1)
+			w.seen.mark(p, n)
+			pointers = append(pointers, held{name, p, n, v})
 		case reflect.String:
 			shares[name] = int64(v.Len())
 		case reflect.Slice:
@@ -61,9 +61,15 @@ func (in *instance) globalShares() (size int64, shares map[string]int64) {
 	// In the order of their names, so that data two globals share goes to
 	// the same one every time.
 	slices.SortFunc(pointers, func(a, b held) int { return strings.Compare(a.name, b.name) })
+	walked := make(map[uintptr]bool, len(pointers))
 	for _, h := range pointers {
+		if walked[h.p] {
+			shares[h.name] = 0 // two names of one value: walked once
+			continue
+		}
+		walked[h.p] = true
 		before := w.bytes + w.spanBytes
-		delete(w.seen, h.key)
+		w.seen.clear(h.p, h.n)
 		w.push(h.v)
 		w.run()
 		shares[h.name] = w.bytes + w.spanBytes - before

@@ -18,6 +18,10 @@ import (
 // compiled code, and the instance's modules and timers) with reflect, and
 // adds up their sizes: each struct, array, slice backing array and map
 // once, the bytes of strings once (overlapping substrings are merged).
+// What a walk needs for itself is small beside what it walks (a bitmap of
+// the memory counted, a 64th of it; one element of a long array or map on
+// its stack at a time; no copies of map entries): walks run when a session
+// is at its limit, and must not take the process far past it.
 // Functions are opaque to reflect: what only a Go closure holds is not
 // counted (goja's bound functions keep their bound arguments so; the
 // prelude keeps a visible copy). The result is an estimate within some ten
@@ -35,7 +39,7 @@ const walkBudgetObjects = 20_000_000
 // sizeOf returns the bytes reachable from roots, stopping once the count
 // passes budget (then over is true).
 func sizeOf(budget int64, roots ...any) (size int64, over bool) {
-	w := walker{budget: budget, seen: make(map[seenKey]struct{}, 1<<12)}
+	w := walker{budget: budget}
 	for _, r := range roots {
 		w.push(reflect.ValueOf(r))
 	}
@@ -45,20 +49,21 @@ func sizeOf(budget int64, roots ...any) (size int64, over bool) {
 
 type span struct{ start, end uintptr }
 
-type seenKey struct {
-	p uintptr
-	t reflect.Type
-}
-
 type walker struct {
 	budget int64
 	bytes  int64
 	visits int
 	over   bool
-	// seen has the structs, arrays and maps counted, by address and type:
-	// a struct and its first field share an address.
-	seen    map[seenKey]struct{}
-	stack   []reflect.Value
+	// seen has the memory of the structs, arrays and maps counted, by
+	// address (marks.go).
+	seen  marks
+	stack []reflect.Value
+	// lists are the slices and maps whose elements are still to be walked,
+	// handed to the stack one at a time as it empties: pushing a long
+	// array's elements all at once took a stack as big as the array.
+	lists   []list
+	iters   []*mapIter
+	vars    map[reflect.Type][]reflect.Value
 	strings []span // strings and slices of bytes or uint16 of 1 KiB or more
 	// spanBytes is the sum of the spans' lengths, overlaps counted twice.
 	spanBytes    int64
@@ -121,8 +126,113 @@ func (w *walker) leaf(p uintptr, n int64) {
 	w.spanBytes += n
 }
 
+// list is a slice (next is the index of the element to walk next) or a
+// map (it, and the variables its keys and values are copied to, invalid
+// for those not walked).
+type list struct {
+	v        reflect.Value
+	next     int
+	it       *mapIter
+	key, val reflect.Value
+}
+
+// mapIter iterates a map through a copy of its pointer (see exported).
+// The walk keeps those it is done with, and their variables, for the next
+// maps: a goja object is a map, and a new iterator for each took as much
+// memory as the session's data.
+type mapIter struct {
+	it *reflect.MapIter
+	m  *unsafe.Pointer
+}
+
+// iterate returns an iterator of map v.
+func (w *walker) iterate(v reflect.Value) *mapIter {
+	var it *mapIter
+	if n := len(w.iters); n > 0 {
+		it = w.iters[n-1]
+		w.iters = w.iters[:n-1]
+	} else {
+		it = &mapIter{it: new(reflect.MapIter), m: new(unsafe.Pointer)}
+	}
+	// A map variable is one pointer: a copy of it is a map of the same
+	// type, which reflect lets SetIterKey read from, as it does not one
+	// reached through unexported fields (goja's).
+	*it.m = v.UnsafePointer()
+	it.it.Reset(reflect.NewAt(v.Type(), unsafe.Pointer(it.m)).Elem())
+	return it
+}
+
+// variable returns a variable of type t for a map's keys or values.
+func (w *walker) variable(t reflect.Type) reflect.Value {
+	if vs := w.vars[t]; len(vs) > 0 {
+		w.vars[t] = vs[:len(vs)-1]
+		return vs[len(vs)-1]
+	}
+	return reflect.New(t).Elem()
+}
+
+// done keeps l's iterator and variables for reuse.
+func (w *walker) done(l *list) {
+	if l.it == nil {
+		return
+	}
+	l.it.it.Reset(reflect.Value{})
+	*l.it.m = nil
+	w.iters = append(w.iters, l.it)
+	if w.vars == nil {
+		w.vars = make(map[reflect.Type][]reflect.Value)
+	}
+	for _, v := range []reflect.Value{l.key, l.val} {
+		if v.IsValid() {
+			v.SetZero()
+			w.vars[v.Type()] = append(w.vars[v.Type()], v)
+		}
+	}
+}
+
+// refill moves the next element of the innermost list to the stack, and
+// reports whether there was one.
+func (w *walker) refill() bool {
+	for len(w.lists) > 0 {
+		l := &w.lists[len(w.lists)-1]
+		if l.it == nil {
+			if l.next < l.v.Len() {
+				w.push(l.v.Index(l.next))
+				l.next++
+				return true
+			}
+		} else if l.it.it.Next() {
+			// Copied into the same variables each time (Key and Value
+			// allocate a copy each): the stack is empty, so nothing walked
+			// refers to the last entry's any more.
+			if l.key.IsValid() {
+				l.key.SetIterKey(l.it.it)
+				w.push(l.key)
+			}
+			if l.val.IsValid() {
+				l.val.SetIterValue(l.it.it)
+				w.push(l.val)
+			}
+			return true
+		}
+		w.done(l)
+		w.lists = w.lists[:len(w.lists)-1]
+	}
+	return false
+}
+
+// counted marks the n bytes at p as counted and returns how many of them
+// were not before, n itself if none were.
+func (w *walker) counted(p uintptr, n int64) int64 {
+	fresh := w.seen.mark(p, uintptr(n))
+	if fresh == words(p, uintptr(n)) {
+		return n
+	}
+	return int64(fresh) * 8
+}
+
 func (w *walker) run() {
-	for len(w.stack) > 0 && !w.over {
+	for !w.over && (len(w.stack) > 0 || w.refill()) {
 		// Merging the spans costs a sort: only as their number doubles.
 		if w.budget > 0 && len(w.strings) > 2*w.checkedSpans && w.bytes+w.spanBytes > w.budget {
 			w.checkedSpans = len(w.strings)
@@ -152,12 +262,11 @@ func (w *walker) value(v reflect.Value) {
 		if skipType(t) || t.Size() == 0 {
 			return
 		}
-		k := seenKey{v.Pointer(), t}
-		if _, ok := w.seen[k]; ok {
+		n := w.counted(v.Pointer(), int64(t.Size()))
+		if n == 0 {
 			return
 		}
-		w.seen[k] = struct{}{}
-		w.add(int64(t.Size()))
+		w.add(n)
 		if hasPointers(t) {
 			w.push(v.Elem())
 		}
@@ -202,16 +311,16 @@ func (w *walker) value(v reflect.Value) {
 			w.leaf(p, int64(v.Len())*int64(et.Size()))
 			return
 		}
-		k := seenKey{p, v.Type()}
-		if _, ok := w.seen[k]; ok {
+		if et.Size() == 0 {
 			return
 		}
-		w.seen[k] = struct{}{}
-		w.add(int64(v.Cap()) * int64(et.Size()))
-		if hasPointers(et) {
-			for i := range v.Len() {
-				w.push(v.Index(i))
-			}
+		n := w.counted(p, int64(v.Cap())*int64(et.Size()))
+		if n == 0 {
+			return
+		}
+		w.add(n)
+		if hasPointers(et) && v.Len() > 0 {
+			w.lists = append(w.lists, list{v: v})
 		}
 	case reflect.String:
 		if n := v.Len(); n > 0 {
@@ -221,11 +330,10 @@ func (w *walker) value(v reflect.Value) {
 		if v.IsNil() {
 			return
 		}
-		k := seenKey{v.Pointer(), v.Type()}
-		if _, ok := w.seen[k]; ok {
+		// A map is known by its header's first word.
+		if w.seen.mark(v.Pointer(), 1) == 0 {
 			return
 		}
-		w.seen[k] = struct{}{}
 		t := v.Type()
 		// Go's maps hold groups of eight slots with a control word, at a
 		// load of at most 7/8.
@@ -235,18 +343,15 @@ func (w *walker) value(v reflect.Value) {
 		if !kp && !ep {
 			return
 		}
-		it := v.MapRange()
-		for it.Next() {
+		if n > 0 {
+			l := list{it: w.iterate(v)}
 			if kp {
-				w.push(it.Key())
+				l.key = w.variable(t.Key())
 			}
 			if ep {
-				w.push(it.Value())
+				l.val = w.variable(t.Elem())
 			}
-			if w.visits++; w.visits > walkBudgetObjects {
-				w.over = true
-				return
-			}
+			w.lists = append(w.lists, l)
 		}
 	}
 }

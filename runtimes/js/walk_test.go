@@ -59,3 +59,35 @@ func TestMeasureTracksTheHeap(t *testing.T) {
 		})
 	}
 }
+
+// TestMarks: the walk's bitmap counts each word once, across its pages'
+// edges, and clear lets a range be counted again.
+func TestMarks(t *testing.T) {
+	var m marks
+	const page = 1 << markPageShift
+	base := uintptr(7 * page)
+	for _, c := range []struct {
+		name       string
+		p, n, want uintptr
+	}{
+		{"one word", base, 8, 1},
+		{"the same word", base + 4, 2, 0},
+		{"a struct around it", base, 24, 2},
+		{"across a page's edge", base + page - 16, 40, 5},
+		{"overlapping that", base + page - 8, 16, 0},
+		{"a long range", base + 3*page + 8, 2*page + 8, 2*page/8 + 1},
+		{"unaligned", base + 5*page + 4, 8, 0},
+		{"a byte", base + 9*page + 3, 1, 1},
+	} {
+		if got := m.mark(c.p, c.n); got != c.want {
+			t.Errorf("%s: mark(%#x, %d) = %d words, want %d", c.name, c.p, c.n, got, c.want)
+		}
+	}
+	m.clear(base+8, 8)
+	if got := m.mark(base, 24); got != 1 {
+		t.Errorf("after clear: %d fresh words, want 1", got)
+	}
+	if got := words(base+4, 8); got != 2 {
+		t.Errorf("words(unaligned 8 bytes) = %d, want 2", got)
+	}
+}
