@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/wasmeval/wasmeval/store"
 )
 
 // ManagerOptions configure a Manager. The zero value is usable: sessions in
@@ -57,6 +59,16 @@ type ManagerOptions struct {
 	// KeepFiles keeps a session's root folder when the session is evicted
 	// or deleted. By default the folder is removed with the session.
 	KeepFiles bool
+	// Store, when set, keeps every session's state (persist.go): it is
+	// saved when the session is made and after each eval, before Eval
+	// returns, and a session the manager does not hold is loaded from it
+	// on first use, so sessions outlive the process. Deleting or evicting
+	// a session deletes its state. The manager does not close it.
+	Store store.Store
+	// StoreEpoch, when set, gives the fencing epoch of the manager's saves
+	// of a session (store.Store.Save); nil means 1, for a store only this
+	// process writes.
+	StoreEpoch func(id string) int64
 }
 
 // Defaults of ManagerOptions.
@@ -91,6 +103,7 @@ type Manager struct {
 	stop    chan struct{}
 	stopped chan struct{}
 	sweepMu sync.Mutex // one Sweep at a time
+	ms      managerStore
 }
 
 type managed struct {
@@ -215,6 +228,12 @@ func (m *Manager) add(ctx context.Context, owner string, make func(SessionOption
 		os.RemoveAll(root)
 		return "", err
 	}
+	if err := m.attachStore(ctx, sess, id, owner); err != nil {
+		sess.Close(ctx)
+		os.RemoveAll(root)
+		m.forgetStored(ctx, id)
+		return "", err
+	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -331,6 +350,9 @@ func (m *Manager) Eval(ctx context.Context, owner, id string, req Request) (*Res
 // Session returns the session id of owner, for calls other than Eval
 // (Output, Root). It does not count as use for idle eviction.
 func (m *Manager) Session(owner, id string) (*Session, error) {
+	if err := m.loadMissing(owner, id); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.byID[id]
@@ -341,6 +363,9 @@ func (m *Manager) Session(owner, id string) (*Session, error) {
 }
 
 func (m *Manager) acquire(owner, id string) (*managed, error) {
+	if err := m.loadMissing(owner, id); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s, ok := m.byID[id]
@@ -366,6 +391,9 @@ func (m *Manager) release(s *managed) {
 
 // Delete closes the session id of owner and removes its folder.
 func (m *Manager) Delete(ctx context.Context, owner, id string) error {
+	if err := m.loadMissing(owner, id); err != nil {
+		return err
+	}
 	m.mu.Lock()
 	s, ok := m.byID[id]
 	if !ok || s.owner != owner {
@@ -374,6 +402,7 @@ func (m *Manager) Delete(ctx context.Context, owner, id string) error {
 	}
 	delete(m.byID, id)
 	m.mu.Unlock()
+	m.forgetStored(ctx, id)
 	return m.drop(ctx, s)
 }
 
@@ -537,6 +566,7 @@ func (m *Manager) ResidentBytes() int64 { return m.residentBytes() }
 // dropAll closes evicted sessions, logging why.
 func (m *Manager) dropAll(ctx context.Context, evict []*managed, why string) {
 	for _, s := range evict {
+		m.forgetStored(ctx, s.id)
 		m.sb.opts.Logger.Info("session evicted", "session", s.id, "owner", s.owner, "reason", why, "residentBytes", s.sess.lastResident())
 		if err := m.drop(ctx, s); err != nil {
 			m.sb.opts.Logger.Warn("evicting a session", "session", s.id, "err", err)

@@ -44,6 +44,8 @@ type Session struct {
 
 	fresh []string // languages a Fork could not copy (FreshLanguages)
 
+	persist *sessionStore // its record in the manager's store, or nil (persist.go)
+
 	bound      *boundary // clocks, randomness and host calls (record.go)
 	nestedTape sync.Map  // request number -> whether nested, while recorded
 }
@@ -140,7 +142,7 @@ func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 	res, err := s.evalCells(evalCtx, req, s.opts.AgentDepth)
 	s.endRequest(evalCtx) // per-call kernels end with their request
 	s.finishRequest(n, res, err)
-	return res, err
+	return s.persistAfterEval(evalCtx, res, err) // saved before the answer (persist.go)
 }
 
 // evalCells runs the request's cells at agent depth depth.
@@ -203,6 +205,7 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink, depth int
 		return StatusError, 0, nil
 	}
 	ctx, c = asRuntimeCell(ctx, c)
+	s.noteRestoreReset(c.Language, sink) // state a load could not bring back (persist.go)
 	fctx, fcancel := context.WithCancelCause(ctx)
 	f := &frame{n: &s.nest, depth: depth, lang: c.Language, ctx: fctx}
 	s.nest.push(f)
@@ -537,7 +540,7 @@ func (s *Session) measure() (n int64, ok bool) {
 }
 
 func (s *Session) trim(ctx context.Context) (n int64, ok bool) {
-	return s.sizeIdle(func(z runtimes.Sizer) int64 { return z.Trim(ctx) })
+	return s.sizeIdle(func(z runtimes.Sizer) int64 { s.dropPersistCache(); return z.Trim(ctx) })
 }
 
 // sizeIdle sums f over the instances that are Sizers, holding sem so no

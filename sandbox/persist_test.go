@@ -1,0 +1,156 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/sandbox"
+	"github.com/wasmeval/wasmeval/store"
+)
+
+// storeManager is a manager over workspace ws keeping its sessions in the
+// dir store st, on a sandbox of its own (as a restarted process has).
+func storeManager(t *testing.T, ws string, st store.Store) *sandbox.Manager {
+	t.Helper()
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: ws, IdleTimeout: -1, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(ctx); sb.Close(ctx) })
+	return m
+}
+
+func evalText(t *testing.T, m *sandbox.Manager, owner, id, lang, code string) *sandbox.Result {
+	t.Helper()
+	res, err := m.Eval(context.Background(), owner, id, sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestManagerStoreRestart: a session kept in a store is found by a new
+// Manager (a new sandbox, as after a restart) over the same workspace with
+// its Python variables, its files, its cut outputs and its fuel; its
+// JavaScript state is gone and its next JavaScript cell says so; another
+// owner still sees no such session.
+func TestManagerStoreRestart(t *testing.T) {
+	testenv.RequirePython(t)
+	ws := t.TempDir()
+	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	m1 := storeManager(t, ws, st)
+	id, err := m1.Create(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evalText(t, m1, "alice", id, "py", "import json\nanswer = {'n': 42}\nopen('notes.txt', 'w').write('kept')\nimport os\nos.makedirs('sub/deeper', exist_ok=True)\nopen('sub/deeper/x.bin', 'wb').write(bytes(range(256)))")
+	evalText(t, m1, "alice", id, "js", "var jsGlobal = 7")
+	res := evalText(t, m1, "alice", id, "py", "print('line\\n' * 5000)")
+	if len(res.Details.Meta.Truncated) != 1 {
+		t.Fatalf("the long output was not cut: %+v", res.Details.Meta)
+	}
+	outID := res.Details.Meta.Truncated[0].OutputID
+	full, err := mustSession(t, m1, "alice", id).Output(outID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evalText(t, m1, "alice", id, "py", "os.remove('notes.txt')\nopen('later.txt', 'w').write('after')")
+	info, _ := m1.Info(ctx, "alice", id)
+	m1.Close(ctx) // the process ends; its workspace and store stay
+
+	m2 := storeManager(t, ws, st)
+	if _, err := m2.Session("bob", id); !errors.Is(err, sandbox.ErrNoSession) {
+		t.Fatalf("another owner: %v, want ErrNoSession", err)
+	}
+	if got := evalText(t, m2, "alice", id, "py", "print(answer['n'], json.dumps([1]), open('later.txt').read(), os.path.exists('notes.txt'), len(open('sub/deeper/x.bin','rb').read()))").Content[0].Text; got != "42 [1] after False 256" {
+		t.Fatalf("after the restart Python says %q", got)
+	}
+	got, err := mustSession(t, m2, "alice", id).Output(outID)
+	if err != nil || got != full {
+		t.Fatalf("output %s after the restart: %d bytes, %v; want %d bytes", outID, len(got), err, len(full))
+	}
+	if info2, _ := m2.Info(ctx, "alice", id); info2.FuelUsed < info.FuelUsed {
+		t.Fatalf("fuel used %d after the restart, %d before", info2.FuelUsed, info.FuelUsed)
+	}
+	js := evalText(t, m2, "alice", id, "js", "typeof jsGlobal")
+	if js.Content[0].Text != "'undefined'" || len(js.Details.StatusEvents) == 0 || js.Details.StatusEvents[0].Kind != "state_reset" ||
+		!strings.Contains(js.Details.StatusEvents[0].Message, "JavaScript state was reset") {
+		t.Fatalf("first JavaScript cell after the restart: %q, events %+v", js.Content[0].Text, js.Details.StatusEvents)
+	}
+	if js := evalText(t, m2, "alice", id, "js", "1"); len(js.Details.StatusEvents) != 0 {
+		t.Fatalf("the reset is noted once, got again: %+v", js.Details.StatusEvents)
+	}
+	// Deleting the session deletes its record.
+	if err := m2.Delete(ctx, "alice", id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Load(ctx, id, "any"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the record after Delete: %v", err)
+	}
+}
+
+// TestManagerStoreFreshWorkspace: a session moves to a manager over
+// another (empty) workspace, as to another machine sharing the store:
+// its files come from the store alone.
+func TestManagerStoreFreshWorkspace(t *testing.T) {
+	testenv.RequirePython(t)
+	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	m1 := storeManager(t, t.TempDir(), st)
+	id, _ := m1.Create(ctx, "alice")
+	evalText(t, m1, "alice", id, "py", "v = 'moved'\nopen('f.txt','w').write('file moved')\nos = __import__('os'); os.symlink('f.txt', 'link')")
+	m1.Close(ctx)
+	ws2 := t.TempDir()
+	m2 := storeManager(t, ws2, st)
+	if got := evalText(t, m2, "alice", id, "py", "print(v, open('link').read())").Content[0].Text; got != "moved file moved" {
+		t.Fatalf("moved session: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(ws2, id, "f.txt")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestManagerStoreRefusesOtherBuild: a record of another Python build is
+// not loaded; the request fails with ErrStore saying why.
+func TestManagerStoreRefusesOtherBuild(t *testing.T) {
+	testenv.RequirePython(t)
+	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := st.Save(ctx, &store.State{ID: "0123456789abcdef01234567", Owner: "alice", Artifact: "py-another-build", FullFiles: true}, 1); err != nil {
+		t.Fatal(err)
+	}
+	m := storeManager(t, t.TempDir(), st)
+	_, err = m.Eval(ctx, "alice", "0123456789abcdef01234567", sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "1"}}})
+	if !errors.Is(err, sandbox.ErrStore) || !errors.Is(err, store.ErrArtifactMismatch) || !strings.Contains(err.Error(), "py-another-build") {
+		t.Fatalf("eval of a record of another build: %v", err)
+	}
+}
+
+func mustSession(t *testing.T, m *sandbox.Manager, owner, id string) *sandbox.Session {
+	t.Helper()
+	s, err := m.Session(owner, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
