@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -89,6 +90,10 @@ type Config struct {
 	// none (serve --kernel-mode): profiles.KernelSession ("" too) or
 	// profiles.KernelPerCall.
 	KernelMode string
+	// Node, when set, makes the server one node of several sharing a
+	// store (cluster.go): it serves /readyz from the store's health and
+	// passes requests for sessions other nodes hold on to them.
+	Node *Node
 }
 
 // Server is the HTTP face of a sandbox. It implements http.Handler.
@@ -102,6 +107,7 @@ type Server struct {
 	callsMu  sync.Mutex
 	calls    map[string]*pendingCall // host calls waiting for a client's answer, by call id
 	log      *slog.Logger
+	draining atomic.Bool // Drain was called: /readyz answers 503
 
 	registry  *prometheus.Registry
 	evals     *prometheus.CounterVec
@@ -167,8 +173,13 @@ func New(cfg Config) (*Server, error) {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
+	if cfg.Node != nil {
+		s.registry.MustRegister(cfg.Node.metrics.all...)
+		cfg.Node.attach(cfg.Manager)
+	}
 
 	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("GET /openapi.json", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(OpenAPI)
@@ -226,7 +237,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	defer s.guardBody(w, r)()
-	s.mux.ServeHTTP(rec, r)
+	if !s.route(rec, r) { // cluster.go: another node's session
+		s.mux.ServeHTTP(rec, r)
+	}
 	s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 		slog.String("method", r.Method), slog.String("path", r.URL.Path),
 		slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)))
@@ -320,6 +333,11 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request, owner str
 		s.sessionError(w, r, err)
 		return
 	}
+	if err := s.claim(r.Context(), id); err != nil { // cluster.go
+		s.cfg.Manager.Unload(context.WithoutCancel(r.Context()), id)
+		storeUnavailable(w, err)
+		return
+	}
 	s.log.Info("session created", "owner", owner, "session", id)
 	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
 }
@@ -338,6 +356,11 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request, owner string) {
 		// Most often state that cannot be copied (JavaScript); the message
 		// says what to do.
 		writeError(w, http.StatusConflict, "fork_failed", strings.TrimPrefix(err.Error(), "sandbox: "))
+		return
+	}
+	if err := s.claim(r.Context(), id); err != nil { // cluster.go
+		s.cfg.Manager.Unload(context.WithoutCancel(r.Context()), id)
+		storeUnavailable(w, err)
 		return
 	}
 	s.log.Info("session forked", "owner", owner, "session", id, "from", src)

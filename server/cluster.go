@@ -1,0 +1,580 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wasmeval/wasmeval/sandbox"
+	"github.com/wasmeval/wasmeval/store"
+)
+
+// DefaultLeaseTTL is how long a node's lease on a session lasts unless
+// renewed (a third of it between renewals): how long a session of a node
+// that died stays unreachable before another node takes it over.
+const DefaultLeaseTTL = 10 * time.Second
+
+// forwardedHeader marks a request that one node passed on to the node
+// holding its session: the receiver serves it itself, so a request hops
+// at most once.
+const forwardedHeader = "X-Wasmeval-Forwarded-By"
+
+// NodeConfig configures a Node.
+type NodeConfig struct {
+	// ID names this node in leases, logs and metrics (serve --node-id).
+	// Required; unique among the nodes sharing a store.
+	ID string
+	// Addr is the host:port where the other nodes reach this one's HTTP
+	// API, written into its leases so they can pass requests on. Required
+	// when the store hands out leases.
+	Addr string
+	// Store keeps the sessions' state. When it is also a store.Leaser
+	// (postgres://), the node is one of several: it runs a session only
+	// while it holds the session's lease, passes requests for sessions
+	// other nodes hold on to them, and takes over sessions whose holder's
+	// lease expired. Required.
+	Store store.Store
+	// LeaseTTL is how long a lease lasts unless renewed. Zero means
+	// DefaultLeaseTTL.
+	LeaseTTL time.Duration
+	// Logger receives the node's events (takeovers, lost leases); nil
+	// means none.
+	Logger *slog.Logger
+}
+
+// Node makes a Server one node of several sharing a store (Ownership in
+// issue 16): Store returns the store for the sandbox.Manager, fenced by
+// the node's leases and measured for /metrics; Config.Node gives the node
+// to the Server, which routes session requests through it. With a store
+// that hands out no leases (dir://) a Node only measures the store and
+// answers /readyz.
+type Node struct {
+	cfg     NodeConfig
+	leases  store.Leaser // nil with one node
+	log     *slog.Logger
+	metrics *nodeMetrics
+	proxyTr http.RoundTripper
+
+	mu        sync.Mutex
+	held      map[string]*heldLease
+	epochs    map[string]int64 // the last epoch held per session: a copy from before is stale
+	acquiring map[string]int   // Acquire calls in progress, which a renewal must not take for strays
+	mgr       *sandbox.Manager
+	stop      chan struct{}
+	stopped   chan struct{}
+	closed    bool
+}
+
+// heldLease is a lease this node holds, as it knows it.
+type heldLease struct {
+	epoch    int64
+	until    time.Time // by this node's clock: when the acquire or renewal began, plus the TTL
+	acquired time.Time
+	used     time.Time
+}
+
+// NewNode checks cfg and returns a Node.
+func NewNode(cfg NodeConfig) (*Node, error) {
+	if cfg.ID == "" {
+		return nil, errors.New("server: a node needs an id (serve --node-id)")
+	}
+	if cfg.Store == nil {
+		return nil, errors.New("server: a node needs a store")
+	}
+	if cfg.LeaseTTL <= 0 {
+		cfg.LeaseTTL = DefaultLeaseTTL
+	}
+	n := &Node{cfg: cfg, log: cfg.Logger, held: map[string]*heldLease{}, epochs: map[string]int64{}, acquiring: map[string]int{}}
+	if n.log == nil {
+		n.log = slog.New(slog.DiscardHandler)
+	}
+	if l, ok := cfg.Store.(store.Leaser); ok {
+		if cfg.Addr == "" {
+			return nil, errors.New("server: a node sharing a store with others needs the address they reach it at (serve --advertise)")
+		}
+		n.leases = l
+	}
+	n.metrics = newNodeMetrics(n)
+	n.proxyTr = &http.Transport{
+		Proxy:               nil, // loopback and private networks: never an HTTP proxy from the environment
+		MaxIdleConnsPerHost: 32,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+	}
+	return n, nil
+}
+
+// ID is the node's id.
+func (n *Node) ID() string { return n.cfg.ID }
+
+// Clustered reports whether the node shares its store with others (the
+// store hands out leases).
+func (n *Node) Clustered() bool { return n.leases != nil }
+
+// Store is the store to give the sandbox.Manager: the node's store, with
+// every Save at the epoch of this node's lease (refused when the node
+// does not hold it) and every Load taking the lease first, measured for
+// /metrics.
+func (n *Node) Store() store.Store { return &nodeStore{n: n, inner: n.cfg.Store} }
+
+// Ping checks that the store answers, for /readyz.
+func (n *Node) Ping(ctx context.Context) error { return n.cfg.Store.Ping(ctx) }
+
+// attach starts the node's work for mgr: renewing its leases.
+func (n *Node) attach(mgr *sandbox.Manager) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.mgr != nil || n.closed {
+		return
+	}
+	n.mgr = mgr
+	if n.leases == nil {
+		return
+	}
+	n.stop, n.stopped = make(chan struct{}), make(chan struct{})
+	go n.renewer()
+}
+
+// Close stops renewing and releases every lease the node holds, so other
+// nodes take its sessions at once instead of after the TTL: the last step
+// of a drain, once the node's evals finished and were saved.
+func (n *Node) Close(ctx context.Context) error {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return nil
+	}
+	n.closed = true
+	stop, stopped := n.stop, n.stopped
+	n.mu.Unlock()
+	if stop != nil {
+		close(stop)
+		<-stopped
+	}
+	if n.leases == nil {
+		return nil
+	}
+	n.mu.Lock()
+	ids := make([]string, 0, len(n.held))
+	for id := range n.held {
+		ids = append(ids, id)
+	}
+	n.held = map[string]*heldLease{}
+	n.mu.Unlock()
+	var errs []error
+	for _, id := range ids {
+		if err := n.leases.Release(ctx, id, n.cfg.ID); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	n.log.Info("leases released", "node", n.cfg.ID, "sessions", len(ids))
+	return errors.Join(errs...)
+}
+
+// owned is the number of sessions the node holds the lease of.
+func (n *Node) owned() int {
+	if n.leases == nil {
+		n.mu.Lock()
+		mgr := n.mgr
+		n.mu.Unlock()
+		if mgr == nil {
+			return 0
+		}
+		return mgr.Len()
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return len(n.held)
+}
+
+// holdsLive reports whether the node holds id's lease with time to spare
+// (a request that starts now should end its save before it runs out),
+// marking it used.
+func (n *Node) holdsLive(id string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	h := n.held[id]
+	now := time.Now()
+	if h == nil || now.Add(n.cfg.LeaseTTL/3).After(h.until) {
+		return false
+	}
+	h.used = now
+	return true
+}
+
+// acquire takes id's lease for this node. A copy of the session this
+// node still has from an earlier lease is unloaded when another node has
+// held the session since (the epoch moved): the next use loads the
+// store's newer state.
+func (n *Node) acquire(ctx context.Context, id string) (store.Lease, error) {
+	n.mu.Lock()
+	n.acquiring[id]++
+	n.mu.Unlock()
+	defer func() {
+		n.mu.Lock()
+		if n.acquiring[id]--; n.acquiring[id] == 0 {
+			delete(n.acquiring, id)
+		}
+		n.mu.Unlock()
+	}()
+	start := time.Now()
+	l, err := n.leases.Acquire(ctx, id, n.cfg.ID, n.cfg.Addr, n.cfg.LeaseTTL)
+	if err != nil {
+		return l, err
+	}
+	n.mu.Lock()
+	last, known := n.epochs[id]
+	n.held[id] = &heldLease{epoch: l.Epoch, until: start.Add(n.cfg.LeaseTTL), acquired: start, used: start}
+	n.epochs[id] = l.Epoch
+	mgr := n.mgr
+	n.mu.Unlock()
+	if known && last != l.Epoch && mgr != nil && mgr.Unload(ctx, id) {
+		n.log.Info("stale copy unloaded", "node", n.cfg.ID, "session", id, "epoch", l.Epoch, "had", last)
+	}
+	return l, nil
+}
+
+// lose forgets id's lease (another node holds it now) and unloads this
+// node's copy of the session.
+func (n *Node) lose(ctx context.Context, id, why string) {
+	n.mu.Lock()
+	_, had := n.held[id]
+	delete(n.held, id)
+	mgr := n.mgr
+	n.mu.Unlock()
+	if had {
+		n.log.Warn("lease lost", "node", n.cfg.ID, "session", id, "why", why)
+	}
+	if mgr != nil {
+		mgr.Unload(ctx, id)
+	}
+}
+
+// epochFor is the epoch to save id at: its lease's. A session this node
+// never held a lease on, and that has none, is new: the node takes its
+// lease now. One whose lease another node took is refused.
+func (n *Node) epochFor(ctx context.Context, id string) (int64, error) {
+	n.mu.Lock()
+	h := n.held[id]
+	var epoch int64
+	live := false
+	if h != nil {
+		epoch, live = h.epoch, time.Now().Before(h.until)
+	}
+	n.mu.Unlock()
+	if live {
+		return epoch, nil
+	}
+	if h == nil {
+		_, err := n.leases.Get(ctx, id)
+		if err == nil {
+			return 0, fmt.Errorf("%w: %w: this node does not hold session %s", store.ErrStaleEpoch, store.ErrLeaseLost, id)
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return 0, err
+		}
+	}
+	// New, or held by this node until its lease ran out: take it (again).
+	// Nobody held it since when the epoch stays.
+	l, err := n.acquire(ctx, id)
+	if err != nil {
+		if errors.Is(err, store.ErrLeaseHeld) {
+			return 0, fmt.Errorf("%w: %w", store.ErrStaleEpoch, err)
+		}
+		return 0, err
+	}
+	if h != nil && l.Epoch != h.epoch {
+		return 0, fmt.Errorf("%w: %w: session %s was held by another node since", store.ErrStaleEpoch, store.ErrLeaseLost, id)
+	}
+	return l.Epoch, nil
+}
+
+// renewer renews the node's leases every third of the TTL, unloading the
+// sessions whose lease another node took and releasing the leases of
+// sessions this node no longer runs (evicted, or from an earlier run of a
+// node with the same id).
+func (n *Node) renewer() {
+	defer close(n.stopped)
+	t := time.NewTicker(n.cfg.LeaseTTL / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.stop:
+			return
+		case <-t.C:
+			n.renew()
+		}
+	}
+}
+
+func (n *Node) renew() {
+	ctx, cancel := context.WithTimeout(context.Background(), n.cfg.LeaseTTL/2)
+	defer cancel()
+	start := time.Now()
+	held, err := n.leases.Renew(ctx, n.cfg.ID, n.cfg.LeaseTTL)
+	if err != nil {
+		n.log.Warn("renewing leases", "node", n.cfg.ID, "err", err)
+		return
+	}
+	var lost, release []string
+	n.mu.Lock()
+	for id, h := range n.held {
+		l, ok := held[id]
+		switch {
+		case !ok || l.Epoch != h.epoch:
+			lost = append(lost, id)
+			delete(n.held, id)
+		case n.mgr != nil && !n.mgr.Holds(id) && start.Sub(h.acquired) > 2*n.cfg.LeaseTTL && start.Sub(h.used) > n.cfg.LeaseTTL:
+			// Evicted here, unused since: let any node load it.
+			release = append(release, id)
+			delete(n.held, id)
+		default:
+			h.until = start.Add(n.cfg.LeaseTTL)
+		}
+	}
+	for id := range held {
+		if _, ok := n.held[id]; !ok && n.acquiring[id] == 0 && !containsString(release, id) {
+			release = append(release, id) // a stray: an earlier run's
+		}
+	}
+	n.mu.Unlock()
+	for _, id := range lost {
+		n.lose(ctx, id, "taken over by another node")
+	}
+	for _, id := range release {
+		if err := n.leases.Release(ctx, id, n.cfg.ID); err != nil {
+			n.log.Warn("releasing a lease", "node", n.cfg.ID, "session", id, "err", err)
+		}
+	}
+}
+
+func containsString(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// sessionOf is the session id a request's path names, if any.
+func sessionOf(r *http.Request) (string, bool) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/v1/sessions/")
+	if !ok {
+		return "", false
+	}
+	id, _, _ := strings.Cut(rest, "/")
+	if store.CheckID(id) != nil {
+		return "", false
+	}
+	return id, true
+}
+
+// route sends a request for a session this node does not hold to the
+// node that does, or takes the session over when its holder's lease ran
+// out (the handler then loads it from the store). It reports whether it
+// answered the request.
+func (s *Server) route(w http.ResponseWriter, r *http.Request) bool {
+	n := s.cfg.Node
+	if n == nil || n.leases == nil {
+		return false
+	}
+	id, ok := sessionOf(r)
+	if !ok || r.Header.Get(forwardedHeader) != "" || n.holdsLive(id) || !s.validToken(r) {
+		return false // the handler answers (401 for a bad token)
+	}
+	ctx := r.Context()
+	l, err := n.leases.Get(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return false // never stored: the handler's 404
+	case err != nil:
+		storeUnavailable(w, err)
+		return true
+	case l.Live && l.Holder != n.cfg.ID:
+		n.forward(w, r, l)
+		return true
+	}
+	// Free, run out, or this node's from before: take it.
+	prev := l
+	l, err = n.acquire(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrLeaseHeld):
+		n.forward(w, r, l) // another node took it first
+		return true
+	case err != nil:
+		storeUnavailable(w, err)
+		return true
+	}
+	if prev.Holder != "" && prev.Holder != n.cfg.ID {
+		n.metrics.takeovers.Inc()
+		n.log.Info("session taken over", "node", n.cfg.ID, "session", id, "from", prev.Holder, "epoch", l.Epoch)
+	}
+	return false
+}
+
+// validToken reports whether r carries one of the server's tokens (the
+// handler's auth answers the rest): a request without one neither moves a
+// session nor reaches another node.
+func (s *Server) validToken(r *http.Request) bool {
+	token, ok := bearer(r.Header.Get("Authorization"))
+	if !ok {
+		return false
+	}
+	sum := sha256.Sum256([]byte(token))
+	match := 0
+	for _, t := range s.tokens {
+		match |= subtle.ConstantTimeCompare(sum[:], t[:])
+	}
+	return match == 1
+}
+
+// claim takes the lease of a session just made on this node, before its
+// id is answered, so that a request for it through another node finds
+// this one.
+func (s *Server) claim(ctx context.Context, id string) error {
+	n := s.cfg.Node
+	if n == nil || n.leases == nil {
+		return nil
+	}
+	_, err := n.acquire(ctx, id)
+	return err
+}
+
+// forward passes r on to the node holding l.
+func (n *Node) forward(w http.ResponseWriter, r *http.Request, l store.Lease) {
+	target := &url.URL{Scheme: "http", Host: l.Addr}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.Host = pr.In.Host
+			pr.Out.Header.Set(forwardedHeader, n.cfg.ID)
+			pr.SetXForwarded()
+		},
+		Transport:     n.proxyTr,
+		FlushInterval: -1, // event streams pass through as they come
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			n.metrics.proxied.WithLabelValues("unreachable").Inc()
+			wait := max(1, int(time.Until(l.Expires).Seconds()+1))
+			w.Header().Set("Retry-After", strconv.Itoa(wait))
+			writeError(w, http.StatusServiceUnavailable, "holder_unreachable",
+				fmt.Sprintf("session %s is run by node %s at %s, which did not answer (%v); its lease runs out within %d s, then any node takes the session over: retry then",
+					l.ID, l.Holder, l.Addr, err, wait))
+		},
+		ModifyResponse: func(*http.Response) error {
+			n.metrics.proxied.WithLabelValues("ok").Inc()
+			return nil
+		},
+	}
+	rp.ServeHTTP(w, r)
+}
+
+// storeUnavailable answers 503 for a store that cannot be reached.
+func storeUnavailable(w http.ResponseWriter, err error) {
+	w.Header().Set("Retry-After", "2")
+	writeError(w, http.StatusServiceUnavailable, "store_unavailable",
+		fmt.Sprintf("the session store cannot be reached (%v); nothing was changed: retry shortly", err))
+}
+
+// nodeStore is the store a Node gives the Manager (Node.Store).
+type nodeStore struct {
+	n     *Node
+	inner store.Store
+}
+
+func stateSize(st *store.State) int {
+	size := len(st.Options) + len(st.Python) + len(st.Outputs) + len(st.JS) + len(st.Meta)
+	for _, f := range st.Files {
+		size += len(f.Path) + len(f.Data)
+	}
+	return size
+}
+
+// Save saves at the epoch of the node's lease, whatever epoch it is
+// given, and measures the save.
+func (s *nodeStore) Save(ctx context.Context, st *store.State, epoch int64) error {
+	m := s.n.metrics
+	if s.n.leases != nil {
+		e, err := s.n.epochFor(ctx, st.ID)
+		if err != nil {
+			if errors.Is(err, store.ErrStaleEpoch) {
+				m.persists.WithLabelValues("stale").Inc()
+				s.n.lose(context.WithoutCancel(ctx), st.ID, err.Error())
+			} else {
+				m.persists.WithLabelValues(outcome(err)).Inc()
+			}
+			return err
+		}
+		epoch = e
+	}
+	start := time.Now()
+	err := s.inner.Save(ctx, st, epoch)
+	m.persistSeconds.Observe(time.Since(start).Seconds())
+	m.persists.WithLabelValues(outcome(err)).Inc()
+	if err == nil {
+		m.persistBytes.Add(float64(stateSize(st)))
+	} else if errors.Is(err, store.ErrStaleEpoch) && s.n.leases != nil {
+		s.n.lose(context.WithoutCancel(ctx), st.ID, err.Error())
+	}
+	return err
+}
+
+func outcome(err error) string {
+	switch {
+	case err == nil:
+		return "ok"
+	case errors.Is(err, store.ErrStaleEpoch):
+		return "stale"
+	case errors.Is(err, store.ErrUnavailable):
+		return "unavailable"
+	}
+	return "error"
+}
+
+// Load takes the session's lease first (with several nodes) and counts
+// the load.
+func (s *nodeStore) Load(ctx context.Context, id, artifact string) (*store.State, error) {
+	if s.n.leases != nil && !s.n.holdsLive(id) {
+		if _, err := s.n.acquire(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	st, err := s.inner.Load(ctx, id, artifact)
+	switch {
+	case err == nil:
+		s.n.metrics.loads.Inc()
+		s.n.log.Info("session loaded", "node", s.n.cfg.ID, "session", id, "epoch", st.Epoch)
+	case !errors.Is(err, store.ErrNotFound):
+		s.n.metrics.loadFailures.Inc()
+	}
+	return st, err
+}
+
+// Delete deletes the state and forgets the lease.
+func (s *nodeStore) Delete(ctx context.Context, id string) error {
+	if err := s.inner.Delete(ctx, id); err != nil {
+		return err
+	}
+	if s.n.leases == nil {
+		return nil
+	}
+	s.n.mu.Lock()
+	delete(s.n.held, id)
+	delete(s.n.epochs, id)
+	s.n.mu.Unlock()
+	return s.n.leases.Forget(ctx, id)
+}
+
+func (s *nodeStore) List(ctx context.Context) ([]string, error) { return s.inner.List(ctx) }
+func (s *nodeStore) Ping(ctx context.Context) error             { return s.inner.Ping(ctx) }
+func (s *nodeStore) Close() error                               { return s.inner.Close() }
