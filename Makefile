@@ -3,6 +3,7 @@
 #   make demo    build bin/wasmeval and run the example session
 #   make test    every test (builds what it needs first)
 #   make bench   the benchmarks; figures go to docs/benchmarks.md
+#   make pyodide Pyodide from npm, which make bench compares with
 #   make check   gofmt, go vet, go mod tidy; fails on a diff
 #   make python  rebuild the committed CPython artifact when its inputs changed
 #                (cached by the hash of its inputs); make python-check verifies it
@@ -70,9 +71,30 @@ test: python-check go-deps mcp-everything mcp-inspector npm-testdata py-test-pac
 	WASMEVAL_ENGINE=wasmtime WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -timeout 40m $(WASM_TEST_PKGS)
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -timeout 40m -run '^$$' -bench . -benchtime=1x ./...
 
-bench: python go-deps
-	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 30m ./... | tee bench.out
-	$(GO) run ./internal/benchreport < bench.out > docs/benchmarks.md
+# One run, one package at a time (-p 1: two packages' benchmarks would
+# share the two cores), with Pyodide (internal/benchreport/pyodide) next to
+# wasmeval on both engines. docs/benchmarks.md is written even when a
+# benchmark failed (it lists the failures), and then make fails; its
+# hand-written sections (between <!-- hand-written --> markers) are kept.
+bench: python go-deps pyodide
+	{ echo "loadavg-before: $$(cat /proc/loadavg)"; echo "node: $$(node --version)"; \
+	  rc=0; WASMEVAL_REQUIRE_PYTHON=1 WASMEVAL_REQUIRE_PYODIDE=1 $(GO) test -p 1 -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./... || rc=$$?; \
+	  echo "loadavg-after: $$(cat /proc/loadavg)"; echo "go-test-exit: $$rc"; } 2>&1 | tee bench.out
+	$(GO) run ./internal/benchreport -o docs/benchmarks.md < bench.out
+	@grep -qx 'go-test-exit: 0' bench.out || { echo "make bench: go test failed: see bench.out; docs/benchmarks.md lists the failures"; exit 1; }
+
+# Pyodide from npm, for make bench's side-by-side figures
+# (internal/benchreport/pyodide); keep the version in step with Version
+# there.
+PYODIDE_VERSION := 0.29.5
+PYODIDE_DIR     := $(CACHE_ROOT)/pyodide-$(PYODIDE_VERSION)
+
+.PHONY: pyodide
+pyodide: $(PYODIDE_DIR)/node_modules/pyodide/pyodide.mjs
+
+$(PYODIDE_DIR)/node_modules/pyodide/pyodide.mjs: | node
+	mkdir -p "$(PYODIDE_DIR)"
+	npm install --no-audit --no-fund --no-save --prefix "$(PYODIDE_DIR)" pyodide@$(PYODIDE_VERSION)
 
 check: go-deps
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }

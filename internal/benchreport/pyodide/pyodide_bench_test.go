@@ -45,11 +45,24 @@ func setup(b *testing.B) (node, dir string) {
 	if err != nil {
 		missing("no node on PATH (make node installs Debian's)")
 	}
-	dir = filepath.Join(testenv.BuildCache("pyodide-"+pyodide.Version), "node_modules", "pyodide")
-	if _, err := os.Stat(filepath.Join(dir, "pyodide.mjs")); err != nil {
-		missing("Pyodide %s is not installed in %s (run make pyodide)", pyodide.Version, dir)
+	if dir = pyodideDir(); dir == "" {
+		missing("Pyodide %s is not installed in %s (run make pyodide)", pyodide.Version, installDir())
 	}
 	return node, dir
+}
+
+// installDir is where make pyodide puts the npm package.
+func installDir() string {
+	return filepath.Join(testenv.BuildCache("pyodide-"+pyodide.Version), "node_modules", "pyodide")
+}
+
+// pyodideDir is installDir when Pyodide is there, else "".
+func pyodideDir() string {
+	dir := installDir()
+	if _, err := os.Stat(filepath.Join(dir, "pyodide.mjs")); err != nil {
+		return ""
+	}
+	return dir
 }
 
 func script(b *testing.B) string {

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sample is `go test -bench` output as make bench writes it to bench.out.
+const sample = `loadavg-before: 3.10 2.00 1.50 4/500 123
+node: v20.20.2
+goos: linux
+goarch: amd64
+pkg: github.com/wasmeval/wasmeval/cmd/wasmeval
+cpu: AMD EPYC
+BenchmarkProcessEvalPrint1/engine=wazero-2         	       5	 206000000 ns/op	  42000000 native-ns/op	         4.905 x-native
+BenchmarkProcessEvalPrint1/engine=wasmtime-2       	       5	  90000000 ns/op	  45000000 native-ns/op	         2.000 x-native
+BenchmarkEvalLine/engine=wazero-2                  	    3000	    440000 ns/op	     40000 native-ns/op	        11.00 x-native
+BenchmarkEvalLine/engine=wasmtime-2                	    3000	     45000 ns/op	     41000 native-ns/op	         1.098 x-native
+ok  	github.com/wasmeval/wasmeval/cmd/wasmeval	140.049s
+pkg: github.com/wasmeval/wasmeval/internal/benchreport/pyodide
+BenchmarkPyodideEvalLine-2        	    3000	    320000 ns/op
+BenchmarkPyodideTrivialCell-2     	    3000	    300000 ns/op	      3800 native-ns/op	        78.95 x-native
+BenchmarkPyodideFib27-2           	       3	  60000000 ns/op	  28000000 native-ns/op	         2.100 x-native
+BenchmarkPyodideLoop3M-2          	       1	 600000000 ns/op	 190000000 native-ns/op	         3.100 x-native
+BenchmarkPyodideProcessPrint1-2   	       1	2500000000 ns/op	2300000000 load-ns/op	  42000000 native-ns/op	  40000000 node-ns/op	        59.52 x-native
+pkg: github.com/wasmeval/wasmeval/runtimes/python
+BenchmarkTrivialCell/engine=wazero-2         	   10000	     91000 ns/op	      3800 native-ns/op	        23.95 x-native	     265 B/op	      13 allocs/op
+BenchmarkTrivialCell/engine=wasmtime-2       	   10000	     18000 ns/op	      3800 native-ns/op	         4.737 x-native	     824 B/op	      26 allocs/op
+BenchmarkTrivialCellCheckpoints/engine=wazero-2         	    5000	    304000 ns/op	      3800 native-ns/op	        80.00 x-native
+BenchmarkTrivialCellCheckpoints/engine=wasmtime-2       	    5000	     25000 ns/op	      3800 native-ns/op	         6.579 x-native
+BenchmarkFib27/engine=wazero-2                          	       3	 106000000 ns/op	  28000000 native-ns/op	         3.800 x-native
+BenchmarkFib27/engine=wasmtime-2                        	       3	  50000000 ns/op	  28000000 native-ns/op	         1.800 x-native
+BenchmarkLoop3M/engine=wazero-2                         	       1	 780000000 ns/op	 190000000 native-ns/op	         4.100 x-native
+BenchmarkLoop3M/engine=wasmtime-2                       	       1	 300000000 ns/op	 190000000 native-ns/op	         1.600 x-native
+BenchmarkFuelOverhead/fib25/engine=wazero-2             	       1	5016180943 ns/op	        11.80 fuel-overhead-%
+--- FAIL: BenchmarkFork/light
+FAIL	github.com/wasmeval/wasmeval/runtimes/python	158.657s
+loadavg-after: 9.10 8.00 7.50 4/500 123
+`
+
+func report(t *testing.T, in string) string {
+	t.Helper()
+	run, err := parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	write(&b, run, nil)
+	return b.String()
+}
+
+// TestHeadlineTable: issue 15's table has a row per figure with a column
+// per engine, Pyodide, native, the target and whether each engine met it,
+// and the ratios table says who is ahead of Pyodide.
+func TestHeadlineTable(t *testing.T) {
+	out := report(t, sample)
+	for _, want := range []string{
+		"| figure | wasmeval wazero | wasmeval wasmtime | Pyodide 0.29.5 | native CPython | target | met |",
+		"| trivial cell, warm session, eval line round trip | 440 µs | 45 µs | 320 µs | 40 µs (a python3.11 line loop) | ≤ 50 µs | wazero no, wasmtime yes |",
+		"| trivial cell inside the library, checkpoints off / on | 91 µs / 304 µs | 18 µs / 25 µs | 300 µs (runPython in node) | 3.8 µs | ≤ 20 / ≤ 30 µs | wazero no, wasmtime yes |",
+		"| fib(27) / 3M-iteration loop vs native, fuel on | 3.80x / 4.10x | 1.80x / 1.60x | 2.10x / 3.10x | 1x (28 ms / 190 ms) | ≤ 2.0x / ≤ 2.0x | wazero no, wasmtime yes |",
+		"| whole-process `eval` of print(1), warm caches | 206 ms | 90 ms | 2.5 s (loadPyodide 2.3 s; a bare node process 40 ms) | 42 ms | ≤ 100 ms | wazero no, wasmtime yes |",
+		"| trivial cell, warm session, eval line round trip | 1.38x | 0.14x | 11.00x | 1.10x | 8.00x | wazero no, wasmtime yes |",
+		"| fib(27) / 3M-iteration loop vs native, fuel on | 1.81x / 1.32x | 0.86x / 0.52x | 3.80x / 4.10x | 1.80x / 1.60x | 2.10x / 3.10x | wazero no, wasmtime yes |",
+		"- loadavg-before: 3.10 2.00 1.50 4/500 123",
+		"- loadavg-after: 9.10 8.00 7.50 4/500 123",
+		"**Failed in this run** (their figures are missing below): BenchmarkFork/light, package runtimes/python.",
+		"| fuel metering overhead, fib(25), wazero | ≤ 15.0 % | 11.8 % | yes |",
+		"| fuel metering overhead, fib(25), wasmtime | ≤ 15.0 % | not measured |  |",
+		"| runtimes/python | BenchmarkTrivialCell/engine=wasmtime-2 | 18 µs | 3.8 µs | 4.74x | 824 B/op, 26 allocs/op |",
+		"| internal/benchreport/pyodide | BenchmarkPyodideProcessPrint1-2 | 2.5 s | 42 ms | 59.52x | 2.3 s load, 40 ms node |",
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("the report lacks the line\n%s\nreport:\n%s", want, out)
+		}
+	}
+}
+
+// TestHeadlineNotMeasured: a figure whose benchmark did not run says so
+// instead of leaving a blank or a zero.
+func TestHeadlineNotMeasured(t *testing.T) {
+	var kept []string
+	for _, l := range strings.Split(sample, "\n") {
+		if !strings.Contains(l, "Pyodide") && !strings.Contains(l, "engine=wasmtime") {
+			kept = append(kept, l)
+		}
+	}
+	out := report(t, strings.Join(kept, "\n"))
+	if !strings.Contains(out, "| trivial cell, warm session, eval line round trip | 440 µs | not measured | not measured | 40 µs (a python3.11 line loop) | ≤ 50 µs | wazero no, wasmtime not measured |\n") {
+		t.Errorf("missing figures are not marked:\n%s", out)
+	}
+	if !strings.Contains(out, "| fib(27) / 3M-iteration loop vs native, fuel on | not measured | not measured | 3.80x / 4.10x | not measured | not measured | wazero not measured, wasmtime not measured |\n") {
+		t.Errorf("missing ratios are not marked:\n%s", out)
+	}
+}
+
+// TestHandWrittenSectionsKept: writing the report over a file keeps its
+// hand-written sections, once each, after the generated part (issue 13's
+// figures, measured by hand, were lost on every make bench).
+func TestHandWrittenSectionsKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "benchmarks.md")
+	hand := "<!-- hand-written -->\n## Recording and replay (by hand)\n\nMeasured by hand: +2.6%.\n<!-- /hand-written -->\n"
+	hand2 := "<!-- hand-written -->\nAnother note.\n<!-- /hand-written -->\n"
+	old := "# Benchmarks\n\nold generated text\n\n" + hand + "\n| old | table |\n\n" + hand2
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, err := parse(strings.NewReader(sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // a second run keeps them once
+		if err := writeFile(path, run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(got)
+	if strings.Count(s, hand) != 1 || strings.Count(s, hand2) != 1 || !strings.HasSuffix(s, hand+"\n"+hand2) {
+		t.Errorf("hand-written sections not kept once each at the end:\n%s", s)
+	}
+	if strings.Contains(s, "old generated text") || !strings.Contains(s, "## Issue 15's figures") {
+		t.Errorf("the generated part was not replaced:\n%s", s)
+	}
+}
+
+// TestHandWrittenSectionUnclosed: a section left open is an error that
+// says how to close it, and the file is left as it was.
+func TestHandWrittenSectionUnclosed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "benchmarks.md")
+	old := "# Benchmarks\n<!-- hand-written -->\nnotes\n"
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := parse(strings.NewReader(sample))
+	err := writeFile(path, run)
+	if err == nil || !strings.Contains(err.Error(), "<!-- /hand-written -->") {
+		t.Fatalf("err = %v, want one naming the closing marker", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != old {
+		t.Errorf("the file changed: %q", got)
+	}
+	if _, err := handSections([]byte("<!-- /hand-written -->\n")); err == nil {
+		t.Error("a closing marker without an opening one is not an error")
+	}
+}
