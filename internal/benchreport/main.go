@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -135,6 +136,28 @@ type benchRun struct {
 	env      []string // goos, goarch, cpu
 	notes    []string // lines the Makefile adds: loadavg-before, node, ...
 	failures []string // packages or benchmarks that failed
+}
+
+// cpus is the machine's, which a load average above means other work
+// competed with the benchmarks (make bench runs benchreport where it ran
+// them).
+var cpus = runtime.NumCPU()
+
+// maxLoad is the largest one-minute load average the run recorded.
+func (run *benchRun) maxLoad() float64 {
+	m := 0.0
+	for _, n := range run.notes {
+		if _, rest, ok := strings.Cut(n, "loadavg-"); ok {
+			if _, v, ok := strings.Cut(rest, ": "); ok {
+				if f := strings.Fields(v); len(f) > 0 {
+					if x, err := strconv.ParseFloat(f[0], 64); err == nil && x > m {
+						m = x
+					}
+				}
+			}
+		}
+	}
+	return m
 }
 
 // noteKeys are the lines the Makefile's bench target adds to the output.
@@ -320,6 +343,12 @@ func write(w io.Writer, run *benchRun, hand []string) {
 		fmt.Fprintf(w, "- %s\n", n)
 	}
 	fmt.Fprintln(w)
+	if l := run.maxLoad(); l > float64(cpus) {
+		fmt.Fprintf(w, "**Taken with other work running:** the load average reached %.1f on this\n", l)
+		fmt.Fprintf(w, "%d-core machine during the run, so every time here is slower and noisier\n", cpus)
+		fmt.Fprintln(w, "than on an idle one; the ratios, measured a few seconds apart, hold better.")
+		fmt.Fprintln(w)
+	}
 	if len(run.failures) > 0 {
 		fmt.Fprintln(w, "**Failed in this run** (their figures are missing below): "+strings.Join(run.failures, ", ")+".")
 		fmt.Fprintln(w)

@@ -55,6 +55,8 @@ func report(t *testing.T, in string) string {
 // per engine, Pyodide, native, the target and whether each engine met it,
 // and the ratios table says who is ahead of Pyodide.
 func TestHeadlineTable(t *testing.T) {
+	defer func(n int) { cpus = n }(cpus)
+	cpus = 2
 	out := report(t, sample)
 	for _, want := range []string{
 		"| figure | wasmeval wazero | wasmeval wasmtime | Pyodide 0.29.5 | native CPython | target | met |",
@@ -66,6 +68,7 @@ func TestHeadlineTable(t *testing.T) {
 		"| fib(27) / 3M-iteration loop vs native, fuel on | 1.81x / 1.32x | 0.86x / 0.52x | 3.80x / 4.10x | 1.80x / 1.60x | 2.10x / 3.10x | wazero no, wasmtime yes |",
 		"- loadavg-before: 3.10 2.00 1.50 4/500 123",
 		"- loadavg-after: 9.10 8.00 7.50 4/500 123",
+		"**Taken with other work running:** the load average reached 9.1 on this",
 		"**Failed in this run** (their figures are missing below): BenchmarkFork/light, package runtimes/python.",
 		"| fuel metering overhead, fib(25), wazero | ≤ 15.0 % | 11.8 % | yes |",
 		"| fuel metering overhead, fib(25), wasmtime | ≤ 15.0 % | not measured |  |",
@@ -147,5 +150,15 @@ func TestHandWrittenSectionUnclosed(t *testing.T) {
 	}
 	if _, err := handSections([]byte("<!-- /hand-written -->\n")); err == nil {
 		t.Error("a closing marker without an opening one is not an error")
+	}
+}
+
+// TestIdleRunNotFlagged: a run whose load stayed within the cores is not
+// said to be taken with other work running.
+func TestIdleRunNotFlagged(t *testing.T) {
+	defer func(n int) { cpus = n }(cpus)
+	cpus = 16
+	if out := report(t, sample); strings.Contains(out, "other work running") {
+		t.Errorf("a load of 9.1 on 16 cores is flagged:\n%s", out)
 	}
 }
