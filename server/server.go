@@ -433,6 +433,10 @@ func (s *Server) sessionError(w http.ResponseWriter, r *http.Request, err error)
 		writeError(w, http.StatusTooManyRequests, "quota_exceeded", strings.TrimPrefix(err.Error(), "sandbox: "))
 	case errors.Is(err, sandbox.ErrClosed):
 		writeError(w, http.StatusServiceUnavailable, "shutting_down", "the server is shutting down")
+	case errors.Is(err, sandbox.ErrStore): // the session's state could not be saved or loaded
+		s.log.Error("session store", "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", "2")
+		writeError(w, http.StatusServiceUnavailable, "store_error", strings.TrimPrefix(err.Error(), "sandbox: "))
 	case r.Context().Err() != nil:
 		// The client is gone; nobody reads the answer.
 	default:
@@ -635,6 +639,8 @@ func errorCode(err error) string {
 		return "not_found"
 	case errors.Is(err, sandbox.ErrClosed):
 		return "shutting_down"
+	case errors.Is(err, sandbox.ErrStore):
+		return "store_error"
 	case errors.Is(err, context.Canceled):
 		return "cancelled"
 	}

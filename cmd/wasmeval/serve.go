@@ -81,7 +81,8 @@ Flags:
   --workspace DIR
         the folder under which each session gets its own folder (default: a
         temporary folder, removed on exit; a named one keeps the sessions'
-        folders on exit)
+        folders on exit, and with --store's default its sessions survive a
+        restart)
   --max-sessions N
         the most sessions kept; one more evicts the least recently used idle
         session (default 1000)
@@ -111,7 +112,7 @@ Flags:
         (default: half the machine's memory, at most 4GiB; "none" for no cap)
 ` + toolsUsage + `        Here it picks the tools at /mcp and the profile endpoints; the session
         API (/v1/sessions/{id}/eval, /v1/run) is always served
-` + limitUsage + languagesUsage + envUsage + managerTapeUsage + `  --call-timeout DURATION
+` + storeUsage + limitUsage + languagesUsage + envUsage + managerTapeUsage + `  --call-timeout DURATION
         how long a streaming client has to answer a host call before the
         guest's helper fails with a timeout error (default 60s)
   --tools-mcp 'CMD ARGS'
@@ -155,6 +156,7 @@ type serveConfig struct {
 	packages                                         packageFlags
 	python                                           pythonBackendFlags
 	jupyterURL                                       jupyterURLFlag // jupyterflags.go
+	store                                            storeFlags     // storeflags.go
 
 	tape managerTapeFlags // --deterministic, --record-dir
 }
@@ -174,6 +176,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 	c.env.register(fs)
 	c.tools.register(fs)
 	c.tape.register(fs)
+	c.store.register(fs)
 	fs.Var(&c.memoryBudget, "memory-budget", "")
 	fs.Var(&c.tokens, "token", "")
 	fs.StringVar(&c.tokensFile, "tokens-file", "", "")
@@ -333,6 +336,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	mo := sandbox.ManagerOptions{Workspace: c.workspace, IdleTimeout: idle, MaxSessions: c.maxSessions, MemoryBudgetBytes: c.memoryBudget.n}
 	c.tape.apply(&sessOpts, &mo)
 	mo.Session = sessOpts
+	if mo.Store, code = c.store.open("serve", c.workspace, stderr); code != exitOK {
+		return code
+	} else if mo.Store != nil {
+		defer mo.Store.Close()
+	}
 	mgr, err := sandbox.NewManager(sb, mo)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)

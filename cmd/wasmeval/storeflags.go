@@ -1,0 +1,64 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/wasmeval/wasmeval/store"
+)
+
+// storeFlags is serve's --store URL: where sessions are persisted, so
+// that they outlive the process (sandbox.ManagerOptions.Store).
+type storeFlags struct {
+	url string
+}
+
+const storeUsage = `  --store URL
+        persist every session (its Python state, files, outputs) after each
+        eval, before the answer, so sessions survive a restart: dir:///path
+        keeps them in a folder (this process only). With --workspace the
+        default is dir://WORKSPACE/.store; without one, no store. "none"
+        keeps none. JavaScript state cannot be saved: after a restart a
+        session's next JavaScript cell says its JavaScript state was reset
+`
+
+func (f *storeFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.url, "store", "", "")
+}
+
+// storeURL is the store to open for workspace: --store, or the default
+// next to the workspace's session folders; "" for none.
+func (f *storeFlags) storeURL(workspace string) (string, error) {
+	switch {
+	case f.url == "none":
+		return "", nil
+	case f.url != "":
+		return f.url, nil
+	case workspace == "":
+		return "", nil
+	}
+	abs, err := filepath.Abs(workspace)
+	if err != nil {
+		return "", fmt.Errorf("--workspace %q: %w", workspace, err)
+	}
+	return "dir://" + filepath.ToSlash(filepath.Join(abs, ".store")), nil
+}
+
+// open opens the store for cmd (nil for none), writing a failure to
+// stderr.
+func (f *storeFlags) open(cmd, workspace string, stderr io.Writer) (store.Store, int) {
+	u, err := f.storeURL(workspace)
+	if err == nil && u != "" {
+		var st store.Store
+		if st, err = store.Open(u); err == nil {
+			return st, exitOK
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval %s: --store: %v\n", cmd, err)
+		return nil, exitInvalid
+	}
+	return nil, exitOK
+}
