@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,6 +58,12 @@ type CodeContextParams struct {
 	// Cwd, for a Python context, is its working folder: a relative path
 	// inside the context's own folder, made when missing.
 	Cwd string `json:"cwd,omitempty"`
+	// Python, for a Python context, is its Python backend: "wasm" (the
+	// CPython sandbox) or "jupyter" (a native kernel), where the operator
+	// lets sessions choose (--python-backend-choice), as serve's POST
+	// /v1/sessions {"python": ...}; empty means the operator's
+	// --python-backend. wasmeval's addition.
+	Python string `json:"python,omitempty"`
 }
 
 // CodeRunInParams is a runInContext call.
@@ -208,7 +215,7 @@ func (d decoder) timeoutMs(m map[string]json.RawMessage) (int, error) {
 // oldFields are fields of wasmeval's earlier code-context shapes that the
 // CodeInterpreter interface does not have, with what to give instead.
 var oldFields = map[string]string{
-	"timeout": `the CodeInterpreter interface times runs in milliseconds: give timeoutMs, like "timeoutMs": 5000 (` + timeoutMsUseText + ")",
+	"timeout": `the CodeInterpreter interface times runs in milliseconds: give timeoutMs, a whole number of milliseconds from 1 to 600000 (default 30000), like "timeoutMs": 5000`,
 	"id":      `the CodeInterpreter interface names a context contextId: give "contextId" with the id createContext returned`,
 }
 
@@ -319,12 +326,31 @@ func DecodeCreateContext(data []byte) (CodeContextParams, error) {
 		}
 		p.Cwd = n
 	}
-	return p, nil
+	if p.Python, _, serr = cid.str(m, "", "python", pythonUse); serr != nil {
+		return p, serr
+	}
+	return p, checkContextPython(p.Python, l, lang)
 }
 
 // createFields are createContext's fields: the seed's language, and
-// wasmeval's cwd.
-var createFields = []string{"language", "cwd"}
+// wasmeval's cwd and python.
+var createFields = []string{"language", "cwd", "python"}
+
+const pythonUse = `use "wasm" or "jupyter" (a python context's backend, where the operator lets sessions choose: --python-backend-choice), or leave python out for the operator's default`
+
+// checkContextPython checks createContext's python for a context of
+// language l (named lang in the call).
+func checkContextPython(python, l, lang string) error {
+	switch {
+	case python == "":
+		return nil
+	case !slices.Contains(sandbox.PythonBackends(), python):
+		return cid.errf("python", "%s is not a Python backend; %s", quote(python), pythonUse)
+	case l != "py":
+		return cid.errf("python", "a %s context runs no Python, so it has no Python backend to choose; leave python out, or make a python context", lang)
+	}
+	return nil
+}
 
 // DecodeRunInContext parses a runInContext call. Errors are *Error.
 func DecodeRunInContext(data []byte) (CodeRunInParams, error) {
@@ -407,10 +433,17 @@ func CreateContext(ctx context.Context, env *Env, p CodeContextParams) (*CodeCon
 	if p.Cwd != "" && lang != "py" {
 		return nil, cid.errf("cwd", "a %s context has no working folder to set (JavaScript here cannot change directory); leave cwd out, or make a python context", p.Language)
 	}
+	if err := checkContextPython(p.Python, lang, p.Language); err != nil {
+		return nil, err
+	}
 	if env == nil || env.Contexts == nil {
 		return nil, cid.errf("", "this face keeps no code contexts; use runCode")
 	}
-	id, err := env.Contexts.CreateContext(ctx, lang)
+	id, err := env.Contexts.CreateContext(ctx, ContextOptions{Language: lang, PythonBackend: p.Python})
+	if errors.Is(err, sandbox.ErrBadPythonBackend) {
+		// As serve's POST /v1/sessions says it.
+		return nil, cid.errf("python", "%s", strings.TrimPrefix(err.Error(), sandbox.ErrBadPythonBackend.Error()+": "))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -20,9 +20,8 @@ var ErrNoContext = errors.New("profiles: no such code context")
 // context is a session of its own: its interpreter state persists from
 // run to run until it is deleted.
 type ContextHost interface {
-	// CreateContext makes a context for language ("py", "js" or "ts"; ""
-	// for a context whose runs name their language) and returns its id.
-	CreateContext(ctx context.Context, language string) (id string, err error)
+	// CreateContext makes a context as o says and returns its id.
+	CreateContext(ctx context.Context, o ContextOptions) (id string, err error)
 	// ContextLanguage returns the language CreateContext was given;
 	// ErrNoContext when id is unknown.
 	ContextLanguage(id string) (string, error)
@@ -33,6 +32,18 @@ type ContextHost interface {
 	DeleteContext(ctx context.Context, id string) error
 }
 
+// ContextOptions say what context CreateContext makes.
+type ContextOptions struct {
+	// Language is the context's language: "py", "js" or "ts".
+	Language string
+	// PythonBackend is the Python backend of a py context's session,
+	// sandbox.PythonWasm or sandbox.PythonJupyter; "" means the face's
+	// default. Another than the default needs the operator's
+	// --python-backend-choice (sandbox.Options.PythonBackendChoice); a
+	// refusal wraps sandbox.ErrBadPythonBackend.
+	PythonBackend string
+}
+
 // MaxContexts is how many code contexts a Contexts holds at once.
 const MaxContexts = 16
 
@@ -41,6 +52,11 @@ const MaxContexts = 16
 // and `wasmeval eval`'s. Close closes them all.
 type Contexts struct {
 	newSession func(ctx context.Context, root string) (Session, error)
+	// Backend, when set, makes the session of a context that names its
+	// Python backend (ContextOptions.PythonBackend), in a temporary
+	// folder of its own that Close removes; nil refuses such a context.
+	// SessionEnv sets it (FreshBackendSessions).
+	Backend func(ctx context.Context, backend string) (Session, error)
 
 	mu     sync.Mutex
 	byID   map[string]*localContext
@@ -59,7 +75,14 @@ func NewContexts(newSession func(ctx context.Context, root string) (Session, err
 }
 
 // CreateContext implements ContextHost.
-func (c *Contexts) CreateContext(ctx context.Context, language string) (string, error) {
+func (c *Contexts) CreateContext(ctx context.Context, o ContextOptions) (string, error) {
+	newSession := c.newSession
+	if o.PythonBackend != "" {
+		if c.Backend == nil {
+			return "", fmt.Errorf("%w: this face cannot choose a context's Python backend; leave python out", sandbox.ErrBadPythonBackend)
+		}
+		newSession = func(ctx context.Context, _ string) (Session, error) { return c.Backend(ctx, o.PythonBackend) }
+	}
 	c.mu.Lock()
 	n, closed := len(c.byID), c.closed
 	c.mu.Unlock()
@@ -69,7 +92,7 @@ func (c *Contexts) CreateContext(ctx context.Context, language string) (string, 
 	case n >= MaxContexts:
 		return "", &Error{Profile: CodeInterpreter, Message: fmt.Sprintf("%d code contexts are open, the most there may be; delete one with deleteContext first", MaxContexts)}
 	}
-	s, err := c.newSession(ctx, "")
+	s, err := newSession(ctx, "")
 	if err != nil {
 		return "", err
 	}
@@ -80,7 +103,7 @@ func (c *Contexts) CreateContext(ctx context.Context, language string) (string, 
 		s.Close(context.WithoutCancel(ctx))
 		return "", sandbox.ErrClosed
 	}
-	c.byID[id] = &localContext{sess: s, language: language}
+	c.byID[id] = &localContext{sess: s, language: o.Language}
 	return id, nil
 }
 
@@ -153,10 +176,14 @@ func newContextID() string {
 // Languages remembers each context's language across calls; a server
 // keeps one for all its calls.
 type ManagerContexts struct {
-	Manager   *sandbox.Manager
-	Owner     string
-	Create    func(ctx context.Context, owner string) (string, error)
-	Languages *ContextLanguages
+	Manager *sandbox.Manager
+	Owner   string
+	Create  func(ctx context.Context, owner string) (string, error)
+	// CreateWith makes the session of a context that names its Python
+	// backend (nil means m.CreateWith), so a server applies its quota to
+	// those too.
+	CreateWith func(ctx context.Context, owner string, o sandbox.CreateOptions) (string, error)
+	Languages  *ContextLanguages
 	// Turn, when set, waits for the context's turn before a run (as the
 	// server's evals of a session wait); end ends it. nested says the run
 	// goes inside a cell of the context that waits in agent() or tool(),
@@ -174,17 +201,26 @@ type ContextLanguages struct {
 }
 
 // CreateContext implements ContextHost.
-func (mc *ManagerContexts) CreateContext(ctx context.Context, language string) (string, error) {
+func (mc *ManagerContexts) CreateContext(ctx context.Context, o ContextOptions) (string, error) {
 	create := mc.Create
 	if create == nil {
 		create = mc.Manager.Create
+	}
+	if o.PythonBackend != "" {
+		with := mc.CreateWith
+		if with == nil {
+			with = mc.Manager.CreateWith
+		}
+		create = func(ctx context.Context, owner string) (string, error) {
+			return with(ctx, owner, sandbox.CreateOptions{PythonBackend: o.PythonBackend})
+		}
 	}
 	id, err := create(ctx, mc.Owner)
 	if err != nil {
 		return "", err
 	}
 	if mc.Languages != nil {
-		mc.Languages.m.Store(id, language)
+		mc.Languages.m.Store(id, o.Language)
 	}
 	return id, nil
 }

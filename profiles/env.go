@@ -51,6 +51,7 @@ type Env struct {
 func SessionEnv(sess *sandbox.Session) (*Env, *Contexts) {
 	newSession := FreshSessions(sess)
 	cs := NewContexts(newSession)
+	cs.Backend = FreshBackendSessions(sess)
 	return &Env{Session: sess, Root: sess.Root(), NewSession: newSession, Contexts: cs}, cs
 }
 
@@ -62,6 +63,16 @@ func FreshSessions(sess *sandbox.Session) func(ctx context.Context, root string)
 			return sess.FreshIn(ctx, root)
 		}
 		return tempSession(ctx, func(ctx context.Context, dir string) (Session, error) { return sess.FreshIn(ctx, dir) }, "")
+	}
+}
+
+// FreshBackendSessions returns a Contexts.Backend that makes sessions
+// with sess's options but the given Python backend
+// (sandbox.Session.FreshInBackend), each in a temporary folder removed at
+// Close.
+func FreshBackendSessions(sess *sandbox.Session) func(ctx context.Context, backend string) (Session, error) {
+	return func(ctx context.Context, backend string) (Session, error) {
+		return tempSession(ctx, func(ctx context.Context, dir string) (Session, error) { return sess.FreshInBackend(ctx, dir, backend) }, "")
 	}
 }
 

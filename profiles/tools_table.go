@@ -143,7 +143,8 @@ var createContextTool = Tool{
   "type": "object",
   "properties": {
     "language": ` + languageSchema + `,
-    "cwd": {"type": "string", "description": "python contexts: the working folder inside the context's own folder (made when missing)"}
+    "cwd": {"type": "string", "description": "python contexts: the working folder inside the context's own folder (made when missing)"},
+    "python": {"type": "string", "enum": ["wasm", "jupyter"], "description": "python contexts: the Python backend, wasm (the CPython sandbox) or jupyter (a native kernel), where the operator lets sessions choose (--python-backend-choice); default: the operator's --python-backend"}
   },
   "required": ["language"],
   "additionalProperties": false

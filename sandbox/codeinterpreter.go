@@ -269,6 +269,15 @@ var errLine = regexp.MustCompile(`^(?:Uncaught )?([A-Za-z_][\w.]*): (.*)$`)
 // tape. The python profile's per-call kernel mode and the code contexts
 // use it: an interpreter made for a call and dropped after.
 func (s *Session) FreshIn(ctx context.Context, root string) (*Session, error) {
+	return s.FreshInBackend(ctx, root, "")
+}
+
+// FreshInBackend is FreshIn with the Python backend backend (PythonWasm
+// or PythonJupyter; "" keeps s's), as a code context that names its
+// backend asks. A backend the sandbox does not let sessions choose
+// (Options.PythonBackendChoice) is refused with an error that wraps
+// ErrBadPythonBackend and says why.
+func (s *Session) FreshInBackend(ctx context.Context, root, backend string) (*Session, error) {
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
@@ -282,6 +291,12 @@ func (s *Session) FreshIn(ctx context.Context, root string) (*Session, error) {
 	o := s.opts
 	o.Root = abs
 	o.Record, o.Replay, o.ownRecord = nil, nil, false
+	if backend != "" && backend != o.PythonBackend {
+		o.PythonBackend = backend
+		if err := s.sb.checkSessionPython(&o); err != nil {
+			return nil, fmt.Errorf("%w: %s", ErrBadPythonBackend, strings.TrimPrefix(err.Error(), "sandbox: "))
+		}
+	}
 	// The resolved environment names s's root; elsewhere, name the new one.
 	o.Env = maps.Clone(o.Env)
 	for _, k := range []string{"HOME", "PWD"} {

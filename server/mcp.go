@@ -48,6 +48,9 @@ func (s *Server) mountMCP() error {
 		Create: func(ctx context.Context, owner string) (string, error) {
 			return s.withQuota(owner, func() (string, error) { return s.cfg.Manager.Create(ctx, owner) })
 		},
+		// create_code_context's python (the backend, where sessions may
+		// choose): within the quota too.
+		CreateWith: s.createWith,
 	})
 	if err != nil {
 		return err

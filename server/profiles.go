@@ -57,6 +57,7 @@ func (s *Server) toolEnv(owner, id string, sess *sandbox.Session) *profiles.Env 
 			Create: func(ctx context.Context, owner string) (string, error) {
 				return s.withQuota(owner, func() (string, error) { return s.cfg.Manager.Create(ctx, owner) })
 			},
+			CreateWith: s.createWith,
 			Turn: func(ctx context.Context, cid string) (func(), bool, error) {
 				end, nested, err := s.turns.takeOrNest(ctx, cid, func() (bool, <-chan struct{}) { return s.cfg.Manager.NestedReady(cid) })
 				if err == errTooManyWaiting {
@@ -84,6 +85,12 @@ func (s *Server) toolEnv(owner, id string, sess *sandbox.Session) *profiles.Env 
 		}
 	}
 	return env
+}
+
+// createWith makes a session of owner as o says (a code context that
+// names its Python backend), within owner's quota.
+func (s *Server) createWith(ctx context.Context, owner string, o sandbox.CreateOptions) (string, error) {
+	return s.withQuota(owner, func() (string, error) { return s.cfg.Manager.CreateWith(ctx, owner, o) })
 }
 
 // runTool runs a call of a profile's tool (profiles.Tools) in session id

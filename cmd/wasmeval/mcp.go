@@ -34,8 +34,9 @@ Tools:
   run_code             {"language": "python"|"javascript"|"typescript", "code",
                        "timeoutMs"?} in a throwaway session -> {"outputs",
                        "exitCode", "error"?} (the CodeInterpreter interface)
-  create_code_context  {"language", "cwd"?} -> {"contextId"}: a persistent
-                       interpreter
+  create_code_context  {"language", "cwd"?, "python"?} -> {"contextId"}: a
+                       persistent interpreter; python "wasm"|"jupyter" picks
+                       a python context's backend (--python-backend-choice)
   run_in_code_context  {"contextId", "code", "timeoutMs"?}
   delete_code_context  {"contextId"} -> {"ok": true}
   evaluate_python      {"code", "globals"?, "reads"?, "writes"?}: the asteval

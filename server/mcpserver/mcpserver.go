@@ -60,6 +60,10 @@ type Config struct {
 	// Create, when set, makes the sessions in place of Manager.Create, so a
 	// server can apply its per-owner quota.
 	Create func(ctx context.Context, owner string) (string, error)
+	// CreateWith, when set, makes the sessions of code contexts that name
+	// their Python backend (create_code_context's python) in place of
+	// Manager.CreateWith, so a server can apply its quota to them too.
+	CreateWith func(ctx context.Context, owner string, o sandbox.CreateOptions) (string, error)
 	// Tools are the profiles whose tools are served (--tools); the zero
 	// value serves all. See profiles.go.
 	Tools profiles.Set

@@ -350,7 +350,7 @@ func TestConcurrentCallsBounded(t *testing.T) {
 	for range n {
 		go func() {
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_code",
-				Arguments: map[string]any{"language": "js", "code": "const t = Date.now(); while (Date.now() - t < 1500) {}", "timeout": 10}})
+				Arguments: map[string]any{"language": "js", "code": "const t = Date.now(); while (Date.now() - t < 1500) {}", "timeoutMs": 10000}})
 			if err != nil {
 				res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
 			}

@@ -67,7 +67,7 @@ func (s *Server) env(owner, id string) *profiles.Env {
 		KernelMode: s.cfg.KernelMode,
 		Admit:      s.admit,
 		Contexts: &profiles.ManagerContexts{
-			Manager: s.cfg.Manager, Owner: owner, Create: s.cfg.Create, Languages: &contextLanguages,
+			Manager: s.cfg.Manager, Owner: owner, Create: s.cfg.Create, CreateWith: s.cfg.CreateWith, Languages: &contextLanguages,
 			Turn: func(ctx context.Context, cid string) (func(), bool, error) {
 				end, err := s.turn(ctx, cid)
 				return end, false, err
