@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -112,7 +111,7 @@ Flags:
         (default: half the machine's memory, at most 4GiB; "none" for no cap)
 ` + toolsUsage + `        Here it picks the tools at /mcp and the profile endpoints; the session
         API (/v1/sessions/{id}/eval, /v1/run) is always served
-` + storeUsage + limitUsage + languagesUsage + envUsage + managerTapeUsage + `  --call-timeout DURATION
+` + storeUsage + nodeUsage + limitUsage + languagesUsage + envUsage + managerTapeUsage + `  --call-timeout DURATION
         how long a streaming client has to answer a host call before the
         guest's helper fails with a timeout error (default 60s)
   --tools-mcp 'CMD ARGS'
@@ -157,6 +156,7 @@ type serveConfig struct {
 	python                                           pythonBackendFlags
 	jupyterURL                                       jupyterURLFlag // jupyterflags.go
 	store                                            storeFlags     // storeflags.go
+	node                                             nodeFlags      // nodeflags.go
 
 	tape managerTapeFlags // --deterministic, --record-dir
 }
@@ -177,6 +177,7 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 	c.tools.register(fs)
 	c.tape.register(fs)
 	c.store.register(fs)
+	c.node.register(fs)
 	fs.Var(&c.memoryBudget, "memory-budget", "")
 	fs.Var(&c.tokens, "token", "")
 	fs.StringVar(&c.tokensFile, "tokens-file", "", "")
@@ -236,6 +237,9 @@ func parseServeFlags(args []string, stdout, stderr io.Writer) (*serveConfig, int
 	if err := c.python.check(); err != nil {
 		return bad("%v", err)
 	}
+	if err := c.node.check(); err != nil {
+		return bad("%v", err)
+	}
 	return c, exitOK, true
 }
 
@@ -291,6 +295,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		h = slog.NewJSONHandler(stderr, nil)
 	}
 	logger := slog.New(h)
+	// Listening now gives the default node id its port (nodeflags.go).
+	if logger, err = c.node.listen(c.addr, c.store.url, logger); err != nil {
+		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
+		return exitHost
+	}
+	defer c.node.close()
 
 	backends, closeBackends, code := serveBackends(ctx, &c.host, stderr)
 	if code != exitOK {
@@ -341,6 +351,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	} else if mo.Store != nil {
 		defer mo.Store.Close()
 	}
+	node, err := c.node.node(&mo, logger) // several nodes over one store
+	if err != nil {
+		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
+		return exitInvalid
+	}
 	mgr, err := sandbox.NewManager(sb, mo)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
@@ -350,20 +365,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		Sandbox: sb, Manager: mgr, Tokens: tokens, Logger: logger,
 		MaxBodyBytes: c.maxBody, MaxInFlight: c.maxInFlight, MaxSessionsPerToken: c.perToken,
 		Host: backends, CallTimeout: c.callTimeout, Tools: c.tools.set, KernelMode: string(c.tools.kernelMode),
+		Node: node,
 	})
 	if err != nil {
 		mgr.Close(ctx)
 		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
 		return exitInvalid
 	}
-	ln, err := net.Listen("tcp", c.addr)
+	ln, err := c.node.listener(c.addr)
 	if err != nil {
 		mgr.Close(ctx)
 		fmt.Fprintf(stderr, "wasmeval serve: %v\n", err)
 		return exitHost
 	}
 	logger.Info("listening", "addr", ln.Addr().String(), "tokens", len(tokens))
-	if err := server.Serve(ctx, ln, srv, mgr, c.grace); err != nil {
+	if err := serveAndDrain(ctx, ln, srv, mgr, node, c.grace); err != nil { // drain.go
 		logger.Error("shutdown", "err", err)
 		return exitHost
 	}

@@ -1,0 +1,310 @@
+package cluster_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/sandbox"
+)
+
+const (
+	tokenA = "cluster-token-a"
+	tokenB = "cluster-token-b"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// wasmevalBin builds cmd/wasmeval once per test process.
+func wasmevalBin(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "wasmeval-cluster-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "wasmeval")
+		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/wasmeval").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// lockedBuffer is a process's log.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// proc is a child process of the test: a serve node or HAProxy.
+type proc struct {
+	name string
+	addr string
+	cmd  *exec.Cmd
+	logs *lockedBuffer
+	done chan struct{}
+}
+
+func startProc(t testing.TB, name, addr string, args ...string) *proc {
+	t.Helper()
+	p := &proc{name: name, addr: addr, logs: &lockedBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(args[0], args[1:]...)
+	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	go func() { p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			t.Logf("%s's log (last 4000 bytes):\n%s", name, tail(p.logs.String(), 4000))
+		}
+	})
+	return p
+}
+
+func (p *proc) kill() {
+	select {
+	case <-p.done:
+	default:
+		p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// startNode starts `wasmeval serve` as node id over storeURL and waits
+// until its /readyz answers 200.
+func startNode(t testing.TB, id, storeURL string, ttl time.Duration, extra ...string) *proc {
+	t.Helper()
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	ws := t.TempDir()
+	args := append([]string{wasmevalBin(t), "serve", "--addr", addr, "--store", storeURL, "--node-id", id,
+		"--lease-ttl", ttl.String(), "--token", tokenA, "--token", tokenB, "--workspace", ws, "--log-format", "json",
+		"--shutdown-timeout", "10s"}, extra...)
+	p := startProc(t, id, addr, args...)
+	waitReady(t, p)
+	return p
+}
+
+func waitReady(t testing.TB, p *proc) {
+	t.Helper()
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		resp, err := http.Get("http://" + p.addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if p.exited() {
+			t.Fatalf("%s exited before it was ready:\n%s", p.name, tail(p.logs.String(), 4000))
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not ready within 120s:\n%s", p.name, tail(p.logs.String(), 4000))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// startHAProxy starts Debian's haproxy in front of the nodes, round
+// robin, with /readyz as the health check, and returns its address.
+func startHAProxy(t testing.TB, nodes []*proc) string {
+	t.Helper()
+	bin := testenv.HAProxy(t)
+	port := freePort(t)
+	var servers strings.Builder
+	for i, n := range nodes {
+		fmt.Fprintf(&servers, "  server n%d %s check\n", i+1, n.addr)
+	}
+	cfg := fmt.Sprintf(`global
+  maxconn 2000
+defaults
+  mode http
+  timeout connect 2s
+  timeout client 180s
+  timeout server 180s
+  retries 3
+  option redispatch
+frontend fe
+  bind 127.0.0.1:%d
+  default_backend nodes
+backend nodes
+  balance roundrobin
+  option httpchk GET /readyz
+  http-check expect status 200
+  default-server inter 300ms fall 2 rise 2
+%s`, port, servers.String())
+	file := filepath.Join(t.TempDir(), "haproxy.cfg")
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	p := startProc(t, "haproxy", addr, bin, "-db", "-f", file)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return addr
+			}
+		}
+		if p.exited() || time.Now().After(deadline) {
+			t.Fatalf("haproxy did not start:\n%s", p.logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// client talks to the API through one address.
+type client struct {
+	base string
+	hc   *http.Client
+}
+
+func newClient(addr string) *client {
+	return &client{base: "http://" + addr, hc: &http.Client{
+		Timeout:   120 * time.Second,
+		Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 64},
+	}}
+}
+
+type answer struct {
+	status int
+	body   []byte
+	err    error
+}
+
+func (c *client) do(ctx context.Context, method, path, token string, body any) answer {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return answer{err: err}
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return answer{err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return answer{status: resp.StatusCode, body: b, err: err}
+}
+
+func (c *client) create(ctx context.Context, token string) (string, answer) {
+	a := c.do(ctx, "POST", "/v1/sessions", token, nil)
+	if a.err != nil || a.status != http.StatusCreated {
+		return "", a
+	}
+	var v struct{ ID string }
+	json.Unmarshal(a.body, &v)
+	return v.ID, a
+}
+
+func (c *client) eval(ctx context.Context, token, id, lang, code string) (*sandbox.Result, answer) {
+	a := c.do(ctx, "POST", "/v1/sessions/"+id+"/eval", token, sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code}}})
+	if a.err != nil || a.status != http.StatusOK {
+		return nil, a
+	}
+	var res sandbox.Result
+	if err := json.Unmarshal(a.body, &res); err != nil {
+		a.err = err
+		return nil, a
+	}
+	return &res, a
+}
+
+func output(res *sandbox.Result) string {
+	var b strings.Builder
+	for _, c := range res.Details.Cells {
+		b.WriteString(c.Output)
+	}
+	return b.String()
+}
+
+// metric sums the samples of a metric (any labels) in a node's /metrics.
+func metric(t testing.TB, c *client, name string) float64 {
+	t.Helper()
+	a := c.do(context.Background(), "GET", "/metrics", tokenA, nil)
+	if a.err != nil || a.status != http.StatusOK {
+		t.Fatalf("metrics: %d %v", a.status, a.err)
+	}
+	sum := 0.0
+	for _, line := range strings.Split(string(a.body), "\n") {
+		if strings.HasPrefix(line, name+"{") || strings.HasPrefix(line, name+" ") {
+			var v float64
+			fields := strings.Fields(line)
+			fmt.Sscan(fields[len(fields)-1], &v)
+			sum += v
+		}
+	}
+	return sum
+}
