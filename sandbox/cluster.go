@@ -34,3 +34,29 @@ func (m *Manager) Holds(id string) bool {
 	_, ok := m.byID[id]
 	return ok
 }
+
+// Detach removes the session id from the manager at once, so that the
+// next request for it loads it from the store, and closes it in the
+// background once the eval running in it (if any) has ended. Its folder
+// stays: that load makes it hold exactly the stored files. It is Unload
+// for a caller inside the session's own eval (its save failed: the copy
+// in memory is ahead of the store, which holds the last answered eval),
+// where Unload would wait for that eval to end. It reports whether the
+// manager held the session.
+func (m *Manager) Detach(id string) bool {
+	m.mu.Lock()
+	s, ok := m.byID[id]
+	if ok {
+		delete(m.byID, id)
+	}
+	m.mu.Unlock()
+	if !ok {
+		return false
+	}
+	go func() {
+		if err := s.sess.Close(context.Background()); err != nil {
+			m.sb.opts.Logger.Warn("detaching a session", "session", id, "err", err)
+		}
+	}()
+	return true
+}

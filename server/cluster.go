@@ -245,8 +245,9 @@ func (n *Node) acquire(ctx context.Context, id string) (store.Lease, error) {
 }
 
 // lose forgets id's lease (another node holds it now) and unloads this
-// node's copy of the session.
-func (n *Node) lose(ctx context.Context, id, why string) {
+// node's copy of the session (from a save inside the session's eval:
+// detaches it).
+func (n *Node) lose(ctx context.Context, id, why string, inEval bool) {
 	n.mu.Lock()
 	_, had := n.held[id]
 	delete(n.held, id)
@@ -255,7 +256,11 @@ func (n *Node) lose(ctx context.Context, id, why string) {
 	if had {
 		n.log.Warn("lease lost", "node", n.cfg.ID, "session", id, "why", why)
 	}
-	if mgr != nil {
+	switch {
+	case mgr == nil:
+	case inEval:
+		mgr.Detach(id)
+	default:
 		mgr.Unload(ctx, id)
 	}
 }
@@ -349,7 +354,7 @@ func (n *Node) renew() {
 	}
 	n.mu.Unlock()
 	for _, id := range lost {
-		n.lose(ctx, id, "taken over by another node")
+		n.lose(ctx, id, "taken over by another node", false)
 	}
 	for _, id := range release {
 		if err := n.leases.Release(ctx, id, n.cfg.ID); err != nil {
@@ -507,11 +512,11 @@ func (s *nodeStore) Save(ctx context.Context, st *store.State, epoch int64) erro
 	if s.n.leases != nil {
 		e, err := s.n.epochFor(ctx, st.ID)
 		if err != nil {
+			m.persists.WithLabelValues(outcome(err)).Inc()
 			if errors.Is(err, store.ErrStaleEpoch) {
-				m.persists.WithLabelValues("stale").Inc()
-				s.n.lose(context.WithoutCancel(ctx), st.ID, err.Error())
+				s.n.lose(context.WithoutCancel(ctx), st.ID, err.Error(), true)
 			} else {
-				m.persists.WithLabelValues(outcome(err)).Inc()
+				s.n.detach(st.ID, err)
 			}
 			return err
 		}
@@ -521,12 +526,28 @@ func (s *nodeStore) Save(ctx context.Context, st *store.State, epoch int64) erro
 	err := s.inner.Save(ctx, st, epoch)
 	m.persistSeconds.Observe(time.Since(start).Seconds())
 	m.persists.WithLabelValues(outcome(err)).Inc()
-	if err == nil {
+	switch {
+	case err == nil:
 		m.persistBytes.Add(float64(stateSize(st)))
-	} else if errors.Is(err, store.ErrStaleEpoch) && s.n.leases != nil {
-		s.n.lose(context.WithoutCancel(ctx), st.ID, err.Error())
+	case errors.Is(err, store.ErrStaleEpoch) && s.n.leases != nil:
+		s.n.lose(context.WithoutCancel(ctx), st.ID, err.Error(), true)
+	default:
+		s.n.detach(st.ID, err)
 	}
 	return err
+}
+
+// detach drops the copy in memory of a session whose save failed: it is
+// ahead of the store, which holds the session as of its last answered
+// eval, so the next request loads that (once the store is back) rather
+// than building on an eval whose client was told it failed.
+func (n *Node) detach(id string, err error) {
+	n.mu.Lock()
+	mgr := n.mgr
+	n.mu.Unlock()
+	if mgr != nil && mgr.Detach(id) {
+		n.log.Warn("session detached after a failed save", "node", n.cfg.ID, "session", id, "err", err)
+	}
 }
 
 func outcome(err error) string {

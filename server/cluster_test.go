@@ -42,7 +42,7 @@ func startNode(t *testing.T, id, storeURL string, ttl time.Duration) *clusterNod
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, mgr := newSandbox(t, sandbox.ManagerOptions{})
+	sb, mgr := newSandbox(t, sandbox.ManagerOptions{Store: node.Store()})
 	srv, err := server.New(server.Config{Sandbox: sb, Manager: mgr, Tokens: []string{tokenA, tokenB}, Node: node,
 		Logger: slog.New(slog.NewJSONHandler(logs, nil)), TempDir: t.TempDir()})
 	if err != nil {
@@ -107,14 +107,17 @@ func TestClusterRouting(t *testing.T) {
 }
 
 // TestClusterTakeover: a lease that ran out is taken by the node the
-// request reaches, at a higher epoch, and the old holder's copy is
-// unloaded when it learns of it.
+// request reaches, at a higher epoch; that node loads the session's state
+// from the store, and the old holder's copy is unloaded when it learns of
+// it.
 func TestClusterTakeover(t *testing.T) {
+	testenv.RequirePython(t)
 	pg := testenv.StartPostgres(t)
 	const ttl = 900 * time.Millisecond
 	a := startNode(t, "node-a", pg.URL, ttl)
 	b := startNode(t, "node-b", pg.URL, ttl)
 	id := a.create(t, tokenA)
+	a.eval(t, tokenA, id, cells("py", "x = 41", "open('f.txt', 'w').write('kept')"))
 	st, err := store.Open(pg.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -131,27 +134,68 @@ func TestClusterTakeover(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond)
-	// B takes it over; without state in the store the session is gone
-	// there (the manager loads sessions from the store when it can).
-	r := do(t, "POST", b.URL+"/v1/sessions/"+id+"/eval", tokenA, cells("js", "1"))
-	if r.status != http.StatusNotFound && r.status != http.StatusOK {
-		t.Fatalf("after takeover: %d %s", r.status, r.body)
+	// B takes it over and loads it.
+	res := b.eval(t, tokenA, id, cells("py", "print(x + 1, open('f.txt').read())"))
+	if out := output(res); out != "42 kept\n" {
+		t.Fatalf("after the takeover: %q", out)
+	}
+	if !b.mgr.Holds(id) {
+		t.Error("B does not hold the session it took over")
 	}
 	l2, err := leases.Get(context.Background(), id)
 	if err != nil || l2.Holder != "node-b" || l2.Epoch <= l1.Epoch {
 		t.Fatalf("lease after takeover: %+v (was %+v), %v", l2, l1, err)
 	}
 	m := do(t, "GET", b.URL+"/metrics", tokenA, nil)
-	if !strings.Contains(string(m.body), `wasmeval_session_takeovers_total{node="node-b"} 1`) {
-		t.Errorf("B's metrics lack the takeover:\n%s", grepLines(string(m.body), "takeover"))
+	for _, want := range []string{`wasmeval_session_takeovers_total{node="node-b"} 1`, `wasmeval_session_loads_total{node="node-b"} 1`,
+		`wasmeval_persists_total{node="node-b",outcome="ok"} 1`, `wasmeval_persist_duration_seconds_count{node="node-b"} 1`} {
+		if !strings.Contains(string(m.body), want) {
+			t.Errorf("B's metrics lack %s:\n%s", want, grepLines(string(m.body), "node-b"))
+		}
 	}
 	// A's save at its old epoch is refused, through A's own store too.
 	err = a.node.Store().Save(context.Background(), &store.State{ID: id, Artifact: "x", FullFiles: true}, 1)
 	if !errors.Is(err, store.ErrStaleEpoch) {
 		t.Fatalf("the old holder's save: %v", err)
 	}
+	// An eval that reaches A directly (as if its renewal had not yet
+	// told it) fails at its save, and A drops its stale copy.
+	r := do(t, "POST", a.URL+"/v1/sessions/"+id+"/eval", tokenA, cells("py", "x = 0"), "X-Wasmeval-Forwarded-By", "test")
+	if r.status == http.StatusOK {
+		t.Fatalf("an eval on the old holder after the takeover answered 200: %s", r.body)
+	}
+	if out := output(b.eval(t, tokenA, id, cells("py", "print(x)"))); out != "41\n" {
+		t.Fatalf("the old holder's eval reached the state: %q", out)
+	}
+	time.Sleep(100 * time.Millisecond)
 	if a.mgr.Holds(id) {
 		t.Error("A still holds its stale copy after its save was refused")
+	}
+}
+
+// TestClusterStoreOutage: with the database gone, an eval answers 503
+// saying so, and once it is back the session is as of its last answered
+// eval (the failed eval's change is not kept) and takes evals again.
+func TestClusterStoreOutage(t *testing.T) {
+	testenv.RequirePython(t)
+	pg := testenv.StartPostgres(t)
+	a := startNode(t, "node-a", pg.URL, 5*time.Second)
+	id := a.create(t, tokenA)
+	a.eval(t, tokenA, id, cells("py", "x = 1"))
+	pg.Stop()
+	r := do(t, "POST", a.URL+"/v1/sessions/"+id+"/eval", tokenA, cells("py", "x += 1"))
+	wantStatus(t, r, http.StatusServiceUnavailable)
+	if !strings.Contains(string(r.body), "unavailable") || r.header.Get("Retry-After") == "" {
+		t.Errorf("the answer during the outage: %s", r.body)
+	}
+	r = do(t, "POST", a.URL+"/v1/sessions/"+id+"/eval", tokenA, cells("py", "print(x)"))
+	wantStatus(t, r, http.StatusServiceUnavailable)
+	pg.Start()
+	if out := output(a.eval(t, tokenA, id, cells("py", "print(x)"))); out != "1\n" {
+		t.Fatalf("after the outage: %q, want the state of the last answered eval", out)
+	}
+	if out := output(a.eval(t, tokenA, id, cells("py", "x += 1; print(x)"))); out != "2\n" {
+		t.Fatalf("an eval after the outage: %q", out)
 	}
 }
 
