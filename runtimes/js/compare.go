@@ -1,15 +1,17 @@
 package js
 
 import (
+	"cmp"
+	"errors"
 	"math"
 	"math/big"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/token"
-	"github.com/dop251/goja/unistring"
 )
 
 // Comparisons of a BigInt with a text.
@@ -31,9 +33,26 @@ import (
 // is not an identifier: the right one could change while the left is
 // evaluated), and none at all when an operand is a literal other than a
 // long text.
+//
+// A comparison that cannot be tested inline (a member on the left,
+// `a[i - 1] < a[i]`: a test would evaluate it twice, and a getter would
+// run twice) calls a guard of the host's instead, one for each operator
+// (%lt, %gt, %le, %ge, %eq, %ne), which compares two numbers or two texts
+// itself, as the operator does, and hands anything else to the prelude's
+// guard. A call of the prelude's guard, which is JavaScript, made such a
+// comparison cost 3.6 times its native time; goja calls a Go function for
+// about what the comparison costs (BenchmarkCompare).
+//
+//	a[i - 1] < a[i]  ->  %lt(a[i - 1], a[i])
 
 // opCompare is the prelude's comparison guard.
 const opCompare = "%wasmeval.cmp"
+
+// comparisonGuards are the host's guards of the comparisons, by operator.
+var comparisonGuards = map[token.Token]string{
+	token.LESS: "%wasmeval.lt", token.GREATER: "%wasmeval.gt", token.LESS_OR_EQUAL: "%wasmeval.le",
+	token.GREATER_OR_EQUAL: "%wasmeval.ge", token.EQUAL: "%wasmeval.eq", token.NOT_EQUAL: "%wasmeval.ne",
+}
 
 // guardedComparisons are the operators that may parse a text as a BigInt.
 var guardedComparisons = map[token.Token]bool{
@@ -50,9 +69,7 @@ func rewriteComparison(x *ast.BinaryExpression) (ast.Expression, bool) {
 	if !guardedComparisons[x.Operator] || safeOperand(x.Left) || safeOperand(x.Right) {
 		return nil, false
 	}
-	op := x.Operator.String()
-	call := callGuard(opCompare, x.Left.Idx0(), x.Right.Idx1(),
-		&ast.StringLiteral{Idx: x.Left.Idx0(), Literal: "'" + op + "'", Value: unistring.NewFromString(op)}, x.Left, x.Right)
+	call := callGuard(comparisonGuards[x.Operator], x.Left.Idx0(), x.Right.Idx1(), x.Left, x.Right)
 	l, okL := x.Left.(*ast.Identifier)
 	if !okL {
 		return call, true
@@ -201,4 +218,96 @@ func parsePow2(digits string, radix byte) (*big.Int, bool) {
 		bit += bitsPer
 	}
 	return new(big.Int).SetBytes(buf), true
+}
+
+// defineComparisonGuards defines the host's comparison guards as
+// properties of global that no binding can shadow; slow is the prelude's
+// guard, which they call for what they do not compare themselves.
+func (in *instance) defineComparisonGuards(global *goja.Object, slow goja.Callable) error {
+	t, f := in.vm.ToValue(true), in.vm.ToValue(false)
+	for op, name := range comparisonGuards {
+		text := in.vm.ToValue(op.String())
+		guard := in.vm.ToValue(func(call goja.FunctionCall) goja.Value {
+			x, y := call.Argument(0), call.Argument(1)
+			if r, ok := compareQuickly(op, x, y); ok {
+				if r {
+					return t
+				}
+				return f
+			}
+			v, err := slow(goja.Undefined(), text, x, y)
+			if err != nil {
+				in.rethrow(err)
+			}
+			return v
+		})
+		if err := global.DefineDataProperty(name, guard, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compareQuickly compares x and y with op as the operator does when they
+// are two numbers or two texts (ok), which cannot meet a BigInt and a text
+// and call no code; anything else is not ok.
+func compareQuickly(op token.Token, x, y goja.Value) (result, ok bool) {
+	var c int
+	xt, yt := reflect.TypeOf(x), reflect.TypeOf(y)
+	it, ft := numberTypes()
+	switch {
+	case xt == it && yt == it:
+		c = cmp.Compare(x.ToInteger(), y.ToInteger())
+	case (xt == it || xt == ft) && (yt == it || yt == ft):
+		a, b := x.ToFloat(), y.ToFloat()
+		if math.IsNaN(a) || math.IsNaN(b) {
+			return op == token.NOT_EQUAL, true
+		}
+		c = cmp.Compare(a, b) // -0 and 0 are equal
+	default:
+		xs, okX := x.(goja.String)
+		ys, okY := y.(goja.String)
+		if !okX || !okY {
+			return false, false
+		}
+		c = xs.CompareTo(ys) // by UTF-16 code units, as goja's operators
+	}
+	switch op {
+	case token.LESS:
+		return c < 0, true
+	case token.GREATER:
+		return c > 0, true
+	case token.LESS_OR_EQUAL:
+		return c <= 0, true
+	case token.GREATER_OR_EQUAL:
+		return c >= 0, true
+	case token.EQUAL:
+		return c == 0, true
+	case token.NOT_EQUAL:
+		return c != 0, true
+	}
+	return false, false
+}
+
+// numberTypes are goja's types of integer and floating-point numbers.
+var numberTypes = sync.OnceValues(func() (reflect.Type, reflect.Type) {
+	vm := goja.New()
+	return reflect.TypeOf(vm.ToValue(int64(1))), reflect.TypeOf(vm.ToValue(1.5))
+})
+
+// defineFastGuards defines the host's guards of comparisons and templates
+// (templates.go), in front of the prelude's.
+func (in *instance) defineFastGuards(global *goja.Object) error {
+	cmpJS, ok := goja.AssertFunction(global.Get(opCompare))
+	if !ok {
+		return errors.New("js: prelude defines no " + opCompare)
+	}
+	tplJS, ok := goja.AssertFunction(global.Get(opTemplate))
+	if !ok {
+		return errors.New("js: prelude defines no " + opTemplate)
+	}
+	if err := in.defineComparisonGuards(global, cmpJS); err != nil {
+		return err
+	}
+	return in.defineTemplateGuard(global, tplJS)
 }

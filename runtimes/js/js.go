@@ -374,6 +374,9 @@ func (in *instance) start() error {
 	} else if err == nil {
 		err = errors.New("js: prelude defines no operators")
 	}
+	if err == nil {
+		err = in.defineFastGuards(global) // compare.go, templates.go
+	}
 	define := func(name string, v goja.Value) {
 		if err == nil {
 			err = global.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)

@@ -165,14 +165,43 @@ func BenchmarkLoop(b *testing.B) {
 	})
 }
 
-// BenchmarkTemplate is 100,000 templates of two substitutions: of
-// identifiers (a native path for numbers and short texts) and with a
-// member (the guard's call; templates.go).
+// BenchmarkTemplate is 100,000 templates of two substitutions, of
+// identifiers and with a member: both call the host's guard
+// (templates.go).
 func BenchmarkTemplate(b *testing.B) {
 	b.Run("identifiers", func(b *testing.B) {
 		benchCells(b, "{ let r; const n = 'x'; for (let i = 0; i < 1e5; i++) r = `${i}-${n}`; r }")
 	})
 	b.Run("member", func(b *testing.B) {
 		benchCells(b, "{ let r; const o = { n: 'x' }; for (let i = 0; i < 1e5; i++) r = `${i}-${o.n}`; r }")
+	})
+}
+
+// compareSource makes 100,000 comparisons of two array elements, as a
+// sort check or a merge does.
+const compareSource = "{ const a = Array.from({ length: 1000 }, (_, i) => i); let c = 0; " +
+	"for (let k = 0; k < 100; k++) for (let i = 1; i < a.length; i++) if (a[i - 1] < a[i]) c++; c }"
+
+// BenchmarkCompare is compareSource as a cell, and for comparison in a
+// bare goja VM: a comparison of two members may meet a BigInt and a long
+// text, which the guard compares without parsing (compare.go).
+func BenchmarkCompare(b *testing.B) {
+	b.Run("members", func(b *testing.B) { benchCells(b, compareSource) })
+	b.Run("members of objects", func(b *testing.B) {
+		benchCells(b, "{ const o = { x: 1, y: 2 }; let c = 0; for (let i = 0; i < 1e5; i++) if (o.x < o.y) c++; c }")
+	})
+	b.Run("members in bare goja", func(b *testing.B) {
+		vm := goja.New()
+		prg := goja.MustCompile("compare.js", compareSource, false)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		b.ResetTimer()
+		cpu := threadCPU()
+		for range b.N {
+			if _, err := vm.RunProgram(prg); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(threadCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	})
 }

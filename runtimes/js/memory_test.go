@@ -3,8 +3,8 @@ package js_test
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"regexp"
+	"runtime"
 	"runtime/metrics"
 	"strconv"
 	"strings"
