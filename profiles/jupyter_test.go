@@ -48,6 +48,19 @@ func TestProfilesOnJupyter(t *testing.T) {
 		t.Errorf("python profile on jupyter: isError %v, cells %+v", res.Details.IsError, res.Details.Cells)
 	}
 
+	// A caught input() fails its cell and stops the cells after it, in a
+	// kernel as in the CPython sandbox.
+	p, err = profiles.DecodePython([]byte(`{"cells": [{"code": "try:\n    input()\nexcept Exception:\n    pass\nprint('went on')"}, {"code": "print('second')"}], "timeout": 60}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err = profiles.RunPython(ctx, env, p); err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Details.Cells; !res.Details.StdinRequested || c[0].Status != sandbox.StatusError || c[1].Status != sandbox.StatusPending {
+		t.Errorf("a caught input() on jupyter: stdinRequested %v, cells %+v; want the first failed, the second pending", res.Details.StdinRequested, c)
+	}
+
 	for code, want := range map[string]string{
 		"[1, 2]":              `[1,2]`,
 		"x = 5\nx * 2":        `10`,

@@ -386,9 +386,27 @@ func RunPython(ctx context.Context, env *Env, p PythonParams) (*PythonResult, er
 				mu.Unlock()
 				return
 			}
+			if ev.Kind == sandbox.EventStatus && ev.Status == "stdin" {
+				// The jupyter backend's: ipykernel puts its own input() in
+				// place at each cell, and the runtime answers it and says so.
+				mu.Lock()
+				stdinAt[ev.Cell] = true
+				mu.Unlock()
+			}
 			if outer != nil {
 				outer(ev)
 			}
+		})
+		// A cell that asked for stdin fails, also when its code caught the
+		// error and went on, and the cells after it do not run: the seed's
+		// executor treats the execution as a failure.
+		runCtx = sandbox.WithCellVerdict(runCtx, func(i int) string {
+			mu.Lock()
+			defer mu.Unlock()
+			if stdinAt[i] {
+				return stdinText
+			}
+			return ""
 		})
 		res, err = sess.Eval(runCtx, sandbox.Request{Cells: cells})
 		if err != nil && !timedOut() {
@@ -484,14 +502,9 @@ func pythonResult(p PythonParams, cells []sandbox.Cell, res *sandbox.Result, std
 			d.Cancelled, timedOutAt = true, i
 		}
 		if stdinAt[i] {
+			// The cell failed (WithCellVerdict in RunPython), and no cell
+			// after it ran.
 			d.StdinRequested = true
-			if pc.Status == sandbox.StatusComplete {
-				// The code caught the failure and went on: the seed tool
-				// fails the cell all the same.
-				pc.Status, pc.ExitCode = sandbox.StatusError, intPtr(1)
-				pc.Output = strings.TrimRight(pc.Output, "\n") + "\n" + stdinText + "\n"
-				pc.Output = strings.TrimLeft(pc.Output, "\n")
-			}
 		}
 	}
 	if timedOut && timedOutAt < 0 {

@@ -170,6 +170,12 @@ func (s *Session) evalCells(evalCtx context.Context, req Request, depth int) (*R
 			cellEnded(evalCtx, i, r, sink.noted, err)
 			return nil, fmt.Errorf("sandbox: cell %d: %w", i, err)
 		}
+		if status == StatusComplete {
+			if note := cellVerdict(evalCtx, i); note != "" { // WithCellVerdict
+				sink.note(note)
+				status, r.Status = StatusError, StatusError
+			}
+		}
 		r.ExitCode = intPtr(1)
 		if status == StatusComplete {
 			r.ExitCode = intPtr(0)

@@ -289,6 +289,30 @@ func pythonCases() []pyCase {
 			wantEq(t, "stdinRequested", r.Details.StdinRequested, true)
 			wantStatus(t, r, "error")
 		}},
+		// The seed: the execution is a failure at the executor layer, and
+		// later cells are not executed. The cell that caught the error runs
+		// to its end, then fails; the next one never starts.
+		{"a caught input() stops the cells after it", func(t *testing.T, c *pyCaller) {
+			c.ok(`{"cells": [{"code": "ran_after = False"}]}`)
+			r := c.ok(`{"cells": [{"code": "try:\n    input()\nexcept OSError:\n    pass\nprint('went on')"}, {"code": "ran_after = True\nprint('second')"}]}`)
+			wantEq(t, "stdinRequested", r.Details.StdinRequested, true)
+			wantEq(t, "isError", r.Details.IsError, true)
+			wantStatus(t, r, "error", "pending")
+			if out := r.Details.Cells[0].Output; !strings.Contains(out, "went on") || !strings.Contains(out, "stdin is not supported") {
+				t.Errorf("cell 1 output %q: want its own output, then why it failed", out)
+			}
+			if out := r.Details.Cells[1].Output; out != "" {
+				t.Errorf("cell 2 output %q: it must not have run", out)
+			}
+			if r.Details.Cells[1].ExitCode != nil {
+				t.Errorf("cell 2 exitCode %v, want null (never ran)", *r.Details.Cells[1].ExitCode)
+			}
+			if !strings.Contains(r.Content[0].Text, "Cell 1 failed") || !strings.Contains(r.Content[0].Text, "(not run)") {
+				t.Errorf("content %q: want cell 2 (not run) and cell 1 named as failed", r.Content[0].Text)
+			}
+			r = c.ok(`{"cells": [{"code": "print(ran_after)"}]}`)
+			wantOutput(t, r, 0, "False\n")
+		}},
 		{"sys.stdin.read() marks stdin requested", func(t *testing.T, c *pyCaller) {
 			r := c.ok(`{"cells": [{"code": "import sys\nsys.stdin.read()"}]}`)
 			wantEq(t, "stdinRequested", r.Details.StdinRequested, true)
