@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -10,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"net/url"
 	"os"
@@ -34,10 +34,22 @@ func init() { Register("dir", openDirURL) }
 // record or the new one, each with all its files. Load checks the
 // record's checksum and every file's hash.
 //
+// By default every file and folder change is synced before a Save
+// returns, so a saved state survives a crash of the machine too; with
+// NoSync (dir:///path?sync=none) nothing is synced, so a saved state
+// survives the process being killed (the kernel keeps what it wrote) but
+// a machine crash may lose recent saves; a record is never left half
+// written either way (it is renamed into place whole).
+//
 // Two processes must not share a Dir: it locks within the process only.
 type Dir struct {
-	root string
-	mu   sync.RWMutex // Save and Delete exclude Load
+	root   string
+	noSync bool
+	mu     sync.RWMutex // Save and Delete exclude Load
+	// last is the header each id was last saved with, so a Save
+	// need not read the record back (this process is the Dir's only
+	// writer).
+	last map[string]*dirHeader
 }
 
 // dirMagic starts every record; the version after it is Format.
@@ -79,18 +91,32 @@ func OpenDir(path string) (*Dir, error) {
 	if err := os.MkdirAll(path, 0o700); err != nil {
 		return nil, fmt.Errorf("store: dir store: %w", err)
 	}
-	return &Dir{root: filepath.Clean(path)}, nil
+	return &Dir{root: filepath.Clean(path), last: map[string]*dirHeader{}}, nil
 }
+
+// NoSync makes d skip syncing (see Dir); for tests and for operators who
+// accept losing recent saves to a machine crash.
+func (d *Dir) NoSync() *Dir { d.noSync = true; return d }
 
 func openDirURL(rawURL string) (Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("store: %q: %w", rawURL, err)
 	}
-	if u.Host != "" || u.Path == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("store: %q is not a dir store URL; want dir:///absolute/path (three slashes, no host or query)", rawURL)
+	q := u.Query()
+	syncMode := q.Get("sync")
+	q.Del("sync")
+	if u.Host != "" || u.Path == "" || len(q) > 0 || u.Fragment != "" || syncMode != "" && syncMode != "full" && syncMode != "none" {
+		return nil, fmt.Errorf("store: %q is not a dir store URL; want dir:///absolute/path (three slashes, no host), optionally ?sync=none", rawURL)
 	}
-	return OpenDir(u.Path)
+	d, err := OpenDir(u.Path)
+	if err != nil {
+		return nil, err
+	}
+	if syncMode == "none" {
+		d.NoSync()
+	}
+	return d, nil
 }
 
 // Root is the store's folder.
@@ -114,7 +140,10 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	dir := d.sessionDir(st.ID)
-	prev, _, err := d.readHeader(st.ID)
+	prev, err := d.last[st.ID], error(nil)
+	if prev == nil {
+		prev, _, err = d.readHeader(st.ID)
+	}
 	switch {
 	case errors.Is(err, ErrNotFound):
 		prev = nil
@@ -153,7 +182,7 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		case f.Mode.IsRegular():
 			sum := sha256.Sum256(f.Data)
 			e.SHA256, e.Size = hex.EncodeToString(sum[:]), int64(len(f.Data))
-			if err := writeBlob(filepath.Join(dir, "files", e.SHA256), f.Data); err != nil {
+			if err := d.writeBlob(filepath.Join(dir, "files", e.SHA256), f.Data); err != nil {
 				return fmt.Errorf("store: save %s: %s: %w", st.ID, f.Path, err)
 			}
 		default:
@@ -170,21 +199,38 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		h.Files = append(h.Files, e)
 	}
 	sort.Slice(h.Files, func(i, j int) bool { return h.Files[i].Path < h.Files[j].Path })
-	rec, err := encodeRecord(&h, st.Python)
+	head, err := encodeRecord(&h, st.Python)
 	if err != nil {
 		return fmt.Errorf("store: save %s: %w", st.ID, err)
 	}
-	if err := writeAtomic(filepath.Join(dir, "state"), rec); err != nil {
+	if err := d.writeAtomic(filepath.Join(dir, "state"), head, st.Python); err != nil {
 		return fmt.Errorf("store: save %s: %w", st.ID, err)
 	}
-	if prev == nil {
+	if prev == nil && !d.noSync {
 		// A new session folder: its entry in the store's folder must last.
 		if err := syncDir(d.root); err != nil {
 			return fmt.Errorf("store: save %s: %w", st.ID, err)
 		}
 	}
-	d.collect(dir, h.Files)
+	d.last[st.ID] = &h
+	if prev != nil && !sameBlobs(prev.Files, h.Files) {
+		d.collect(dir, h.Files)
+	}
 	return nil
+}
+
+// sameBlobs reports whether two file lists name the same contents, so no
+// blob became garbage.
+func sameBlobs(a, b []dirFileEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].SHA256 != b[i].SHA256 {
+			return false
+		}
+	}
+	return true
 }
 
 // collect removes the file blobs of dir that no entry names (left by
@@ -207,24 +253,25 @@ func (d *Dir) collect(dir string, entries []dirFileEntry) {
 	}
 }
 
-// encodeRecord lays a record out: magic, format (u32), SHA-256 of the rest,
-// header length (u32), header JSON, Python state.
+// encodeRecord lays a record out: magic, format (u32), CRC-32C of the
+// rest (u32; the files' contents are checked by their SHA-256 names),
+// header length (u32), header JSON, Python state. It returns the record
+// up to the Python state, which follows it unchanged.
 func encodeRecord(h *dirHeader, python []byte) ([]byte, error) {
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return nil, err
 	}
-	var body bytes.Buffer
-	body.Grow(4 + len(hj) + len(python))
-	body.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(hj))))
-	body.Write(hj)
-	body.Write(python)
-	sum := sha256.Sum256(body.Bytes())
-	out := make([]byte, 0, len(dirMagic)+4+len(sum)+body.Len())
+	out := make([]byte, 0, len(dirMagic)+12+len(hj))
 	out = append(out, dirMagic...)
 	out = binary.LittleEndian.AppendUint32(out, Format)
-	out = append(out, sum[:]...)
-	return append(out, body.Bytes()...), nil
+	out = binary.LittleEndian.AppendUint32(out, 0) // the CRC, below
+	body := len(out)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(hj)))
+	out = append(out, hj...)
+	crc := crc32.Update(crc32.Checksum(out[body:], castagnoli), castagnoli, python)
+	binary.LittleEndian.PutUint32(out[body-4:], crc)
+	return out, nil
 }
 
 // decodeRecord checks a record and splits it into its header and Python
@@ -233,15 +280,15 @@ func decodeRecord(id string, b []byte) (*dirHeader, []byte, error) {
 	corrupt := func(why string) error {
 		return fmt.Errorf("%w: session %s: %s; it is not loaded", ErrCorrupt, id, why)
 	}
-	if len(b) < len(dirMagic)+4+sha256.Size+4 || string(b[:len(dirMagic)]) != dirMagic {
+	if len(b) < len(dirMagic)+12 || string(b[:len(dirMagic)]) != dirMagic {
 		return nil, nil, corrupt("not a wasmeval state record")
 	}
 	b = b[len(dirMagic):]
 	if v := binary.LittleEndian.Uint32(b); v != Format {
 		return nil, nil, fmt.Errorf("%w: session %s was stored in format %d; this build reads format %d", ErrFormat, id, v, Format)
 	}
-	want, body := b[4:4+sha256.Size], b[4+sha256.Size:]
-	if sum := sha256.Sum256(body); !bytes.Equal(sum[:], want) {
+	want, body := binary.LittleEndian.Uint32(b[4:]), b[8:]
+	if crc32.Checksum(body, castagnoli) != want {
 		return nil, nil, corrupt("the record's checksum does not match")
 	}
 	n := binary.LittleEndian.Uint32(body)
@@ -258,6 +305,8 @@ func decodeRecord(id string, b []byte) (*dirHeader, []byte, error) {
 	}
 	return &h, python, nil
 }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // readHeader reads and checks the record of id.
 func (d *Dir) readHeader(id string) (*dirHeader, []byte, error) {
@@ -324,6 +373,7 @@ func (d *Dir) Delete(ctx context.Context, id string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	dir := d.sessionDir(id)
+	delete(d.last, id)
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -374,25 +424,29 @@ func (d *Dir) Ping(ctx context.Context) error {
 func (d *Dir) Close() error { return nil }
 
 // writeBlob writes a content-addressed file, unless it is there already.
-func writeBlob(path string, data []byte) error {
+func (d *Dir) writeBlob(path string, data []byte) error {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
 		return nil
 	}
-	return writeAtomic(path, data)
+	return d.writeAtomic(path, data)
 }
 
 // writeAtomic writes data to path through a synced temporary file renamed
 // over it, then syncs the folder, so path holds the old bytes or the new
-// ones after a crash.
-func writeAtomic(path string, data []byte) error {
+// ones after a crash (without syncing: after the process is killed).
+func (d *Dir) writeAtomic(path string, pieces ...[]byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".tmp-")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
+	for _, p := range pieces {
+		if err == nil {
+			_, err = f.Write(p)
+		}
+	}
+	if err == nil && !d.noSync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -404,6 +458,9 @@ func writeAtomic(path string, data []byte) error {
 	if err != nil {
 		os.Remove(tmp)
 		return err
+	}
+	if d.noSync {
+		return nil
 	}
 	return syncDir(dir)
 }

@@ -220,10 +220,20 @@ func TestDirArtifactMismatch(t *testing.T) {
 
 // TestOpenAndPaths: bad URLs and paths are refused saying what is right.
 func TestOpenAndPaths(t *testing.T) {
-	for _, u := range []string{"dir://relative/path", "nope", "ftp://x/y", "dir:///tmp/x?y=1"} {
+	for _, u := range []string{"dir://relative/path", "nope", "ftp://x/y", "dir:///tmp/x?y=1", "dir:///tmp/x?sync=sometimes"} {
 		if _, err := store.Open(u); err == nil || !strings.Contains(err.Error(), "dir:///") {
 			t.Errorf("Open(%q) = %v, want an error showing dir:///path", u, err)
 		}
+	}
+	nosync, err := store.Open("dir://" + t.TempDir() + "?sync=none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nosync.Save(context.Background(), &store.State{ID: "s1", Artifact: "a", Python: []byte("p"), FullFiles: true}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := nosync.Load(context.Background(), "s1", "a"); err != nil || string(st.Python) != "p" {
+		t.Fatalf("?sync=none: %v", err)
 	}
 	s, _ := openDir(t)
 	for _, p := range []string{"", "/abs", "../up", "a/../b", "a//b", "./a"} {
