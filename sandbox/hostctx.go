@@ -50,6 +50,9 @@ func (s sessionHost) host(ctx context.Context) hostcalls.Host {
 }
 
 func (s sessionHost) Tool(ctx context.Context, req hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
+	if err := stoppedCall(ctx, "tool calls"); err != nil {
+		return hostcalls.ToolResponse{}, err
+	}
 	defer holdActivity(ctx)()
 	// While the tool runs, evals of the session run inside the cell.
 	if f := frameOf(ctx); f != nil {
@@ -73,6 +76,9 @@ func (s sessionHost) LLM(ctx context.Context, req hostcalls.LLMRequest) (hostcal
 }
 
 func (s sessionHost) Agent(ctx context.Context, req hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
+	if err := stoppedCall(ctx, "sub-agents"); err != nil {
+		return hostcalls.AgentResponse{}, err
+	}
 	defer holdActivity(ctx)()
 	if f := frameOf(ctx); f != nil {
 		// A nested eval's cell runs deeper than its session: the cap

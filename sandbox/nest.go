@@ -25,7 +25,9 @@ import (
 // running (the waiting cell's, or one further out) runs inside that cell
 // (runtimes.Reentrant); a cell of another language runs on its instance
 // as usual. A frame ends only after the nested evals in it have: they are
-// cancelled when its cell ends.
+// cancelled when its cell ends, and stopped when its cell is (its timeout,
+// its hard limit, a cancel); the time they run spends the cell's timeout
+// (nestclock.go); a stopped cell calls no more agents or tools.
 
 // ErrNestedTooDeep is the error of an Eval that would nest deeper than
 // hostcalls.MaxAgentDepth, as the seed caps sub-agent recursion.
@@ -34,6 +36,38 @@ var ErrNestedTooDeep = errors.New("sandbox: evals nest too deep")
 // errParentEnded is the cause that stops a nested eval whose waiting cell
 // ended first.
 var errParentEnded = errors.New("sandbox: the cell this eval ran inside ended")
+
+// errParentStopped is the cause that stops a nested eval whose waiting
+// cell was stopped (the cause of that stop is wrapped too).
+var errParentStopped = errors.New("sandbox: the cell this eval ran inside was stopped")
+
+// stoppedCall is the error of an agent or tool call (what it would start)
+// made by a cell that is stopped, or nil: a cell whose timeout passed may
+// catch its KeyboardInterrupt, but it starts no more sub-agents, whose
+// evals would run inside it.
+func stoppedCall(ctx context.Context, what string) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("this cell %s, and it starts no more %s", stopReason(context.Cause(ctx)), what)
+}
+
+// parentStoppedNote is the note of a nested cell stopped by cause, an
+// errParentStopped.
+func parentStoppedNote(cause error) string {
+	return "cancelled: the cell this eval ran inside (it waited in agent() or tool()) " + stopReason(cause)
+}
+
+// stopReason says why a cell stopped by cause was.
+func stopReason(cause error) string {
+	switch {
+	case errors.Is(cause, errCellTimeout):
+		return "timed out"
+	case errors.Is(cause, errCellHardLimit):
+		return "reached its hard time limit"
+	}
+	return "was stopped"
+}
 
 // frame is a running cell, as nested evals see it.
 type frame struct {
@@ -48,6 +82,22 @@ type frame struct {
 	// end is when the cell ends at the latest (its hard limit, or that of
 	// the cell it is nested in); guarded by n.mu. Zero until it starts.
 	end time.Time
+	// stop is done when the cell is stopped, before it ends; act is its
+	// inactivity timer, which nested evals spend. Both are set by started,
+	// under n.mu.
+	stop context.Context
+	act  *activity
+}
+
+// started records the running cell's context and clock, which nested
+// evals in it answer to. A nil f does nothing.
+func (f *frame) started(stop context.Context, act *activity) {
+	if f == nil {
+		return
+	}
+	f.n.mu.Lock()
+	defer f.n.mu.Unlock()
+	f.stop, f.act = stop, act
 }
 
 // outerKey carries, in a nested eval's context, the frame it runs in.
@@ -103,7 +153,10 @@ func (n *nesting) changedLocked() <-chan struct{} {
 }
 
 // waitingLocked is the frame an eval runs in now, or nil: pref when it
-// waits, else the innermost frame that waits.
+// waits, else the innermost frame that waits. (One whose cell was stopped
+// still waits until its call returns: an eval nested in it is stopped at
+// once, rather than left to wait for the session's turn, which the cell
+// holds until that call returns.)
 func (n *nesting) waitingLocked(pref *frame) *frame {
 	if pref != nil && pref.waiting > 0 && pref.ctx.Err() == nil {
 		for _, f := range n.frames {
@@ -208,8 +261,23 @@ func (s *Session) evalNested(ctx context.Context, req Request, parent *frame) (*
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stop := context.AfterFunc(parent.ctx, func() { cancel(context.Cause(parent.ctx)) })
+	// It is stopped when the cell it runs in is, and its time is that
+	// cell's too.
+	s.nest.mu.Lock()
+	pstop, act := parent.stop, parent.act
+	s.nest.mu.Unlock()
+	if pstop == nil {
+		pstop = parent.ctx
+	}
+	stop := context.AfterFunc(pstop, func() {
+		cause := context.Cause(pstop)
+		if !errors.Is(cause, errParentEnded) {
+			cause = fmt.Errorf("%w: %w", errParentStopped, cause)
+		}
+		cancel(cause)
+	})
 	defer stop()
+	defer act.nestedRun()()
 	// Its cells' budget helper bounds their time by the parent's.
 	ctx = context.WithValue(ctx, outerKey{}, parent)
 	return s.evalCells(ctx, req, parent.depth+1)

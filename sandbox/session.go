@@ -249,8 +249,10 @@ func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellSta
 	hardLimit := CellHardLimit(c.TimeoutSeconds)
 	hard := time.AfterFunc(hardLimit, func() { cancel(errCellHardLimit) })
 	defer hard.Stop()
-	act := &activity{timer: timer, timeout: timeout}
+	act := &activity{timer: timer, timeout: timeout, deadline: time.Now().Add(timeout)}
 	cellCtx = context.WithValue(cellCtx, activityKey{}, act)
+	// Evals nested in the cell are stopped with it and spend its timeout.
+	frameOf(ctx).started(cellCtx, act)
 	fuel, fuelNote := c.Fuel, fmt.Sprintf("fuel exhausted: the cell used its budget of %d units", c.Fuel)
 	if b := s.opts.FuelBudget; b > 0 && c.Language == "py" {
 		left := b - s.fuelUsedNow()
@@ -300,7 +302,7 @@ func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellSta
 		sink.note(stopNote(ctx))
 		return StatusCancelled, dur, nil
 	case errors.Is(context.Cause(cellCtx), errCellTimeout):
-		sink.note(fmt.Sprintf("timed out after %d %s", c.TimeoutSeconds, plural(c.TimeoutSeconds, "second")))
+		sink.note(fmt.Sprintf("timed out after %d %s%s", c.TimeoutSeconds, plural(c.TimeoutSeconds, "second"), nestedSpentNote(cellCtx)))
 		return StatusError, dur, nil
 	case errors.Is(context.Cause(cellCtx), errCellHardLimit):
 		secs := int(hardLimit / time.Second)
@@ -320,6 +322,11 @@ type activity struct {
 	timeout  time.Duration
 	inFlight int
 	held     bool // stopped by the first call in flight
+	// While evals run nested in the cell (nestclock.go).
+	deadline time.Time     // when the timer fires, while it runs
+	left     time.Duration // what was left when a call held it
+	nested   int           // nested evals running in the cell now
+	ranNest  bool          // one has run: the timeout is a budget now
 }
 
 type activityKey struct{}
@@ -328,8 +335,8 @@ func (a *activity) touch() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	// Once fired, the timer stays fired: the cell is being stopped.
-	if a.inFlight == 0 && a.timer.Stop() {
-		a.timer.Reset(a.timeout)
+	if a.inFlight == 0 && !a.ranNest && a.timer.Stop() {
+		a.restartLocked(a.timeout)
 	}
 }
 
@@ -338,16 +345,16 @@ func (a *activity) touch() {
 func (a *activity) hold() func() {
 	a.mu.Lock()
 	a.inFlight++
-	if a.inFlight == 1 {
-		a.held = a.timer.Stop()
+	if a.inFlight == 1 && a.nested == 0 {
+		a.pauseLocked()
 	}
 	a.mu.Unlock()
 	return func() {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		a.inFlight--
-		if a.inFlight == 0 && a.held {
-			a.timer.Reset(a.timeout)
+		if a.inFlight == 0 {
+			a.resumeLocked()
 		}
 	}
 }
@@ -380,6 +387,8 @@ func stopNote(ctx context.Context) string {
 		return "cancelled: interrupted"
 	case errors.Is(cause, errParentEnded):
 		return "cancelled: the cell this eval ran inside (it waited in agent() or tool()) ended"
+	case errors.Is(cause, errParentStopped):
+		return parentStoppedNote(cause)
 	}
 	return "cancelled"
 }
