@@ -89,6 +89,10 @@ type sessionStore struct {
 	base     map[string]fileStamp // the root as last saved; nil: save it whole
 	py       python.StateCache
 	reset    []string // languages whose state was lost by a load, not yet noted
+	// outputs is the output store as last saved, when its next id was
+	// outputsNext.
+	outputs     []byte
+	outputsNext string
 }
 
 // fileStamp is what tells a changed file from an unchanged one.
@@ -145,7 +149,13 @@ func (s *Session) saveState(ctx context.Context) error {
 	}
 	st.JS, _ = json.Marshal(persistedJS{Had: hasJS})
 	st.Meta, _ = json.Marshal(persistedMeta{Created: p.created, Reset: reset})
-	st.Outputs = s.outputs.marshal()
+	// Outputs change only when one is added (next counts them): the
+	// bytes saved last time are given again otherwise, so a store may
+	// tell that they did not change.
+	if next := s.outputs.nextID(); p.outputs == nil || p.outputsNext != next {
+		p.outputs, p.outputsNext = s.outputs.marshal(), next
+	}
+	st.Outputs = p.outputs
 	started := time.Now()
 	cur, files, err := diffRoot(s.opts.Root, p.base, started, false)
 	if err != nil {

@@ -49,7 +49,8 @@ type Dir struct {
 	// last is the header each id was last saved with, so a Save
 	// need not read the record back (this process is the Dir's only
 	// writer).
-	last map[string]*dirHeader
+	last    map[string]*dirHeader
+	lastOut map[string]lastOutputs
 }
 
 // dirMagic starts every record; the version after it is Format.
@@ -63,7 +64,7 @@ type dirHeader struct {
 	Format    int            `json:"format"`
 	Epoch     int64          `json:"epoch"`
 	Options   []byte         `json:"options,omitempty"`
-	Outputs   []byte         `json:"outputs,omitempty"`
+	Outputs   string         `json:"outputs,omitempty"` // the SHA-256 of its blob in files/
 	FuelUsed  uint64         `json:"fuelUsed"`
 	JS        []byte         `json:"js,omitempty"`
 	Meta      []byte         `json:"meta,omitempty"`
@@ -91,7 +92,7 @@ func OpenDir(path string) (*Dir, error) {
 	if err := os.MkdirAll(path, 0o700); err != nil {
 		return nil, fmt.Errorf("store: dir store: %w", err)
 	}
-	return &Dir{root: filepath.Clean(path), last: map[string]*dirHeader{}}, nil
+	return &Dir{root: filepath.Clean(path), last: map[string]*dirHeader{}, lastOut: map[string]lastOutputs{}}, nil
 }
 
 // NoSync makes d skip syncing (see Dir); for tests and for operators who
@@ -192,13 +193,27 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 	}
 	h := dirHeader{
 		ID: st.ID, Owner: st.Owner, Artifact: st.Artifact, Format: Format, Epoch: epoch,
-		Options: st.Options, Outputs: st.Outputs, FuelUsed: st.FuelUsed, JS: st.JS, Meta: st.Meta,
+		Options: st.Options, FuelUsed: st.FuelUsed, JS: st.JS, Meta: st.Meta,
 		Files: make([]dirFileEntry, 0, len(files)), PythonLen: len(st.Python),
 	}
 	for _, e := range files {
 		h.Files = append(h.Files, e)
 	}
 	sort.Slice(h.Files, func(i, j int) bool { return h.Files[i].Path < h.Files[j].Path })
+	if len(st.Outputs) > 0 {
+		// The cut outputs (up to 64 MiB) are a blob of their own, written
+		// only when they change: a save with the very slice it saved last
+		// time does not even hash it again.
+		if o := d.lastOut[st.ID]; o.n == len(st.Outputs) && o.p == &st.Outputs[0] {
+			h.Outputs = o.sum
+		} else {
+			sum := sha256.Sum256(st.Outputs)
+			h.Outputs = hex.EncodeToString(sum[:])
+			if err := d.writeBlob(filepath.Join(dir, "files", h.Outputs), st.Outputs); err != nil {
+				return fmt.Errorf("store: save %s: outputs: %w", st.ID, err)
+			}
+		}
+	}
 	head, err := encodeRecord(&h, st.Python)
 	if err != nil {
 		return fmt.Errorf("store: save %s: %w", st.ID, err)
@@ -213,10 +228,20 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		}
 	}
 	d.last[st.ID] = &h
-	if prev != nil && !sameBlobs(prev.Files, h.Files) {
-		d.collect(dir, h.Files)
+	if len(st.Outputs) > 0 {
+		d.lastOut[st.ID] = lastOutputs{p: &st.Outputs[0], n: len(st.Outputs), sum: h.Outputs}
+	}
+	if prev != nil && (prev.Outputs != h.Outputs || !sameBlobs(prev.Files, h.Files)) {
+		d.collect(dir, &h)
 	}
 	return nil
+}
+
+// lastOutputs remembers the outputs slice a Save wrote, and its hash.
+type lastOutputs struct {
+	p   *byte
+	n   int
+	sum string
 }
 
 // sameBlobs reports whether two file lists name the same contents, so no
@@ -235,9 +260,9 @@ func sameBlobs(a, b []dirFileEntry) bool {
 
 // collect removes the file blobs of dir that no entry names (left by
 // earlier records), and temporary files of interrupted saves.
-func (d *Dir) collect(dir string, entries []dirFileEntry) {
-	keep := map[string]bool{}
-	for _, e := range entries {
+func (d *Dir) collect(dir string, h *dirHeader) {
+	keep := map[string]bool{h.Outputs: true}
+	for _, e := range h.Files {
 		if e.SHA256 != "" {
 			keep[e.SHA256] = true
 		}
@@ -339,8 +364,15 @@ func (d *Dir) Load(ctx context.Context, id, artifact string) (*State, error) {
 	}
 	st := &State{
 		ID: h.ID, Owner: h.Owner, Artifact: h.Artifact, Format: h.Format, Epoch: h.Epoch,
-		Options: h.Options, Python: python, FullFiles: true, Outputs: h.Outputs,
+		Options: h.Options, Python: python, FullFiles: true,
 		FuelUsed: h.FuelUsed, JS: h.JS, Meta: h.Meta, Files: make([]File, 0, len(h.Files)),
+	}
+	if h.Outputs != "" {
+		b, err := os.ReadFile(filepath.Join(d.sessionDir(id), "files", h.Outputs))
+		if sum := sha256.Sum256(b); err != nil || hex.EncodeToString(sum[:]) != h.Outputs {
+			return nil, fmt.Errorf("%w: session %s: its outputs are missing or do not match their checksum (%v); it is not loaded", ErrCorrupt, id, err)
+		}
+		st.Outputs = b
 	}
 	for _, e := range h.Files {
 		if err := CheckPath(e.Path); err != nil {
@@ -374,6 +406,7 @@ func (d *Dir) Delete(ctx context.Context, id string) error {
 	defer d.mu.Unlock()
 	dir := d.sessionDir(id)
 	delete(d.last, id)
+	delete(d.lastOut, id)
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

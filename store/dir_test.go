@@ -61,7 +61,10 @@ func TestDirRoundTrip(t *testing.T) {
 	if err := s.Save(ctx, st, 1); err != nil {
 		t.Fatal(err)
 	}
-	delta := &store.State{ID: "abc123", Owner: "ownerhash", Artifact: "py-1", Python: []byte("later pages"), FuelUsed: 99,
+	if got, err := s.Load(ctx, "abc123", "py-1"); err != nil || string(got.Outputs) != `["x"]` || string(got.Options) != `{"env":{"A":"1"}}` || string(got.JS) != `{"had":true}` {
+		t.Fatalf("first save: %+v, %v", got, err)
+	}
+	delta := &store.State{ID: "abc123", Owner: "ownerhash", Artifact: "py-1", Python: []byte("later pages"), FuelUsed: 99, Outputs: []byte(`["x","y"]`),
 		Files: []store.File{
 			{Path: "a.txt", Mode: 0o644, Data: []byte("one, changed")},
 			{Path: "c.txt", Mode: 0o644, Data: []byte("three")},
@@ -79,7 +82,7 @@ func TestDirRoundTrip(t *testing.T) {
 	if g := files(got); !equalMaps(g, want) {
 		t.Fatalf("files %v, want %v", g, want)
 	}
-	if string(got.Python) != "later pages" || got.FuelUsed != 99 || got.Owner != "ownerhash" || !got.FullFiles || got.Epoch != 1 || got.Format != store.Format {
+	if string(got.Python) != "later pages" || string(got.Outputs) != `["x","y"]` || got.FuelUsed != 99 || got.Owner != "ownerhash" || !got.FullFiles || got.Epoch != 1 || got.Format != store.Format {
 		t.Fatalf("loaded %+v", got)
 	}
 	ids, err := s.List(ctx)
@@ -88,8 +91,8 @@ func TestDirRoundTrip(t *testing.T) {
 	}
 	// Blobs of files no record names are gone.
 	blobs, _ := os.ReadDir(filepath.Join(s.Root(), "abc123", "files"))
-	if len(blobs) != 3 { // "one" (twice, one blob), "one, changed", "three"
-		t.Fatalf("%d blobs kept, want 3", len(blobs))
+	if len(blobs) != 4 { // "one" (twice, one blob), "one, changed", "three", the outputs
+		t.Fatalf("%d blobs kept, want 4", len(blobs))
 	}
 	if err := s.Delete(ctx, "abc123"); err != nil {
 		t.Fatal(err)

@@ -36,6 +36,8 @@
 //     a session root. CheckPath says which are valid; stores refuse others.
 //   - Errors for an unreachable backend wrap ErrUnavailable, so servers can
 //     answer 503 and retry; a Store never corrupts state on such errors.
+//   - Save may keep references to st's slices (a store may remember what
+//     it wrote last); the caller does not change them afterwards.
 //   - Every method is safe for concurrent use.
 //
 // # Adding a store
