@@ -65,7 +65,11 @@
 // brackets or prefix operators, syntax trees deeper than 3000. The BigInt
 // operators **, << and >> refuse results of more than 2^22 bits. The same
 // guards apply to code made at run time with eval and the Function
-// constructors. Each regexp2 match (patterns with lookaround or
+// constructors. A text of more than 100,000 characters is not parsed as a
+// BigInt by BigInt(), BigInt.asIntN and asUintN, the comparisons, DataView's
+// setBigInt64 and setBigUint64, or a BigInt array's fill and set
+// (bigstore.go); an element assignment (`ta[0] = text`) and a BigInt
+// array's constructor and from() still parse one in goja's own code. Each regexp2 match (patterns with lookaround or
 // backreferences) stops after 1 s, and each loop that calls code or makes
 // objects calls a safe point every 65536 turns, where the memory monitor
 // can measure the session.

@@ -149,6 +149,8 @@ type instance struct {
 
 	vm      *goja.Runtime
 	hooks   hooks
+	// isView is ArrayBuffer.isView, as the VM started (bigstore.go).
+	isView func(*goja.Object) bool
 	loop    *loop
 	modules map[string]*moduleRecord
 	start0  time.Time // the guest clock at start, for performance.now
@@ -353,6 +355,9 @@ func (in *instance) start() error {
 		return err
 	}
 	if err := in.guardRegExp(); err != nil {
+		return err
+	}
+	if err := in.guardBigIntStores(); err != nil { // bigstore.go
 		return err
 	}
 	// The cells' own require and import helpers, relative to the root.
