@@ -147,10 +147,10 @@ type instance struct {
 	root     *os.Root
 	rootPath string
 
-	vm      *goja.Runtime
-	hooks   hooks
+	vm    *goja.Runtime
+	hooks hooks
 	// isView is ArrayBuffer.isView, as the VM started (bigstore.go).
-	isView func(*goja.Object) bool
+	isView  func(*goja.Object) bool
 	loop    *loop
 	modules map[string]*moduleRecord
 	start0  time.Time // the guest clock at start, for performance.now
