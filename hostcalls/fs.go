@@ -341,7 +341,7 @@ func (f *FS) Append(p, content string) (string, error) {
 		file    *os.File
 		created bool
 	)
-	if _, _, give := f.owner.Get(); give && berr != nil {
+	if f.owner.tracks() && berr != nil {
 		// A file to give to the root's owner: only one this open made
 		// (O_EXCL, which follows no link), not one that appeared meanwhile.
 		file, err = f.root.OpenFile(rel, flags|os.O_EXCL, 0o644)

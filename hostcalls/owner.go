@@ -26,23 +26,82 @@ import (
 // through one opened without following a link (O_NOFOLLOW|O_DIRECTORY),
 // so a link the kernel swaps in meanwhile changes nothing outside the
 // root. Its methods are safe for concurrent use.
+//
+// What the host created before the owner was known (write() from a
+// JavaScript cell, the files API, before the session's first kernel
+// started) is remembered, up to maxPending entries, and given to the
+// owner when Set first sets one, so the kernel can edit those files in
+// place too. Each is changed only if the entry at its path is still the
+// one the host made (the same inode, still wasmeval's) and not a link.
 type RootOwner struct {
 	mu       sync.Mutex
 	uid, gid int
 	set      bool
+	// pending is what the host created while no owner was set; fs is
+	// the FS it was created through.
+	pending []pendingEntry
+	fs      *FS
 }
 
-// Set makes uid and gid the owner of what the host creates from now on. A
-// uid that is wasmeval's own effective uid, or negative, unsets it: the
-// host's files are then its user's anyway.
+// pendingEntry is a file or folder the host created in the root before
+// the owner was known: its path in the root and its identity.
+type pendingEntry struct {
+	rel      string
+	dev, ino uint64
+}
+
+// maxPending bounds what a RootOwner remembers before an owner is set; a
+// host that creates more leaves the rest its own.
+const maxPending = 4096
+
+// Set makes uid and gid the owner of what the host creates from now on,
+// and gives it what the host created before (see RootOwner). A uid that
+// is wasmeval's own effective uid, or negative, unsets it: the host's
+// files are then its user's anyway.
 func (o *RootOwner) Set(uid, gid int) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if uid < 0 || uid == os.Geteuid() {
 		o.uid, o.gid, o.set = 0, 0, false
+		o.mu.Unlock()
 		return
 	}
 	o.uid, o.gid, o.set = uid, gid, true
+	pending, f := o.pending, o.fs
+	o.pending, o.fs = nil, nil
+	o.mu.Unlock()
+	for _, e := range pending {
+		f.handOver(e, uid, gid)
+	}
+}
+
+// tracks reports whether the host's new files are given to the owner,
+// now (one is set) or when it is known (wasmeval runs as root, so one may
+// be set later): a creator that can tell a file it made from one that was
+// there (append's O_EXCL) then hands it to giveFile.
+func (o *RootOwner) tracks() bool {
+	if _, _, ok := o.Get(); ok {
+		return true
+	}
+	return o != nil && os.Geteuid() == 0
+}
+
+// remember notes rel, which the host has just created through f while no
+// owner is set (fi is what it created), for Set to hand over. Only a
+// root wasmeval can give files away (it runs as root) remembers anything.
+func (o *RootOwner) remember(f *FS, rel string, fi os.FileInfo) {
+	if o == nil || os.Geteuid() != 0 {
+		return
+	}
+	dev, ino, ok := fileID(fi)
+	if !ok {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.set || len(o.pending) >= maxPending {
+		return
+	}
+	o.pending, o.fs = append(o.pending, pendingEntry{rel: rel, dev: dev, ino: ino}), f
 }
 
 // Get returns the owner, and false when none is set.
@@ -72,6 +131,13 @@ func (f *FS) RootOwner() *RootOwner { return f.owner }
 func (f *FS) giveFile(op, p string, file *os.File) error {
 	uid, gid, ok := f.owner.Get()
 	if !ok {
+		// The file is renamed to p's place (write) or is there already
+		// (append): remember it there.
+		if rel, err := f.Resolve(op, p); err == nil && f.owner != nil && os.Geteuid() == 0 {
+			if fi, err := file.Stat(); err == nil {
+				f.owner.remember(f, rel, fi)
+			}
+		}
 		return nil
 	}
 	if err := file.Chown(uid, gid); err != nil { // fchown: the file created, whatever its name now holds
@@ -87,6 +153,11 @@ func (f *FS) giveFile(op, p string, file *os.File) error {
 func (f *FS) giveDir(op, p, rel string) error {
 	uid, gid, ok := f.owner.Get()
 	if !ok {
+		if f.owner != nil && os.Geteuid() == 0 {
+			if fi, err := f.root.Lstat(rel); err == nil {
+				f.owner.remember(f, rel, fi)
+			}
+		}
 		return nil
 	}
 	parent, err := f.root.Open(path.Dir(rel))

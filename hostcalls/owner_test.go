@@ -70,15 +70,15 @@ func TestRootOwnerGivesHostsNewFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, p := range []string{"a", "a/b", "a/b/c.txt", "n", "n/new.txt", "link.txt"} {
+	// before.txt, which the host wrote before the owner was known, was
+	// handed over when it was set (TestRootOwnerHandsOverEarlierFiles).
+	for _, p := range []string{"a", "a/b", "a/b/c.txt", "n", "n/new.txt", "link.txt", "before.txt"} {
 		if uid, gid := ownerOf(t, filepath.Join(dir, p)); uid != otherUID || gid != otherGID {
 			t.Errorf("%s belongs to %d:%d, want %d:%d", p, uid, gid, otherUID, otherGID)
 		}
 	}
-	for _, p := range []string{"before.txt", "hosts.txt"} {
-		if uid, _ := ownerOf(t, filepath.Join(dir, p)); uid != 0 {
-			t.Errorf("%s (there before) now belongs to uid %d, want 0", p, uid)
-		}
+	if uid, _ := ownerOf(t, filepath.Join(dir, "hosts.txt")); uid != 0 {
+		t.Errorf("hosts.txt (there before, not the FS's) now belongs to uid %d, want 0", uid)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "hosts.txt")); string(b) != "h" {
 		t.Errorf("the link's target holds %q, want h", b)
@@ -129,5 +129,59 @@ func TestGiveDirFollowsNoLink(t *testing.T) {
 	}
 	if uid, _ := ownerOf(t, filepath.Join(dir, "real")); uid != otherUID {
 		t.Errorf("real belongs to uid %d, want %d", uid, otherUID)
+	}
+}
+
+// TestRootOwnerHandsOverEarlierFiles: what the host created in the root
+// before the owner was known (a session's files written before its first
+// kernel started) is given to the owner when it is set, so the kernel can
+// edit it in place; an entry replaced since, or a link planted at its
+// path, is left alone, and so is what the link points to.
+func TestRootOwnerHandsOverEarlierFiles(t *testing.T) {
+	requireRootUser(t)
+	f, dir := openTestFS(t)
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	if err := os.WriteFile(outside, []byte("o"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []func() (string, error){
+		func() (string, error) { return f.Write("data/in.csv", "a,b\n") },
+		func() (string, error) { return f.Append("logs/run.log", "one\n") },
+		func() (string, error) { return f.Write("replaced.txt", "host") },
+		func() (string, error) { return f.Write("swapped.txt", "host") },
+	} {
+		if _, err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Something else took two of those paths since: a hard link to a file
+	// outside, a symbolic link.
+	if err := os.Remove(filepath.Join(dir, "replaced.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(outside, filepath.Join(dir, "replaced.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "swapped.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "swapped.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"data", "data/in.csv", "logs", "logs/run.log"} {
+		if uid, _ := ownerOf(t, filepath.Join(dir, p)); uid != 0 {
+			t.Fatalf("%s belongs to uid %d before an owner is set, want 0", p, uid)
+		}
+	}
+	f.RootOwner().Set(otherUID, otherGID)
+	for _, p := range []string{"data", "data/in.csv", "logs", "logs/run.log"} {
+		if uid, gid := ownerOf(t, filepath.Join(dir, p)); uid != otherUID || gid != otherGID {
+			t.Errorf("%s, written before the owner was known, belongs to %d:%d, want %d:%d", p, uid, gid, otherUID, otherGID)
+		}
+	}
+	for _, p := range []string{filepath.Join(dir, "replaced.txt"), filepath.Join(dir, "swapped.txt"), outside} {
+		if uid, _ := ownerOf(t, p); uid != 0 {
+			t.Errorf("%s (not the host's file any more, or behind a link) now belongs to uid %d, want 0", p, uid)
+		}
 	}
 }

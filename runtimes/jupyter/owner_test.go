@@ -246,3 +246,54 @@ func TestFilesAPIPutBelongsToKernelUser(t *testing.T) {
 		t.Errorf("appending in the kernel to the put file: %s", out)
 	}
 }
+
+// TestHostWritesBeforeKernelBelongToKernelUser: in a root that already
+// belongs to a user (so the kernel runs as that user and the tree is not
+// handed over at its start), what the host wrote before the first kernel
+// started (write() and append() from a JavaScript cell) is given to the
+// kernel's user when the kernel starts, so the kernel edits it in place.
+// It stayed root's, and the kernel could not open it for writing.
+func TestHostWritesBeforeKernelBelongToKernelUser(t *testing.T) {
+	requireRoot(t)
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{PythonBackend: sandbox.PythonJupyter,
+		Jupyter: sandbox.JupyterOptions{Python: ownerPython(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	root := t.TempDir()
+	const nobody = 65534
+	if err := os.Chown(root, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js",
+		Code: "await write('early.txt', 'x'); await write('sub/dir/early2.txt', 'y'); await append('logs/early.log', 'z')"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Details.IsError {
+		t.Fatalf("the JavaScript cell failed: %s", res.Content[0].Text)
+	}
+	if got := uidOf(t, filepath.Join(root, "early.txt")); got != 0 {
+		t.Fatalf("early.txt belongs to uid %d before any kernel, want 0 (the host's)", got)
+	}
+	if uid := kernelUID(t, s); uid != nobody {
+		t.Fatalf("the kernel runs as uid %d, want the root's owner %d", uid, nobody)
+	}
+	for _, p := range []string{"early.txt", "sub", "sub/dir", "sub/dir/early2.txt", "logs", "logs/early.log"} {
+		if got := uidOf(t, filepath.Join(root, p)); got != nobody {
+			t.Errorf("%s belongs to uid %d, want the kernel's %d", p, got, nobody)
+		}
+	}
+	text := evalOK(t, s, "open('early.txt', 'a').write('1')\nopen('sub/dir/early2.txt', 'a').write('2')\nopen('logs/early.log', 'a').write('3')\n"+
+		"open('sub/dir/new.txt', 'w').write('4')\nprint(read('early.txt') + read('sub/dir/early2.txt') + read('logs/early.log') + read('sub/dir/new.txt'))")
+	if !strings.Contains(text, "x1y2z34") {
+		t.Errorf("after appending in the kernel: %q, want x1y2z34", text)
+	}
+}
