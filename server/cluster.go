@@ -181,6 +181,24 @@ func (n *Node) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// Release moves session id off this node: it is unloaded here (once the
+// eval running in it, and its save, end) and its lease released, so that
+// the next request through any node loads it there. Without leases it
+// only unloads.
+func (n *Node) Release(ctx context.Context, id string) error {
+	n.mu.Lock()
+	mgr := n.mgr
+	delete(n.held, id)
+	n.mu.Unlock()
+	if mgr != nil {
+		mgr.Unload(ctx, id)
+	}
+	if n.leases == nil {
+		return nil
+	}
+	return n.leases.Release(ctx, id, n.cfg.ID)
+}
+
 // owned is the number of sessions the node holds the lease of.
 func (n *Node) owned() int {
 	if n.leases == nil {
