@@ -51,10 +51,25 @@ type persistedOptions struct {
 	PythonBackend string            `json:"python,omitempty"`
 }
 
-// persistedJS says whether the session had JavaScript state when saved.
+// persistedJS says whether the session had JavaScript state when saved,
+// and the JavaScript and TypeScript cells that made it (since the VM
+// started or was reset), in the order they ran, for a replay that would
+// rebuild it (not built: a load resets JavaScript). Truncated says the
+// cells passed maxJSLog and are not all there.
 type persistedJS struct {
-	Had bool `json:"had"`
+	Had       bool              `json:"had"`
+	Cells     []persistedJSCell `json:"cells,omitempty"`
+	Truncated bool              `json:"truncated,omitempty"`
 }
+
+// persistedJSCell is one JavaScript or TypeScript cell that ran.
+type persistedJSCell struct {
+	Language string `json:"language"` // js or ts
+	Code     string `json:"code"`
+}
+
+// maxJSLog caps the code of the JavaScript cells a session records.
+const maxJSLog = 1 << 20
 
 // persistedMeta is the rest of a session's metadata.
 type persistedMeta struct {
@@ -93,6 +108,9 @@ type sessionStore struct {
 	// outputsNext.
 	outputs     []byte
 	outputsNext string
+	// js is the JavaScript cells run since the VM started (persistedJS).
+	js      persistedJS
+	jsBytes int
 }
 
 // fileStamp is what tells a changed file from an unchanged one.
@@ -140,14 +158,25 @@ func (s *Session) saveState(ctx context.Context) error {
 		if pi, ok := pyInst.(*python.Instance); ok {
 			b, err := pi.PersistState(ctx, &p.py)
 			if err != nil {
-				return fmt.Errorf("%w: saving the session's Python state: %v", ErrStore, err)
+				// An instance that cannot be read (its interpreter exited)
+				// would fail every eval of the session here: it is saved
+				// without its Python state, which a load then says is reset.
+				s.sb.opts.Logger.Warn("saving a session without its Python state", "session", p.id, "err", err)
+				p.py = python.StateCache{}
+				if !slices.Contains(reset, "py") {
+					reset = append(reset, "py")
+				}
 			}
 			st.Python = b
 		} else if !slices.Contains(reset, "py") {
 			reset = append(reset, "py") // a native kernel's state cannot be saved
 		}
 	}
-	st.JS, _ = json.Marshal(persistedJS{Had: hasJS})
+	p.js.Had = hasJS
+	if !hasJS {
+		p.js.Cells, p.js.Truncated, p.jsBytes = nil, false, 0
+	}
+	st.JS, _ = json.Marshal(p.js)
 	st.Meta, _ = json.Marshal(persistedMeta{Created: p.created, Reset: reset})
 	// Outputs change only when one is added (next counts them): the
 	// bytes saved last time are given again otherwise, so a store may
@@ -179,16 +208,35 @@ func (s *Session) dropPersistCache() {
 	}
 }
 
-// noteRestoreReset tells the first cell of a language whose state a load
-// could not bring back that it starts afresh.
-func (s *Session) noteRestoreReset(lang string, sink *cellSink) {
-	if s.persist == nil || !slices.Contains(s.persist.reset, lang) {
+// beforeCell records a JavaScript or TypeScript cell (c as the request
+// gave it) in the session's JavaScript log, and tells the first cell of a
+// language whose state a load could not bring back that it starts afresh.
+func (s *Session) beforeCell(c Cell, sink *cellSink) {
+	if s.persist == nil {
+		return
+	}
+	lang := c.Language
+	if lang == "ts" {
+		lang = "js"
+	}
+	if lang == "js" {
+		p := s.persist
+		if c.Reset {
+			p.js.Cells, p.js.Truncated, p.jsBytes = nil, false, 0
+		}
+		if p.jsBytes += len(c.Code); p.jsBytes > maxJSLog {
+			p.js.Cells, p.js.Truncated = nil, true
+		} else if !p.js.Truncated {
+			p.js.Cells = append(p.js.Cells, persistedJSCell{Language: c.Language, Code: c.Code})
+		}
+	}
+	if !slices.Contains(s.persist.reset, lang) {
 		return
 	}
 	s.persist.reset = slices.DeleteFunc(s.persist.reset, func(l string) bool { return l == lang })
 	what := "JavaScript"
 	if lang == "py" {
-		what = "Python (its native kernel's state cannot be saved)"
+		what = "Python"
 	}
 	sink.Status("state_reset", fmt.Sprintf("%s state was reset: this session was restored from its store after the server restarted or moved it, and its %s globals are gone; its files, outputs and other languages' state were kept", what, lang))
 }

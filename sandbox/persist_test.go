@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -59,6 +60,23 @@ func TestManagerStoreRestart(t *testing.T) {
 	}
 	evalText(t, m1, "alice", id, "py", "import json\nanswer = {'n': 42}\nopen('notes.txt', 'w').write('kept')\nimport os\nos.makedirs('sub/deeper', exist_ok=True)\nopen('sub/deeper/x.bin', 'wb').write(bytes(range(256)))")
 	evalText(t, m1, "alice", id, "js", "var jsGlobal = 7")
+	evalText(t, m1, "alice", id, "ts", "let typed: number = jsGlobal + 1")
+	// The record holds the JavaScript cells, for a replay to come.
+	key, err := m1.StateKeyForTest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := st.Load(ctx, id, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jsLog struct {
+		Had   bool
+		Cells []struct{ Language, Code string }
+	}
+	if err := json.Unmarshal(rec.JS, &jsLog); err != nil || !jsLog.Had || len(jsLog.Cells) != 2 || jsLog.Cells[0].Code != "var jsGlobal = 7" || jsLog.Cells[1].Language != "ts" {
+		t.Fatalf("the record's JavaScript: %s (%v)", rec.JS, err)
+	}
 	res := evalText(t, m1, "alice", id, "py", "print('line\\n' * 5000)")
 	if len(res.Details.Meta.Truncated) != 1 {
 		t.Fatalf("the long output was not cut: %+v", res.Details.Meta)

@@ -210,8 +210,8 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink, depth int
 		sink.note(note)
 		return StatusError, 0, nil
 	}
+	s.beforeCell(c, sink) // the JavaScript log, state a load could not bring back (persist.go)
 	ctx, c = asRuntimeCell(ctx, c)
-	s.noteRestoreReset(c.Language, sink) // state a load could not bring back (persist.go)
 	fctx, fcancel := context.WithCancelCause(ctx)
 	f := &frame{n: &s.nest, depth: depth, lang: c.Language, ctx: fctx}
 	s.nest.push(f)
