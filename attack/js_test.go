@@ -157,11 +157,16 @@ func TestJavaScriptBombs(t *testing.T) {
 	t.Logf("the heap grew by at most %d MiB", grown>>20)
 	// A cap of 128 MiB: the cell that reaches it holds about that much,
 	// and the garbage of the one before is not collected yet. Most cases
-	// peak at 1-1.5x the cap; a bomb that grows an older global (older.push
-	// in a loop) peaks near 3x (368 MiB measured), which is an open gap of
-	// the memory checks, not of this bound: 4x still fails a bomb that a
-	// cap no longer stops (it grows for the 30 s it is given, gigabytes).
-	if bound := int64(4 * memoryCap); grown > bound {
+	// peak at 1-1.5x the cap on their own (up to 1.9x on a loaded
+	// machine); over the whole run, the garbage of one bomb may still be
+	// there while the next grows (the collector's goal is twice the live
+	// heap it last saw, up to 337 MiB measured). A bomb that grows an
+	// older global (older.push in a loop) peaked near 3x on its own
+	// (368-397 MiB) while the walks that judged it took a map of every
+	// pointer as big as its data; they take a bitmap now
+	// (runtimes/js/marks.go), and it peaks as the others do
+	// (TestFailedCellReleasesWhatItGrew bounds it by what it grew).
+	if bound := int64(3 * memoryCap); grown > bound {
 		t.Errorf("the heap grew by %d MiB while the bombs ran, more than %d MiB", grown>>20, bound>>20)
 	}
 	if out, status := eval(t, bystander, "js", "print(mine)", 10); status != ok || !strings.Contains(out, "bystander state") {
