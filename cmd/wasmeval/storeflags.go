@@ -18,10 +18,13 @@ type storeFlags struct {
 const storeUsage = `  --store URL
         persist every session (its Python state, files, outputs) after each
         eval, before the answer, so sessions survive a restart: dir:///path
-        keeps them in a folder (this process only). With --workspace the
-        default is dir://WORKSPACE/.store; without one, no store. "none"
-        keeps none. JavaScript state cannot be saved: after a restart a
-        session's next JavaScript cell says its JavaScript state was reset
+        keeps them in a folder (this process only), each save synced to
+        disk; dir:///path?sync=none skips the syncs (faster; a killed
+        process loses nothing, a machine crash may lose recent saves). With
+        --workspace the default is dir://WORKSPACE/.store; without one, no
+        store. "none" keeps none. JavaScript state cannot be saved: after a
+        restart a session's next JavaScript cell says its JavaScript state
+        was reset
 `
 
 func (f *storeFlags) register(fs *flag.FlagSet) {
