@@ -555,15 +555,19 @@ func (s *nodeStore) Save(ctx context.Context, st *store.State, epoch int64) erro
 	return err
 }
 
-// detach drops the copy in memory of a session whose save failed: it is
-// ahead of the store, which holds the session as of its last answered
-// eval, so the next request loads that (once the store is back) rather
-// than building on an eval whose client was told it failed.
+// detach drops, on a node of several, the copy in memory of a session
+// whose save failed: it is ahead of the store, which holds the session as
+// of its last answered eval, and the next request may reach another node,
+// which loads that. Dropping it here too makes every node agree (once the
+// store is back) rather than the session's state depending on which node
+// answers, and nothing builds on an eval whose client was told it failed.
+// A lone node keeps its copy, and its next save carries the change
+// (sandbox's contract).
 func (n *Node) detach(id string, err error) {
 	n.mu.Lock()
 	mgr := n.mgr
 	n.mu.Unlock()
-	if mgr != nil && mgr.Detach(id) {
+	if n.leases != nil && mgr != nil && mgr.Detach(id) {
 		n.log.Warn("session detached after a failed save", "node", n.cfg.ID, "session", id, "err", err)
 	}
 }
