@@ -83,20 +83,33 @@ type headline struct {
 	nativeCell         string              // native's cell in the table
 }
 
-func headlines(run *benchRun) []headline {
+func headlines(run *benchRun, cpu bool) []headline {
+	fig := func(pkg, name, unit string) figure {
+		if cpu {
+			switch unit {
+			case "ns/op":
+				unit = "cpu-ns/op"
+			case "native-ns/op":
+				unit = "native-cpu-ns/op"
+			case "x-native":
+				unit = "x-native-cpu"
+			}
+		}
+		return run.fig(pkg, name, unit)
+	}
 	var hs []headline
 
 	// Trivial cell through the eval line protocol.
 	{
 		h := headline{what: "trivial cell, warm session, eval line round trip", target: "≤ 50 µs", max: []float64{50e3},
 			wasm: map[string][]figure{}, vsPyodide: map[string][]figure{}, vsNative: map[string][]figure{}}
-		p := run.fig(pkgPyodide, "BenchmarkPyodideEvalLine", "ns/op")
-		nat := first(run.fig(pkgCmd, "BenchmarkEvalLine/engine=wazero", "native-ns/op"), run.fig(pkgCmd, "BenchmarkEvalLine/engine=wasmtime", "native-ns/op"))
+		p := fig(pkgPyodide, "BenchmarkPyodideEvalLine", "ns/op")
+		nat := first(fig(pkgCmd, "BenchmarkEvalLine/engine=wazero", "native-ns/op"), fig(pkgCmd, "BenchmarkEvalLine/engine=wasmtime", "native-ns/op"))
 		for _, e := range engines {
-			w := run.fig(pkgCmd, "BenchmarkEvalLine/engine="+e, "ns/op")
+			w := fig(pkgCmd, "BenchmarkEvalLine/engine="+e, "ns/op")
 			h.wasm[e] = []figure{w}
 			h.vsPyodide[e] = []figure{div(w, p)}
-			h.vsNative[e] = []figure{run.fig(pkgCmd, "BenchmarkEvalLine/engine="+e, "x-native")}
+			h.vsNative[e] = []figure{fig(pkgCmd, "BenchmarkEvalLine/engine="+e, "x-native")}
 		}
 		h.pyodideCellContent = p.dur()
 		h.pyodideVsNative = []figure{div(p, nat)}
@@ -111,20 +124,20 @@ func headlines(run *benchRun) []headline {
 	{
 		h := headline{what: "trivial cell inside the library, checkpoints off / on", target: "≤ 20 / ≤ 30 µs", max: []float64{20e3, 30e3},
 			wasm: map[string][]figure{}, vsPyodide: map[string][]figure{}, vsNative: map[string][]figure{}}
-		p := run.fig(pkgPyodide, "BenchmarkPyodideTrivialCell", "ns/op")
-		nat := first(run.fig(pkgPython, "BenchmarkTrivialCell/engine=wazero", "native-ns/op"), run.fig(pkgPython, "BenchmarkTrivialCell/engine=wasmtime", "native-ns/op"))
+		p := fig(pkgPyodide, "BenchmarkPyodideTrivialCell", "ns/op")
+		nat := first(fig(pkgPython, "BenchmarkTrivialCell/engine=wazero", "native-ns/op"), fig(pkgPython, "BenchmarkTrivialCell/engine=wasmtime", "native-ns/op"))
 		for _, e := range engines {
-			off := run.fig(pkgPython, "BenchmarkTrivialCell/engine="+e, "ns/op")
-			on := run.fig(pkgPython, "BenchmarkTrivialCellCheckpoints/engine="+e, "ns/op")
+			off := fig(pkgPython, "BenchmarkTrivialCell/engine="+e, "ns/op")
+			on := fig(pkgPython, "BenchmarkTrivialCellCheckpoints/engine="+e, "ns/op")
 			h.wasm[e] = []figure{off, on}
 			h.vsPyodide[e] = []figure{div(off, p), div(on, p)}
-			h.vsNative[e] = []figure{run.fig(pkgPython, "BenchmarkTrivialCell/engine="+e, "x-native"), run.fig(pkgPython, "BenchmarkTrivialCellCheckpoints/engine="+e, "x-native")}
+			h.vsNative[e] = []figure{fig(pkgPython, "BenchmarkTrivialCell/engine="+e, "x-native"), fig(pkgPython, "BenchmarkTrivialCellCheckpoints/engine="+e, "x-native")}
 		}
 		h.pyodideCellContent = p.dur() + " (runPython in node)"
 		if !p.ok {
 			h.pyodideCellContent = notMeasured
 		}
-		h.pyodideVsNative = []figure{run.fig(pkgPyodide, "BenchmarkPyodideTrivialCell", "x-native")}
+		h.pyodideVsNative = []figure{fig(pkgPyodide, "BenchmarkPyodideTrivialCell", "x-native")}
 		h.nativeCell = nat.dur()
 		hs = append(hs, h)
 	}
@@ -133,19 +146,19 @@ func headlines(run *benchRun) []headline {
 	{
 		h := headline{what: "fib(27) / 3M-iteration loop vs native, fuel on", target: "≤ 2.0x / ≤ 2.0x", max: []float64{2, 2},
 			wasm: map[string][]figure{}, vsPyodide: map[string][]figure{}, vsNative: map[string][]figure{}}
-		pf := run.fig(pkgPyodide, "BenchmarkPyodideFib27", "x-native")
-		pl := run.fig(pkgPyodide, "BenchmarkPyodideLoop3M", "x-native")
+		pf := fig(pkgPyodide, "BenchmarkPyodideFib27", "x-native")
+		pl := fig(pkgPyodide, "BenchmarkPyodideLoop3M", "x-native")
 		for _, e := range engines {
-			f := run.fig(pkgPython, "BenchmarkFib27/engine="+e, "x-native")
-			l := run.fig(pkgPython, "BenchmarkLoop3M/engine="+e, "x-native")
+			f := fig(pkgPython, "BenchmarkFib27/engine="+e, "x-native")
+			l := fig(pkgPython, "BenchmarkLoop3M/engine="+e, "x-native")
 			h.wasm[e] = []figure{f, l}
 			h.vsPyodide[e] = []figure{div(f, pf), div(l, pl)}
 			h.vsNative[e] = []figure{f, l}
 		}
 		h.pyodideCellContent = pair(pf, pl, figure.ratio)
 		h.pyodideVsNative = []figure{pf, pl}
-		nf := first(run.fig(pkgPython, "BenchmarkFib27/engine=wazero", "native-ns/op"), run.fig(pkgPython, "BenchmarkFib27/engine=wasmtime", "native-ns/op"))
-		nl := first(run.fig(pkgPython, "BenchmarkLoop3M/engine=wazero", "native-ns/op"), run.fig(pkgPython, "BenchmarkLoop3M/engine=wasmtime", "native-ns/op"))
+		nf := first(fig(pkgPython, "BenchmarkFib27/engine=wazero", "native-ns/op"), fig(pkgPython, "BenchmarkFib27/engine=wasmtime", "native-ns/op"))
+		nl := first(fig(pkgPython, "BenchmarkLoop3M/engine=wazero", "native-ns/op"), fig(pkgPython, "BenchmarkLoop3M/engine=wasmtime", "native-ns/op"))
 		h.nativeCell = "1x (" + pair(nf, nl, figure.dur) + ")"
 		hs = append(hs, h)
 	}
@@ -154,21 +167,21 @@ func headlines(run *benchRun) []headline {
 	{
 		h := headline{what: "whole-process `eval` of print(1), warm caches", target: "≤ 100 ms", max: []float64{100e6},
 			wasm: map[string][]figure{}, vsPyodide: map[string][]figure{}, vsNative: map[string][]figure{}}
-		p := run.fig(pkgPyodide, "BenchmarkPyodideProcessPrint1", "ns/op")
-		load := run.fig(pkgPyodide, "BenchmarkPyodideProcessPrint1", "load-ns/op")
-		node := run.fig(pkgPyodide, "BenchmarkPyodideProcessPrint1", "node-ns/op")
-		nat := first(run.fig(pkgCmd, "BenchmarkProcessEvalPrint1/engine=wazero", "native-ns/op"), run.fig(pkgCmd, "BenchmarkProcessEvalPrint1/engine=wasmtime", "native-ns/op"))
+		p := fig(pkgPyodide, "BenchmarkPyodideProcessPrint1", "ns/op")
+		load := fig(pkgPyodide, "BenchmarkPyodideProcessPrint1", "load-ns/op")
+		node := fig(pkgPyodide, "BenchmarkPyodideProcessPrint1", "node-ns/op")
+		nat := first(fig(pkgCmd, "BenchmarkProcessEvalPrint1/engine=wazero", "native-ns/op"), fig(pkgCmd, "BenchmarkProcessEvalPrint1/engine=wasmtime", "native-ns/op"))
 		for _, e := range engines {
-			w := run.fig(pkgCmd, "BenchmarkProcessEvalPrint1/engine="+e, "ns/op")
+			w := fig(pkgCmd, "BenchmarkProcessEvalPrint1/engine="+e, "ns/op")
 			h.wasm[e] = []figure{w}
 			h.vsPyodide[e] = []figure{div(w, p)}
-			h.vsNative[e] = []figure{run.fig(pkgCmd, "BenchmarkProcessEvalPrint1/engine="+e, "x-native")}
+			h.vsNative[e] = []figure{fig(pkgCmd, "BenchmarkProcessEvalPrint1/engine="+e, "x-native")}
 		}
 		h.pyodideCellContent = p.dur()
-		if p.ok {
+		if p.ok && !cpu {
 			h.pyodideCellContent += " (loadPyodide " + load.dur() + "; a bare node process " + node.dur() + ")"
 		}
-		h.pyodideVsNative = []figure{run.fig(pkgPyodide, "BenchmarkPyodideProcessPrint1", "x-native")}
+		h.pyodideVsNative = []figure{fig(pkgPyodide, "BenchmarkPyodideProcessPrint1", "x-native")}
 		h.nativeCell = nat.dur()
 		hs = append(hs, h)
 	}
@@ -225,17 +238,8 @@ func ratios(fs []figure) string {
 	return strings.Join(s, " / ")
 }
 
-func pyodideVersion() string { return pyodide.Version }
-
-func writeHeadline(w io.Writer, run *benchRun) {
-	hs := headlines(run)
-	fmt.Fprintln(w, "## Issue 15's figures: wasmeval, Pyodide and native CPython side by side")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Default settings on each engine (fuel metering on; `wasmeval eval` with its")
-	fmt.Fprintln(w, "checkpoints on). Pyodide runs the same cells in node. Ratios to native are")
-	fmt.Fprintln(w, "each benchmark's own (native measured by the benchmark, right before it);")
-	fmt.Fprintln(w, "the native column shows the one measured next to wazero.")
-	fmt.Fprintln(w)
+// headlineTables writes the figures' table and the ratios' table.
+func headlineTables(w io.Writer, hs []headline) {
 	fmt.Fprintln(w, "| figure | wasmeval wazero | wasmeval wasmtime | Pyodide "+pyodideVersion()+" | native CPython | target | met |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, h := range hs {
@@ -260,6 +264,33 @@ func writeHeadline(w io.Writer, run *benchRun) {
 			ratios(h.vsNative["wazero"]), ratios(h.vsNative["wasmtime"]), ratios(h.pyodideVsNative), strings.Join(ahead, ", "))
 	}
 	fmt.Fprintln(w)
+}
+
+func pyodideVersion() string { return pyodide.Version }
+
+func writeHeadline(w io.Writer, run *benchRun) {
+	fmt.Fprintln(w, "## Issue 15's figures: wasmeval, Pyodide and native CPython side by side")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Default settings on each engine (fuel metering on; `wasmeval eval` with its")
+	fmt.Fprintln(w, "checkpoints on). Pyodide runs the same cells in node. Ratios to native are")
+	fmt.Fprintln(w, "each benchmark's own (native measured by the benchmark, right before it);")
+	fmt.Fprintln(w, "the native column shows the one measured next to wazero.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "### Wall time")
+	fmt.Fprintln(w)
+	headlineTables(w, headlines(run, false))
+	fmt.Fprintln(w, "### CPU time")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The same benchmarks' CPU time per op, of the process that evaluates the")
+	fmt.Fprintln(w, "cells (the `wasmeval eval`, node or python3.11 process for the eval line")
+	fmt.Fprintln(w, "and whole-process rows, all its threads; this benchmark process, or node,")
+	fmt.Fprintln(w, "or python3.11, for the others). Other work on the machine stretches wall")
+	fmt.Fprintln(w, "times but hardly CPU times, so while the load is high these are the")
+	fmt.Fprintln(w, "steadier comparison; they leave out waiting (the line rows' pipe wake-ups")
+	fmt.Fprintln(w, "and the driver's side), so they are a floor under an idle machine's wall")
+	fmt.Fprintln(w, "times, and a multi-threaded process can use more CPU than wall time.")
+	fmt.Fprintln(w)
+	headlineTables(w, headlines(run, true))
 	fmt.Fprintln(w, "What each figure is (benchmark names; all are in the table at the end):")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "- eval line round trip: `cmd/wasmeval` `BenchmarkEvalLine/engine=*`, a")

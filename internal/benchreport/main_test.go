@@ -162,3 +162,28 @@ func TestIdleRunNotFlagged(t *testing.T) {
 		t.Errorf("a load of 9.1 on 16 cores is flagged:\n%s", out)
 	}
 }
+
+// TestHeadlineCPUTable: the CPU-time table is built from the benchmarks'
+// cpu-ns/op, native-cpu-ns/op and x-native-cpu, after the wall-time one.
+func TestHeadlineCPUTable(t *testing.T) {
+	out := report(t, `pkg: github.com/wasmeval/wasmeval/cmd/wasmeval
+BenchmarkEvalLine/engine=wazero-2 	 3000	 440000 ns/op	 30000 cpu-ns/op	 40000 native-ns/op	 11.00 x-native	 10000 native-cpu-ns/op	 3.000 x-native-cpu
+pkg: github.com/wasmeval/wasmeval/internal/benchreport/pyodide
+BenchmarkPyodideEvalLine-2 	 3000	 320000 ns/op	 60000 cpu-ns/op
+`)
+	_, cpuPart, ok := strings.Cut(out, "### CPU time")
+	if !ok || !strings.Contains(out, "### Wall time") {
+		t.Fatalf("no wall and CPU sections:\n%s", out)
+	}
+	for _, want := range []string{
+		"| trivial cell, warm session, eval line round trip | 30 µs | not measured | 60 µs | 10 µs (a python3.11 line loop) | ≤ 50 µs | wazero yes, wasmtime not measured |",
+		"| trivial cell, warm session, eval line round trip | 0.50x | not measured | 3.00x | not measured | 6.00x | wazero yes, wasmtime not measured |",
+	} {
+		if !strings.Contains(cpuPart, want+"\n") {
+			t.Errorf("the CPU section lacks\n%s\n%s", want, cpuPart)
+		}
+	}
+	if !strings.Contains(out, "| trivial cell, warm session, eval line round trip | 440 µs | not measured | 320 µs | 40 µs (a python3.11 line loop) | ≤ 50 µs | wazero no, wasmtime not measured |\n") {
+		t.Errorf("the wall section changed:\n%s", out)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/benchreport/cputime"
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/runtimes/python"
 	"github.com/wasmeval/wasmeval/wasm"
@@ -25,42 +26,63 @@ func (nopSink) Display(runtimes.Bundle, bool) {}
 func (nopSink) Status(string, string)         {}
 
 // native times code in Debian's python3.11 (setup run once, then code
-// compiled and run n times in one process, as a cell is) and returns the time per run, for the ratios in
-// docs/benchmarks.md. It reports 0 when python3.11 is missing.
-func native(b *testing.B, setup, code string, n int) time.Duration {
+// compiled and run n times in one process, as a cell is) and returns the
+// wall and the CPU time per run, for the ratios in docs/benchmarks.md.
+// It reports 0 when python3.11 is missing.
+func native(b *testing.B, setup, code string, n int) nativeTimes {
 	b.Helper()
 	py, err := exec.LookPath("/usr/bin/python3.11")
 	if err != nil {
-		return 0
+		return nativeTimes{}
 	}
 	prog := `import time, sys
 ns = {}
 exec(compile(sys.argv[1], "<setup>", "exec"), ns)
 src = sys.argv[2]
 n = int(sys.argv[3])
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 for _ in range(n):
     exec(compile(src, "<cell>", "exec"), ns)
-print((time.perf_counter() - t) / n * 1e9)
+print((time.perf_counter() - t) / n * 1e9, (time.process_time() - c) / n * 1e9)
 `
 	out, err := exec.Command(py, "-S", "-c", prog, setup, code, strconv.Itoa(n)).Output()
 	if err != nil {
 		b.Fatalf("native python3.11: %v", err)
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
-	if err != nil {
-		b.Fatal(err)
+	f := strings.Fields(string(out))
+	if len(f) != 2 {
+		b.Fatalf("native python3.11 printed %q", out)
 	}
-	return time.Duration(f)
+	wall, err1 := strconv.ParseFloat(f[0], 64)
+	cpu, err2 := strconv.ParseFloat(f[1], 64)
+	if err1 != nil || err2 != nil {
+		b.Fatalf("native python3.11 printed %q", out)
+	}
+	return nativeTimes{time.Duration(wall), time.Duration(cpu)}
 }
 
-func report(b *testing.B, nativeNS time.Duration) {
-	if nativeNS <= 0 {
+// nativeTimes are native's wall and CPU time per run.
+type nativeTimes struct{ wall, cpu time.Duration }
+
+// report reports native's wall time (native-ns/op) and the ratio to it
+// (x-native), and, when cpu (this process's CPU time over the b.N runs)
+// is known, the CPU time per op (cpu-ns/op), native's (native-cpu-ns/op)
+// and their ratio (x-native-cpu): on a machine shared with other work the
+// wall times stretch with the load, the CPU times much less.
+func report(b *testing.B, nat nativeTimes, cpu time.Duration) {
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+	if nat.wall <= 0 {
 		return
 	}
 	per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-	b.ReportMetric(float64(nativeNS.Nanoseconds()), "native-ns/op")
-	b.ReportMetric(per/float64(nativeNS.Nanoseconds()), "x-native")
+	b.ReportMetric(float64(nat.wall.Nanoseconds()), "native-ns/op")
+	b.ReportMetric(per/float64(nat.wall.Nanoseconds()), "x-native")
+	if cpu > 0 && nat.cpu > 0 {
+		b.ReportMetric(float64(nat.cpu.Nanoseconds()), "native-cpu-ns/op")
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(nat.cpu.Nanoseconds()), "x-native-cpu")
+	}
 }
 
 // onEngines runs f as a sub-benchmark per engine (engine=wazero,
@@ -150,13 +172,14 @@ func benchCellIn(b *testing.B, inst runtimes.Instance, setup, code string, nativ
 	nat := native(b, setup, code, nativeN)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu0 := cputime.Self()
 	for b.Loop() {
 		o, err := inst.Run(ctx, code, nopSink{})
 		if err != nil || o.Failed {
 			b.Fatalf("%v %+v", err, o)
 		}
 	}
-	report(b, nat)
+	report(b, nat, cputime.Self()-cpu0)
 }
 
 // BenchmarkTrivialCell: one cell in a warm session, on each engine (issue
@@ -245,7 +268,7 @@ func BenchmarkNewSession(b *testing.B) {
 	r := runtimeForTest(b)
 	ctx := context.Background()
 	root := b.TempDir()
-	var nat time.Duration
+	var nat nativeTimes
 	if py, err := exec.LookPath("/usr/bin/python3.11"); err == nil {
 		const n = 10
 		t := time.Now()
@@ -254,7 +277,7 @@ func BenchmarkNewSession(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		nat = time.Since(t) / n
+		nat.wall = time.Since(t) / n
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -265,7 +288,7 @@ func BenchmarkNewSession(b *testing.B) {
 		}
 		inst.Close(ctx)
 	}
-	report(b, nat)
+	report(b, nat, 0)
 	b.ReportMetric(float64(r.TemplateSize())/(1<<20), "snapshot-MiB")
 }
 

@@ -12,7 +12,8 @@
 //                                  `wasmeval eval` line: {"output": "...",
 //                                  "status": "complete"}
 //     {"code": C, "n": K}          run C K times back to back in this
-//                                  process: {"ns": elapsed}
+//                                  process: {"ns": elapsed, "cpu_ns":
+//                                  the process's CPU time meanwhile}
 //   A Python error answers {"error": "..."}.
 //
 // Every cell is pyodide.runPython in one namespace (the globals), as a
@@ -50,8 +51,11 @@ lines.on("line", (line) => {
     const req = JSON.parse(line);
     if (req.n !== undefined) {
       const t = process.hrtime.bigint();
+      const c = process.cpuUsage();
       for (let i = 0; i < req.n; i++) py.runPython(req.code);
-      answer = { ns: Number(process.hrtime.bigint() - t) };
+      const ns = Number(process.hrtime.bigint() - t);
+      const cpu = process.cpuUsage(c);
+      answer = { ns, cpu_ns: (cpu.user + cpu.system) * 1000 };
       out = "";
     } else {
       out = "";

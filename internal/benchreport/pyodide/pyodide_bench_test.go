@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/benchreport/cputime"
 	"github.com/wasmeval/wasmeval/internal/benchreport/pyodide"
 	"github.com/wasmeval/wasmeval/internal/testenv"
 )
@@ -142,6 +143,7 @@ func start(node, script, dir string) (*server, error) {
 type answer struct {
 	Output, Status, Error string
 	NS                    float64
+	CPUNS                 float64 `json:"cpu_ns"`
 }
 
 func (s *server) roundTrip(b *testing.B, line []byte) []byte {
@@ -155,16 +157,37 @@ func (s *server) roundTrip(b *testing.B, line []byte) []byte {
 	return ans
 }
 
-// repeat runs code n times in Pyodide, back to back, and returns the time
-// node measured.
-func (s *server) repeat(b *testing.B, code string, n int) time.Duration {
+// repeat runs code n times in Pyodide, back to back, and returns the wall
+// and the CPU time node measured.
+func (s *server) repeat(b *testing.B, code string, n int) (wall, cpu time.Duration) {
 	req, _ := json.Marshal(map[string]any{"code": code, "n": n})
 	var a answer
 	if err := json.Unmarshal(s.roundTrip(b, append(req, '\n')), &a); err != nil || a.Error != "" {
 		b.Fatalf("Pyodide running %q: %v %s", code, err, a.Error)
 	}
-	return time.Duration(a.NS)
+	return time.Duration(a.NS), time.Duration(a.CPUNS)
 }
+
+// report reports cpu-ns/op (cpu over the b.N ops), and against native
+// native-ns/op, x-native (of per, the wall time per op),
+// native-cpu-ns/op and x-native-cpu, as the wasmeval benchmarks do.
+func report(b *testing.B, per float64, cpu time.Duration, nat nativeTimes) {
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+	if nat.wall <= 0 {
+		return
+	}
+	b.ReportMetric(float64(nat.wall.Nanoseconds()), "native-ns/op")
+	b.ReportMetric(per/float64(nat.wall.Nanoseconds()), "x-native")
+	if cpu > 0 && nat.cpu > 0 {
+		b.ReportMetric(float64(nat.cpu.Nanoseconds()), "native-cpu-ns/op")
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(nat.cpu.Nanoseconds()), "x-native-cpu")
+	}
+}
+
+// nativeTimes are native's wall and CPU time per op.
+type nativeTimes struct{ wall, cpu time.Duration }
 
 // BenchmarkPyodideEvalLine is a trivial cell's round trip to Pyodide on
 // node through bench.mjs's line protocol: cmd/wasmeval's BenchmarkEvalLine
@@ -180,8 +203,12 @@ func BenchmarkPyodideEvalLine(b *testing.B) {
 		}
 	}
 	b.ResetTimer()
+	c0, _ := cputime.Process(s.cmd.Process.Pid)
 	for b.Loop() {
 		s.roundTrip(b, line)
+	}
+	if c1, ok := cputime.Process(s.cmd.Process.Pid); ok {
+		report(b, 0, c1-c0, nativeTimes{})
 	}
 }
 
@@ -194,25 +221,22 @@ func benchInProcess(b *testing.B, setupCode, code string, nativeN int) {
 		s.repeat(b, setupCode, 1)
 	}
 	s.repeat(b, code, 1) // warm
-	nat, ok := nativeTimes[code]
+	nat, ok := nativeByCell[code]
 	if !ok { // measured once: a b.N-style benchmark function runs several times
 		nat = native(b, setupCode, code, nativeN)
-		nativeTimes[code] = nat
+		nativeByCell[code] = nat
 	}
 	b.ResetTimer()
-	d := s.repeat(b, code, b.N)
+	d, cpu := s.repeat(b, code, b.N)
 	// ns/op is the time node measured, without the pipe's one round trip
 	// (the timer keeps running, so that b.N grows as it should).
 	per := float64(d.Nanoseconds()) / float64(b.N)
 	b.ReportMetric(per, "ns/op")
-	if nat > 0 {
-		b.ReportMetric(float64(nat.Nanoseconds()), "native-ns/op")
-		b.ReportMetric(per/float64(nat.Nanoseconds()), "x-native")
-	}
+	report(b, per, cpu, nat)
 }
 
-// nativeTimes holds native's figures by cell.
-var nativeTimes = map[string]time.Duration{}
+// nativeByCell holds native's figures by cell.
+var nativeByCell = map[string]nativeTimes{}
 
 // BenchmarkPyodideTrivialCell: pyodide.runPython("x = 1") in a warm
 // Pyodide, in process (runtimes/python's BenchmarkTrivialCell in Pyodide).
@@ -235,8 +259,10 @@ func BenchmarkPyodideProcessPrint1(b *testing.B) {
 	node, dir := setup(b)
 	scr := script(b)
 	var load float64
+	var cpu time.Duration
 	runOnce := func() {
-		out, err := exec.Command(node, scr, dir, "once", "print(1)").Output()
+		cmd := exec.Command(node, scr, dir, "once", "print(1)")
+		out, err := cmd.Output()
 		if err != nil {
 			b.Fatalf("node bench.mjs once: %v: %s", err, out)
 		}
@@ -248,65 +274,71 @@ func BenchmarkPyodideProcessPrint1(b *testing.B) {
 			b.Fatalf("unexpected output: %q", out)
 		}
 		load += r.LoadNS
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	runOnce() // warm the file cache
 	nat := processTime(b, 10, "/usr/bin/python3.11", "-c", "print(1)")
 	nodeStart := processTime(b, 10, node, "-e", "")
-	load = 0
+	load, cpu = 0, 0
 	b.ResetTimer()
 	for b.Loop() {
 		runOnce()
 	}
 	per := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 	b.ReportMetric(load/float64(b.N), "load-ns/op")
-	b.ReportMetric(float64(nodeStart.Nanoseconds()), "node-ns/op")
-	if nat > 0 {
-		b.ReportMetric(float64(nat.Nanoseconds()), "native-ns/op")
-		b.ReportMetric(per/float64(nat.Nanoseconds()), "x-native")
-	}
+	b.ReportMetric(float64(nodeStart.wall.Nanoseconds()), "node-ns/op")
+	report(b, per, cpu, nat)
 }
 
-// processTime is the mean wall time of n runs of a process (0 when the
-// program is missing).
-func processTime(b *testing.B, n int, prog string, args ...string) time.Duration {
+// processTime is the mean wall and CPU time of n runs of a process (0
+// when the program is missing).
+func processTime(b *testing.B, n int, prog string, args ...string) nativeTimes {
 	if _, err := exec.LookPath(prog); err != nil {
-		return 0
+		return nativeTimes{}
 	}
+	var cpu time.Duration
 	t := time.Now()
 	for range n {
-		if out, err := exec.Command(prog, args...).CombinedOutput(); err != nil {
+		cmd := exec.Command(prog, args...)
+		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%s: %v: %s", prog, err, out)
 		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
-	return time.Since(t) / time.Duration(n)
+	return nativeTimes{time.Since(t) / time.Duration(n), cpu / time.Duration(n)}
 }
 
 // native times code in Debian's python3.11 as runtimes/python's benchmarks
 // do (setup run once, then code compiled and run n times in one process,
-// as a cell is); 0 when python3.11 is missing.
-func native(b *testing.B, setup, code string, n int) time.Duration {
+// as a cell is): wall and CPU time per run, 0 when python3.11 is missing.
+func native(b *testing.B, setup, code string, n int) nativeTimes {
 	b.Helper()
 	py, err := exec.LookPath("/usr/bin/python3.11")
 	if err != nil {
-		return 0
+		return nativeTimes{}
 	}
 	prog := `import time, sys
 ns = {}
 exec(compile(sys.argv[1], "<setup>", "exec"), ns)
 src = sys.argv[2]
 n = int(sys.argv[3])
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 for _ in range(n):
     exec(compile(src, "<cell>", "exec"), ns)
-print((time.perf_counter() - t) / n * 1e9)
+print((time.perf_counter() - t) / n * 1e9, (time.process_time() - c) / n * 1e9)
 `
 	out, err := exec.Command(py, "-S", "-c", prog, setup, code, strconv.Itoa(n)).Output()
 	if err != nil {
 		b.Fatalf("native python3.11: %v", err)
 	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
-	if err != nil {
-		b.Fatal(err)
+	f := strings.Fields(string(out))
+	if len(f) != 2 {
+		b.Fatalf("native python3.11 printed %q", out)
 	}
-	return time.Duration(f)
+	wall, err1 := strconv.ParseFloat(f[0], 64)
+	cpu, err2 := strconv.ParseFloat(f[1], 64)
+	if err1 != nil || err2 != nil {
+		b.Fatalf("native python3.11 printed %q", out)
+	}
+	return nativeTimes{time.Duration(wall), time.Duration(cpu)}
 }
