@@ -121,6 +121,7 @@ func handSections(doc []byte) ([]string, error) {
 
 type row struct {
 	pkg, name string
+	runs      string // the iterations the figures are the mean of
 	metrics   map[string]float64
 	order     []string
 }
@@ -190,7 +191,7 @@ func parse(r io.Reader) (*benchRun, error) {
 			if len(f) < 4 {
 				continue
 			}
-			rw := row{pkg: strings.TrimPrefix(pkg, "github.com/wasmeval/wasmeval/"), name: f[0], metrics: map[string]float64{}}
+			rw := row{pkg: strings.TrimPrefix(pkg, "github.com/wasmeval/wasmeval/"), name: f[0], runs: f[1], metrics: map[string]float64{}}
 			for i := 2; i+1 < len(f); i += 2 {
 				v, err := strconv.ParseFloat(f[i], 64)
 				if err != nil {
@@ -366,10 +367,11 @@ func writeAll(w io.Writer, run *benchRun) {
 	fmt.Fprintln(w, "## All figures")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Ratio = the benchmark's time / native time (native-ns/op, measured by the")
-	fmt.Fprintln(w, "benchmark itself in the same run).")
+	fmt.Fprintln(w, "benchmark itself in the same run); runs = the iterations the figures are")
+	fmt.Fprintln(w, "the mean of (an op that takes longer than a second runs once).")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| package | benchmark | time/op | native/op | ratio | other |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| package | benchmark | runs | time/op | native/op | ratio | other |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	for _, r := range run.rows {
 		native, ratio := "", ""
 		if v, ok := r.metrics["native-ns/op"]; ok {
@@ -391,6 +393,6 @@ func writeAll(w io.Writer, run *benchRun) {
 			}
 			other = append(other, fmt.Sprintf("%s %s", strconv.FormatFloat(v, 'g', 4, 64), k))
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", r.pkg, r.name, dur(r.metrics["ns/op"]), native, ratio, strings.Join(other, ", "))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", r.pkg, r.name, r.runs, dur(r.metrics["ns/op"]), native, ratio, strings.Join(other, ", "))
 	}
 }
