@@ -90,3 +90,35 @@ func TestOperatorAssociativity(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorAssociativityInTypeScript: relational chains in TypeScript
+// cells group to the left too, parentheses that esbuild drops with a type
+// assertion included: they are regrouped in the JavaScript esbuild makes,
+// not in the TypeScript text, whose parentheses and positions told the
+// chain apart wrongly (3 > (xs as number[]).length > 1 was true).
+func TestOperatorAssociativityInTypeScript(t *testing.T) {
+	tests := []struct{ code, want string }{
+		{"const xs = [1, 2, 3]; [3 > (xs as number[]).length > 1, 1 < (xs as Array<number>).length < 3, (xs as any).length >= 3 >= 1]",
+			"[ false, true, true ]"},
+		{"await null; const ys: number[] = [1, 2, 3]; [3 > (ys as number[]).length > 1, 3 > (2 as number) > 1]", "[ false, false ]"},
+		{"const n = 2 as number; const r1 = 1 < n < 3; const r2 = 3 > (n) > 1; [r1, r2, 1 < (n < 3)]", "[ true, false, false ]"},
+		// `a < b, c > (d)` is a call with type arguments in TypeScript's
+		// grammar (tsc reads it so too): 2<3, 3>(2) calls 2.
+		{"const e: string[] = []; try { [1 < 2 < 3, 3 > (2 as number) > 1] } catch (x) { e.push(x.name) } e", "[ 'TypeError' ]"},
+	}
+	s := newSession(t, runtimes.InstanceOptions{})
+	for _, tt := range tests {
+		out, rec := s.runTS(tt.code)
+		if out.Failed {
+			t.Errorf("%s\n failed: %s\nwant %s", tt.code, rec.StderrText(), tt.want)
+			continue
+		}
+		got := ""
+		if r := rec.Results(); len(r) > 0 {
+			got = r[0]["text/plain"]
+		}
+		if got != tt.want {
+			t.Errorf("%s\n got %s\nwant %s", tt.code, got, tt.want)
+		}
+	}
+}

@@ -178,6 +178,7 @@ func compileNamed(code, name string, tm *tsMap) (*compiledCell, *codeError) {
 		if err := checkDepth(prog); err != nil {
 			return nil, refused(err)
 		}
+		regroupRelational(prog)
 		f := prog.File
 		if tm != nil {
 			f = tm.remap(prog, name)
@@ -208,6 +209,7 @@ func compileNamed(code, name string, tm *tsMap) (*compiledCell, *codeError) {
 	arrow := wrapped.Body[0].(*ast.ExpressionStatement).Expression.(*ast.ArrowFunctionLiteral)
 	body := arrow.Body.(*ast.BlockStatement)
 	shiftPositions(wrapped, -len(asyncPrefix))
+	regroupRelationalIn(wrapped, src, 1)
 	var f *file.File
 	if tm != nil {
 		f = tm.remap(wrapped, name)
@@ -223,7 +225,8 @@ func compileNamed(code, name string, tm *tsMap) (*compiledCell, *codeError) {
 // compileProgram compiles a hoisted program; name and src are what its
 // errors show.
 func compileProgram(prog *ast.Program, async bool, name, src string) (*compiledCell, *codeError) {
-	regroupRelational(prog)
+	// Relational chains are regrouped already, in the code as parsed
+	// (relational.go).
 	guardOperators(prog)
 	prg, err := goja.CompileAST(prog, false)
 	if err != nil {

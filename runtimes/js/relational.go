@@ -40,7 +40,18 @@ func regroupRelational(prog *ast.Program) {
 	if prog.File == nil {
 		return
 	}
-	src, base := prog.File.Source(), prog.File.Base()
+	regroupRelationalIn(prog, prog.File.Source(), prog.File.Base())
+}
+
+// regroupRelationalIn regroups the relational chains of root, a tree
+// parsed from src whose positions are offsets in src plus base. A
+// TypeScript cell is regrouped in the JavaScript esbuild made of it,
+// before its positions move to the TypeScript text (typescript.go):
+// there, the parentheses esbuild dropped (`(2 as number)` became `2`)
+// and positions that map to a nearby token misled the test of
+// parentheses (`[1 < 2 < 3, 3 > (2 as number) > 1]` became a chain
+// across the comma: "Value is not an object: 2").
+func regroupRelationalIn(root any, src string, base int) {
 	// A chain needs two operators; most cells have none, and the walk
 	// would cost them a few µs (every "in" counts, also inside names: the
 	// count only has to be no less than the operators').
@@ -126,7 +137,7 @@ func regroupRelational(prog *ast.Program) {
 			}
 		}
 	}
-	walk(reflect.ValueOf(prog))
+	walk(reflect.ValueOf(root))
 }
 
 // skipBack returns the offset before which src, read backwards from i,
