@@ -595,6 +595,10 @@ func runCodeIn(ctx context.Context, eval func(context.Context, sandbox.Request) 
 		}
 	})
 	secs := max(1, (timeoutMs+999)/1000)
+	captured := false
+	if lang == "js" {
+		code, captured = captureJSValue(code) // jsvalue.go
+	}
 	res, err := eval(runCtx, sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: code, TimeoutSeconds: secs}}})
 	timedOut := ctx.Err() == nil && errors.Is(context.Cause(runCtx), errCodeTimeout)
 	if err != nil && !(timedOut && errors.Is(err, context.DeadlineExceeded)) {
@@ -624,11 +628,23 @@ func runCodeIn(ctx context.Context, eval func(context.Context, sandbox.Request) 
 	if result >= 0 {
 		v := json.RawMessage(nil)
 		if cell.Status == sandbox.StatusComplete {
-			if lang == "py" {
+			switch {
+			case lang == "py":
 				mu.Unlock()
 				v = pythonValue(ctx, eval)
 				mu.Lock()
-			} else {
+			case captured:
+				mu.Unlock()
+				real, ok := jsRealValue(ctx, eval)
+				mu.Lock()
+				if ok {
+					v = real // nil: JSON cannot hold it as it is; its repr
+					break
+				}
+				v = jsValue(resText)
+			default:
+				// TypeScript, and code this package does not parse (the
+				// runtime lowers it first): read back from the text.
 				v = jsValue(resText)
 			}
 		}
@@ -675,7 +691,7 @@ func pythonValue(ctx context.Context, eval func(context.Context, sandbox.Request
 }
 
 // jsValue reads the JSON value of a JavaScript result back from its
-// inspected text, when that text is plain data JSON holds (numbers,
+// inspected text (for TypeScript, and code captureJSValue cannot rewrite), when that text is plain data JSON holds (numbers,
 // strings, booleans, null, and arrays and plain objects of them, as
 // inspect writes them: `{ a: [ 1, 'x' ] }`); nil otherwise (an instance,
 // a function, a value inspect cut short), and the result is its text.

@@ -215,6 +215,45 @@ func codeCases() []ciCase {
 			r = c.run("run_code", `{"language": "javascript", "code": "class P { constructor() { this.x = 1 } }; new P()"}`)
 			wantOutputs(t, r, "result", `"P { x: 1 }"`)
 		}},
+		// The value itself, not its inspected text: inspect cuts objects at
+		// depth 2, arrays at 100 items and strings at 10,000 characters.
+		{"runCode javascript: the result is the real value", func(t *testing.T, c *ciCaller) {
+			for _, tc := range []struct{ code, want string }{
+				{"({a: {b: {c: {d: [1, {e: 'deep'}]}}}})", `{"a":{"b":{"c":{"d":[1,{"e":"deep"}]}}}}`},
+				{"Array.from({length: 150}, (_, i) => i).length", "150"},
+				{"const xs = Array.from({length: 150}, (_, i) => i % 3)\nxs", "[" + strings.TrimSuffix(strings.Repeat("0,1,2,", 50), ",") + "]"},
+				{"'x'.repeat(12000).length", "12000"},
+				{"// a comment\nlet o = {}\n\n  // another\n  Object.assign(o, {'key with space': [true, null, -1.5e3]})", `{"key with space":[true,null,-1500]}`},
+				{"await Promise.resolve(1)\n;({awaited: await Promise.resolve([2, 3])})", `{"awaited":[2,3]}`},
+				{"Object.create(null)", `{}`},
+			} {
+				r := c.run("run_code", `{"language": "javascript", "code": `+quoteJSON(tc.code)+`}`)
+				wantExit(t, r, 0, "")
+				wantOutputs(t, r, "result", tc.want)
+			}
+			r := c.run("run_code", `{"language": "javascript", "code": "'y'.repeat(12000)"}`)
+			if got := outputs(r, "result"); len(got) != 1 || got[0] != `"`+strings.Repeat("y", 12000)+`"` {
+				t.Errorf("a 12,000-character string: result %.80q..., want the whole string", got)
+			}
+			// What JSON cannot hold as it is stays its repr.
+			for _, tc := range []struct{ code, want string }{
+				{"NaN", `"NaN"`},
+				{"[1, undefined]", `"[ 1, undefined ]"`},
+				{"new Set(['a'])", `"Set(1) { 'a' }"`},
+				{"({f() {}})", `"{ f: [Function: f] }"`},
+				{"10n", `"10n"`},
+			} {
+				r := c.run("run_code", `{"language": "javascript", "code": `+quoteJSON(tc.code)+`}`)
+				wantOutputs(t, r, "result", tc.want)
+			}
+			// The last expression keeps its place: an error in it names
+			// its own line and column.
+			r = c.run("run_code", `{"language": "javascript", "code": "const a = 1\n  a + nothingHere"}`)
+			wantExit(t, r, 1, "ReferenceError")
+			if got := strings.Join(outputs(r, "stderr"), ""); !strings.Contains(got, ":2:7") {
+				t.Errorf("stderr %q: want the error at line 2, column 7", got)
+			}
+		}},
 		{"language aliases: py, js, typescript, ts", func(t *testing.T, c *ciCaller) {
 			for _, tc := range []struct{ lang, code, want string }{
 				{"py", "1 + 1", "2"},
@@ -314,6 +353,12 @@ func codeCases() []ciCase {
 			r := c.run("run_in_code_context", `{"contextId": "`+id+`", "code": "console.log(n); n * 2"}`)
 			wantOutputs(t, r, "stdout", "5\n")
 			wantOutputs(t, r, "result", "10")
+			// The value's slot is gone after the run: the context's globals
+			// are its own.
+			r = c.run("run_in_code_context", `{"contextId": "`+id+`", "code": "({deep: {er: {still: [n]}}})"}`)
+			wantOutputs(t, r, "result", `{"deep":{"er":{"still":[5]}}}`)
+			r = c.run("run_in_code_context", `{"contextId": "`+id+`", "code": "Object.getOwnPropertySymbols(globalThis).map(String).filter(s => s.includes('wasmeval')).length"}`)
+			wantOutputs(t, r, "result", "0")
 		}},
 		{"a context survives a timeout", func(t *testing.T, c *ciCaller) {
 			id := c.create(`{"language": "python"}`)
