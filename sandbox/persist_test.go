@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
@@ -18,8 +20,14 @@ import (
 // dir store st, on a sandbox of its own (as a restarted process has).
 func storeManager(t *testing.T, ws string, st store.Store) *sandbox.Manager {
 	t.Helper()
+	return storeManagerLog(t, ws, st, nil)
+}
+
+// storeManagerLog is storeManager logging to log (nil: the default).
+func storeManagerLog(t *testing.T, ws string, st store.Store, log *slog.Logger) *sandbox.Manager {
+	t.Helper()
 	ctx := context.Background()
-	sb, err := sandbox.New(ctx, sandbox.Options{})
+	sb, err := sandbox.New(ctx, sandbox.Options{Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,4 +179,60 @@ func mustSession(t *testing.T, m *sandbox.Manager, owner, id string) *sandbox.Se
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestManagerStoreConcurrentLoad: requests that arrive together for a
+// session the manager does not hold load it once; each finds it.
+func TestManagerStoreConcurrentLoad(t *testing.T) {
+	testenv.RequirePython(t)
+	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ws := t.TempDir()
+	m1 := storeManager(t, ws, st)
+	id, _ := m1.Create(ctx, "alice")
+	evalText(t, m1, "alice", id, "py", "n = 5")
+	m1.Close(ctx)
+	var logged syncBuffer
+	m2 := storeManagerLog(t, ws, st, slog.New(slog.NewTextHandler(&logged, nil)))
+	errs := make(chan error, 6)
+	for range 6 {
+		go func() {
+			res, err := m2.Eval(ctx, "alice", id, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "print(n)"}}})
+			if err == nil && res.Content[0].Text != "5" {
+				err = errors.New("got " + res.Content[0].Text)
+			}
+			errs <- err
+		}()
+	}
+	for range 6 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := m2.Len(); n != 1 {
+		t.Fatalf("the manager holds %d sessions after concurrent loads of one", n)
+	}
+	if n := strings.Count(logged.String(), "session loaded from the store"); n != 1 {
+		t.Fatalf("the session was loaded %d times, want once:\n%s", n, logged.String())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
