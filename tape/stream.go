@@ -21,17 +21,107 @@ type Writer struct {
 	mu       sync.Mutex
 	zw       *zstd.Encoder
 	out      *countWriter
-	buf      bytes.Buffer
-	enc      *json.Encoder // to buf
-	complete int64         // bytes written up to the end of the last frame
-	pending  bool          // records written since the last frame ended
-	since    int64         // bytes of records written since then
-	soon     *time.Timer   // ends the frame for FlushSoon
-	armed    bool          // soon is set to fire
-	holds    int           // Hold calls not yet Released
-	due      bool          // soon fired while held
+	fg, bg   lineEncoder // for Write, and for a drain's goroutine
+	complete int64       // bytes written up to the end of the last frame
+	pending  bool        // records written since the last frame ended
+	since    int64       // bytes of records written since then
+	soon     *time.Timer // ends the frame for FlushSoon
+	armed    bool        // soon is set to fire
+	holds    int         // Hold calls not yet Released
+	due      bool        // soon fired while held
 	closed   bool
 	err      error // the first error, after which every call fails
+
+	// Deferred records (Deferred) wait in later, to be encoded when the
+	// frame ends or, past maxLater, by a drain on a goroutine of its own;
+	// the records written after the first of them, or during a drain,
+	// wait in lines, encoded, each later record going at its offset in
+	// lines. drained is signalled when a drain ends.
+	later    []deferred
+	lines    []byte
+	draining bool
+	drained  sync.Cond
+	// spareLater and spareLines are a finished drain's, kept for reuse.
+	spareLater []deferred
+	spareLines []byte
+}
+
+// deferred is a record waiting for its encoding (Deferred), to be
+// written at offset at of Writer.lines: just what such a record holds,
+// smaller to queue than a Record.
+type deferred struct {
+	at     int
+	n      int
+	result bool // else a request
+	nested bool
+	encode func() ([]byte, error)
+}
+
+// record is the deferred record, without its JSON.
+func (d *deferred) record() Record {
+	r := Record{Type: TypeRequest, N: d.n, Nested: d.nested, encode: d.encode}
+	if d.result {
+		r.Type = TypeResult
+	}
+	return r
+}
+
+// maxLater is how many deferred records wait before a drain encodes them
+// off the writers' path; past hardLater (or maxLines bytes of records
+// after them), a Write waits for the encoding, so that a recorder that
+// outpaces it does not queue without bound.
+const (
+	maxLater  = 64
+	hardLater = 4096
+	maxLines  = 4 << 20
+)
+
+// lineEncoder encodes records as lines.
+type lineEncoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder // to buf
+	out []byte        // kept for reuse by drains
+}
+
+// encode encodes r as a line, in e.buf; trusted skips checking the JSON
+// of a request or result (json.Marshal's, from Deferred).
+func (e *lineEncoder) encode(r *Record, trusted bool) ([]byte, error) {
+	e.buf.Reset()
+	if line, ok := appendQuick(e.buf.AvailableBuffer(), r, trusted); ok {
+		e.buf.Write(line)
+		return e.buf.Bytes(), nil
+	}
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.buf)
+		e.enc.SetEscapeHTML(false)
+	}
+	if err := e.enc.Encode(r); err != nil { // Encode ends the line
+		return nil, fmt.Errorf("tape: %w", err)
+	}
+	return e.buf.Bytes(), nil
+}
+
+// encodeDeferred gives the deferred record r its JSON and encodes it,
+// appending the line to out; a request whose JSON cannot be had is an
+// error.
+func (e *lineEncoder) encodeDeferred(out []byte, r Record) ([]byte, error) {
+	data, err := r.encode()
+	r.encode = nil
+	switch {
+	case err != nil && r.Type == TypeResult:
+		r.Error = fmt.Sprintf("the result could not be encoded: %v", err)
+	case err != nil:
+		return out, fmt.Errorf("tape: encoding a %s record: %w", r.Type, err)
+	case r.Type == TypeRequest:
+		r.Request = data
+	default:
+		r.Result = data
+	}
+	line, err := e.encode(&r, err == nil)
+	if err != nil {
+		return out, err
+	}
+	return append(out, line...), nil
 }
 
 // countWriter counts what reaches the underlying writer.
@@ -54,7 +144,9 @@ func NewWriter(w io.Writer) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tape: %w", err)
 	}
-	return &Writer{zw: zw, out: out}, nil
+	tw := &Writer{zw: zw, out: out}
+	tw.drained.L = &tw.mu
+	return tw, nil
 }
 
 // Complete is how many bytes of the tape are complete zstd frames: the
@@ -76,24 +168,110 @@ func (w *Writer) Write(r Record) error {
 	if w.err != nil {
 		return w.err
 	}
-	w.buf.Reset()
-	if line, ok := appendQuick(w.buf.AvailableBuffer(), &r); ok {
-		w.buf.Write(line)
-	} else {
-		if w.enc == nil {
-			w.enc = json.NewEncoder(&w.buf)
-			w.enc.SetEscapeHTML(false)
-		}
-		if err := w.enc.Encode(r); err != nil { // Encode ends the line
-			return fmt.Errorf("tape: %w", err)
-		}
+	w.pending = true
+	if r.encode != nil {
+		w.later = append(w.later, deferred{at: len(w.lines), n: r.N, result: r.Type == TypeResult, nested: r.Nested, encode: r.encode})
+		w.queued()
+		return w.err
 	}
-	if _, err := w.zw.Write(w.buf.Bytes()); err != nil {
+	line, err := w.fg.encode(&r, false)
+	if err != nil {
+		return err
+	}
+	if len(w.later) > 0 || len(w.lines) > 0 || w.draining {
+		// Records wait before it: it waits with them, in order.
+		w.lines = append(w.lines, line...)
+		w.queued()
+		return w.err
+	}
+	w.writeLocked(line)
+	return w.err
+}
+
+// queued starts a drain when enough deferred records wait, or drains
+// them here when too many do.
+func (w *Writer) queued() {
+	switch {
+	case len(w.later) >= hardLater || len(w.lines) >= maxLines:
+		w.drainLocked()
+	case len(w.later) >= maxLater && !w.draining:
+		w.startDrain()
+	}
+}
+
+// writeLocked passes encoded lines to the compressor.
+func (w *Writer) writeLocked(lines []byte) {
+	if w.err != nil || len(lines) == 0 {
+		return
+	}
+	if _, err := w.zw.Write(lines); err != nil {
 		w.err = fmt.Errorf("tape: %w", err)
 	}
-	w.pending = true
-	w.since += int64(w.buf.Len())
-	return w.err
+	w.since += int64(len(lines))
+}
+
+// startDrain encodes the waiting records on a goroutine of its own, the
+// lock released, and writes them; the records written meanwhile wait.
+func (w *Writer) startDrain() {
+	later, lines := w.later, w.lines
+	w.later, w.lines = w.spareLater[:0], w.spareLines[:0]
+	w.spareLater, w.spareLines = nil, nil
+	w.draining = true
+	go func() {
+		out := w.bg.out[:0]
+		var err error
+		prev := 0
+		for i := range later {
+			d := &later[i]
+			out = append(out, lines[prev:d.at]...)
+			prev = d.at
+			if out, err = w.bg.encodeDeferred(out, d.record()); err != nil {
+				break
+			}
+		}
+		out = append(out, lines[prev:]...)
+		clear(later) // the encode funcs hold results
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if err != nil && w.err == nil {
+			w.err = err
+		}
+		w.writeLocked(out)
+		w.bg.out = out
+		if len(w.later) == 0 {
+			w.writeLocked(w.lines) // what waited only for the drain
+			w.lines = w.lines[:0]
+		}
+		w.spareLater, w.spareLines = later, lines
+		w.draining = false
+		w.drained.Broadcast()
+	}()
+}
+
+// drainLocked waits for a drain under way, then encodes the deferred
+// records and writes them, and the records that wait with them, in order.
+func (w *Writer) drainLocked() {
+	for w.draining {
+		w.drained.Wait()
+	}
+	prev := 0
+	for i := range w.later {
+		d := &w.later[i]
+		w.writeLocked(w.lines[prev:d.at])
+		prev = d.at
+		if w.err != nil {
+			break
+		}
+		var line []byte
+		if line, w.err = w.fg.encodeDeferred(w.fg.out[:0], d.record()); w.err != nil {
+			break
+		}
+		w.writeLocked(line)
+		w.fg.out = line
+	}
+	w.writeLocked(w.lines[prev:])
+	clear(w.later)
+	w.later, w.lines = w.later[:0], w.lines[:0]
 }
 
 // Append writes complete zstd frames of another tape (as its Writer
@@ -123,8 +301,9 @@ const FlushDelay = 250 * time.Millisecond
 // flushBytes is how much FlushSoon lets wait, at most.
 const flushBytes = 64 << 10
 
-// FlushSoon ends the zstd frame within FlushDelay (at once past 64 KiB
-// waiting): a recorder calls it after each request, so that a tape cut
+// FlushSoon ends the zstd frame within FlushDelay (without delay past
+// 64 KiB waiting), on a goroutine of its own: a recorder calls it after
+// each request, so that a tape cut
 // short by a crash holds every request that finished that long before,
 // without the cost of a frame at every request (most of what recording a
 // small request costs).
@@ -134,16 +313,16 @@ func (w *Writer) FlushSoon() error {
 		defer w.mu.Unlock()
 		return w.err
 	}
-	if w.since >= flushBytes {
-		defer w.mu.Unlock()
-		return w.flushLocked()
+	delay := FlushDelay
+	if w.since+int64(len(w.lines)) >= flushBytes {
+		delay = 0 // now, but on the timer's goroutine: not the caller's
 	}
 	switch {
-	case w.armed:
+	case w.armed && delay > 0:
 	case w.soon == nil:
-		w.soon = time.AfterFunc(FlushDelay, w.flushUnheld)
+		w.soon = time.AfterFunc(delay, w.flushUnheld)
 	default:
-		w.soon.Reset(FlushDelay)
+		w.soon.Reset(delay)
 	}
 	w.armed = true
 	w.mu.Unlock()
@@ -203,6 +382,9 @@ func (w *Writer) flushLocked() error {
 	if !w.pending && w.complete > 0 {
 		return nil // nothing since the last frame
 	}
+	if w.drainLocked(); w.err != nil {
+		return w.err
+	}
 	if err := w.zw.Close(); err != nil {
 		w.err = fmt.Errorf("tape: %w", err)
 		return w.err
@@ -221,6 +403,9 @@ func (w *Writer) Close() error {
 		w.soon.Stop()
 	}
 	w.closed = true
+	if w.err == nil {
+		w.drainLocked()
+	}
 	if w.err != nil {
 		w.zw.Close()
 		return w.err
@@ -364,10 +549,11 @@ func Read(r io.Reader) (*Tape, error) {
 // record, the ones a session writes most, without encoding/json's
 // reflection: what it writes is what Encode would, but for the order of
 // the fields. ok is false for other records, and for JSON that is not
-// valid or not on one line, which Encode then takes (and refuses).
-func appendQuick(b []byte, r *Record) (_ []byte, ok bool) {
+// valid or not on one line, which Encode then takes (and refuses);
+// trusted JSON (json.Marshal's) is not checked.
+func appendQuick(b []byte, r *Record, trusted bool) (_ []byte, ok bool) {
 	raw := func(key string, v json.RawMessage) bool {
-		if bytes.ContainsAny(v, "\n\r") || !json.Valid(v) {
+		if !trusted && (bytes.ContainsAny(v, "\n\r") || !json.Valid(v)) {
 			return false
 		}
 		b = append(append(append(b, `,"`...), key...), `":`...)

@@ -118,6 +118,22 @@ type Record struct {
 	Sleeps int64  `json:"sleeps,omitempty"`
 	Fuel   int64  `json:"fuel,omitempty"`
 	Bytes  int64  `json:"bytes,omitempty"`
+
+	// encode gives a deferred record's Request or Result (Deferred).
+	encode func() ([]byte, error)
+}
+
+// Deferred returns the request or result record r, without its JSON, to
+// be written with the JSON that encode returns. A Writer calls encode
+// when it writes the record out (when its frame ends, or once enough
+// records wait), on whichever goroutine does that: a recorder's request
+// does not wait for the encoding of its request and result. encode must
+// therefore use only values that nothing changes afterwards, and return
+// what json.Marshal does (valid JSON on one line), which is not checked
+// again. A result whose encode fails is written with the error instead.
+func Deferred(r Record, encode func() ([]byte, error)) Record {
+	r.encode = encode
+	return r
 }
 
 // Header says what a tape was recorded with.
@@ -178,6 +194,9 @@ type Options struct {
 // of its type, a field of another type, a path that is not a clean
 // relative path inside the root.
 func (r *Record) Check() error {
+	if r.encode != nil && (r.Type != TypeRequest && r.Type != TypeResult || len(r.Request) > 0 || len(r.Result) > 0) {
+		return fmt.Errorf("a deferred %s record: only a request or result record without its JSON can be deferred", r.Type)
+	}
 	var allowed string
 	switch r.Type {
 	case TypeHeader:
@@ -221,7 +240,7 @@ func (r *Record) Check() error {
 		}
 	case TypeRequest:
 		allowed = "n nested request"
-		if r.N <= 0 || len(r.Request) == 0 {
+		if r.N <= 0 || len(r.Request) == 0 && r.encode == nil {
 			return fmt.Errorf("a request record needs n (from 1) and request")
 		}
 	case TypeClock:
@@ -244,7 +263,7 @@ func (r *Record) Check() error {
 		}
 	case TypeResult:
 		allowed = "n nested result error"
-		if r.N <= 0 || (len(r.Result) == 0) == (r.Error == "") {
+		if r.N <= 0 || (len(r.Result) == 0 && r.encode == nil) == (r.Error == "") {
 			return fmt.Errorf("a result record needs n (from 1) and one of result or error")
 		}
 	case TypeStop:

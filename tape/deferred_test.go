@@ -1,0 +1,155 @@
+package tape_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/tape"
+)
+
+// TestDeferredInOrder writes deferred requests and results among clock
+// records, from several goroutines at once (past the count that starts a
+// drain on a goroutine of its own, and past the one at which Write waits
+// for it), with a Flush in the middle: each goroutine's records come back
+// in the order it wrote them, with the JSON its encode gave. A deferred
+// record is not encoded by the Write that takes it.
+func TestDeferredInOrder(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := tape.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(header()); err != nil {
+		t.Fatal(err)
+	}
+	var encoded atomic.Int64
+	first := tape.Deferred(tape.Record{Type: tape.TypeRequest, N: 1}, func() ([]byte, error) {
+		encoded.Add(1)
+		return []byte(`{"first":true}`), nil
+	})
+	if err := w.Write(first); err != nil {
+		t.Fatal(err)
+	}
+	if n := encoded.Load(); n != 0 {
+		t.Errorf("the deferred record was encoded %d times by its Write; want 0", n)
+	}
+	const writers, each = 4, 3000
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				ns := int64(g*each + i)
+				var r tape.Record
+				switch i % 3 {
+				case 0:
+					r = tape.Record{Type: tape.TypeClock, Clock: tape.ClockMono, NS: &ns}
+				case 1:
+					r = tape.Deferred(tape.Record{Type: tape.TypeRequest, N: int(ns) + 2}, func() ([]byte, error) {
+						return fmt.Appendf(nil, `{"g":%d,"i":%d}`, g, i), nil
+					})
+				default:
+					r = tape.Deferred(tape.Record{Type: tape.TypeResult, N: int(ns) + 2}, func() ([]byte, error) {
+						return json.Marshal(map[string]int{"g": g, "i": i})
+					})
+				}
+				if err := w.Write(r); err != nil {
+					t.Error(err)
+					return
+				}
+				if g == 0 && i == each/2 {
+					if err := w.Flush(); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tp.Events) != 1+writers*each {
+		t.Fatalf("%d events; want %d", len(tp.Events), 1+writers*each)
+	}
+	if string(tp.Events[0].Request) != `{"first":true}` {
+		t.Errorf("the first record: %s", tp.Events[0].Request)
+	}
+	next := make([]int, writers) // each goroutine's next record
+	for _, r := range tp.Events[1:] {
+		var g, i int
+		switch r.Type {
+		case tape.TypeClock:
+			g, i = int(*r.NS)/each, int(*r.NS)%each
+		case tape.TypeRequest, tape.TypeResult:
+			var v struct{ G, I int }
+			raw := r.Request
+			if r.Type == tape.TypeResult {
+				raw = r.Result
+			}
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatalf("%s record %d: %s", r.Type, r.N, raw)
+			}
+			g, i = v.G, v.I
+			if r.N != g*each+i+2 {
+				t.Fatalf("%s record %d holds the JSON of record %d", r.Type, r.N, g*each+i+2)
+			}
+		}
+		if i != next[g] {
+			t.Fatalf("goroutine %d's record %d came where its record %d should: out of order", g, i, next[g])
+		}
+		next[g]++
+	}
+}
+
+// TestDeferredResultError: a deferred result whose encoding fails is
+// written with the error; a deferred request whose encoding fails fails
+// the Writer; only request and result records can be deferred.
+func TestDeferredResultError(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := tape.NewWriter(&buf)
+	w.Write(header())
+	bad := func() ([]byte, error) { return nil, errors.New("no JSON for it") }
+	if err := w.Write(tape.Deferred(tape.Record{Type: tape.TypeResult, N: 1}, bad)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tp.Events) != 1 || !strings.Contains(tp.Events[0].Error, "the result could not be encoded: no JSON for it") {
+		t.Errorf("events %+v", tp.Events)
+	}
+
+	w, _ = tape.NewWriter(&buf)
+	w.Write(header())
+	w.Write(tape.Deferred(tape.Record{Type: tape.TypeRequest, N: 1}, bad))
+	if err := w.Flush(); err == nil || !strings.Contains(err.Error(), "encoding a request record: no JSON for it") {
+		t.Errorf("flushing a request that cannot be encoded: %v", err)
+	}
+
+	w, _ = tape.NewWriter(&buf)
+	ns := int64(1)
+	for _, r := range []tape.Record{
+		tape.Deferred(tape.Record{Type: tape.TypeClock, Clock: tape.ClockWall, NS: &ns}, bad),
+		tape.Deferred(tape.Record{Type: tape.TypeResult, N: 1, Result: json.RawMessage(`{}`)}, bad),
+	} {
+		if err := w.Write(r); err == nil || !strings.Contains(err.Error(), "only a request or result record without its JSON can be deferred") {
+			t.Errorf("deferred %s: %v", r.Type, err)
+		}
+	}
+}
