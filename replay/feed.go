@@ -219,6 +219,39 @@ func (f *feed) Stop(cell int) (sandbox.ReplayStop, bool) {
 	return sandbox.ReplayStop{At: st.at, Cause: st.cause, Bytes: st.bytes, ByOutput: f.byOutput}, true
 }
 
+// Stopped implements sandbox.ReplayStopped: a replayed interrupt that
+// came at another point than the recorded one (another fuel check or
+// sleep, or the same check after another amount of fuel) is a divergence,
+// named before the output it changes.
+func (f *feed) Stopped(cell int, at runtimes.InterruptPoint) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st, ok := f.cur.stops[cell]
+	if !ok || st.at.IsZero() || at == st.at {
+		return
+	}
+	if n := len(f.roots); n >= 2 && len(f.roots[n-2]) != len(f.roots[n-1]) {
+		// Expected: see Player.rootDir. The output may still match.
+		f.inexact = append(f.inexact, fmt.Sprintf("request %d, cell %d: stopped by %s when recorded %s, replayed %s: the replay's root path (%d bytes) is not as long as the recorded one (%d bytes), which moves the guest's fuel checks a little; replay in a folder whose path has the recorded length, or let the replay choose one (no --cwd)",
+			f.n, cell, stopWhat(st.cause), pointText(st.at), pointText(at), len(f.roots[n-1]), len(f.roots[n-2])))
+		return
+	}
+	f.divs = append(f.divs, Divergence{Request: f.n, Cell: cell, What: "stop",
+		Message:  fmt.Sprintf("the replayed interrupt (%s) came at another point of the cell's work than the recorded one", stopWhat(st.cause)),
+		Expected: pointText(st.at), Got: pointText(at)})
+}
+
+// pointText describes an interrupt point.
+func pointText(p runtimes.InterruptPoint) string {
+	switch {
+	case p.IsZero():
+		return "not interrupted"
+	case p.Sleeps > 0:
+		return fmt.Sprintf("in sleep %d, after %d units of fuel", p.Sleeps, p.Fuel)
+	}
+	return fmt.Sprintf("at fuel check %d, after %d units of fuel", p.Checks, p.Fuel)
+}
+
 // stopWhat names a stop's cause in a sentence.
 func stopWhat(cause string) string {
 	switch cause {

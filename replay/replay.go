@@ -162,7 +162,7 @@ func Start(ctx context.Context, t *tape.Tape, opts Options) (_ *Player, err erro
 			p.Close()
 		}
 	}()
-	dir, err := p.rootDir(opts.Dir, "wasmeval-replay-")
+	dir, err := p.rootDir(opts.Dir, "wasmeval-replay-", t.Header.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -197,15 +197,31 @@ func Start(ctx context.Context, t *tape.Tape, opts Options) (_ *Player, err erro
 }
 
 // rootDir is the folder a root is rebuilt in: dir, which must be empty or
-// missing, or a temporary folder removed by Close.
-func (p *Player) rootDir(dir, pattern string) (string, error) {
+// missing, or a temporary folder removed by Close, whose path is as long
+// as the recorded root's (recorded) where it can be.
+//
+// Why the length: the guest sees its root at its real path, and the
+// strings that hold it (the working folder, HOME, sys.path) take memory
+// by their length, so another length lays the guest's heap out otherwise
+// and its allocations cost a little more or less fuel. A Python cell's
+// fuel checks then fall at slightly other points of its work, and a
+// recorded interrupt, delivered at the same check, can land one loop
+// step off. A path of the same length gives the same layout.
+func (p *Player) rootDir(dir, pattern, recorded string) (string, error) {
 	if dir == "" {
-		dir, err := os.MkdirTemp("", pattern)
+		base, err := os.MkdirTemp("", pattern)
 		if err != nil {
 			return "", fmt.Errorf("replay: %w", err)
 		}
 		prev := p.cleanup
-		p.cleanup = func() { prev(); os.RemoveAll(dir) }
+		p.cleanup = func() { prev(); os.RemoveAll(base) }
+		if base, err = filepath.Abs(base); err != nil {
+			return "", fmt.Errorf("replay: %w", err)
+		}
+		dir, err := sameLength(base, len(recorded))
+		if err != nil {
+			return "", fmt.Errorf("replay: %w", err)
+		}
 		return dir, nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -215,6 +231,26 @@ func (p *Player) rootDir(dir, pattern string) (string, error) {
 		return "", fmt.Errorf("replay: %w", err)
 	} else if len(ents) > 0 {
 		return "", fmt.Errorf("replay: %s is not empty; give an empty or missing folder to rebuild the root in", dir)
+	}
+	return dir, nil
+}
+
+// sameLength makes and returns a folder in base whose path is n bytes
+// long, or base itself when it is n bytes long or longer (a recorded
+// root shorter than the temporary folder: its length cannot be had).
+func sameLength(base string, n int) (string, error) {
+	dir := base
+	for left := n - len(dir) - 1; left > 0; left = n - len(dir) - 1 {
+		// Names of at most 200 bytes, and none of 1 byte before the last:
+		// every step takes at least 2 bytes (a slash and a letter).
+		name := min(left, 200)
+		if rest := left - name; rest == 1 {
+			name--
+		}
+		dir = filepath.Join(dir, strings.Repeat("r", name))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
 	}
 	return dir, nil
 }
@@ -246,7 +282,7 @@ func (p *Player) fork(ctx context.Context, n int, rec tape.Record) error {
 	if p.opts.Dir != "" {
 		dir = fmt.Sprintf("%s.fork%d", strings.TrimRight(p.opts.Dir, "/"), n)
 	}
-	dir, err := p.rootDir(dir, "wasmeval-replay-fork-")
+	dir, err := p.rootDir(dir, "wasmeval-replay-fork-", rec.Header.Root)
 	if err != nil {
 		return err
 	}

@@ -97,25 +97,15 @@ func divergences(rep *replay.Report) []string {
 	return append(out, "(the report says it is not identical)")
 }
 
-// replayExactly runs a record-and-replay scenario, and once more when its
-// replay diverged: on a loaded machine a replayed interrupt has landed one
-// step of the loop off its recording (about 1 run in 4 with three test
-// processes on two cores; never seen idle). The cause is not found yet
-// (issue 13 stays open for it); the first divergence is logged, and a
-// second one fails the test, so a replay that is wrong every time still
-// fails.
+// replayExactly runs a record-and-replay scenario and fails the test with
+// each divergence of its replay.
 func replayExactly(t *testing.T, what string, scenario func(t *testing.T) []string) {
 	t.Helper()
-	divs := scenario(t)
-	if len(divs) == 0 || t.Failed() {
-		return
-	}
-	t.Logf("%s did not replay exactly on the first try; trying once more:\n%s", what, strings.Join(divs, "\n"))
-	if divs = scenario(t); len(divs) > 0 {
+	if divs := scenario(t); len(divs) > 0 {
 		for _, d := range divs {
 			t.Error(d)
 		}
-		t.Fatalf("%s did not replay exactly, twice", what)
+		t.Fatalf("%s did not replay exactly", what)
 	}
 }
 

@@ -64,6 +64,13 @@ type ReplayFeed interface {
 	Stop(cell int) (ReplayStop, bool)
 }
 
+// ReplayStopped is a ReplayFeed that is told where a replayed cell's
+// stop came (Outcome.Interrupt: the fuel check or sleep, and the fuel
+// used then), to compare it with the recorded one.
+type ReplayStopped interface {
+	Stopped(cell int, at runtimes.InterruptPoint)
+}
+
 // ReplayStop is where and why a recorded cell was stopped.
 type ReplayStop struct {
 	// At is where the runtime delivered the interrupt; zero where it
@@ -551,12 +558,11 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 	b.mu.Unlock()
 	s.nestedTape.Store(int64(n), nested)
 	b.tape.Hold() // until its result (finishRequest): a frame holds whole requests
-	data, err := json.Marshal(req)
-	if err != nil {
-		s.sb.opts.Logger.Warn("recording a request", "err", err)
-		return n
-	}
-	if err := b.tape.Write(tape.Record{Type: tape.TypeRequest, N: n, Nested: nested, Request: data}); err != nil {
+	// Encoded when the tape's frame ends, off the request's path; the
+	// cells are copied, the caller may reuse them.
+	req.Cells = slices.Clone(req.Cells)
+	rec := tape.Deferred(tape.Record{Type: tape.TypeRequest, N: n, Nested: nested}, func() ([]byte, error) { return json.Marshal(req) })
+	if err := b.tape.Write(rec); err != nil {
 		s.sb.opts.Logger.Warn("recording a request", "err", err)
 	}
 	return n
@@ -581,10 +587,12 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 	rec := tape.Record{Type: tape.TypeResult, N: n, Nested: nested == true}
 	if evalErr != nil {
 		rec.Error = evalErr.Error()
-	} else if data, err := MarshalResult(res); err == nil {
-		rec.Result = data
 	} else {
-		rec.Error = fmt.Sprintf("the result could not be encoded: %v", err)
+		// Encoded when the tape's frame ends, off the request's path
+		// (what recording a small request cost was mostly this JSON),
+		// from a copy: the caller owns res.
+		cp := frozenResult(res)
+		rec = tape.Deferred(rec, func() ([]byte, error) { return MarshalResult(cp) })
 	}
 	if err := w.Write(rec); err != nil {
 		s.sb.opts.Logger.Warn("recording a result", "err", err)
@@ -619,6 +627,35 @@ func (s *Session) closeTape() error {
 	return nil
 }
 
+// frozenResult copies res deeply enough that its caller may change
+// anything in res afterwards: every slice and pointer of the result is
+// copied (strings and json.RawMessage bytes are shared: nothing writes
+// to them). TestFrozenResultCopiesAll keeps it in step with Result.
+func frozenResult(res *Result) *Result {
+	cp := *res
+	cp.Content = slices.Clone(res.Content)
+	d := &cp.Details
+	d.Cells = slices.Clone(d.Cells)
+	for i := range d.Cells {
+		c := &d.Cells[i]
+		if c.ExitCode != nil {
+			code := *c.ExitCode
+			c.ExitCode = &code
+		}
+		c.StatusEvents = slices.Clone(c.StatusEvents)
+	}
+	d.Languages = slices.Clone(d.Languages)
+	d.JSONOutputs = slices.Clone(d.JSONOutputs)
+	d.Images = slices.Clone(d.Images)
+	d.StatusEvents = slices.Clone(d.StatusEvents)
+	d.Meta.Truncated = slices.Clone(d.Meta.Truncated)
+	if d.Meta.Dropped != nil {
+		dropped := *d.Meta.Dropped
+		d.Meta.Dropped = &dropped
+	}
+	return &cp
+}
+
 // MarshalResult is the JSON of a result as a tape holds it and replay
 // compares it: the cells' durations, which no replay reproduces, are zero.
 func MarshalResult(res *Result) ([]byte, error) {
@@ -643,8 +680,9 @@ func MarshalResult(res *Result) ([]byte, error) {
 func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers ...*time.Timer) (context.Context, error) {
 	if s.opts.Replay == nil {
 		if b := s.bound; b != nil && b.tape != nil && lang != "py" {
-			w := &stopWatch{bytes: -1}
-			context.AfterFunc(ctx, func() { w.atStop.Store(w.written.Load()) })
+			// No context.AfterFunc: its goroutine, started when every
+			// cell's context ends, cost more than the rest of this.
+			w := &stopWatch{bytes: -1, ctx: ctx}
 			ctx = context.WithValue(ctx, stopWatchKey{}, w)
 		}
 		return ctx, nil
@@ -696,12 +734,13 @@ var stopCauses = map[string]error{
 
 // stopWatch counts a cell's output: replayed, it stops the cell once it
 // has written bytes; recorded (bytes -1), it notes what the cell had
-// written when its context ended.
+// written before its context ended (ctx).
 type stopWatch struct {
 	bytes   int64
 	written atomic.Int64
 	atStop  atomic.Int64
 	cancel  context.CancelCauseFunc
+	ctx     context.Context
 }
 
 type stopWatchKey struct{}
@@ -715,8 +754,17 @@ type watchSink struct {
 func (ws watchSink) Stdout(text string) { ws.Sink.Stdout(text); ws.add(len(text)) }
 func (ws watchSink) Stderr(text string) { ws.Sink.Stderr(text); ws.add(len(text)) }
 func (ws watchSink) add(n int) {
-	if ws.w.written.Add(int64(n)) >= ws.w.bytes && ws.w.bytes >= 0 {
-		ws.w.cancel(errReplayedStop)
+	w := ws.w
+	if w.bytes < 0 {
+		// Recording: what the runtime writes once the context ended
+		// (its lines about the stop) is not the cell's.
+		if w.ctx.Err() == nil {
+			w.atStop.Store(w.written.Add(int64(n)))
+		}
+		return
+	}
+	if w.written.Add(int64(n)) >= w.bytes {
+		w.cancel(errReplayedStop)
 	}
 }
 
@@ -735,6 +783,9 @@ func replaySink(ctx context.Context, sink runtimes.Sink) runtimes.Sink {
 // limit, the request's for an interrupt or a cancellation.
 func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, sink *cellSink, out runtimes.Outcome, replayed error) {
 	if replayed != nil {
+		if r, ok := s.opts.Replay.(ReplayStopped); ok {
+			r.Stopped(sink.index, out.Interrupt)
+		}
 		if !out.Interrupted {
 			return
 		}
