@@ -122,3 +122,25 @@ func TestOperatorAssociativityInTypeScript(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorAssociativityOutsideCells: code made with eval and the
+// Function constructors, and modules, group relational chains to the left
+// as cells do (they went through goja's right-recursive parse as it was).
+func TestOperatorAssociativityOutsideCells(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"chain.js":  "module.exports = [1 < 2 < 3, 3 > 2 > 1, 1 < (2 < 3)]\n",
+		"chain.mjs": "export const r = [1 < 2 < 3, 3 > 2 > 1]\n",
+	})
+	s := newSession(t, runtimes.InstanceOptions{Root: root})
+	tests := []struct{ code, want string }{
+		{"[eval('1 < 2 < 3'), eval('3 > 2 > 1'), Function('return 1 <= 2 <= 3')(), new Function('a', 'return a > 2 > 1')(3)]", "[ true, false, true, false ]"},
+		{"require('./chain.js')", "[ true, false, false ]"},
+		{"import { r } from './chain.mjs'; r", "[ true, false ]"},
+	}
+	for _, tt := range tests {
+		if got, _ := s.ok(tt.code); got != tt.want {
+			t.Errorf("%s\n got %s\nwant %s", tt.code, got, tt.want)
+		}
+	}
+}

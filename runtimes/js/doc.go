@@ -90,9 +90,9 @@
 //     exports exist from the module's start, so import cycles work); a cell's
 //     imports are copies taken at import time. A module cannot use top-level
 //     await.
-//   - goja does not parse `for await`: iterate a stream or a readline
-//     interface with its events or its iterator's next(). Response and
-//     Request bodies are bytes, not streams; fs has no watch.
+//   - goja does not parse `for await` or async generators: cells and
+//     module files that use them are lowered by esbuild first (lower.go).
+//     Response and Request bodies are bytes, not streams; fs has no watch.
 //   - Error.prototype.stack is goja's text (tab-indented frames with program
 //     counters); the REPL's rendering of errors cleans it to Node's format.
 //   - eval is always an indirect eval: it runs in the global scope, not in

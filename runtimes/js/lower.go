@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/dop251/goja/parser"
 	"github.com/evanw/esbuild/pkg/api"
 )
 
@@ -157,6 +158,27 @@ func lowerCell(code, name string, loader api.Loader) (js string, tm *tsMap, cerr
 	}
 	resetLoopState(tm)
 	return tm.gen, tm, nil
+}
+
+// lowerModule lowers the for await loops and async generators of src, a
+// module's code after rewriteModuleSyntax, as lowerCell does a cell's: it
+// returns the code goja is to parse and, when that is lowered, the map of
+// its positions to src. The module's own function wraps the result, so
+// esbuild's helpers are the module's locals.
+func lowerModule(src, name string) (string, *tsMap, *codeError) {
+	if !needsLowering(src) {
+		return src, nil, nil
+	}
+	js, tm, cerr := lowerCell(src, name, api.LoaderJS)
+	if cerr == nil {
+		return js, tm, nil
+	}
+	// The pattern matched text that is no such syntax: goja's word
+	// decides, as for cells (compileRun).
+	if _, err := parser.ParseFile(nil, name, modulePrefix+src+"\n})", 0, parser.WithDisableSourceMaps); err == nil {
+		return src, nil, nil
+	}
+	return "", nil, cerr
 }
 
 // loweredLoop matches the end of the declarations of a lowered for await

@@ -326,12 +326,25 @@ func compileModule(name, text string) (*goja.Program, *codeError) {
 	}
 	ms := rewriteModuleSyntax(text, true)
 	src := ms.src
+	// code is what goja parses: src, or src with its for await loops and
+	// async generators lowered (lower.go), whose positions tm maps back.
+	code, tm, cerr := lowerModule(src, name)
+	if cerr != nil {
+		return nil, cerr
+	}
+	fixErr := func(ce *codeError) *codeError { return ce }
+	// srcOffset is the offset in src of position idx of the parsed code.
+	srcOffset := func(idx file.Idx) int { return int(idx) - 1 - len(modulePrefix) }
+	if tm != nil {
+		fixErr = tm.mapError
+		srcOffset = func(idx file.Idx) int { return tm.offset(int(idx) - 1 - len(modulePrefix)) }
+	}
 	opts := []parser.Option{parser.WithDisableSourceMaps}
 	suffix := "\n})"
 	if ms.esm {
-		prog, err := parser.ParseFile(nil, name, modulePrefix+src+suffix, 0, opts...)
+		prog, err := parser.ParseFile(nil, name, modulePrefix+code+suffix, 0, opts...)
 		if err != nil {
-			return nil, parseError(err, name, src, 0, len(modulePrefix))
+			return nil, fixErr(parseError(err, name, code, 0, len(modulePrefix)))
 		}
 		var getters []string
 		for _, local := range ms.exportDefaultDecl {
@@ -339,13 +352,24 @@ func compileModule(name, text string) (*goja.Program, *codeError) {
 		}
 		body := prog.Body[0].(*ast.ExpressionStatement).Expression.(*ast.FunctionLiteral).Body.List
 		for _, off := range ms.exportDecls {
-			idx := file.Idx(len(modulePrefix) + off + 1)
 			for _, st := range body {
-				if st.Idx0() != idx {
+				at := srcOffset(st.Idx0())
+				if tm != nil {
+					// Lowered code's statements map to their source
+					// only about (`async function* f` became `function
+					// f`): the first that starts on the declaration's
+					// line, at it or after it.
+					if at < off || at > len(src) || strings.Contains(src[off:at], "\n") {
+						continue
+					}
+				} else if at != off {
 					continue
 				}
 				for _, n := range declaredNames(st) {
 					getters = append(getters, strconv.Quote(n)+": () => "+n)
+				}
+				if tm != nil {
+					break
 				}
 			}
 		}
@@ -354,9 +378,9 @@ func compileModule(name, text string) (*goja.Program, *codeError) {
 		}
 		suffix = "\n;__wasmeval.exportLocals(__wasmeval.exports, {" + strings.Join(getters, ", ") + "});\n})"
 	}
-	prog, err := parser.ParseFile(nil, name, modulePrefix+src+suffix, 0, opts...)
+	prog, err := parser.ParseFile(nil, name, modulePrefix+code+suffix, 0, opts...)
 	if err != nil {
-		return nil, parseError(err, name, src, 0, len(modulePrefix))
+		return nil, fixErr(parseError(err, name, code, 0, len(modulePrefix)))
 	}
 	if err := guardProgram(prog); err != nil {
 		return nil, &codeError{file: name, src: src, line: 1, col: 1, msg: err.Error()}
@@ -370,7 +394,11 @@ func compileModule(name, text string) (*goja.Program, *codeError) {
 		}
 	}
 	shiftPositions(prog, -len(modulePrefix))
-	prog.File = file.NewFile(name, src+suffix, 1)
+	if tm != nil {
+		prog.File = tm.remap(prog, name)
+	} else {
+		prog.File = file.NewFile(name, src+suffix, 1)
+	}
 	prg, err := goja.CompileAST(prog, ms.esm)
 	if err != nil {
 		return nil, compileError(err, name, src)

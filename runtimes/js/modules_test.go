@@ -93,3 +93,41 @@ func TestModulesAreReadAgainWhenTheyChange(t *testing.T) {
 		t.Errorf("import after the change: v = %s, want 2", got)
 	}
 }
+
+// TestModulesLowerForAwait: required and imported modules may use for
+// await loops and async generators, which goja does not parse: they are
+// lowered as a cell's are (lower.go), their exports (async generators
+// included) and live bindings work, esbuild's helpers stay the module's
+// own, and a throw in a lowered module shows the module's own line.
+func TestModulesLowerForAwait(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"gen.js": "async function* count(n) {\n  for (let i = 0; i < n; i++) yield i\n}\n" +
+			"async function sum(n) {\n  let s = 0\n  for await (const v of count(n)) s += v\n  return s\n}\nmodule.exports = { count, sum }\n",
+		"pages.mjs": "export let seen = 0\nexport async function* pages() {\n  yield [1, 2]\n  yield [3]\n}\n" +
+			"export async function all() {\n  const out = []\n  for await (const p of pages()) { out.push(...p); seen++ }\n  return out\n}\n" +
+			"export const label = 'pages', other = 'x'\nexport default class Reader { async *[Symbol.asyncIterator]() { yield 'r' } }\nconst hidden = 1\n",
+		"uses.mjs": "import { all, seen } from './pages.mjs'\nexport async function twice() { const a = await all(); const b = await all(); return [a.length + b.length, seen] }\n",
+		"throws.mjs": "export async function* bad() {\n  yield 1\n  throw new Error('from the generator')\n}\n" +
+			"export async function drain() {\n  for await (const v of bad()) {}\n}\n",
+		"fake.js": "// mentions for await and async function* only in a comment\nmodule.exports = 'plain'\n",
+	})
+	s := newSession(t, runtimes.InstanceOptions{Root: root})
+	tests := []struct{ code, want string }{
+		{"const g = require('./gen.js'); await g.sum(5)", "10"},
+		{"const out = []; for await (const v of require('./gen.js').count(3)) out.push(v); out", "[ 0, 1, 2 ]"},
+		{"import { all, pages, label, other } from './pages.mjs'; [await all(), typeof pages().next, label, other]", "[ [ 1, 2, 3 ], 'function', 'pages', 'x' ]"},
+		{"import Reader from './pages.mjs'; const r = []; for await (const v of new Reader()) r.push(v); r", "[ 'r' ]"},
+		{"const m = await import('./pages.mjs'); [Object.keys(m).sort(), m.seen]", "[ [ 'all', 'default', 'label', 'other', 'pages', 'seen' ], 2 ]"},
+		{"import { twice } from './uses.mjs'; await twice()", "[ 6, 6 ]"},
+		{"require('./fake.js')", "'plain'"},
+		{"typeof __forAwait === 'undefined' || !Object.keys(globalThis).includes('__forAwait')", "true"},
+	}
+	for _, tt := range tests {
+		if got, _ := s.ok(tt.code); got != tt.want {
+			t.Errorf("%s\n got %s\nwant %s", tt.code, got, tt.want)
+		}
+	}
+	stderr := s.fails("import { drain } from './throws.mjs'; await drain()")
+	want(t, "a throw in a lowered module", stderr, "Error: from the generator", "throws.mjs:3:")
+}

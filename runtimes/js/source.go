@@ -689,11 +689,15 @@ func isNumberLiteral(e ast.Expression) bool {
 	return false
 }
 
-// guardProgram checks and rewrites a parsed program.
+// guardProgram checks and rewrites a parsed program: a module, or code
+// made with eval or a Function constructor.
 func guardProgram(prog *ast.Program) error {
 	if err := checkDepth(prog); err != nil {
 		return err
 	}
+	// As in cells (hoist.go): eval('1 < 2 < 3') and a module's chains
+	// grouped to the right.
+	regroupRelational(prog)
 	guardOperators(prog)
 	return nil
 }
