@@ -191,7 +191,16 @@ func (s *Session) saveState(ctx context.Context) error {
 		return fmt.Errorf("%w: reading the session's files: %v", ErrStore, err)
 	}
 	st.Files, st.FullFiles = files, p.base == nil
-	if err := p.st.Save(ctx, st, p.epoch); err != nil {
+	err = p.st.Save(ctx, st, p.epoch)
+	if !st.FullFiles && (errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrCorrupt)) {
+		// The record is gone or unreadable (deleted, damaged): a delta has
+		// nothing to apply to, so the whole root goes.
+		if cur, st.Files, err = diffRoot(s.opts.Root, nil, started, false); err == nil {
+			st.FullFiles = true
+			err = p.st.Save(ctx, st, p.epoch)
+		}
+	}
+	if err != nil {
 		// The baseline stays: the next save sends every change since the
 		// last one that was stored.
 		return fmt.Errorf("%w: saving session %s: %w", ErrStore, p.id, err)

@@ -236,3 +236,28 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestManagerStoreRecordGone: when a session's record disappears under it
+// (deleted by hand, or by another process), its next save writes every
+// file again, not a delta of the last eval's changes alone.
+func TestManagerStoreRecordGone(t *testing.T) {
+	testenv.RequirePython(t)
+	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ws := t.TempDir()
+	m1 := storeManager(t, ws, st)
+	id, _ := m1.Create(ctx, "alice")
+	evalText(t, m1, "alice", id, "py", "open('old.txt', 'w').write('old')")
+	if err := st.Delete(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	evalText(t, m1, "alice", id, "py", "open('new.txt', 'w').write('new')")
+	m1.Close(ctx)
+	m2 := storeManager(t, t.TempDir(), st) // files from the store alone
+	if got := evalText(t, m2, "alice", id, "py", "print(open('old.txt').read(), open('new.txt').read())").Content[0].Text; got != "old new" {
+		t.Fatalf("after the record was rewritten: %q", got)
+	}
+}

@@ -146,6 +146,8 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		prev, _, err = d.readHeader(st.ID)
 	}
 	switch {
+	case errors.Is(err, ErrNotFound) && !st.FullFiles:
+		return fmt.Errorf("store: save %s: no record to apply a delta of files to (deleted meanwhile?); save the whole set: %w", st.ID, err)
 	case errors.Is(err, ErrNotFound):
 		prev = nil
 	case err != nil && !st.FullFiles:

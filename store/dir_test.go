@@ -249,3 +249,17 @@ func TestOpenAndPaths(t *testing.T) {
 		t.Error("Save with id ../x: no error")
 	}
 }
+
+// TestDirDeltaNeedsRecord: a delta of files for an id with no record is
+// refused (ErrNotFound), so a record never holds a delta alone.
+func TestDirDeltaNeedsRecord(t *testing.T) {
+	s, _ := openDir(t)
+	ctx := context.Background()
+	delta := &store.State{ID: "s1", Artifact: "a", Files: []store.File{{Path: "new.txt", Mode: 0o644, Data: []byte("x")}}}
+	if err := s.Save(ctx, delta, 1); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("delta with no record: %v, want ErrNotFound", err)
+	}
+	if _, err := s.Load(ctx, "s1", "a"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the refused delta stored something: %v", err)
+	}
+}

@@ -14,7 +14,10 @@
 //     With State.FullFiles set it is the complete set and replaces every
 //     stored file (the first save of a session, and after a failed save
 //     the caller cannot account for). Load always returns the complete set
-//     (FullFiles true, no Deleted entries). When a Save fails, the caller
+//     (FullFiles true, no Deleted entries). A delta Save for an id with
+//     no stored record (or one that cannot be read) fails with ErrNotFound
+//     (or ErrCorrupt) and stores nothing; the caller then saves the whole
+//     set, so a record is never a delta alone. When a Save fails, the caller
 //     keeps its baseline and sends every change since the last successful
 //     Save next time, so a store need not keep half-applied deltas.
 //   - Fencing: a Save carries an epoch. A store keeps the highest epoch it
