@@ -103,6 +103,7 @@ type Manager struct {
 	stop    chan struct{}
 	stopped chan struct{}
 	sweepMu sync.Mutex // one Sweep at a time
+	mem     memReserve // running evals' room in the memory budget (memreserve.go); under mu
 	ms      managerStore
 }
 
@@ -344,6 +345,11 @@ func (m *Manager) Eval(ctx context.Context, owner, id string, req Request) (*Res
 		return nil, err
 	}
 	defer m.release(s)
+	done, err := m.reserveMemory(ctx, s, req) // room for what its cells may grow to
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	return s.sess.Eval(ctx, req)
 }
 
@@ -435,6 +441,7 @@ func (m *Manager) Sweep(ctx context.Context) int {
 		m.mu.Unlock()
 		m.dropAll(ctx, evict, "idle")
 	}
+	m.expireStored(ctx) // stored sessions nobody came back for (persist.go)
 	return len(evict) + m.memoryLocked(ctx, true)
 }
 
@@ -476,7 +483,7 @@ func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
 	for _, s := range trim {
 		m.trim(ctx, s)
 	}
-	if m.opts.MemoryBudgetBytes < 0 || m.residentBytes() <= m.opts.MemoryBudgetBytes {
+	if !m.overBudget() { // or to make room for an eval waiting for it (memreserve.go)
 		return 0
 	}
 	// Over the budget: trim every idle session, largest first, while over.
@@ -490,7 +497,7 @@ func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
 	m.mu.Unlock()
 	slices.SortFunc(idle, func(a, b *managed) int { return cmp.Compare(b.sess.lastResident(), a.sess.lastResident()) })
 	for _, s := range idle {
-		if m.residentBytes() <= m.opts.MemoryBudgetBytes {
+		if !m.overBudget() {
 			return 0
 		}
 		m.trim(ctx, s)
@@ -498,18 +505,13 @@ func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
 	// Still over: evict by bytes, owner first.
 	var evict []*managed
 	m.mu.Lock()
-	total := int64(0)
-	for _, s := range m.byID {
-		total += s.sess.lastResident()
-	}
-	for total > m.opts.MemoryBudgetBytes {
+	for m.overBudgetLocked() {
 		v := m.bytesVictimLocked()
 		if v == nil {
 			break
 		}
 		delete(m.byID, v.id)
 		evict = append(evict, v)
-		total -= v.sess.lastResident()
 	}
 	m.mu.Unlock()
 	m.dropAll(ctx, evict, "over the memory budget")

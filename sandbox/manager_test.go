@@ -261,10 +261,13 @@ func TestManagerGlobalCapOwnerFirst(t *testing.T) {
 
 // TestManagerMemoryBudget: over the budget the manager first trims idle
 // sessions, then evicts by bytes: the largest idle session of the owner
-// holding the most, never a busy one.
+// holding the most, never a busy one. (The sessions' 5 MB memory limit is
+// what a running one reserves: with the default 256 MiB, the busy b3
+// would leave no room in a 100 MiB budget for b1's eval.)
 func TestManagerMemoryBudget(t *testing.T) {
 	const mb = 1 << 20
-	m := newFakeManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: 100 * mb, TrimIdleAfter: -1, IdleTimeout: -1})
+	m := newFakeManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: 100 * mb, TrimIdleAfter: -1, IdleTimeout: -1,
+		Session: sandbox.SessionOptions{MemoryLimitBytes: 5 * mb}})
 	ctx := context.Background()
 	a := mustCreate(t, m, "alice")
 	b1, b2, b3 := mustCreate(t, m, "bob"), mustCreate(t, m, "bob"), mustCreate(t, m, "bob")

@@ -433,6 +433,9 @@ func (s *Server) sessionError(w http.ResponseWriter, r *http.Request, err error)
 		writeError(w, http.StatusTooManyRequests, "quota_exceeded", strings.TrimPrefix(err.Error(), "sandbox: "))
 	case errors.Is(err, sandbox.ErrClosed):
 		writeError(w, http.StatusServiceUnavailable, "shutting_down", "the server is shutting down")
+	case errors.Is(err, sandbox.ErrMemoryBudget): // running cells hold the budget
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, "memory_budget", strings.TrimPrefix(err.Error(), "sandbox: "))
 	case errors.Is(err, sandbox.ErrStore): // the session's state could not be saved or loaded
 		s.log.Error("session store", "path", r.URL.Path, "err", err)
 		w.Header().Set("Retry-After", "2")
@@ -641,6 +644,8 @@ func errorCode(err error) string {
 		return "shutting_down"
 	case errors.Is(err, sandbox.ErrStore):
 		return "store_error"
+	case errors.Is(err, sandbox.ErrMemoryBudget):
+		return "memory_budget"
 	case errors.Is(err, context.Canceled):
 		return "cancelled"
 	}

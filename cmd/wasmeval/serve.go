@@ -107,8 +107,11 @@ Flags:
         the wasm compilation cache (default: the user cache folder)
 ` + packageUsage + pythonBackendUsage + jupyterURLUsage + `  --memory-budget SIZE
         the host memory all sessions together may hold, like 8GiB; past it
-        idle sessions are trimmed, then the largest idle ones evicted
-        (default: half the machine's memory, at most 4GiB; "none" for no cap)
+        idle sessions are trimmed, then the largest idle ones evicted. A
+        running eval counts at its session's --memory-limit (per language;
+        twice for Python with checkpoints): one that does not fit waits up
+        to 10s for running cells, then gets 503 (default: half the
+        machine's memory, at most 4GiB; "none" for no cap)
 ` + toolsUsage + `        Here it picks the tools at /mcp and the profile endpoints; the session
         API (/v1/sessions/{id}/eval, /v1/run) is always served
 ` + storeUsage + nodeUsage + limitUsage + languagesUsage + envUsage + managerTapeUsage + `  --call-timeout DURATION

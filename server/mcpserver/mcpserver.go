@@ -413,6 +413,8 @@ func hostError(err error) error {
 		return errors.New("no such code context (never created, deleted, evicted after being idle, or not yours); create one with create_code_context")
 	case errors.Is(err, sandbox.ErrClosed):
 		return errors.New("the server is shutting down")
+	case errors.Is(err, sandbox.ErrMemoryBudget): // not a failure: try again later
+		return errors.New(strings.TrimPrefix(err.Error(), "sandbox: "))
 	}
 	return fmt.Errorf("host error: %s", strings.TrimPrefix(err.Error(), "sandbox: "))
 }

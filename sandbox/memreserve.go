@@ -1,0 +1,304 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	jsrt "github.com/wasmeval/wasmeval/runtimes/js"
+	"github.com/wasmeval/wasmeval/runtimes/python"
+)
+
+// The memory budget holds for running cells too. A session is measured
+// only while idle, and a running cell may grow its session up to its
+// memory limit, so a budget that counted sessions as last measured let
+// six cells of 150 MB each run at once under a 512 MiB budget. Each
+// Manager.Eval therefore reserves, before its cells run, what its session
+// may hold by their end: the memory limit of each language the request
+// runs (twice for Python with checkpoints, which keep a copy of its
+// pages), or what the session was last measured to hold if that is more.
+// Running sessions count at their reservation, idle ones at their last
+// measurement. An eval that does not fit has idle sessions trimmed and
+// evicted to make room, when that can make it fit, then waits for running
+// evals to end, up to memoryWait or until its context ends, in the order
+// the evals came; then it fails with ErrMemoryBudget. (The sweep still
+// evicts idle sessions when the sessions as measured pass the budget.) An eval of a session
+// that holds a reservation already (a nested eval, or one queued behind
+// the running one) shares it. An eval that would run alone always runs,
+// even when its session's limit alone passes the budget: the budget then
+// lets one cell run at a time.
+
+// ErrMemoryBudget is the error of a Manager.Eval that the memory budget
+// cannot hold while other sessions' cells run (ManagerOptions.
+// MemoryBudgetBytes): it waited for them and no room came.
+var ErrMemoryBudget = errors.New("sandbox: the server's memory budget is in use by running cells")
+
+// memoryWait is how long an eval waits for room in the memory budget.
+var memoryWait = 10 * time.Second
+
+// memoryBudgetError says how much room an eval needed and for how long it
+// waited; it is an ErrMemoryBudget.
+type memoryBudgetError struct {
+	budget, need int64
+	waited       time.Duration
+	cause        error // the context's error, when it ended the wait
+}
+
+func (e *memoryBudgetError) Error() string {
+	msg := fmt.Sprintf("sandbox: the server's memory budget of %s is in use by running cells; try again later (this eval needs %s, what its session may hold by the end of its cells, and waited %v for room)",
+		sizeText(e.budget), sizeText(e.need), e.waited.Round(100*time.Millisecond))
+	if e.cause != nil {
+		msg += ": " + e.cause.Error()
+	}
+	return msg
+}
+
+func (e *memoryBudgetError) Unwrap() []error {
+	if e.cause != nil {
+		return []error{ErrMemoryBudget, e.cause}
+	}
+	return []error{ErrMemoryBudget}
+}
+
+// sizeText is n bytes for people: in MiB, or in bytes below one MiB.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// memReserve is the manager's reservations of its memory budget, guarded
+// by Manager.mu.
+type memReserve struct {
+	holds   map[*managed]*memHold
+	queue   []*memWaiter  // evals waiting for room, oldest first
+	changed chan struct{} // closed at the next release; nil until asked for
+}
+
+// memHold is a session's reservation, shared by its evals in flight.
+type memHold struct {
+	evals int
+	bytes int64
+}
+
+type memWaiter struct{ need int64 }
+
+func (r *memReserve) changedLocked() <-chan struct{} {
+	if r.changed == nil {
+		r.changed = make(chan struct{})
+	}
+	return r.changed
+}
+
+func (r *memReserve) notifyLocked() {
+	if r.changed != nil {
+		close(r.changed)
+		r.changed = nil
+	}
+}
+
+func (r *memReserve) dequeueLocked(w *memWaiter) {
+	for i, v := range r.queue {
+		if v == w {
+			r.queue = append(r.queue[:i], r.queue[i+1:]...)
+			r.notifyLocked() // the next in line may fit now
+			return
+		}
+	}
+}
+
+// evalMemory is what session s may hold by the end of req's cells: the
+// memory limit of each language they run (Python's twice with
+// checkpoints).
+func evalMemory(s *Session, req Request) int64 {
+	var n int64
+	seen := map[string]bool{}
+	for _, c := range req.Cells {
+		lang := runtimeLanguage(c.Language)
+		if seen[lang] {
+			continue
+		}
+		seen[lang] = true
+		limit := s.opts.MemoryLimitBytes
+		switch lang {
+		case "py":
+			if limit == 0 {
+				limit = python.DefaultMemoryLimit
+			}
+			if s.opts.Checkpoints {
+				limit *= 2
+			}
+		default:
+			if limit == 0 {
+				limit = jsrt.DefaultMemoryLimit
+			}
+		}
+		n += limit
+	}
+	return n
+}
+
+// committedLocked is what the sessions hold against the budget: idle ones
+// as last measured, running ones at their reservation or more.
+func (m *Manager) committedLocked() int64 {
+	var n int64
+	for _, s := range m.byID {
+		r := s.sess.lastResident()
+		if h := m.mem.holds[s]; h != nil {
+			r = max(r, h.bytes)
+		}
+		n += r
+	}
+	for s, h := range m.mem.holds {
+		if m.byID[s.id] != s { // deleted while running: held until it ends
+			n += h.bytes
+		}
+	}
+	return n
+}
+
+// overBudget reports whether idle sessions should be trimmed and evicted:
+// when the sessions as measured pass the budget (running ones as last
+// measured: their reservations bound only what else may start), or to
+// make room for the first eval waiting for it, when evictions can.
+func (m *Manager) overBudget() bool {
+	if m.opts.MemoryBudgetBytes < 0 {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.overBudgetLocked()
+}
+
+func (m *Manager) overBudgetLocked() bool {
+	budget := m.opts.MemoryBudgetBytes
+	if len(m.mem.queue) > 0 {
+		need, held := m.mem.queue[0].need, int64(0)
+		for _, h := range m.mem.holds {
+			held += h.bytes
+		}
+		if held+need <= budget && m.committedLocked()+need > budget {
+			return true
+		}
+	}
+	var n int64
+	for _, s := range m.byID {
+		n += s.sess.lastResident()
+	}
+	return n > budget
+}
+
+// fitsLocked reports whether s may reserve need now: it is first in line
+// (or nobody waits), and the budget holds it beside what the others hold.
+// With lone, it fits whenever no other session holds a reservation.
+func (m *Manager) fitsLocked(s *managed, w *memWaiter, need int64, lone bool) bool {
+	if len(m.mem.queue) > 0 && m.mem.queue[0] != w {
+		return false
+	}
+	if lone {
+		for o := range m.mem.holds {
+			if o != s {
+				return false
+			}
+		}
+		return true
+	}
+	own := s.sess.lastResident()
+	return m.committedLocked()-own+max(own, need) <= m.opts.MemoryBudgetBytes
+}
+
+// reserveMemory reserves room in the budget for an eval of s running req
+// (see above); the returned function gives it back when the eval ends.
+func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (func(), error) {
+	if m.opts.MemoryBudgetBytes < 0 {
+		return func() {}, nil
+	}
+	need := evalMemory(s.sess, req)
+	start := time.Now()
+	w := &memWaiter{need: need}
+	m.mu.Lock()
+	if m.mem.holds == nil {
+		m.mem.holds = map[*managed]*memHold{}
+	}
+	var timeout <-chan time.Time
+	for {
+		if h := m.mem.holds[s]; h != nil {
+			// Its session's reservation stands (a nested eval, or one
+			// queued behind the running one): it shares it, grown to what
+			// this eval's languages may add.
+			h.evals++
+			h.bytes = max(h.bytes, need)
+			m.mem.dequeueLocked(w)
+			m.mu.Unlock()
+			return func() { m.unreserve(s, h) }, nil
+		}
+		if m.fitsLocked(s, w, need, false) {
+			break
+		}
+		if timeout == nil { // the first miss: join the line
+			m.mem.queue = append(m.mem.queue, w)
+			t := time.NewTimer(memoryWait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		m.mu.Unlock()
+		// Trim and evict idle sessions, for the first in line.
+		m.sweepMemory(ctx)
+		m.mu.Lock()
+		if m.mem.holds[s] != nil {
+			continue
+		}
+		if m.fitsLocked(s, w, need, false) || m.fitsLocked(s, w, need, true) {
+			break
+		}
+		changed := m.mem.changedLocked()
+		m.mu.Unlock()
+		var cause error
+		expired := false
+		select {
+		case <-changed:
+		case <-timeout:
+			expired = true
+		case <-ctx.Done():
+			cause = ctx.Err()
+		}
+		m.mu.Lock()
+		if (expired || cause != nil) && m.mem.holds[s] == nil && !m.fitsLocked(s, w, need, false) && !m.fitsLocked(s, w, need, true) {
+			m.mem.dequeueLocked(w)
+			m.mu.Unlock()
+			return nil, &memoryBudgetError{budget: m.opts.MemoryBudgetBytes, need: need, waited: time.Since(start), cause: cause}
+		}
+	}
+	m.mem.dequeueLocked(w)
+	h := &memHold{evals: 1, bytes: need}
+	m.mem.holds[s] = h
+	m.mu.Unlock()
+	return func() { m.unreserve(s, h) }, nil
+}
+
+// unreserve ends an eval's share of h. The last one measures the session
+// before the room is given back, so that what it holds now counts (while
+// a cell runs, its session's measurement is the last one before it).
+func (m *Manager) unreserve(s *managed, h *memHold) {
+	m.mu.Lock()
+	h.evals--
+	last := h.evals == 0
+	m.mu.Unlock()
+	if !last {
+		return
+	}
+	s.sess.measure() // false when another Eval took it: that one shares h
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if h.evals == 0 && m.mem.holds[s] == h {
+		delete(m.mem.holds, s)
+		m.mem.notifyLocked()
+	}
+}

@@ -1,0 +1,189 @@
+package sandbox_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/sandbox"
+)
+
+// holdCell allocates 150 MB, says so in a file, and holds it until the
+// test puts a file named release in its root.
+const holdCell = `import os, time
+keep = b'x' * (150 << 20)
+open('started', 'w').close()
+while not os.path.exists('release'):
+    time.sleep(0.05)
+print('done')`
+
+// TestMemoryBudgetHoldsRunningCells: the manager's memory budget bounds
+// running cells, not only idle sessions. Six sessions whose cells each
+// grow to 150 MB under a 192 MiB limit, started together under a 512 MiB
+// budget: two run (each reserves its 192 MiB limit), the other four wait
+// for room and are refused with ErrMemoryBudget and a message that says
+// so; the process's memory grows by less than the budget. Afterwards the
+// refused sessions run the same cell one after another.
+func TestMemoryBudgetHoldsRunningCells(t *testing.T) {
+	testenv.RequirePython(t)
+	const budget = 512 << 20
+	sandbox.SetMemoryWaitForTest(t, 3*time.Second)
+	m := newManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: budget, IdleTimeout: -1, TrimIdleAfter: -1,
+		Session: sandbox.SessionOptions{MemoryLimitBytes: 192 << 20}})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	// Python's runtime is loaded before the baseline.
+	warm := mustCreate(t, m, "warm")
+	if _, err := m.Eval(ctx, "warm", warm, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "1"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Delete(ctx, "warm", warm); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 6)
+	roots := make([]string, 6)
+	for i := range ids {
+		ids[i] = mustCreate(t, m, fmt.Sprint("owner", i))
+		sess, err := m.Session(fmt.Sprint("owner", i), ids[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		roots[i] = sess.Root()
+	}
+	started := func() int {
+		n := 0
+		for _, r := range roots {
+			if _, err := os.Stat(filepath.Join(r, "started")); err == nil {
+				n++
+			}
+		}
+		return n
+	}
+	base := rss()
+	if base == 0 {
+		t.Fatal("cannot read the process's resident memory from /proc/self/status")
+	}
+	var peak atomic.Int64
+	stopSampling := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for {
+			peak.Store(max(peak.Load(), rss()))
+			select {
+			case <-stopSampling:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+
+	type outcome struct {
+		i   int
+		res *sandbox.Result
+		err error
+	}
+	outcomes := make(chan outcome, len(ids))
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := m.Eval(ctx, fmt.Sprint("owner", i), ids[i], sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: holdCell, TimeoutSeconds: 120}}})
+			outcomes <- outcome{i, res, err}
+		}()
+	}
+	// The four that do not fit are refused after waiting 3 s; meanwhile
+	// no more than two cells start.
+	var refused []outcome
+	maxStarted := 0
+	deadline := time.After(90 * time.Second)
+	for len(refused) < 4 && maxStarted <= 2 {
+		select {
+		case o := <-outcomes:
+			if o.err == nil {
+				t.Fatalf("session %d ran to its end while its cell waits for a file nobody made: %+v", o.i, o.res.Details.Cells[0])
+			}
+			refused = append(refused, o)
+		case <-deadline:
+			t.Fatalf("%d evals refused after 90 s, want 4; %d cells started", len(refused), started())
+		case <-time.After(20 * time.Millisecond):
+		}
+		maxStarted = max(maxStarted, started())
+	}
+	time.Sleep(500 * time.Millisecond)
+	maxStarted = max(maxStarted, started())
+	for _, r := range roots {
+		if err := os.WriteFile(filepath.Join(r, "release"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	close(stopSampling)
+	<-sampled
+	close(outcomes)
+	for o := range outcomes {
+		if o.err != nil && maxStarted > 2 {
+			refused = append(refused, o)
+			continue
+		}
+		if o.err != nil {
+			t.Errorf("session %d: %v", o.i, o.err)
+			continue
+		}
+		if c := o.res.Details.Cells[0]; c.Status != sandbox.StatusComplete || c.Output != "done\n" {
+			t.Errorf("session %d: %s %q", o.i, c.Status, c.Output)
+		}
+	}
+	if maxStarted != 2 {
+		t.Errorf("%d cells of 150 MB (limit 192 MiB) ran at once under a 512 MiB budget; want 2", maxStarted)
+	}
+	const want = "sandbox: the server's memory budget of 512 MiB is in use by running cells; try again later (this eval needs 192 MiB"
+	for _, o := range refused {
+		if !errors.Is(o.err, sandbox.ErrMemoryBudget) || !strings.HasPrefix(o.err.Error(), want) {
+			t.Errorf("session %d: %v; want an ErrMemoryBudget that starts %q", o.i, o.err, want)
+		}
+	}
+	if grew := peak.Load() - base; grew > budget {
+		t.Errorf("the process grew by %d MiB, more than the %d MiB budget", grew>>20, budget>>20)
+	}
+	// Sequential use is unaffected: the refused sessions run the same
+	// cell one after another (their release file is there already).
+	for _, o := range refused {
+		res, err := m.Eval(ctx, fmt.Sprint("owner", o.i), ids[o.i], sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: holdCell}}})
+		if err != nil {
+			t.Fatalf("session %d, on its own: %v", o.i, err)
+		}
+		if c := res.Details.Cells[0]; c.Status != sandbox.StatusComplete || c.Output != "done\n" {
+			t.Errorf("session %d, on its own: %s %q", o.i, c.Status, c.Output)
+		}
+	}
+}
+
+// rss is the process's resident memory in bytes, 0 where it cannot be
+// read.
+func rss() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
