@@ -71,7 +71,7 @@ func (d *deferred) record() Record {
 // after them), a Write waits for the encoding, so that a recorder that
 // outpaces it does not queue without bound.
 const (
-	maxLater  = 64
+	maxLater  = 256
 	hardLater = 4096
 	maxLines  = 4 << 20
 )
@@ -160,6 +160,10 @@ func (w *Writer) Complete() int64 {
 
 // Write checks r and writes it as one line.
 func (w *Writer) Write(r Record) error {
+	if r.encode == nil {
+		return w.writeNow(r)
+	}
+	// Deferred: a request's path, kept short (r does not escape).
 	if err := r.Check(); err != nil {
 		return fmt.Errorf("tape: writing a %s record: %w", r.Type, err)
 	}
@@ -169,11 +173,23 @@ func (w *Writer) Write(r Record) error {
 		return w.err
 	}
 	w.pending = true
-	if r.encode != nil {
-		w.later = append(w.later, deferred{at: len(w.lines), n: r.N, result: r.Type == TypeResult, nested: r.Nested, encode: r.encode})
-		w.queued()
+	w.later = append(w.later, deferred{at: len(w.lines), n: r.N, result: r.Type == TypeResult, nested: r.Nested, encode: r.encode})
+	w.queued()
+	return w.err
+}
+
+// writeNow writes a record that is not deferred: encoded now, and
+// written now or after the records that wait.
+func (w *Writer) writeNow(r Record) error {
+	if err := r.Check(); err != nil {
+		return fmt.Errorf("tape: writing a %s record: %w", r.Type, err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
 		return w.err
 	}
+	w.pending = true
 	line, err := w.fg.encode(&r, false)
 	if err != nil {
 		return err

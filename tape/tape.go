@@ -194,8 +194,8 @@ type Options struct {
 // of its type, a field of another type, a path that is not a clean
 // relative path inside the root.
 func (r *Record) Check() error {
-	if r.encode != nil && (r.Type != TypeRequest && r.Type != TypeResult || len(r.Request) > 0 || len(r.Result) > 0) {
-		return fmt.Errorf("a deferred %s record: only a request or result record without its JSON can be deferred", r.Type)
+	if r.encode != nil {
+		return r.checkDeferred()
 	}
 	var allowed string
 	switch r.Type {
@@ -287,6 +287,25 @@ func (r *Record) Check() error {
 	for _, f := range r.fields(buf[:0]) {
 		if !hasWord(allowed, f) {
 			return fmt.Errorf("a %s record has no field %q", r.Type, f)
+		}
+	}
+	return nil
+}
+
+// checkDeferred is Check for a deferred record (Deferred): a request or
+// result with n, and nested at most, checked with no more than a
+// recorder's request can spare.
+func (r *Record) checkDeferred() error {
+	if r.Type != TypeRequest && r.Type != TypeResult || len(r.Request) > 0 || len(r.Result) > 0 {
+		return fmt.Errorf("a deferred %s record: only a request or result record without its JSON can be deferred", r.Type)
+	}
+	if r.N <= 0 {
+		return fmt.Errorf("a %s record needs n (from 1)", r.Type)
+	}
+	var buf [24]string
+	for _, f := range r.fields(buf[:0]) {
+		if f != "n" && f != "nested" {
+			return fmt.Errorf("a deferred %s record has field %q; it has only n and nested", r.Type, f)
 		}
 	}
 	return nil
