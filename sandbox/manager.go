@@ -103,7 +103,6 @@ type Manager struct {
 	stop    chan struct{}
 	stopped chan struct{}
 	sweepMu sync.Mutex // one Sweep at a time
-	mem     memReserve // running evals' room in the memory budget (memreserve.go); under mu
 	ms      managerStore
 }
 
@@ -345,11 +344,6 @@ func (m *Manager) Eval(ctx context.Context, owner, id string, req Request) (*Res
 		return nil, err
 	}
 	defer m.release(s)
-	done, err := m.reserveMemory(ctx, s, req) // room for what its cells may grow to
-	if err != nil {
-		return nil, err
-	}
-	defer done()
 	return s.sess.Eval(ctx, req)
 }
 
@@ -483,7 +477,7 @@ func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
 	for _, s := range trim {
 		m.trim(ctx, s)
 	}
-	if !m.overBudget() { // or to make room for an eval waiting for it (memreserve.go)
+	if m.opts.MemoryBudgetBytes < 0 || m.residentBytes() <= m.opts.MemoryBudgetBytes {
 		return 0
 	}
 	// Over the budget: trim every idle session, largest first, while over.
@@ -497,7 +491,7 @@ func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
 	m.mu.Unlock()
 	slices.SortFunc(idle, func(a, b *managed) int { return cmp.Compare(b.sess.lastResident(), a.sess.lastResident()) })
 	for _, s := range idle {
-		if !m.overBudget() {
+		if m.residentBytes() <= m.opts.MemoryBudgetBytes {
 			return 0
 		}
 		m.trim(ctx, s)
@@ -505,13 +499,18 @@ func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
 	// Still over: evict by bytes, owner first.
 	var evict []*managed
 	m.mu.Lock()
-	for m.overBudgetLocked() {
+	total := int64(0)
+	for _, s := range m.byID {
+		total += s.sess.lastResident()
+	}
+	for total > m.opts.MemoryBudgetBytes {
 		v := m.bytesVictimLocked()
 		if v == nil {
 			break
 		}
 		delete(m.byID, v.id)
 		evict = append(evict, v)
+		total -= v.sess.lastResident()
 	}
 	m.mu.Unlock()
 	m.dropAll(ctx, evict, "over the memory budget")

@@ -455,8 +455,9 @@ type managerStore struct {
 	key     string
 	keyErr  error
 
-	mu      sync.Mutex
-	loading map[string]chan struct{}
+	mu         sync.Mutex
+	loading    map[string]chan struct{}
+	lastExpire time.Time
 }
 
 // stateKey names the Python template the manager's sessions run on, the
@@ -649,6 +650,70 @@ func unmarshalIf(b []byte, v any) error {
 		return nil
 	}
 	return json.Unmarshal(b, v)
+}
+
+// expireEvery is how often the manager looks for stored sessions idle
+// past its timeout that it does not hold.
+const expireEvery = 30 * time.Second
+
+// expireStored deletes the records (and the folders) of the sessions the
+// manager does not hold whose last save is older than the idle timeout:
+// sessions nobody came back for, also across restarts. It runs at most
+// every expireEvery, and only for a store that knows its records' ages
+// (store.Aged). It returns how many it deleted.
+func (m *Manager) expireStored(ctx context.Context) int {
+	aged, ok := m.opts.Store.(store.Aged)
+	if !ok || m.opts.IdleTimeout < 0 {
+		return 0
+	}
+	ms := &m.ms
+	ms.mu.Lock()
+	if time.Since(ms.lastExpire) < expireEvery {
+		ms.mu.Unlock()
+		return 0
+	}
+	ms.lastExpire = time.Now()
+	ms.mu.Unlock()
+	ids, err := aged.SavedBefore(ctx, time.Now().Add(-m.opts.IdleTimeout))
+	if err != nil {
+		m.sb.opts.Logger.Warn("listing the store's idle sessions", "err", err)
+		return 0
+	}
+	n := 0
+	for _, id := range ids {
+		// Held like a load, so no load of id starts meanwhile.
+		m.mu.Lock()
+		_, held := m.byID[id]
+		m.mu.Unlock()
+		ms.mu.Lock()
+		if ms.loading == nil {
+			ms.loading = map[string]chan struct{}{}
+		}
+		_, busy := ms.loading[id]
+		if held || busy {
+			ms.mu.Unlock()
+			continue
+		}
+		done := make(chan struct{})
+		ms.loading[id] = done
+		ms.mu.Unlock()
+		m.mu.Lock()
+		_, held = m.byID[id]
+		m.mu.Unlock()
+		if !held {
+			m.forgetStored(ctx, id)
+			if !m.opts.KeepFiles {
+				os.RemoveAll(filepath.Join(m.opts.Workspace, id))
+			}
+			m.sb.opts.Logger.Info("stored session expired", "session", id, "reason", "idle")
+			n++
+		}
+		ms.mu.Lock()
+		delete(ms.loading, id)
+		ms.mu.Unlock()
+		close(done)
+	}
+	return n
 }
 
 // forgetStored deletes the stored state of a session the manager deleted

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
@@ -259,5 +260,48 @@ func TestManagerStoreRecordGone(t *testing.T) {
 	m2 := storeManager(t, t.TempDir(), st) // files from the store alone
 	if got := evalText(t, m2, "alice", id, "py", "print(open('old.txt').read(), open('new.txt').read())").Content[0].Text; got != "old new" {
 		t.Fatalf("after the record was rewritten: %q", got)
+	}
+}
+
+// TestManagerStoreExpires: a stored session nobody came back to within the
+// idle timeout, also one no manager has loaded since a restart, is
+// deleted by the sweep with its folder; a recent one stays.
+func TestManagerStoreExpires(t *testing.T) {
+	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ws := t.TempDir()
+	m1 := storeManager(t, ws, st)
+	old, _ := m1.Create(ctx, "alice")
+	recent, _ := m1.Create(ctx, "alice")
+	m1.Close(ctx)
+	long := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(filepath.Join(st.Root(), old, "state"), long, long); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.New(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	m2, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: ws, IdleTimeout: time.Hour, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m2.Close(ctx)
+	m2.Sweep(ctx)
+	if _, err := st.Load(ctx, old, "any"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("the idle record after a sweep: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, old)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the idle session's folder after a sweep: %v", err)
+	}
+	if _, err := m2.Session("alice", old); !errors.Is(err, sandbox.ErrNoSession) {
+		t.Fatalf("the expired session: %v", err)
+	}
+	if _, err := m2.Session("alice", recent); err != nil {
+		t.Fatalf("the recent session: %v", err)
 	}
 }

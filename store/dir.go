@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 func init() { Register("dir", openDirURL) }
@@ -438,6 +439,26 @@ func (d *Dir) List(ctx context.Context) ([]string, error) {
 			continue
 		}
 		if _, err := os.Lstat(filepath.Join(d.root, e.Name(), "state")); err == nil {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids, nil
+}
+
+// SavedBefore implements Aged, by the time of each record's file.
+func (d *Dir) SavedBefore(ctx context.Context, t time.Time) ([]string, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	entries, err := os.ReadDir(d.root)
+	if err != nil {
+		return nil, fmt.Errorf("store: list: %w", err)
+	}
+	var ids []string
+	for _, e := range entries {
+		if !e.IsDir() || CheckID(e.Name()) != nil {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(d.root, e.Name(), "state")); err == nil && fi.ModTime().Before(t) {
 			ids = append(ids, e.Name())
 		}
 	}

@@ -60,6 +60,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Format is the version of the State record this code writes. A record of
@@ -155,6 +156,15 @@ type Store interface {
 	Ping(ctx context.Context) error
 	// Close releases the store's resources.
 	Close() error
+}
+
+// Aged is implemented by a Store that knows when each session was last
+// saved, so that a manager can delete the records of sessions nobody has
+// used for its idle timeout, also those no process has loaded since a
+// restart.
+type Aged interface {
+	// SavedBefore returns the ids whose last save is older than t.
+	SavedBefore(ctx context.Context, t time.Time) ([]string, error)
 }
 
 // Opener opens a store from its URL.
