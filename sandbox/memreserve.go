@@ -268,6 +268,11 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 			expired = true
 		case <-ctx.Done():
 			cause = ctx.Err()
+		case <-m.stop:
+			m.mu.Lock()
+			m.mem.dequeueLocked(w)
+			m.mu.Unlock()
+			return nil, ErrClosed
 		}
 		m.mu.Lock()
 		if (expired || cause != nil) && m.mem.holds[s] == nil && !m.fitsLocked(s, w, need, false) && !m.fitsLocked(s, w, need, true) {

@@ -187,3 +187,33 @@ func rss() int64 {
 	}
 	return 0
 }
+
+// TestMemoryBudgetWaitEndsAtClose: an eval waiting for room in the budget
+// ends with ErrClosed when the manager closes, not after its wait.
+func TestMemoryBudgetWaitEndsAtClose(t *testing.T) {
+	m := newManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: 96 << 20, IdleTimeout: -1, TrimIdleAfter: -1,
+		Session: sandbox.SessionOptions{MemoryLimitBytes: 64 << 20}})
+	ctx := context.Background()
+	holder, waiter := mustCreate(t, m, "a"), mustCreate(t, m, "b")
+	go m.Eval(ctx, "a", holder, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "await new Promise(r => setTimeout(r, 20000))", TimeoutSeconds: 30}}})
+	time.Sleep(500 * time.Millisecond) // the holder runs
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Eval(ctx, "b", waiter, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "1"}}})
+		done <- err
+	}()
+	time.Sleep(500 * time.Millisecond) // the waiter waits
+	start := time.Now()
+	go m.Close(ctx)
+	select {
+	case err := <-done:
+		if !errors.Is(err, sandbox.ErrClosed) {
+			t.Errorf("the waiting eval at Close: %v, want ErrClosed", err)
+		}
+		if took := time.Since(start); took > 3*time.Second {
+			t.Errorf("the waiting eval ended %v after Close", took.Round(time.Millisecond))
+		}
+	case <-time.After(8 * time.Second):
+		t.Fatal("the waiting eval still waits 8 s after Close")
+	}
+}
