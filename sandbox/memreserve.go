@@ -275,6 +275,11 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 			return nil, ErrClosed
 		}
 		m.mu.Lock()
+		if m.closed {
+			m.mem.dequeueLocked(w)
+			m.mu.Unlock()
+			return nil, ErrClosed
+		}
 		if (expired || cause != nil) && m.mem.holds[s] == nil && !m.fitsLocked(s, w, need, false) && !m.fitsLocked(s, w, need, true) {
 			m.mem.dequeueLocked(w)
 			m.mu.Unlock()
