@@ -42,7 +42,11 @@ type ManagerOptions struct {
 	// together, as Session.ResidentBytes counts it (Python's written pages
 	// and checkpoint; a JavaScript VM's walked size). Over it the manager trims idle sessions, then
 	// evicts idle sessions by bytes: the largest of the owner that holds
-	// the most. Zero means DefaultMemoryBudget(); negative means no budget.
+	// the most. Running sessions count at what they may grow to: each Eval
+	// reserves its session's memory limit per language it runs (twice for
+	// Python with checkpoints) before its cells run, and one that finds no
+	// room within 10 s fails with ErrMemoryBudget (memreserve.go). Zero
+	// means DefaultMemoryBudget(); negative means no budget.
 	MemoryBudgetBytes int64
 	// TrimIdleAfter trims a session (Session.Trim: freed guest pages go
 	// back to the OS, the checkpoint is dropped until the next cell) once
@@ -103,6 +107,7 @@ type Manager struct {
 	stop    chan struct{}
 	stopped chan struct{}
 	sweepMu sync.Mutex // one Sweep at a time
+	mem     memReserve // running evals' room in the memory budget (memreserve.go); under mu
 	ms      managerStore
 }
 
@@ -337,13 +342,21 @@ func (m *Manager) ownerLenLocked(owner string) int {
 	return n
 }
 
-// Eval runs req in the session id of owner.
+// Eval runs req in the session id of owner. It first reserves room in the
+// memory budget for what the session may grow to (see MemoryBudgetBytes),
+// waiting for running evals if need be; an eval that gets none fails with
+// ErrMemoryBudget.
 func (m *Manager) Eval(ctx context.Context, owner, id string, req Request) (*Result, error) {
 	s, err := m.acquire(owner, id)
 	if err != nil {
 		return nil, err
 	}
 	defer m.release(s)
+	done, err := m.reserveMemory(ctx, s, req) // room for what its cells may grow to
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	return s.sess.Eval(ctx, req)
 }
 
@@ -477,7 +490,7 @@ func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
 	for _, s := range trim {
 		m.trim(ctx, s)
 	}
-	if m.opts.MemoryBudgetBytes < 0 || m.residentBytes() <= m.opts.MemoryBudgetBytes {
+	if !m.overBudget() { // or to make room for an eval waiting for it (memreserve.go)
 		return 0
 	}
 	// Over the budget: trim every idle session, largest first, while over.
@@ -491,7 +504,7 @@ func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
 	m.mu.Unlock()
 	slices.SortFunc(idle, func(a, b *managed) int { return cmp.Compare(b.sess.lastResident(), a.sess.lastResident()) })
 	for _, s := range idle {
-		if m.residentBytes() <= m.opts.MemoryBudgetBytes {
+		if !m.overBudget() {
 			return 0
 		}
 		m.trim(ctx, s)
@@ -499,18 +512,13 @@ func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
 	// Still over: evict by bytes, owner first.
 	var evict []*managed
 	m.mu.Lock()
-	total := int64(0)
-	for _, s := range m.byID {
-		total += s.sess.lastResident()
-	}
-	for total > m.opts.MemoryBudgetBytes {
+	for m.overBudgetLocked() {
 		v := m.bytesVictimLocked()
 		if v == nil {
 			break
 		}
 		delete(m.byID, v.id)
 		evict = append(evict, v)
-		total -= v.sess.lastResident()
 	}
 	m.mu.Unlock()
 	m.dropAll(ctx, evict, "over the memory budget")
