@@ -106,6 +106,41 @@ func TestPostgres(t *testing.T) {
 		}
 	})
 
+	t.Run("python state in chunks", func(t *testing.T) {
+		conn, err := pgx.Connect(ctx, pg.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		py := make([]byte, 100<<10+123)
+		for i := range py {
+			py[i] = byte(i * 7 % 251)
+		}
+		st := &store.State{ID: "big", Artifact: "art", Python: py, FullFiles: true}
+		for round, change := range []func(){
+			func() {},
+			func() { py[50<<10]++; st.Python = append(py, "appended"...) },
+			func() { st.Python = py[:20<<10] },
+			func() { st.Python = nil },
+		} {
+			change()
+			if err := p.Save(ctx, st, 1); err != nil {
+				t.Fatal(err)
+			}
+			got, err := p2.Load(ctx, "big", "art")
+			if err != nil || !bytes.Equal(got.Python, st.Python) {
+				t.Fatalf("round %d: %d bytes back, want %d (%v)", round, len(got.Python), len(st.Python), err)
+			}
+			var rows int
+			if err := conn.QueryRow(ctx, `SELECT count(*) FROM wasmeval_chunks WHERE id = 'big'`).Scan(&rows); err != nil {
+				t.Fatal(err)
+			}
+			if want := (len(st.Python) + 16<<10 - 1) / (16 << 10); rows != want {
+				t.Errorf("round %d: %d chunk rows, want %d (no leftovers)", round, rows, want)
+			}
+		}
+	})
+
 	t.Run("refusals", func(t *testing.T) {
 		if _, err := p.Load(ctx, "nope", "art"); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("missing id: %v", err)
@@ -137,6 +172,8 @@ func TestPostgres(t *testing.T) {
 			{"file data", `UPDATE wasmeval_files SET data = 'evil' WHERE id = 'c1'`},
 			{"record field", `UPDATE wasmeval_sessions SET fuel_used = 999 WHERE id = 'c1'`},
 			{"lost file", `DELETE FROM wasmeval_files WHERE id = 'c1'`},
+			{"python chunk", `UPDATE wasmeval_chunks SET data = 'evil' WHERE id = 'c1'`},
+			{"lost python chunk", `DELETE FROM wasmeval_chunks WHERE id = 'c1'`},
 		} {
 			if err := p.Save(ctx, st, 1); err != nil {
 				t.Fatal(err)
