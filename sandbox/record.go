@@ -592,7 +592,10 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 		// (what recording a small request cost was mostly this JSON),
 		// from a copy: the caller owns res.
 		cp := frozenResult(res)
-		rec = tape.Deferred(rec, func() ([]byte, error) { return MarshalResult(cp) })
+		for i := range cp.Details.Cells {
+			cp.Details.Cells[i].DurationMs = 0 // as MarshalResult, on cp's own cells
+		}
+		rec = tape.Deferred(rec, func() ([]byte, error) { return json.Marshal(cp) })
 	}
 	if err := w.Write(rec); err != nil {
 		s.sb.opts.Logger.Warn("recording a result", "err", err)

@@ -81,6 +81,7 @@ type lineEncoder struct {
 	buf bytes.Buffer
 	enc *json.Encoder // to buf
 	out []byte        // kept for reuse by drains
+	rec Record        // the deferred record being encoded
 }
 
 // encode encodes r as a line, in e.buf; trusted skips checking the JSON
@@ -101,10 +102,12 @@ func (e *lineEncoder) encode(r *Record, trusted bool) ([]byte, error) {
 	return e.buf.Bytes(), nil
 }
 
-// encodeDeferred gives the deferred record r its JSON and encodes it,
+// encodeDeferred gives the deferred record d its JSON and encodes it,
 // appending the line to out; a request whose JSON cannot be had is an
 // error.
-func (e *lineEncoder) encodeDeferred(out []byte, r Record) ([]byte, error) {
+func (e *lineEncoder) encodeDeferred(out []byte, d *deferred) ([]byte, error) {
+	e.rec = d.record() // reused: a Record per line would escape
+	r := &e.rec
 	data, err := r.encode()
 	r.encode = nil
 	switch {
@@ -117,7 +120,8 @@ func (e *lineEncoder) encodeDeferred(out []byte, r Record) ([]byte, error) {
 	default:
 		r.Result = data
 	}
-	line, err := e.encode(&r, err == nil)
+	line, err := e.encode(r, err == nil)
+	e.rec = Record{}
 	if err != nil {
 		return out, err
 	}
@@ -241,7 +245,7 @@ func (w *Writer) startDrain() {
 			d := &later[i]
 			out = append(out, lines[prev:d.at]...)
 			prev = d.at
-			if out, err = w.bg.encodeDeferred(out, d.record()); err != nil {
+			if out, err = w.bg.encodeDeferred(out, d); err != nil {
 				break
 			}
 		}
@@ -279,7 +283,7 @@ func (w *Writer) drainLocked() {
 			break
 		}
 		var line []byte
-		if line, w.err = w.fg.encodeDeferred(w.fg.out[:0], d.record()); w.err != nil {
+		if line, w.err = w.fg.encodeDeferred(w.fg.out[:0], d); w.err != nil {
 			break
 		}
 		w.writeLocked(line)
