@@ -7,6 +7,8 @@ package jupyter_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +101,53 @@ func testGatewayRuntimeDeath(t *testing.T, s *jupyterServer) {
 			t.Errorf("%q: failed %v, stdout %q, stderr %q; want failed %v, stdout %q, stderr with %q",
 				step.code, out.Failed, rec.StdoutText(), rec.StderrText(), step.failed, step.stdout, step.stderr)
 		}
+	}
+}
+
+// testGatewayNested: a nested eval (runtimes.Reentrant) reaches a
+// server's kernel as it does a local one: over the stdin channel, which
+// the websocket carries, while the waiting cell's agent() call is in
+// flight. The nested code sees and sets the waiting cell's variables.
+func testGatewayNested(t *testing.T, s *jupyterServer) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	g, err := jupyter.DialGateway(ctx, s.url, s.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := rtjupyter.New(rtjupyter.Config{Start: g.Start, MaxKernels: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close(context.Background()) })
+	root := t.TempDir()
+	var inst runtimes.Instance
+	// agent(prompt) runs prompt nested in the cell that called it.
+	call := func(ctx context.Context, request []byte) []byte {
+		var r struct{ Op, Prompt string }
+		if err := json.Unmarshal(request, &r); err != nil || r.Op != "agent" {
+			return []byte(`{"error":{"message":"only agent() here"}}`)
+		}
+		rec := &runtimetest.Recorder{}
+		out, err := inst.(runtimes.Reentrant).RunNested(ctx, r.Prompt, rec)
+		if err != nil {
+			b, _ := json.Marshal(map[string]any{"error": map[string]string{"message": err.Error()}})
+			return b
+		}
+		b, _ := json.Marshal(map[string]any{"result": fmt.Sprintf("failed=%v %s%s", out.Failed, rec.StdoutText(), rec.StderrText())})
+		return b
+	}
+	inst, err = rt.NewInstance(ctx, runtimes.InstanceOptions{Call: call, Root: root, Env: map[string]string{"HOME": root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Close(context.Background()) })
+	rec := &runtimetest.Recorder{}
+	out, err := inst.Run(ctx, "x = 20\nr = agent('y = x + 1\\nprint(y * 2)')\nprint(y, r, end='')", rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Failed || rec.StdoutText() != "21 failed=false 42\n" {
+		t.Errorf("nested on the server's kernel: failed %v, stdout %q, stderr %q; want \"21 failed=false 42\\n\"", out.Failed, rec.StdoutText(), rec.StderrText())
 	}
 }

@@ -133,6 +133,7 @@ func TestGateway(t *testing.T) {
 	t.Run("errors", func(t *testing.T) { testGatewayErrors(t, s) })
 	t.Run("runtime death", func(t *testing.T) { testGatewayRuntimeDeath(t, s) })
 	t.Run("conformance", func(t *testing.T) { testGatewayConformance(t, s) })
+	t.Run("nested", func(t *testing.T) { testGatewayNested(t, s) })
 }
 
 func testGatewayKernel(t *testing.T, s *jupyterServer) {

@@ -280,6 +280,7 @@ type instance struct {
 	deaths   int    // kernel deaths since the instance started or was reset
 	closed   bool
 	owner    *hostcalls.RootOwner // the session's, given the kernel's user (owner.go)
+	cell     *cellHandler         // the running cell's, for nested evals (nested.go)
 }
 
 var _ runtimes.Instance = (*instance)(nil)
@@ -360,9 +361,10 @@ func (i *instance) bootstrap(ctx context.Context, k kernel.Kernel) error {
     sys.modules["_wasmeval_jupyter"] = m
     exec(compile(json.loads(%s), m.__file__, "exec"), m.__dict__)
     m.setup(json.loads(%s))
+    exec(compile(json.loads(%s), "<wasmeval:nested>", "exec"), {"__name__": "_wasmeval_nested"})
 _wasmeval_boot()
 del _wasmeval_boot
-`, pyString(string(mod)), pyString(string(cfg)))
+`, pyString(string(mod)), pyString(string(cfg)), pyString(nestedJSON))
 	var errText strings.Builder
 	h := &bootHandler{errText: &errText}
 	reply, err := k.Client().Execute(ctx, code, kernel.ExecuteOptions{Silent: true, NoStdin: true}, h)
@@ -437,9 +439,19 @@ func (i *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (ru
 // execute runs code on k, interrupting it when ctx ends and restarting it
 // when it dies.
 func (i *instance) execute(ctx context.Context, k kernel.Kernel, code string, sink runtimes.Sink) (runtimes.Outcome, error) {
-	h := &cellHandler{ctx: ctx, sink: sink, call: i.opts.Call, done: make(chan callDone), stopped: make(chan struct{})}
+	h := &cellHandler{ctx: ctx, sink: sink, call: i.opts.Call, done: make(chan callDone), stopped: make(chan struct{}), nested: make(chan *nestedRun)}
 	// Host calls still running when the cell ends give up their answers.
 	defer h.stop()
+	i.mu.Lock()
+	i.cell = h
+	i.mu.Unlock()
+	defer func() {
+		i.mu.Lock()
+		if i.cell == h {
+			i.cell = nil
+		}
+		i.mu.Unlock()
+	}()
 	// execCtx ends only when the kernel must be given up on: it died, or
 	// it ignored every interrupt.
 	execCtx, abort := context.WithCancelCause(context.Background())
@@ -661,6 +673,10 @@ type cellHandler struct {
 	stopped    chan struct{}
 	stdinAsked bool
 	sawError   bool
+	// nested takes the nested cells RunNested sends; nest are those the
+	// kernel runs, innermost last (nested.go).
+	nested chan *nestedRun
+	nest   []*nestedRun
 }
 
 func (h *cellHandler) stop() { h.stopOnce.Do(func() { close(h.stopped) }) }
@@ -727,6 +743,16 @@ func bundle(data map[string]json.RawMessage) runtimes.Bundle {
 
 func (h *cellHandler) Input(prompt string, password bool) string {
 	if !strings.HasPrefix(prompt, callTag) {
+		if n := h.innermost(); n != nil {
+			n.mu.Lock()
+			n.stdinAsked = true
+			if !n.abandoned {
+				n.sink.Status("stdin", "the cell asked for input (input() or getpass); it got an empty line and fails")
+				n.sink.Stderr(stdinNote)
+			}
+			n.mu.Unlock()
+			return ""
+		}
 		h.stdinAsked = true
 		h.sink.Status("stdin", "the cell asked for input (input() or getpass); it got an empty line and fails")
 		h.sink.Stderr(stdinNote)
@@ -735,22 +761,32 @@ func (h *cellHandler) Input(prompt string, password bool) string {
 	var req struct {
 		Op      string `json:"op"`
 		Request string `json:"request"`
+		Result  string `json:"result"`
 	}
 	if err := json.Unmarshal([]byte(prompt[len(callTag):]), &req); err != nil {
 		return `[-2, ""]`
 	}
 	switch req.Op {
+	case "nested_done":
+		h.finishNested(req.Result)
+		return ""
 	case "start":
 		h.nextID++
 		id := h.nextID
 		h.inFlight++
 		request := []byte(req.Request)
+		// A call of nested code is the nested cell's (its frame, its
+		// budget), not the waiting cell's.
+		callCtx := h.ctx
+		if n := h.innermost(); n != nil {
+			callCtx = n.ctx
+		}
 		go func() {
 			var resp []byte
 			if h.call == nil {
 				resp = []byte(`{"error":{"message":"the host offers no helpers here (read, write, tool, llm, agent need a host)"}}`)
 			} else {
-				resp = h.call(h.ctx, request)
+				resp = h.call(callCtx, request)
 			}
 			select {
 			case h.done <- callDone{id, string(resp)}:
@@ -767,6 +803,8 @@ func (h *cellHandler) Input(prompt string, password bool) string {
 			h.inFlight--
 			b, _ := json.Marshal([]any{d.id, d.resp})
 			return string(b)
+		case n := <-h.nested:
+			return h.startNested(n)
 		case <-h.ctx.Done():
 			return `[-1, ""]`
 		case <-h.stopped:
