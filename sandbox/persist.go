@@ -111,6 +111,7 @@ type sessionStore struct {
 	// js is the JavaScript cells run since the VM started (persistedJS).
 	js      persistedJS
 	jsBytes int
+	jsJSON  []byte // js as last marshalled; nil when it changed since
 }
 
 // fileStamp is what tells a changed file from an unchanged one.
@@ -172,11 +173,16 @@ func (s *Session) saveState(ctx context.Context) error {
 			reset = append(reset, "py") // a native kernel's state cannot be saved
 		}
 	}
-	p.js.Had = hasJS
-	if !hasJS {
-		p.js.Cells, p.js.Truncated, p.jsBytes = nil, false, 0
+	if !hasJS && (p.js.Had || p.js.Cells != nil) {
+		p.js.Cells, p.js.Truncated, p.jsBytes, p.jsJSON = nil, false, 0, nil
 	}
-	st.JS, _ = json.Marshal(p.js)
+	if p.js.Had != hasJS {
+		p.js.Had, p.jsJSON = hasJS, nil
+	}
+	if p.jsJSON == nil { // marshalled again only when the log changed
+		p.jsJSON, _ = json.Marshal(p.js)
+	}
+	st.JS = p.jsJSON
 	st.Meta, _ = json.Marshal(persistedMeta{Created: p.created, Reset: reset})
 	// Outputs change only when one is added (next counts them): the
 	// bytes saved last time are given again otherwise, so a store may
@@ -230,6 +236,7 @@ func (s *Session) beforeCell(c Cell, sink *cellSink) {
 	}
 	if lang == "js" {
 		p := s.persist
+		p.jsJSON = nil
 		if c.Reset {
 			p.js.Cells, p.js.Truncated, p.jsBytes = nil, false, 0
 		}

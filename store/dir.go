@@ -51,7 +51,7 @@ type Dir struct {
 	// need not read the record back (this process is the Dir's only
 	// writer).
 	last    map[string]*dirHeader
-	lastOut map[string]lastOutputs
+	lastOut map[string]lastBlob // by id/field
 }
 
 // dirMagic starts every record; the version after it is Format.
@@ -67,7 +67,7 @@ type dirHeader struct {
 	Options   []byte         `json:"options,omitempty"`
 	Outputs   string         `json:"outputs,omitempty"` // the SHA-256 of its blob in files/
 	FuelUsed  uint64         `json:"fuelUsed"`
-	JS        []byte         `json:"js,omitempty"`
+	JS        string         `json:"js,omitempty"` // the SHA-256 of its blob in files/
 	Meta      []byte         `json:"meta,omitempty"`
 	Files     []dirFileEntry `json:"files"`
 	PythonLen int            `json:"pythonLen"`
@@ -93,7 +93,7 @@ func OpenDir(path string) (*Dir, error) {
 	if err := os.MkdirAll(path, 0o700); err != nil {
 		return nil, fmt.Errorf("store: dir store: %w", err)
 	}
-	return &Dir{root: filepath.Clean(path), last: map[string]*dirHeader{}, lastOut: map[string]lastOutputs{}}, nil
+	return &Dir{root: filepath.Clean(path), last: map[string]*dirHeader{}, lastOut: map[string]lastBlob{}}, nil
 }
 
 // NoSync makes d skip syncing (see Dir); for tests and for operators who
@@ -196,26 +196,20 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 	}
 	h := dirHeader{
 		ID: st.ID, Owner: st.Owner, Artifact: st.Artifact, Format: Format, Epoch: epoch,
-		Options: st.Options, FuelUsed: st.FuelUsed, JS: st.JS, Meta: st.Meta,
+		Options: st.Options, FuelUsed: st.FuelUsed, Meta: st.Meta,
 		Files: make([]dirFileEntry, 0, len(files)), PythonLen: len(st.Python),
 	}
 	for _, e := range files {
 		h.Files = append(h.Files, e)
 	}
 	sort.Slice(h.Files, func(i, j int) bool { return h.Files[i].Path < h.Files[j].Path })
-	if len(st.Outputs) > 0 {
-		// The cut outputs (up to 64 MiB) are a blob of their own, written
-		// only when they change: a save with the very slice it saved last
-		// time does not even hash it again.
-		if o := d.lastOut[st.ID]; o.n == len(st.Outputs) && o.p == &st.Outputs[0] {
-			h.Outputs = o.sum
-		} else {
-			sum := sha256.Sum256(st.Outputs)
-			h.Outputs = hex.EncodeToString(sum[:])
-			if err := d.writeBlob(filepath.Join(dir, "files", h.Outputs), st.Outputs); err != nil {
-				return fmt.Errorf("store: save %s: outputs: %w", st.ID, err)
-			}
-		}
+	// The cut outputs (up to 64 MiB) and the JavaScript log (up to 1 MiB
+	// of code) are blobs of their own, written only when they change.
+	if h.Outputs, err = d.fieldBlob(st.ID, "outputs", st.Outputs); err != nil {
+		return err
+	}
+	if h.JS, err = d.fieldBlob(st.ID, "js", st.JS); err != nil {
+		return err
 	}
 	head, err := encodeRecord(&h, st.Python)
 	if err != nil {
@@ -231,17 +225,35 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		}
 	}
 	d.last[st.ID] = &h
-	if len(st.Outputs) > 0 {
-		d.lastOut[st.ID] = lastOutputs{p: &st.Outputs[0], n: len(st.Outputs), sum: h.Outputs}
-	}
-	if prev != nil && (prev.Outputs != h.Outputs || !sameBlobs(prev.Files, h.Files)) {
+	if prev != nil && (prev.Outputs != h.Outputs || prev.JS != h.JS || !sameBlobs(prev.Files, h.Files)) {
 		d.collect(dir, &h)
 	}
 	return nil
 }
 
-// lastOutputs remembers the outputs slice a Save wrote, and its hash.
-type lastOutputs struct {
+// fieldBlob writes b, a field of id's state, as a blob named by its
+// SHA-256 and returns the name ("" for none). A save handing the very
+// slice it handed last time (the Store contract lets a store keep it) does
+// not even hash it again.
+func (d *Dir) fieldBlob(id, field string, b []byte) (string, error) {
+	if len(b) == 0 {
+		return "", nil
+	}
+	key := id + "/" + field
+	if o := d.lastOut[key]; o.n == len(b) && o.p == &b[0] {
+		return o.sum, nil
+	}
+	sum := sha256.Sum256(b)
+	name := hex.EncodeToString(sum[:])
+	if err := d.writeBlob(filepath.Join(d.sessionDir(id), "files", name), b); err != nil {
+		return "", fmt.Errorf("store: save %s: %s: %w", id, field, err)
+	}
+	d.lastOut[key] = lastBlob{p: &b[0], n: len(b), sum: name}
+	return name, nil
+}
+
+// lastBlob remembers the slice a Save wrote as a blob, and its hash.
+type lastBlob struct {
 	p   *byte
 	n   int
 	sum string
@@ -264,7 +276,7 @@ func sameBlobs(a, b []dirFileEntry) bool {
 // collect removes the file blobs of dir that no entry names (left by
 // earlier records), and temporary files of interrupted saves.
 func (d *Dir) collect(dir string, h *dirHeader) {
-	keep := map[string]bool{h.Outputs: true}
+	keep := map[string]bool{h.Outputs: true, h.JS: true}
 	for _, e := range h.Files {
 		if e.SHA256 != "" {
 			keep[e.SHA256] = true
@@ -368,14 +380,20 @@ func (d *Dir) Load(ctx context.Context, id, artifact string) (*State, error) {
 	st := &State{
 		ID: h.ID, Owner: h.Owner, Artifact: h.Artifact, Format: h.Format, Epoch: h.Epoch,
 		Options: h.Options, Python: python, FullFiles: true,
-		FuelUsed: h.FuelUsed, JS: h.JS, Meta: h.Meta, Files: make([]File, 0, len(h.Files)),
+		FuelUsed: h.FuelUsed, Meta: h.Meta, Files: make([]File, 0, len(h.Files)),
 	}
-	if h.Outputs != "" {
-		b, err := os.ReadFile(filepath.Join(d.sessionDir(id), "files", h.Outputs))
-		if sum := sha256.Sum256(b); err != nil || hex.EncodeToString(sum[:]) != h.Outputs {
-			return nil, fmt.Errorf("%w: session %s: its outputs are missing or do not match their checksum (%v); it is not loaded", ErrCorrupt, id, err)
+	for _, f := range []struct {
+		name, sum string
+		to        *[]byte
+	}{{"outputs", h.Outputs, &st.Outputs}, {"JavaScript log", h.JS, &st.JS}} {
+		if f.sum == "" {
+			continue
 		}
-		st.Outputs = b
+		b, err := os.ReadFile(filepath.Join(d.sessionDir(id), "files", f.sum))
+		if sum := sha256.Sum256(b); err != nil || hex.EncodeToString(sum[:]) != f.sum {
+			return nil, fmt.Errorf("%w: session %s: its %s is missing or does not match its checksum (%v); it is not loaded", ErrCorrupt, id, f.name, err)
+		}
+		*f.to = b
 	}
 	for _, e := range h.Files {
 		if err := CheckPath(e.Path); err != nil {
@@ -409,7 +427,8 @@ func (d *Dir) Delete(ctx context.Context, id string) error {
 	defer d.mu.Unlock()
 	dir := d.sessionDir(id)
 	delete(d.last, id)
-	delete(d.lastOut, id)
+	delete(d.lastOut, id+"/outputs")
+	delete(d.lastOut, id+"/js")
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
