@@ -62,7 +62,9 @@ func startNode(t *testing.T, id, storeURL string, ttl time.Duration) *clusterNod
 // through either, and with A gone B answers 503 until A's lease runs out.
 func TestClusterRouting(t *testing.T) {
 	pg := testenv.StartPostgres(t)
-	const ttl = 2 * time.Second
+	// Long enough that no renewal is late on a loaded machine: nothing
+	// here expires.
+	const ttl = 10 * time.Second
 	a := startNode(t, "node-a", pg.URL, ttl)
 	b := startNode(t, "node-b", pg.URL, ttl)
 
@@ -113,9 +115,10 @@ func TestClusterRouting(t *testing.T) {
 func TestClusterTakeover(t *testing.T) {
 	testenv.RequirePython(t)
 	pg := testenv.StartPostgres(t)
-	const ttl = 900 * time.Millisecond
-	a := startNode(t, "node-a", pg.URL, ttl)
-	b := startNode(t, "node-b", pg.URL, ttl)
+	a := startNode(t, "node-a", pg.URL, 900*time.Millisecond)
+	// B's leases outlast the test, so that A cannot take the session
+	// back while its own eval below is refused.
+	b := startNode(t, "node-b", pg.URL, time.Minute)
 	id := a.create(t, tokenA)
 	a.eval(t, tokenA, id, cells("py", "x = 41", "open('f.txt', 'w').write('kept')"))
 	st, err := store.Open(pg.URL)
