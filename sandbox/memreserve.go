@@ -86,6 +86,18 @@ type memReserve struct {
 type memHold struct {
 	evals int
 	bytes int64
+	langs map[string]bool // the languages bytes covers
+}
+
+// cover grows h by the languages of need that it does not cover yet (an
+// eval nested in the running one, of another language).
+func (h *memHold) cover(need map[string]int64) {
+	for lang, n := range need {
+		if !h.langs[lang] {
+			h.langs[lang] = true
+			h.bytes += n
+		}
+	}
 }
 
 type memWaiter struct{ need int64 }
@@ -114,18 +126,13 @@ func (r *memReserve) dequeueLocked(w *memWaiter) {
 	}
 }
 
-// evalMemory is what session s may hold by the end of req's cells: the
-// memory limit of each language they run (Python's twice with
-// checkpoints).
-func evalMemory(s *Session, req Request) int64 {
-	var n int64
-	seen := map[string]bool{}
+// evalMemory is what session s may hold by the end of req's cells, by
+// language: the memory limit of each language they run (Python's twice
+// with checkpoints).
+func evalMemory(s *Session, req Request) map[string]int64 {
+	need := map[string]int64{}
 	for _, c := range req.Cells {
 		lang := runtimeLanguage(c.Language)
-		if seen[lang] {
-			continue
-		}
-		seen[lang] = true
 		limit := s.opts.MemoryLimitBytes
 		switch lang {
 		case "py":
@@ -140,9 +147,9 @@ func evalMemory(s *Session, req Request) int64 {
 				limit = jsrt.DefaultMemoryLimit
 			}
 		}
-		n += limit
+		need[lang] = limit
 	}
-	return n
+	return need
 }
 
 // committedLocked is what the sessions hold against the budget: idle ones
@@ -220,7 +227,11 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 	if m.opts.MemoryBudgetBytes < 0 {
 		return func() {}, nil
 	}
-	need := evalMemory(s.sess, req)
+	needs := evalMemory(s.sess, req)
+	var need int64
+	for _, n := range needs {
+		need += n
+	}
 	start := time.Now()
 	w := &memWaiter{need: need}
 	m.mu.Lock()
@@ -231,10 +242,11 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 	for {
 		if h := m.mem.holds[s]; h != nil {
 			// Its session's reservation stands (a nested eval, or one
-			// queued behind the running one): it shares it, grown to what
-			// this eval's languages may add.
+			// queued behind the running one): it shares it, grown by the
+			// languages it runs that the reservation did not cover. A
+			// nested eval cannot wait: the eval it runs inside waits for it.
 			h.evals++
-			h.bytes = max(h.bytes, need)
+			h.cover(needs)
 			m.mem.dequeueLocked(w)
 			m.mu.Unlock()
 			return func() { m.unreserve(s, h) }, nil
@@ -287,7 +299,8 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 		}
 	}
 	m.mem.dequeueLocked(w)
-	h := &memHold{evals: 1, bytes: need}
+	h := &memHold{evals: 1, langs: map[string]bool{}}
+	h.cover(needs)
 	m.mem.holds[s] = h
 	m.mu.Unlock()
 	return func() { m.unreserve(s, h) }, nil

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
@@ -215,5 +216,55 @@ func TestMemoryBudgetWaitEndsAtClose(t *testing.T) {
 		}
 	case <-time.After(8 * time.Second):
 		t.Fatal("the waiting eval still waits 8 s after Close")
+	}
+}
+
+// managerAgentHost answers agent("CODE") with a JavaScript eval of CODE in
+// the same managed session, as serve's client would.
+type managerAgentHost struct {
+	m         *sandbox.Manager
+	owner, id string
+}
+
+func (h *managerAgentHost) Agent(ctx context.Context, r hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
+	ectx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := h.m.Eval(ectx, h.owner, h.id, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: r.Prompt}}})
+	if err != nil {
+		return hostcalls.AgentResponse{}, err
+	}
+	return hostcalls.AgentResponse{Text: res.Details.Cells[0].Output}, nil
+}
+
+func (h *managerAgentHost) Tool(context.Context, hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
+	return hostcalls.ToolResponse{}, errors.New("no tools")
+}
+
+func (h *managerAgentHost) LLM(context.Context, hostcalls.LLMRequest) (hostcalls.LLMResponse, error) {
+	return hostcalls.LLMResponse{}, errors.New("no llm")
+}
+
+// TestMemoryBudgetNestedEvalShares: an eval nested in a running one (a
+// sub-agent's, through the manager) shares its session's reservation and
+// never waits for room, though the budget is full (another session's cell
+// holds the rest): it would wait for the eval it runs inside.
+func TestMemoryBudgetNestedEvalShares(t *testing.T) {
+	testenv.RequirePython(t)
+	m := newManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: 128 << 20, IdleTimeout: -1, TrimIdleAfter: -1,
+		Session: sandbox.SessionOptions{MemoryLimitBytes: 64 << 20}})
+	id, other := mustCreate(t, m, "o"), mustCreate(t, m, "other")
+	go m.Eval(context.Background(), "other", other, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "await new Promise(r => setTimeout(r, 20000))", TimeoutSeconds: 30}}})
+	time.Sleep(500 * time.Millisecond) // it holds 64 MiB of the 128
+	ctx := sandbox.WithHost(context.Background(), &managerAgentHost{m: m, owner: "o", id: id})
+	start := time.Now()
+	res, err := m.Eval(ctx, "o", id, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: `print(agent("print(6 * 7)"), end='')`}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Details.Cells[0]; c.Status != sandbox.StatusComplete || c.Output != "42\n" {
+		t.Errorf("%s %q", c.Status, c.Output)
+	}
+	if took := time.Since(start); took > 9*time.Second {
+		t.Errorf("the eval with a nested one took %v: the nested eval waited for room", took.Round(time.Millisecond))
 	}
 }
