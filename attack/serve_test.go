@@ -3,7 +3,9 @@ package attack_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -133,38 +135,77 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // TestServeLongCallsOutliveTheBodyTimeout: the body timeout bounds the
-// body only: an eval on the JSON API and an MCP tool call whose bodies came
-// at once run past it.
+// body only: an eval on the JSON API (one-shot and in a session) and an MCP
+// tool call whose bodies came at once run well past it, to their end, on
+// a context nobody cancelled.
+//
+// What fails it is a read deadline left armed once the body is in:
+// net/http reads the connection in the background while a handler runs
+// (to see the client go) and cancels the request's context when that read
+// fails, so a deadline that outlives the body cancels the call. (Merely
+// not lifting the deadline is not enough to break it: net/http clears the
+// deadline itself when a body is read to its end. Re-arming it after the
+// body, in readBody or in bodydeadline.go's deadlineBody, fails it.) Each
+// call must also last past the timeout, or it proves nothing.
 func TestServeLongCallsOutliveTheBodyTimeout(t *testing.T) {
 	testenv.RequirePython(t)
 	const bodyTimeout = time.Second
+	const sleep = "import time; time.sleep(3); print('slept')" // 3 s: three body timeouts
 	url := serveWith(t, server.Config{BodyTimeout: bodyTimeout})
-	req, _ := http.NewRequest("POST", url+"/v1/run", strings.NewReader(`{"language":"py","code":"import time; time.sleep(3); print('slept')"}`))
-	req.Header.Set("Authorization", "Bearer "+serveToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	post := func(path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", url+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+serveToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != 200 || !strings.Contains(string(body), "slept") {
-		t.Errorf("/v1/run of a 3 s cell with a 1 s body timeout: %d %s", resp.StatusCode, body)
-	}
-
-	tr := &mcp.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1,
-		HTTPClient: &http.Client{Transport: bearerTransport{serveToken, http.DefaultTransport}}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "attack", Version: "1"}, nil).Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
-		"cells": []any{map[string]any{"language": "py", "code": "import time; time.sleep(3); print('slept')"}}}})
-	if err != nil {
-		t.Fatalf("an MCP eval of a 3 s cell with a 1 s body timeout: %v", err)
-	}
-	if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || !strings.Contains(text, "slept") {
-		t.Errorf("an MCP eval of a 3 s cell with a 1 s body timeout: %v %s", res.IsError, text)
+	for _, tc := range []struct {
+		name string
+		call func() (ok bool, answer string)
+	}{
+		{"POST /v1/run", func() (bool, string) {
+			code, body := post("/v1/run", `{"language":"py","code":"`+sleep+`"}`)
+			return code == 200 && strings.Contains(body, "slept"), fmt.Sprint(code, " ", body)
+		}},
+		{"a session's eval", func() (bool, string) {
+			code, body := post("/v1/sessions", "")
+			var v struct{ ID string }
+			if err := json.Unmarshal([]byte(body), &v); code != 201 || err != nil {
+				return false, fmt.Sprint("creating a session: ", code, " ", body)
+			}
+			code, body = post("/v1/sessions/"+v.ID+"/eval", `{"cells":[{"language":"py","code":"`+sleep+`"}]}`)
+			return code == 200 && strings.Contains(body, "slept"), fmt.Sprint(code, " ", body)
+		}},
+		{"an MCP eval", func() (bool, string) {
+			tr := &mcp.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1,
+				HTTPClient: &http.Client{Transport: bearerTransport{serveToken, http.DefaultTransport}}}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "attack", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+			if err != nil {
+				return false, "connecting: " + err.Error()
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eval", Arguments: map[string]any{
+				"cells": []any{map[string]any{"language": "py", "code": sleep}}}})
+			if err != nil {
+				return false, err.Error()
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
+			return !res.IsError && strings.Contains(text, "slept"), text
+		}},
+	} {
+		start := time.Now()
+		ok, answer := tc.call()
+		took := time.Since(start)
+		if !ok {
+			t.Errorf("%s of a 3 s cell with a %v body timeout was cut after %v: %s", tc.name, bodyTimeout, took.Round(time.Millisecond), answer)
+		} else if took < 3*bodyTimeout {
+			t.Errorf("%s of a 3 s cell answered after %v, within three body timeouts (%v): it did not run past the timeout, so it shows nothing", tc.name, took.Round(time.Millisecond), bodyTimeout)
+		}
 	}
 }
 
