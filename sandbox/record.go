@@ -95,7 +95,8 @@ type boundary struct {
 
 	tape     *tape.Writer // nil when not recording
 	mu       sync.Mutex
-	requests int // requests recorded so far, nested ones included
+	requests int          // requests recorded so far, nested ones included
+	nested   map[int]bool // the nested requests waiting for their results
 	// last is the wall time the guest read last (Unix nanoseconds), or the
 	// session's start: in a deterministic, recorded or replayed session,
 	// what the guest changes in the root is stamped with it, the same on
@@ -555,13 +556,18 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 	b.mu.Lock()
 	b.requests++
 	n := b.requests
+	if nested {
+		if b.nested == nil {
+			b.nested = map[int]bool{}
+		}
+		b.nested[n] = true
+	}
 	b.mu.Unlock()
-	s.nestedTape.Store(int64(n), nested)
 	b.tape.Hold() // until its result (finishRequest): a frame holds whole requests
 	// Encoded when the tape's frame ends, off the request's path; the
 	// cells are copied, the caller may reuse them.
-	req.Cells = slices.Clone(req.Cells)
-	rec := tape.Deferred(tape.Record{Type: tape.TypeRequest, N: n, Nested: nested}, func() ([]byte, error) { return json.Marshal(req) })
+	cp := &Request{Cells: slices.Clone(req.Cells)}
+	rec := tape.Deferred(tape.Record{Type: tape.TypeRequest, N: n, Nested: nested}, cp)
 	if err := b.tape.Write(rec); err != nil {
 		s.sb.opts.Logger.Warn("recording a request", "err", err)
 	}
@@ -582,9 +588,13 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 	if n == 0 {
 		return
 	}
-	w := s.bound.tape
-	nested, _ := s.nestedTape.LoadAndDelete(int64(n))
-	rec := tape.Record{Type: tape.TypeResult, N: n, Nested: nested == true}
+	b := s.bound
+	w := b.tape
+	b.mu.Lock()
+	nested := b.nested[n]
+	delete(b.nested, n)
+	b.mu.Unlock()
+	rec := tape.Record{Type: tape.TypeResult, N: n, Nested: nested}
 	if evalErr != nil {
 		rec.Error = evalErr.Error()
 	} else {
@@ -595,7 +605,7 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 		for i := range cp.Details.Cells {
 			cp.Details.Cells[i].DurationMs = 0 // as MarshalResult, on cp's own cells
 		}
-		rec = tape.Deferred(rec, func() ([]byte, error) { return json.Marshal(cp) })
+		rec = tape.Deferred(rec, cp)
 	}
 	if err := w.Write(rec); err != nil {
 		s.sb.opts.Logger.Warn("recording a result", "err", err)
@@ -603,7 +613,7 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 	if err := w.Release(); err != nil {
 		s.sb.opts.Logger.Warn("flushing the tape", "err", err)
 	}
-	if nested == true {
+	if nested {
 		return // the enclosing request's end flushes
 	}
 	if err := w.FlushSoon(); err != nil {
@@ -804,8 +814,8 @@ func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, 
 		return
 	}
 	b := s.bound
-	if b == nil || b.tape == nil {
-		return
+	if b == nil || b.tape == nil || out.Interrupt.IsZero() && !out.Interrupted {
+		return // most cells: not stopped
 	}
 	cause := ""
 	for name, err := range stopCauses {
@@ -816,7 +826,7 @@ func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, 
 	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		cause = tape.CauseCancel // the Eval's own deadline
 	}
-	if cause == "" || (out.Interrupt.IsZero() && !out.Interrupted) {
+	if cause == "" {
 		return
 	}
 	rec := tape.Record{Type: tape.TypeStop, Cell: sink.index, Cause: cause, Checks: out.Interrupt.Checks, Sleeps: out.Interrupt.Sleeps, Fuel: out.Interrupt.Fuel}

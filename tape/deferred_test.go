@@ -29,10 +29,7 @@ func TestDeferredInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	var encoded atomic.Int64
-	first := tape.Deferred(tape.Record{Type: tape.TypeRequest, N: 1}, func() ([]byte, error) {
-		encoded.Add(1)
-		return []byte(`{"first":true}`), nil
-	})
+	first := tape.Deferred(tape.Record{Type: tape.TypeRequest, N: 1}, countingValue{&encoded})
 	if err := w.Write(first); err != nil {
 		t.Fatal(err)
 	}
@@ -52,13 +49,9 @@ func TestDeferredInOrder(t *testing.T) {
 				case 0:
 					r = tape.Record{Type: tape.TypeClock, Clock: tape.ClockMono, NS: &ns}
 				case 1:
-					r = tape.Deferred(tape.Record{Type: tape.TypeRequest, N: int(ns) + 2}, func() ([]byte, error) {
-						return fmt.Appendf(nil, `{"g":%d,"i":%d}`, g, i), nil
-					})
+					r = tape.Deferred(tape.Record{Type: tape.TypeRequest, N: int(ns) + 2}, json.RawMessage(fmt.Appendf(nil, `{"g": %d, "i": %d}`, g, i)))
 				default:
-					r = tape.Deferred(tape.Record{Type: tape.TypeResult, N: int(ns) + 2}, func() ([]byte, error) {
-						return json.Marshal(map[string]int{"g": g, "i": i})
-					})
+					r = tape.Deferred(tape.Record{Type: tape.TypeResult, N: int(ns) + 2}, map[string]int{"g": g, "i": i})
 				}
 				if err := w.Write(r); err != nil {
 					t.Error(err)
@@ -120,7 +113,7 @@ func TestDeferredResultError(t *testing.T) {
 	var buf bytes.Buffer
 	w, _ := tape.NewWriter(&buf)
 	w.Write(header())
-	bad := func() ([]byte, error) { return nil, errors.New("no JSON for it") }
+	var bad badValue
 	if err := w.Write(tape.Deferred(tape.Record{Type: tape.TypeResult, N: 1}, bad)); err != nil {
 		t.Fatal(err)
 	}
@@ -131,14 +124,14 @@ func TestDeferredResultError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tp.Events) != 1 || !strings.Contains(tp.Events[0].Error, "the result could not be encoded: no JSON for it") {
+	if len(tp.Events) != 1 || !strings.Contains(tp.Events[0].Error, "the result could not be encoded: json: error calling MarshalJSON for type tape_test.badValue: no JSON for it") {
 		t.Errorf("events %+v", tp.Events)
 	}
 
 	w, _ = tape.NewWriter(&buf)
 	w.Write(header())
 	w.Write(tape.Deferred(tape.Record{Type: tape.TypeRequest, N: 1}, bad))
-	if err := w.Flush(); err == nil || !strings.Contains(err.Error(), "encoding a request record: no JSON for it") {
+	if err := w.Flush(); err == nil || !strings.Contains(err.Error(), "encoding a request record: json: error calling MarshalJSON for type tape_test.badValue: no JSON for it") {
 		t.Errorf("flushing a request that cannot be encoded: %v", err)
 	}
 
@@ -153,3 +146,16 @@ func TestDeferredResultError(t *testing.T) {
 		}
 	}
 }
+
+// countingValue counts its encodings.
+type countingValue struct{ n *atomic.Int64 }
+
+func (c countingValue) MarshalJSON() ([]byte, error) {
+	c.n.Add(1)
+	return []byte(`{"first":true}`), nil
+}
+
+// badValue cannot be encoded.
+type badValue struct{}
+
+func (badValue) MarshalJSON() ([]byte, error) { return nil, errors.New("no JSON for it") }

@@ -54,12 +54,12 @@ type deferred struct {
 	n      int
 	result bool // else a request
 	nested bool
-	encode func() ([]byte, error)
+	value  any // what json.Marshal encodes as the request or result
 }
 
 // record is the deferred record, without its JSON.
 func (d *deferred) record() Record {
-	r := Record{Type: TypeRequest, N: d.n, Nested: d.nested, encode: d.encode}
+	r := Record{Type: TypeRequest, N: d.n, Nested: d.nested, value: d.value}
 	if d.result {
 		r.Type = TypeResult
 	}
@@ -108,8 +108,8 @@ func (e *lineEncoder) encode(r *Record, trusted bool) ([]byte, error) {
 func (e *lineEncoder) encodeDeferred(out []byte, d *deferred) ([]byte, error) {
 	e.rec = d.record() // reused: a Record per line would escape
 	r := &e.rec
-	data, err := r.encode()
-	r.encode = nil
+	data, err := json.Marshal(r.value)
+	r.value = nil
 	switch {
 	case err != nil && r.Type == TypeResult:
 		r.Error = fmt.Sprintf("the result could not be encoded: %v", err)
@@ -164,7 +164,7 @@ func (w *Writer) Complete() int64 {
 
 // Write checks r and writes it as one line.
 func (w *Writer) Write(r Record) error {
-	if r.encode == nil {
+	if r.value == nil {
 		return w.writeNow(r)
 	}
 	// Deferred: a request's path, kept short (r does not escape).
@@ -177,7 +177,7 @@ func (w *Writer) Write(r Record) error {
 		return w.err
 	}
 	w.pending = true
-	w.later = append(w.later, deferred{at: len(w.lines), n: r.N, result: r.Type == TypeResult, nested: r.Nested, encode: r.encode})
+	w.later = append(w.later, deferred{at: len(w.lines), n: r.N, result: r.Type == TypeResult, nested: r.Nested, value: r.value})
 	w.queued()
 	return w.err
 }
@@ -250,7 +250,7 @@ func (w *Writer) startDrain() {
 			}
 		}
 		out = append(out, lines[prev:]...)
-		clear(later) // the encode funcs hold results
+		clear(later) // the values hold results
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		if err != nil && w.err == nil {

@@ -119,20 +119,20 @@ type Record struct {
 	Fuel   int64  `json:"fuel,omitempty"`
 	Bytes  int64  `json:"bytes,omitempty"`
 
-	// encode gives a deferred record's Request or Result (Deferred).
-	encode func() ([]byte, error)
+	// value is what a deferred record's Request or Result encodes
+	// (Deferred).
+	value any
 }
 
 // Deferred returns the request or result record r, without its JSON, to
-// be written with the JSON that encode returns. A Writer calls encode
-// when it writes the record out (when its frame ends, or once enough
-// records wait), on whichever goroutine does that: a recorder's request
-// does not wait for the encoding of its request and result. encode must
-// therefore use only values that nothing changes afterwards, and return
-// what json.Marshal does (valid JSON on one line), which is not checked
-// again. A result whose encode fails is written with the error instead.
-func Deferred(r Record, encode func() ([]byte, error)) Record {
-	r.encode = encode
+// be written with json.Marshal(v): a Writer encodes v when it writes the
+// record out (when its frame ends, or once enough records wait), on
+// whichever goroutine does that, so a recorder's request does not wait
+// for the encoding of its request and result. Nothing may change v
+// afterwards. A result whose encoding fails is written with the error
+// instead.
+func Deferred(r Record, v any) Record {
+	r.value = v
 	return r
 }
 
@@ -194,7 +194,7 @@ type Options struct {
 // of its type, a field of another type, a path that is not a clean
 // relative path inside the root.
 func (r *Record) Check() error {
-	if r.encode != nil {
+	if r.value != nil {
 		return r.checkDeferred()
 	}
 	var allowed string
@@ -240,7 +240,7 @@ func (r *Record) Check() error {
 		}
 	case TypeRequest:
 		allowed = "n nested request"
-		if r.N <= 0 || len(r.Request) == 0 && r.encode == nil {
+		if r.N <= 0 || len(r.Request) == 0 && r.value == nil {
 			return fmt.Errorf("a request record needs n (from 1) and request")
 		}
 	case TypeClock:
@@ -263,7 +263,7 @@ func (r *Record) Check() error {
 		}
 	case TypeResult:
 		allowed = "n nested result error"
-		if r.N <= 0 || (len(r.Result) == 0 && r.encode == nil) == (r.Error == "") {
+		if r.N <= 0 || (len(r.Result) == 0 && r.value == nil) == (r.Error == "") {
 			return fmt.Errorf("a result record needs n (from 1) and one of result or error")
 		}
 	case TypeStop:
