@@ -25,6 +25,8 @@ type nestHost struct {
 	// late counts the agent calls that reached the host after the cell
 	// that made them was stopped.
 	late atomic.Int64
+	// lastOut is the last sub-agent eval's cell output.
+	lastOut atomic.Value
 }
 
 func (h *nestHost) Agent(ctx context.Context, r hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
@@ -43,6 +45,7 @@ func (h *nestHost) Agent(ctx context.Context, r hostcalls.AgentRequest) (hostcal
 	if err != nil {
 		return hostcalls.AgentResponse{}, err
 	}
+	h.lastOut.Store(res.Details.Cells[0].Output)
 	return hostcalls.AgentResponse{Text: res.Details.Cells[0].Output}, nil
 }
 
@@ -121,6 +124,11 @@ while True:
 			}
 			if last := time.Unix(0, h.last.Load()); h.evals.Load() > 0 && last.Sub(start) > 8*time.Second {
 				t.Errorf("a sub-agent eval started %v after the cell did", last.Sub(start).Round(100*time.Millisecond))
+			}
+			// A nested cell that ran past the waiting cell's stop says why
+			// it was stopped.
+			if out, _ := h.lastOut.Load().(string); tc.nested > 3 && !strings.Contains(out, "cancelled: the cell this eval ran inside (it waited in agent() or tool()) timed out") {
+				t.Errorf("the nested cell's output does not say it was stopped with the cell it ran in:\n%s", clip(out))
 			}
 			for _, bad := range []string{"crashed", "rolled back", "restarted"} {
 				if strings.Contains(c.Output, bad) && !(tc.swallows && bad == "rolled back") {
