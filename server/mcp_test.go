@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -234,4 +235,44 @@ func TestMCPSessionsPerToken(t *testing.T) {
 	wantStatus(t, do(t, "POST", ts.URL+"/mcp", tokenB, init, hdr...), http.StatusOK)
 	wantStatus(t, do(t, "DELETE", ts.URL+"/mcp", tokenA, nil, "Mcp-Session-Id", ids[0], "MCP-Protocol-Version", "2025-06-18"), http.StatusNoContent)
 	wantStatus(t, do(t, "POST", ts.URL+"/mcp", tokenA, init, hdr...), http.StatusOK)
+}
+
+// TestCreateContextPythonBackendRefused: on a server whose operator does
+// not let sessions choose their Python backend, create_code_context's
+// python is refused as POST /v1/sessions' is, naming python and
+// --python-backend-choice, over /mcp and the profile endpoint alike; an
+// unknown backend is refused naming the field.
+func TestCreateContextPythonBackendRefused(t *testing.T) {
+	ts := newServer(t, server.Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcpClient(t, ts.URL, tokenA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for args, want := range map[string]string{
+		`{"language": "python", "python": "jupyter"}`: "--python-backend-choice",
+		`{"language": "python", "python": "cpython"}`: `"cpython" is not a Python backend`,
+	} {
+		var m map[string]any
+		json.Unmarshal([]byte(args), &m)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_code_context", Arguments: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				text.WriteString(tc.Text)
+			}
+		}
+		if !res.IsError || !strings.Contains(text.String(), "code_interpreter: python:") || !strings.Contains(text.String(), want) {
+			t.Errorf("MCP create_code_context %s: isError %v, %q; want a refusal naming python and holding %q", args, res.IsError, text.String(), want)
+		}
+		status, raw := postJSON(t, ts.URL+"/v1/profiles/create_code_context", tokenA, args)
+		body := strings.ReplaceAll(string(raw), `\"`, `"`)
+		if status != http.StatusBadRequest || !strings.Contains(body, "code_interpreter: python:") || !strings.Contains(body, want) {
+			t.Errorf("POST /v1/profiles/create_code_context %s: %d %s; want 400 naming python and holding %q", args, status, body, want)
+		}
+	}
 }
