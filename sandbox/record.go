@@ -645,10 +645,19 @@ func (s *Session) closeTape() error {
 // copied (strings and json.RawMessage bytes are shared: nothing writes
 // to them). TestFrozenResultCopiesAll keeps it in step with Result.
 func frozenResult(res *Result) *Result {
-	cp := *res
-	cp.Content = slices.Clone(res.Content)
+	// One allocation for the usual result (one text, one cell, one
+	// language) and its copies: this is on every recorded request's path.
+	f := &struct {
+		res     Result
+		content [1]Content
+		cells   [1]CellResult
+		langs   [1]string
+	}{res: *res}
+	cp := &f.res
+	cp.Content = cloneInto(f.content[:0], res.Content)
 	d := &cp.Details
-	d.Cells = slices.Clone(d.Cells)
+	d.Cells = cloneInto(f.cells[:0], d.Cells)
+	d.Languages = cloneInto(f.langs[:0], d.Languages)
 	for i := range d.Cells {
 		c := &d.Cells[i]
 		if c.ExitCode != nil {
@@ -657,7 +666,6 @@ func frozenResult(res *Result) *Result {
 		}
 		c.StatusEvents = slices.Clone(c.StatusEvents)
 	}
-	d.Languages = slices.Clone(d.Languages)
 	d.JSONOutputs = slices.Clone(d.JSONOutputs)
 	d.Images = slices.Clone(d.Images)
 	d.StatusEvents = slices.Clone(d.StatusEvents)
@@ -666,7 +674,16 @@ func frozenResult(res *Result) *Result {
 		dropped := *d.Meta.Dropped
 		d.Meta.Dropped = &dropped
 	}
-	return &cp
+	return cp
+}
+
+// cloneInto is slices.Clone(s) in buf's room when it fits (buf has length
+// 0): nil stays nil, empty stays empty, as JSON tells them apart.
+func cloneInto[T any](buf, s []T) []T {
+	if s == nil || len(s) > cap(buf) {
+		return slices.Clone(s)
+	}
+	return append(buf[:0:len(s)], s...)
 }
 
 // MarshalResult is the JSON of a result as a tape holds it and replay

@@ -84,4 +84,10 @@ func TestFrozenResultCopiesAll(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("the frozen copy changed with the result:\n got %s\nwant %s", got, want)
 	}
+	// Empty stays empty ([] in JSON) and nil stays nil (null).
+	empty := &Result{Content: []Content{}, Details: Details{Cells: []CellResult{}, Languages: nil}}
+	want, _ = MarshalResult(empty)
+	if got, _ = MarshalResult(frozenResult(empty)); !bytes.Equal(got, want) {
+		t.Errorf("an empty result, frozen:\n got %s\nwant %s", got, want)
+	}
 }
