@@ -38,8 +38,16 @@ var ErrNestedTooDeep = errors.New("sandbox: evals nest too deep")
 var errParentEnded = errors.New("sandbox: the cell this eval ran inside ended")
 
 // errParentStopped is the cause that stops a nested eval whose waiting
-// cell was stopped (the cause of that stop is wrapped too).
+// cell timed out or reached its hard limit (a parentStop).
 var errParentStopped = errors.New("sandbox: the cell this eval ran inside was stopped")
+
+// parentStop is errParentStopped with the waiting cell's cause. It does
+// not unwrap to that cause: the nested cell itself did not time out (its
+// tape records no stop of its own, as for errParentEnded).
+type parentStop struct{ cause error }
+
+func (e *parentStop) Error() string        { return errParentStopped.Error() + ": " + e.cause.Error() }
+func (e *parentStop) Is(target error) bool { return target == errParentStopped }
 
 // stoppedCall is the error of an agent or tool call (what it would start)
 // made by a cell that is stopped, or nil: a cell whose timeout passed may
@@ -55,6 +63,10 @@ func stoppedCall(ctx context.Context, what string) error {
 // parentStoppedNote is the note of a nested cell stopped by cause, an
 // errParentStopped.
 func parentStoppedNote(cause error) string {
+	var p *parentStop
+	if errors.As(cause, &p) {
+		cause = p.cause
+	}
 	return "cancelled: the cell this eval ran inside (it waited in agent() or tool()) " + stopReason(cause)
 }
 
@@ -270,9 +282,11 @@ func (s *Session) evalNested(ctx context.Context, req Request, parent *frame) (*
 		pstop = parent.ctx
 	}
 	stop := context.AfterFunc(pstop, func() {
+		// A close, an interrupt or a cancel of the request stops it as
+		// such; the cell's own timeout is the cell's, not this eval's.
 		cause := context.Cause(pstop)
-		if !errors.Is(cause, errParentEnded) {
-			cause = fmt.Errorf("%w: %w", errParentStopped, cause)
+		if errors.Is(cause, errCellTimeout) || errors.Is(cause, errCellHardLimit) {
+			cause = &parentStop{cause}
 		}
 		cancel(cause)
 	})
