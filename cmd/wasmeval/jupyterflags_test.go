@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	kernel "github.com/wasmeval/wasmeval/jupyter"
 )
 
@@ -167,29 +167,8 @@ func TestJupyterURLServeEndToEnd(t *testing.T) {
 	t.Setenv(kernel.TokenEnv, token)
 	const bearer = "jupyter-e2e-token"
 	t.Setenv("WASMEVAL_TOKENS", bearer)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb lockedBuffer
-	exited := make(chan int, 1)
-	go func() {
-		exited <- doMain(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--log-format", "json",
-			"--python-backend", "jupyter", "--jupyter-url", url}, strings.NewReader(""), &out, &errb)
-	}()
-	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
-	var addr string
-	for deadline := time.Now().Add(30 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := addrRE.FindStringSubmatch(errb.String()); m != nil {
-			addr = m[1]
-		}
-		select {
-		case code := <-exited:
-			t.Fatalf("serve exited %d: %s", code, errb.String())
-		default:
-		}
-	}
-	if addr == "" {
-		t.Fatalf("no listening line in %s", errb.String())
-	}
+	srv := testenv.StartServe(t, doMain, "--workspace", t.TempDir(), "--python-backend", "jupyter", "--jupyter-url", url)
+	addr := srv.Addr
 	post := func(path, body string) map[string]any {
 		req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+bearer)
@@ -204,16 +183,10 @@ func TestJupyterURLServeEndToEnd(t *testing.T) {
 	}
 	id, _ := post("/v1/sessions", "")["id"].(string)
 	if id == "" {
-		t.Fatalf("no session: %s", errb.String())
+		t.Fatalf("no session: %s", srv.Log())
 	}
 	res := post("/v1/sessions/"+id+"/eval", `{"cells":[{"language":"py","code":"import os\nprint('parent', os.getppid())"}]}`)
 	if b, _ := json.Marshal(res); !strings.Contains(string(b), "parent "+strconv.Itoa(pid)) {
 		t.Errorf("eval in serve's session: %s\nwant the kernel's parent to be the server (pid %d)", b, pid)
-	}
-	cancel()
-	select {
-	case <-exited:
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve did not stop on cancel")
 	}
 }

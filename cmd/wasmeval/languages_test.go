@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"os/exec"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 func TestLanguagesFlagSet(t *testing.T) {
@@ -90,28 +90,7 @@ func TestEvalLanguagesFlag(t *testing.T) {
 func TestServeLanguagesFlag(t *testing.T) {
 	const token = "languages-token"
 	t.Setenv("WASMEVAL_TOKENS", token)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb lockedBuffer
-	exited := make(chan int, 1)
-	go func() {
-		exited <- doMain(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--log-format", "json", "--languages", "py,ts"}, strings.NewReader(""), &out, &errb)
-	}()
-	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
-	var addr string
-	for deadline := time.Now().Add(10 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := addrRE.FindStringSubmatch(errb.String()); m != nil {
-			addr = m[1]
-		}
-		select {
-		case code := <-exited:
-			t.Fatalf("serve exited %d: %s", code, errb.String())
-		default:
-		}
-	}
-	if addr == "" {
-		t.Fatalf("no listening line in %s", errb.String())
-	}
+	addr := testenv.StartServe(t, doMain, "--workspace", t.TempDir(), "--languages", "py,ts").Addr
 	post := func(path, body string, v any) int {
 		t.Helper()
 		req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
@@ -147,12 +126,6 @@ func TestServeLanguagesFlag(t *testing.T) {
 	data, _ := json.Marshal(ex)
 	if !strings.Contains(string(data), `"exitCode":1`) || !strings.Contains(string(data), "cells are disabled here; the enabled languages are py, ts") {
 		t.Errorf("run: %s", data)
-	}
-	cancel()
-	select {
-	case <-exited:
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not stop on cancel")
 	}
 }
 

@@ -277,24 +277,7 @@ func TestMCPInspectorCLI(t *testing.T) {
 	// Inspector's CLI sends no bearer token of its own).
 	const token = "inspector-token"
 	t.Setenv("WASMEVAL_TOKENS", token)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var sout, serr lockedBuffer
-	exited := make(chan int, 1)
-	go func() {
-		exited <- doMain(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--log-format", "json"}, strings.NewReader(""), &sout, &serr)
-	}()
-	defer func() { cancel(); <-exited }()
-	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
-	var addr string
-	for deadline := time.Now().Add(10 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := addrRE.FindStringSubmatch(serr.String()); m != nil {
-			addr = m[1]
-		}
-	}
-	if addr == "" {
-		t.Fatalf("no listening line in %s", serr.String())
-	}
+	addr := testenv.StartServe(t, doMain, "--workspace", t.TempDir()).Addr
 	bridge := []string{os.Args[0], "-test.run=^$"}
 	env := []string{"WASMEVAL_TEST_MCP_BRIDGE=http://" + addr + "/mcp", "WASMEVAL_TEST_MCP_TOKEN=" + token}
 	httpCall := func(tool string, args ...string) inspectorCall {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -158,31 +157,10 @@ func TestServePackages(t *testing.T) {
 	dir := testpackages.Dir(t)
 	const token = "packages-token"
 	t.Setenv("WASMEVAL_TOKENS", token)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb lockedBuffer
-	exited := make(chan int, 1)
-	go func() {
-		exited <- doMain(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--log-format", "json",
-			"--packages", dir, "--preload", "networkx"}, strings.NewReader(""), &out, &errb)
-	}()
-	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
-	var addr string
 	// serve listens once the template with networkx imported is made:
 	// seconds of guest work, many more on a loaded machine.
-	for deadline := time.Now().Add(90 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := addrRE.FindStringSubmatch(errb.String()); m != nil {
-			addr = m[1]
-		}
-		select {
-		case code := <-exited:
-			t.Fatalf("serve exited %d: %s", code, errb.String())
-		default:
-		}
-	}
-	if addr == "" {
-		t.Fatalf("no listening line in %s", errb.String())
-	}
+	srv := testenv.StartServe(t, doMain, "--workspace", t.TempDir(), "--packages", dir, "--preload", "networkx")
+	addr := srv.Addr
 	post := func(path, body string, v any) int {
 		t.Helper()
 		req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
@@ -204,17 +182,11 @@ func TestServePackages(t *testing.T) {
 		`{"language":"py","code":"import yaml._yaml"}]}`
 	post("/v1/sessions/"+sess.ID+"/eval", cells, &res)
 	if len(res.Content) == 0 {
-		t.Fatalf("eval: no content (serve log: %s)", errb.String())
+		t.Fatalf("eval: no content (serve log: %s)", srv.Log())
 	}
 	for _, want := range []string{"True\n[0, 1, 2, 3]", "needs the C extension _yaml.cpython-311-x86_64-linux-gnu.so"} {
 		if !strings.Contains(res.Content[0].Text, want) {
 			t.Errorf("eval: %q; want %q", res.Content[0].Text, want)
 		}
-	}
-	cancel()
-	select {
-	case <-exited:
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not stop on cancel")
 	}
 }

@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 // jupyterPython is Debian's python3 with ipykernel and numpy (make
@@ -78,33 +78,8 @@ func TestServeSessionChoosesPython(t *testing.T) {
 	py := jupyterPython(t)
 	const token = "python-backend-token"
 	t.Setenv("WASMEVAL_TOKENS", token)
-	start := func(extra ...string) (string, func()) {
-		ctx, cancel := context.WithCancel(context.Background())
-		var out, errb lockedBuffer
-		exited := make(chan int, 1)
-		args := append([]string{"serve", "--addr", "127.0.0.1:0", "--workspace", t.TempDir(), "--log-format", "json", "--jupyter-python", py}, extra...)
-		go func() { exited <- doMain(ctx, args, strings.NewReader(""), &out, &errb) }()
-		addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			if m := addrRE.FindStringSubmatch(errb.String()); m != nil {
-				return m[1], func() {
-					cancel()
-					select {
-					case <-exited:
-					case <-time.After(20 * time.Second):
-						t.Error("serve did not stop on cancel")
-					}
-				}
-			}
-			select {
-			case code := <-exited:
-				t.Fatalf("serve exited %d: %s", code, errb.String())
-			default:
-			}
-		}
-		cancel()
-		t.Fatalf("no listening line in %s", errb.String())
-		return "", nil
+	start := func(extra ...string) *testenv.Serve {
+		return testenv.StartServe(t, doMain, append([]string{"--workspace", t.TempDir(), "--jupyter-python", py}, extra...)...)
 	}
 	post := func(addr, path, body string, v any) int {
 		t.Helper()
@@ -122,14 +97,13 @@ func TestServeSessionChoosesPython(t *testing.T) {
 	}
 	var e struct{ Error struct{ Message string } }
 
-	addr, stop := start()
-	if code := post(addr, "/v1/sessions", `{"python": "jupyter"}`, &e); code != http.StatusBadRequest || !strings.Contains(e.Error.Message, "--python-backend-choice") {
+	srv := start()
+	if code := post(srv.Addr, "/v1/sessions", `{"python": "jupyter"}`, &e); code != http.StatusBadRequest || !strings.Contains(e.Error.Message, "--python-backend-choice") {
 		t.Errorf("choice without leave: %d %q", code, e.Error.Message)
 	}
-	stop()
+	srv.Stop(t)
 
-	addr, stop = start("--python-backend-choice")
-	defer stop()
+	addr := start("--python-backend-choice").Addr
 	if code := post(addr, "/v1/sessions", `{"python": "cpython"}`, &e); code != http.StatusBadRequest || !strings.Contains(e.Error.Message, "wasm or jupyter") {
 		t.Errorf("bad name: %d %q", code, e.Error.Message)
 	}

@@ -7,12 +7,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 type lockedBuffer struct {
@@ -90,28 +90,8 @@ func TestServeEndToEnd(t *testing.T) {
 	const token = "e2e-secret-token"
 	t.Setenv("WASMEVAL_TOKENS", token)
 	ws := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb lockedBuffer
-	exited := make(chan int, 1)
-	go func() {
-		exited <- doMain(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--workspace", ws, "--log-format", "json"}, strings.NewReader(""), &out, &errb)
-	}()
-	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
-	var addr string
-	for deadline := time.Now().Add(10 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := addrRE.FindStringSubmatch(errb.String()); m != nil {
-			addr = m[1]
-		}
-		select {
-		case code := <-exited:
-			t.Fatalf("serve exited %d: %s", code, errb.String())
-		default:
-		}
-	}
-	if addr == "" {
-		t.Fatalf("no listening line in %s", errb.String())
-	}
+	srv := testenv.StartServe(t, doMain, "--workspace", ws)
+	addr := srv.Addr
 	post := func(path, body string) *http.Response {
 		req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -138,16 +118,10 @@ func TestServeEndToEnd(t *testing.T) {
 	if len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, "42") {
 		t.Errorf("eval: %d %+v", resp.StatusCode, res)
 	}
-	cancel()
-	select {
-	case code := <-exited:
-		if code != exitOK {
-			t.Errorf("serve exited %d: %s", code, errb.String())
-		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("serve did not stop on cancel")
+	if code := srv.Stop(t); code != exitOK {
+		t.Errorf("serve exited %d: %s", code, srv.Log())
 	}
-	if strings.Contains(errb.String(), token) {
+	if strings.Contains(srv.Log(), token) {
 		t.Error("the log carries the token")
 	}
 	// The workspace was named on the command line: shutting down keeps
