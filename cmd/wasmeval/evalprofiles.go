@@ -56,6 +56,9 @@ func (f *profileFlags) env(sess evalSession) (*profiles.Env, func()) {
 	env.Root = ss.Root()
 	env.NewSession = profiles.FreshSessions(ss.Session)
 	contexts := profiles.NewContexts(env.NewSession)
+	// A context may name its Python backend ("python"), within what the
+	// session's options allow (--python-backend-choice).
+	contexts.Backend = profiles.FreshBackendSessions(ss.Session)
 	env.Contexts = contexts
 	return env, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -264,3 +264,36 @@ func TestREADMEProfileExamples(t *testing.T) {
 		t.Errorf("README's Tool profiles section has %d eval-line examples, want one per profile (4)", examples)
 	}
 }
+
+// TestEvalLinesContextBackend checks that a code_interpreter context made
+// on an eval line may name its Python backend, as on HTTP and MCP: the
+// session's own backend works, one outside the choice is refused naming
+// the field.
+func TestEvalLinesContextBackend(t *testing.T) {
+	testenv.RequirePython(t)
+	p := startEvalPipe(t, t.TempDir())
+	out, err := p.send([]byte(`{"profile": "create_code_context", "language": "python", "python": "wasm"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made struct {
+		ContextID string `json:"contextId"`
+	}
+	if json.Unmarshal(out, &made) != nil || made.ContextID == "" {
+		t.Fatalf("create_code_context with python wasm answered %s", out)
+	}
+	out, err = p.send([]byte(fmt.Sprintf(`{"profile": "run_in_code_context", "contextId": %q, "code": "6 * 7"}`, made.ContextID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "42") {
+		t.Errorf("run_in_code_context answered %s", out)
+	}
+	out, err = p.send([]byte(`{"profile": "create_code_context", "language": "python", "python": "cobol"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "python") || strings.Contains(string(out), "contextId") {
+		t.Errorf("create_code_context with python cobol answered %s", out)
+	}
+}
