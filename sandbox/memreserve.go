@@ -23,11 +23,14 @@ import (
 // evicted to make room, when that can make it fit, then waits for running
 // evals to end, up to memoryWait or until its context ends, in the order
 // the evals came; then it fails with ErrMemoryBudget. (The sweep still
-// evicts idle sessions when the sessions as measured pass the budget.) An eval of a session
-// that holds a reservation already (a nested eval, or one queued behind
-// the running one) shares it. An eval that would run alone always runs,
-// even when its session's limit alone passes the budget: the budget then
-// lets one cell run at a time.
+// evicts idle sessions when the sessions as measured pass the budget.) An
+// eval of a session that holds a reservation already (a nested eval, or
+// one queued behind the running one) shares it, grown by the languages it
+// adds. An eval that would run alone always runs, even when its session's
+// limit alone passes the budget: the budget then lets one cell run at a
+// time. JavaScript's limit is a measured one, which a cell can pass before
+// it is stopped, so a JavaScript session can briefly hold more than it
+// reserved.
 
 // ErrMemoryBudget is the error of a Manager.Eval that the memory budget
 // cannot hold while other sessions' cells run (ManagerOptions.
