@@ -238,6 +238,9 @@ def dive_tool(n):
 func TestNestedEvalFailures(t *testing.T) {
 	testenv.RequirePython(t)
 	s, h := subAgentSession(t, false)
+	// asyncio is imported before the nested cells get 1 s each: importing
+	// it inside one has taken over a second on a loaded machine.
+	evalOut(t, s, py("import asyncio"))
 	h.timeout = 1
 	out := evalOut(t, s,
 		py(`r = agent("py:1/0")
