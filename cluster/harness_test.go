@@ -105,7 +105,10 @@ func startProc(t testing.TB, name, addr string, args ...string) *proc {
 	t.Cleanup(func() {
 		p.kill()
 		if t.Failed() {
-			t.Logf("%s's log (last 4000 bytes):\n%s", name, tail(p.logs.String(), 4000))
+			// The whole log outlives the test, for a failure's cause.
+			file := filepath.Join(os.TempDir(), fmt.Sprintf("wasmeval-cluster-%s-%d.log", name, os.Getpid()))
+			os.WriteFile(file, []byte(p.logs.String()), 0o600)
+			t.Logf("%s's log (all of it in %s; the last 2000 bytes):\n%s", name, file, tail(p.logs.String(), 2000))
 		}
 	})
 	return p

@@ -354,6 +354,9 @@ func (n *Node) renew() {
 	for id, h := range n.held {
 		l, ok := held[id]
 		switch {
+		case !h.acquired.Before(start):
+			// Taken after the renewal read the table: its answer
+			// cannot know of it.
 		case !ok || l.Epoch != h.epoch:
 			lost = append(lost, id)
 			delete(n.held, id)
@@ -502,6 +505,31 @@ func (n *Node) forward(w http.ResponseWriter, r *http.Request, l store.Lease) {
 	rp.ServeHTTP(w, r)
 }
 
+// moved answers, on a node of several, a request whose session the
+// manager did not find although the store holds it for the caller: it
+// moved between nodes while the request was on its way here (a takeover,
+// a lease renewed late), so the client gets 503 and retries, rather than
+// a 404 saying the session is gone. Another owner's session stays a 404.
+func (s *Server) moved(w http.ResponseWriter, r *http.Request) bool {
+	n := s.cfg.Node
+	if n == nil || n.leases == nil {
+		return false
+	}
+	id, ok := sessionOf(r)
+	token, tok := bearer(r.Header.Get("Authorization"))
+	if !ok || !tok {
+		return false
+	}
+	owner, err := n.leases.StoredOwner(r.Context(), id)
+	if err != nil || owner != Owner(token) {
+		return false
+	}
+	w.Header().Set("Retry-After", "1")
+	writeError(w, http.StatusServiceUnavailable, "session_moved",
+		fmt.Sprintf("session %s moved between nodes while this request was on its way; retry", id))
+	return true
+}
+
 // storeUnavailable answers 503 for a store that cannot be reached.
 func storeUnavailable(w http.ResponseWriter, err error) {
 	w.Header().Set("Retry-After", "2")
@@ -549,6 +577,8 @@ func (s *nodeStore) Save(ctx context.Context, st *store.State, epoch int64) erro
 		m.persistBytes.Add(float64(stateSize(st)))
 	case errors.Is(err, store.ErrStaleEpoch) && s.n.leases != nil:
 		s.n.lose(context.WithoutCancel(ctx), st.ID, err.Error(), true)
+	case errors.Is(err, store.ErrNotFound):
+		// A delta for a record that is gone: the caller saves it whole.
 	default:
 		s.n.detach(st.ID, err)
 	}
@@ -619,5 +649,15 @@ func (s *nodeStore) Delete(ctx context.Context, id string) error {
 }
 
 func (s *nodeStore) List(ctx context.Context) ([]string, error) { return s.inner.List(ctx) }
-func (s *nodeStore) Ping(ctx context.Context) error             { return s.inner.Ping(ctx) }
-func (s *nodeStore) Close() error                               { return s.inner.Close() }
+
+// SavedBefore passes store.Aged through, so that the manager expires
+// records nobody came back for; a store that does not know its records'
+// ages has none to give.
+func (s *nodeStore) SavedBefore(ctx context.Context, t time.Time) ([]string, error) {
+	if a, ok := s.inner.(store.Aged); ok {
+		return a.SavedBefore(ctx, t)
+	}
+	return nil, nil
+}
+func (s *nodeStore) Ping(ctx context.Context) error { return s.inner.Ping(ctx) }
+func (s *nodeStore) Close() error                   { return s.inner.Close() }

@@ -260,6 +260,36 @@ func TestNodeCloseReleasesLeases(t *testing.T) {
 	}
 }
 
+// TestMovedSession: a session the manager does not hold but the store
+// holds for the caller moved while the request was on its way (503,
+// retry); another owner's, or one never stored, is a 404.
+func TestMovedSession(t *testing.T) {
+	pg := testenv.StartPostgres(t)
+	a := startNode(t, "node-a", pg.URL, 10*time.Second)
+	id := a.create(t, tokenA)
+	for _, tc := range []struct {
+		name, token, id string
+		want            int
+	}{
+		{"the owner's session", tokenA, id, http.StatusServiceUnavailable},
+		{"another owner's", tokenB, id, http.StatusNotFound},
+		{"never stored", tokenA, "000000000000000000000000", http.StatusNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/v1/sessions/"+tc.id+"/eval", nil)
+			r.Header.Set("Authorization", "Bearer "+tc.token)
+			w := httptest.NewRecorder()
+			a.srv.AnswerNoSession(w, r)
+			if w.Code != tc.want {
+				t.Fatalf("%d %s, want %d", w.Code, w.Body, tc.want)
+			}
+			if tc.want == http.StatusServiceUnavailable && (!strings.Contains(w.Body.String(), "session_moved") || w.Header().Get("Retry-After") == "") {
+				t.Errorf("answer %s (Retry-After %q)", w.Body, w.Header().Get("Retry-After"))
+			}
+		})
+	}
+}
+
 func grepLines(s, sub string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {

@@ -424,6 +424,9 @@ func (s *Server) output(w http.ResponseWriter, r *http.Request, owner string) {
 func (s *Server) sessionError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, sandbox.ErrNoSession):
+		if s.moved(w, r) { // cluster.go: it moved to another node meanwhile
+			return
+		}
 		writeError(w, http.StatusNotFound, "not_found", "no such session (never created, deleted, evicted, or not yours)")
 	case errors.Is(err, errQuota):
 		w.Header().Set("Retry-After", "60")

@@ -64,4 +64,9 @@ type Leaser interface {
 	Get(ctx context.Context, id string) (Lease, error)
 	// Forget removes the lease on id, when the session is deleted.
 	Forget(ctx context.Context, id string) error
+	// StoredOwner returns the owner of the session stored under id
+	// (State.Owner); ErrNotFound when none is stored. A node that does
+	// not find a session it was asked for tells "moved while the request
+	// was on its way" from "not the caller's" with it.
+	StoredOwner(ctx context.Context, id string) (string, error)
 }

@@ -96,6 +96,7 @@ type Postgres struct {
 var (
 	_ Store  = (*Postgres)(nil)
 	_ Leaser = (*Postgres)(nil)
+	_ Aged   = (*Postgres)(nil)
 )
 
 func openPostgres(rawURL string) (Store, error) { return OpenPostgres(context.Background(), rawURL) }
@@ -349,6 +350,10 @@ func (p *Postgres) Save(ctx context.Context, st *State, epoch int64) error {
 	if storedEpoch != nil && *storedEpoch > epoch {
 		return fmt.Errorf("%w: session %s is stored at epoch %d, this write is at %d", ErrStaleEpoch, st.ID, *storedEpoch, epoch)
 	}
+	if storedEpoch == nil && !st.FullFiles {
+		// A delta alone is never a record: the caller saves the whole set.
+		return fmt.Errorf("%w: session %s has no record for a delta of its files to apply to", ErrNotFound, st.ID)
+	}
 	var write pgx.Batch
 	if st.FullFiles {
 		write.Queue(`DELETE FROM wasmeval_files WHERE id = $1`, st.ID)
@@ -508,6 +513,22 @@ func (p *Postgres) Load(ctx context.Context, id, artifact string) (*State, error
 	return s, nil
 }
 
+// SavedBefore implements Aged: the ids whose last save (the database's
+// clock) is older than t.
+func (p *Postgres) SavedBefore(ctx context.Context, t time.Time) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, pgOpTimeout)
+	defer cancel()
+	rows, err := p.pool.Query(ctx, `SELECT id FROM wasmeval_sessions WHERE saved < $1 ORDER BY id`, t)
+	if err != nil {
+		return nil, p.fail(ctx, "listing idle sessions", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, p.fail(ctx, "listing idle sessions", err)
+	}
+	return ids, nil
+}
+
 // Delete removes the state of id and its files.
 func (p *Postgres) Delete(ctx context.Context, id string) error {
 	ctx, cancel := context.WithTimeout(ctx, pgOpTimeout)
@@ -613,6 +634,21 @@ func (p *Postgres) Get(ctx context.Context, id string) (Lease, error) {
 		return Lease{}, p.fail(ctx, "reading the lease on "+id, err)
 	}
 	return l, nil
+}
+
+// StoredOwner implements Leaser.
+func (p *Postgres) StoredOwner(ctx context.Context, id string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, pgLeaseTimeout)
+	defer cancel()
+	var owner string
+	err := p.pool.QueryRow(ctx, `SELECT owner FROM wasmeval_sessions WHERE id = $1`, id).Scan(&owner)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if err != nil {
+		return "", p.fail(ctx, "reading the owner of "+id, err)
+	}
+	return owner, nil
 }
 
 // Forget implements Leaser.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -138,6 +139,31 @@ func TestPostgres(t *testing.T) {
 			if want := (len(st.Python) + 16<<10 - 1) / (16 << 10); rows != want {
 				t.Errorf("round %d: %d chunk rows, want %d (no leftovers)", round, rows, want)
 			}
+		}
+	})
+
+	t.Run("delta needs a record", func(t *testing.T) {
+		delta := &store.State{ID: "nodelta", Artifact: "art", Files: []store.File{{Path: "a", Mode: 0o644, Data: []byte("x")}}}
+		if err := p.Save(ctx, delta, 1); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("a delta with no record: %v, want ErrNotFound", err)
+		}
+		if _, err := p.Load(ctx, "nodelta", "art"); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("the refused delta was stored: %v", err)
+		}
+	})
+
+	t.Run("saved before", func(t *testing.T) {
+		if err := p.Save(ctx, &store.State{ID: "aged", Artifact: "art", FullFiles: true}, 1); err != nil {
+			t.Fatal(err)
+		}
+		var aged store.Aged = p
+		ids, err := aged.SavedBefore(ctx, time.Now().Add(-time.Hour))
+		if err != nil || len(ids) != 0 {
+			t.Fatalf("saved an hour ago: %v, %v", ids, err)
+		}
+		ids, err = aged.SavedBefore(ctx, time.Now().Add(time.Minute))
+		if err != nil || !slices.Contains(ids, "aged") {
+			t.Fatalf("saved before a minute from now: %v, %v", ids, err)
 		}
 	})
 
