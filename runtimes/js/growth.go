@@ -31,32 +31,12 @@ import (
 // safe points or reservations themselves.
 func loopMayGrow(st ast.Statement) bool {
 	grows := false
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		if grows {
-			return
+	walkAST(st, func(v reflect.Value) bool {
+		if !grows && v.Kind() == reflect.Pointer && grew(v.Interface()) {
+			grows = true
 		}
-		switch v.Kind() {
-		case reflect.Pointer, reflect.Interface:
-			if v.IsNil() || v.Type() == fileType {
-				return
-			}
-			if v.Kind() == reflect.Pointer && grew(v.Interface()) {
-				grows = true
-				return
-			}
-			walk(v.Elem())
-		case reflect.Struct:
-			for i := range v.NumField() {
-				walk(v.Field(i))
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				walk(v.Index(i))
-			}
-		}
-	}
-	walk(reflect.ValueOf(st))
+		return !grows
+	}, nil)
 	return grows
 }
 

@@ -17,28 +17,14 @@ func guardNames(t *testing.T, src string) map[string]bool {
 		t.Fatalf("compile %q: %v", src, err)
 	}
 	names := make(map[string]bool)
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Pointer, reflect.Interface:
-			if v.IsNil() || v.Type() == fileType {
-				return
-			}
+	walkAST(prog, func(v reflect.Value) bool {
+		if v.Kind() == reflect.Pointer {
 			if id, ok := v.Interface().(*ast.Identifier); ok && strings.HasPrefix(id.Name.String(), "%wasmeval.") {
 				names[id.Name.String()] = true
 			}
-			walk(v.Elem())
-		case reflect.Struct:
-			for i := range v.NumField() {
-				walk(v.Field(i))
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				walk(v.Index(i))
-			}
 		}
-	}
-	walk(reflect.ValueOf(prog))
+		return true
+	}, nil)
 	return names
 }
 

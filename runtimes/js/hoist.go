@@ -310,11 +310,6 @@ func hoistAsync(arrow *ast.ArrowFunctionLiteral, body *ast.BlockStatement, f *fi
 	return prog
 }
 
-var (
-	idxType  = reflect.TypeFor[file.Idx]()
-	fileType = reflect.TypeFor[*file.File]()
-)
-
 // shiftPositions adds delta to every position (file.Idx) in an AST. A
 // position that would fall before the start of the text becomes its first
 // byte.
@@ -326,82 +321,32 @@ func shiftPositions(root any, delta int) {
 // (positive) with f of it. Nodes shared between parents (a binding is both
 // in its statement and in its scope's declaration list) are mapped once.
 func mapPositions(root any, f func(int64) int64) {
-	seen := make(map[any]struct{})
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() || v.Type() == fileType {
-				return
-			}
-			key := v.Interface()
-			if _, ok := seen[key]; ok {
-				return
-			}
-			seen[key] = struct{}{}
-			walk(v.Elem())
-		case reflect.Interface:
-			if !v.IsNil() {
-				walk(v.Elem())
-			}
-		case reflect.Struct:
-			for i := range v.NumField() {
-				fv := v.Field(i)
-				if fv.Type() == idxType {
-					if n := fv.Int(); n > 0 && fv.CanSet() {
-						fv.SetInt(f(n))
-					}
-					continue
-				}
-				walk(fv)
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				walk(v.Index(i))
+	walkAST(root, func(v reflect.Value) bool {
+		if v.Type() == idxType {
+			if n := v.Int(); n > 0 && v.CanSet() {
+				v.SetInt(f(n))
 			}
 		}
-	}
-	walk(reflect.ValueOf(root))
+		return true
+	}, nil)
 }
 
 // hasTopLevelAwait reports whether statements use await or return outside
 // of any nested function: then the cell needs the async wrapper.
 func hasTopLevelAwait(list []ast.Statement) bool {
 	found := false
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		if found {
-			return
+	walkAST(list, func(v reflect.Value) bool {
+		if found || v.Kind() != reflect.Pointer {
+			return !found
 		}
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() || v.Type() == fileType {
-				return
-			}
-			switch v.Interface().(type) {
-			case *ast.AwaitExpression, *ast.ReturnStatement:
-				found = true
-				return
-			case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral, *ast.ClassLiteral:
-				return
-			}
-			walk(v.Elem())
-		case reflect.Interface:
-			if !v.IsNil() {
-				walk(v.Elem())
-			}
-		case reflect.Struct:
-			for i := range v.NumField() {
-				walk(v.Field(i))
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				walk(v.Index(i))
-			}
+		switch v.Interface().(type) {
+		case *ast.AwaitExpression, *ast.ReturnStatement:
+			found = true
+			return false
+		case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral, *ast.ClassLiteral:
+			return false
 		}
-	}
-	for _, st := range list {
-		walk(reflect.ValueOf(st))
-	}
+		return true
+	}, nil)
 	return found
 }

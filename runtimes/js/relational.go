@@ -101,43 +101,18 @@ func regroupRelationalIn(root any, src string, base int) {
 		}
 		return out
 	}
-	seen := make(map[any]struct{})
-	var walk func(v reflect.Value)
-	walk = func(v reflect.Value) {
-		switch v.Kind() {
-		case reflect.Pointer:
-			if v.IsNil() || v.Type() == fileType {
-				return
-			}
-			key := v.Interface()
-			if _, ok := seen[key]; ok {
-				return
-			}
-			seen[key] = struct{}{}
-			walk(v.Elem())
-		case reflect.Interface:
-			if v.IsNil() {
-				return
-			}
-			if v.CanSet() {
-				if b, ok := v.Interface().(*ast.BinaryExpression); ok && relational(b.Operator) {
-					if fixed := fix(b); fixed != ast.Expression(b) && reflect.TypeOf(fixed).AssignableTo(v.Type()) {
-						v.Set(reflect.ValueOf(fixed))
-					}
+	// Before its operands are walked, each chain is regrouped: its
+	// operands are then the regrouped tree's.
+	walkAST(root, func(v reflect.Value) bool {
+		if v.Kind() == reflect.Interface && v.CanSet() {
+			if b, ok := v.Interface().(*ast.BinaryExpression); ok && relational(b.Operator) {
+				if fixed := fix(b); fixed != ast.Expression(b) && reflect.TypeOf(fixed).AssignableTo(v.Type()) {
+					v.Set(reflect.ValueOf(fixed))
 				}
 			}
-			walk(v.Elem())
-		case reflect.Struct:
-			for i := range v.NumField() {
-				walk(v.Field(i))
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				walk(v.Index(i))
-			}
 		}
-	}
-	walk(reflect.ValueOf(root))
+		return true
+	}, nil)
 }
 
 // skipBack returns the offset before which src, read backwards from i,

@@ -312,22 +312,23 @@ func checkDepth(root ast.Node) error {
 // BigInt into calls of the prelude's guards. The tree must have passed
 // checkDepth: the walk recurses.
 func guardOperators(root ast.Node) {
-	seen := make(map[any]struct{})
-	// slot is false for a value whose place must not be rewritten.
-	var walk func(v reflect.Value, slot bool)
-	walk = func(v reflect.Value, slot bool) {
+	// A labelled loop is counted at its label: the label must stay on the
+	// loop itself, so a label's statement is not rewritten in its place.
+	var labelled map[ast.Statement]bool
+	walkAST(root, func(v reflect.Value) bool {
+		if v.Kind() == reflect.Pointer {
+			if l, ok := v.Interface().(*ast.LabelledStatement); ok {
+				if labelled == nil {
+					labelled = make(map[ast.Statement]bool)
+				}
+				labelled[l.Statement] = true
+			}
+		}
+		return true
+	}, func(v reflect.Value) {
 		switch v.Kind() {
 		case reflect.Pointer:
-			if v.IsNil() || v.Type() == fileType {
-				return
-			}
-			key := v.Interface()
-			if _, ok := seen[key]; ok {
-				return
-			}
-			seen[key] = struct{}{}
-			walk(v.Elem(), true)
-			switch x := key.(type) {
+			switch x := v.Interface().(type) {
 			case *ast.SpreadElement:
 				x.Expression = callGuard(opSpread, x.Expression.Idx0(), x.Expression.Idx1(), x.Expression)
 			case *ast.ClassLiteral:
@@ -346,11 +347,7 @@ func guardOperators(root ast.Node) {
 				}
 			}
 		case reflect.Interface:
-			if v.IsNil() {
-				return
-			}
-			walk(v.Elem(), true)
-			if !v.CanSet() || !slot {
+			if !v.CanSet() {
 				return
 			}
 			if e, ok := v.Interface().(ast.Expression); ok {
@@ -358,28 +355,14 @@ func guardOperators(root ast.Node) {
 					v.Set(reflect.ValueOf(r))
 				}
 			}
-			if st, ok := v.Interface().(ast.Statement); ok {
+			if st, ok := v.Interface().(ast.Statement); ok && !labelled[st] {
 				if r, ok := countLoop(st); ok && reflect.TypeOf(r).AssignableTo(v.Type()) {
 					v.Set(reflect.ValueOf(r))
 				}
 			}
-		case reflect.Struct:
-			// A labelled loop is counted at its label: the label must stay
-			// on the loop itself.
-			labelled := v.Type() == labelledType
-			for i := range v.NumField() {
-				walk(v.Field(i), !labelled || v.Type().Field(i).Name != "Statement")
-			}
-		case reflect.Slice:
-			for i := range v.Len() {
-				walk(v.Index(i), true)
-			}
 		}
-	}
-	walk(reflect.ValueOf(root), true)
+	})
 }
-
-var labelledType = reflect.TypeFor[ast.LabelledStatement]()
 
 // Loops count their turns, and every loopTurns turns call the prelude's
 // safe point (memory.go): a cell spinning in a loop of plain JavaScript
