@@ -13,6 +13,7 @@ import json
 import linecache
 import os
 import pprint
+import re
 import sys
 import traceback  # here, not at the first error: an import walks the root
 import types
@@ -136,8 +137,22 @@ def _call_repr(value, name):
     return data
 
 
+# Built-in types have no _repr_*_ methods (their attributes cannot be set),
+# so their bundle is their text (and JSON) without looking for them.
+_PLAIN = frozenset((int, float, complex, bool, str, bytes, type(None), list, tuple, dict,
+                    set, frozenset, range))
+
+
 def _bundle(value, json_for_plain):
     """The MIME bundle for value, as IPython's display formatter builds it."""
+    if type(value) in _PLAIN:
+        if json_for_plain:
+            bundle = {"text/plain": value if type(value) is str else _repr_text(value)}
+            j = _jsonable(value)
+            if j is not None:
+                bundle["application/json"] = j
+            return bundle
+        return {"text/plain": _repr_text(value)}
     bundle = {}
     mime = _call_repr(value, "_repr_mimebundle_")
     if isinstance(mime, dict):
@@ -164,6 +179,18 @@ def _bundle(value, json_for_plain):
         if j is not None:
             bundle["application/json"] = j
     return bundle
+
+
+_quote = json.encoder.encode_basestring_ascii
+
+
+def _dumps(bundle):
+    """json.dumps(bundle), for a bundle of strings without json.dumps'
+    cost of making an encoder each call."""
+    try:
+        return "{" + ", ".join([_quote(k) + ": " + _quote(v) for k, v in bundle.items()]) + "}"
+    except TypeError:  # a value that is not a string
+        return json.dumps(bundle)
 
 
 def _mime_text(kind, data):
@@ -209,6 +236,163 @@ builtins.display = display
 
 
 # ---- cells ------------------------------------------------------------------
+
+# ---- compiling a cell -------------------------------------------------------
+#
+# A cell is compiled as IPython runs it: its last statement, when it is an
+# expression not followed by ';', is compiled apart and its value displayed.
+# Going through the AST (ast.parse, then compile from the tree) costs a
+# trivial cell about twice what compiling its text does, so the cell's
+# text is compiled directly when its last statement can be told from the
+# text alone (_fast_compile), and through the AST otherwise (_ast_compile).
+# Both give the same code, errors and line numbers. Code of a repeated cell
+# comes from a small cache, under the new cell's name.
+
+_TLA = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+
+# A last statement that cannot be an expression: it starts with a keyword
+# no expression starts with, a decorator, or an assignment or annotation of
+# names, attributes and subscripts (x = ..., a.b[i] += ..., c, d = ..., x: int).
+_STATEMENT = re.compile(
+    r"(?:(?:import|from|def|class|if|for|while|with|try|return|del|pass|assert|global|nonlocal"
+    r"|raise|break|continue|async)\b|@"
+    r"|(?!lambda\b)[A-Za-z_]\w*(?:\.\w+|\[[^\]\n]*\])*(?:\s*,\s*[A-Za-z_][\w.]*)*"
+    r"\s*(?:(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)|:))")
+
+# A clause of a compound statement: in a cell without triple quotes, a line
+# at column 0 that starts so continues no expression.
+_CLAUSE = re.compile(r"(?:except|elif)\b|(?:else|finally)\s*:")
+
+# Short cells are cached unless compiling them may warn (SyntaxWarning:
+# "is" with a literal, an assert on a tuple, calling or subscripting a
+# literal; an invalid escape): a cached cell would warn only the first time.
+_CACHE_CELLS = 64     # compiled cells kept
+_CACHE_CHARS = 200    # longest cell cached: compiling a longer one costs more than its fixed part
+_WARNS = re.compile(r"\\|is|assert|[\]\)\}'\"\d.eE]\s*[\(\[]")
+_cache = {}           # cell text -> (body, last), compiled under the first cell's name
+_seen = set()         # short cells run once: a cell is cached when it comes again
+
+
+def _compiled(code, filename, lines):
+    """(body, last): the cell's code without its displayed last
+    expression, and that expression's; either may be None."""
+    hit = _cache.get(code)
+    if hit is not None:
+        body, last = hit
+        return (None if body is None else _renamed(body, filename),
+                None if last is None else _renamed(last, filename))
+    plan = _fast_compile(code, filename, lines) or _ast_compile(code, filename)
+    if len(code) <= _CACHE_CHARS:
+        if code not in _seen:
+            if len(_seen) >= 4 * _CACHE_CELLS:
+                _seen.clear()
+            _seen.add(code)
+        elif not _WARNS.search(code):
+            if len(_cache) >= _CACHE_CELLS:
+                _cache.clear()
+            _cache[code] = plan
+    return plan
+
+
+def _renamed(co, filename):
+    """co and the code objects inside it, named filename."""
+    consts = co.co_consts
+    for c in consts:
+        if type(c) is types.CodeType:
+            consts = tuple(_renamed(c, filename) if type(c) is types.CodeType else c for c in consts)
+            return co.replace(co_filename=filename, co_consts=consts)
+    return co.replace(co_filename=filename)
+
+
+def _ast_compile(code, filename):
+    tree = ast.parse(code, filename, "exec")
+    body = last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr) and not _suppressed(code):
+        last = compile(ast.Expression(tree.body.pop().value), filename, "eval",
+                       flags=_TLA, dont_inherit=True)
+    if tree.body:
+        body = compile(tree, filename, "exec", flags=_TLA, dont_inherit=True)
+    return body, last
+
+
+def _fast_compile(code, filename, lines):
+    """The cell compiled from its text, or None when its last statement
+    cannot be told that way (then _ast_compile does the work, and reports
+    any error).
+
+    The last line that starts at column 0 starts the tail; the lines above
+    it are the head. When the head is complete (it parses on its own), the
+    tail starts a statement or a clause of one (else:, except ...). A tail
+    that starts like a statement (a keyword no expression starts with, an
+    assignment; _STATEMENT) ends the cell with a statement: the cell is
+    compiled whole. Otherwise the tail is compiled as an expression and the
+    head apart, as _ast_compile does. Instead of a long head, a shorter tail
+    may be parsed on its own: a tail that continues a bracket of the head is
+    unbalanced alone, and a cell without triple quotes or backslashes has
+    no string that spans lines.
+
+    Left to the AST: a backslash (line continuations, escapes that warn),
+    line breaks other than \\n (splitlines and the tokenizer count lines
+    differently), several statements on the last line, a display suppressed
+    with ';'. A cell whose text is parsed twice (a long head proved by its
+    tail, a tail that is not an expression after all) repeats a warning of
+    the tokenizer's (1if: "invalid decimal literal")."""
+    if "\\" in code or "\r" in code:
+        return None
+    if len(lines) == 1:  # most cells: one line, one statement
+        if ";" in code or code[:1] in (" ", "\t", "#"):
+            return None
+        try:
+            if _STATEMENT.match(code):
+                return compile(code, filename, "exec", _TLA, True), None
+            return None, compile(code, filename, "eval", _TLA, True)
+        except Exception:
+            return None
+    if len(lines) != code.count("\n") + (code[-1:] != "\n"):
+        return None
+    i = len(lines) - 1
+    while i >= 0 and lines[i][:1] in ("", " ", "\t", "\n", "#"):
+        i -= 1
+    if i < 0:
+        return None
+    head_code = False
+    if i:
+        head = "".join(lines[:i])
+        tail = code[len(head):]
+        for line in lines[:i]:
+            c = line.lstrip()[:1]
+            if c and c != "#":
+                head_code = True
+                break
+    else:
+        tail = code
+    if ";" in tail:
+        return None
+    pad = "\n" * i  # the tail keeps its line numbers
+    try:
+        if not head_code:
+            if _STATEMENT.match(tail):
+                return compile(code, filename, "exec", _TLA, True), None
+            return None, compile(pad + tail, filename, "eval", _TLA, True)
+        quotes = '"""' in code or "'''" in code
+        clause = not quotes and _CLAUSE.match(tail)
+        if clause or _STATEMENT.match(tail):
+            if not clause:
+                parts = (head,) if quotes else (head, pad + tail) if len(head) <= len(tail) else (pad + tail, head)
+                for part in parts:
+                    try:
+                        compile(part, filename, "exec", _TLA | ast.PyCF_ONLY_AST, True)
+                        break
+                    except SyntaxError:
+                        pass
+                else:
+                    return None
+            return compile(code, filename, "exec", _TLA, True), None
+        last = compile(pad + tail, filename, "eval", _TLA, True)
+        return compile(head, filename, "exec", _TLA, True), last
+    except Exception:
+        return None
+
 
 def _suppressed(code):
     """True when the cell's last line ends with ';' (IPython's rule)."""
@@ -399,21 +583,17 @@ def run_cell(code):
         helpers.new_cell()
     filename = f"<cell-{_cell_count}>"
     _fresh_imports()
-    linecache.cache[filename] = (len(code), None, code.splitlines(True), filename)
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    lines = code.splitlines(True)
+    linecache.cache[filename] = (len(code), None, lines, filename)
     try:
-        tree = ast.parse(code, filename, "exec")
-        last = None
-        if tree.body and isinstance(tree.body[-1], ast.Expr) and not _suppressed(code):
-            last = tree.body.pop()
-        if tree.body:
-            _exec(compile(tree, filename, "exec", flags=flags, dont_inherit=True))
+        body, last = _compiled(code, filename, lines)
+        if body is not None:
+            _exec(body)
         if last is not None:
-            value = _exec(compile(ast.Expression(last.value), filename, "eval",
-                                  flags=flags, dont_inherit=True))
+            value = _exec(last)
             if value is not None:
                 builtins._ = value
-                _wasmeval.emit(RESULT, json.dumps(_bundle(value, json_for_plain=False)))
+                _wasmeval.emit(RESULT, _dumps(_bundle(value, json_for_plain=False)))
         return 0
     except BaseException as e:  # noqa: B036 - a cell may raise anything
         if isinstance(e, SyntaxError) and (e.text or "").lstrip()[:1] in ("%", "!"):
