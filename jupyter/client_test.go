@@ -2,13 +2,12 @@ package jupyter_test
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/jupyter"
 )
 
@@ -16,14 +15,7 @@ import (
 // python3 with python3-ipykernel (make jupyter-deps).
 func kernelPython(t testing.TB) string {
 	t.Helper()
-	py := os.Getenv("WASMEVAL_JUPYTER_PYTHON")
-	if py == "" {
-		py = "/usr/bin/python3"
-	}
-	if out, err := exec.Command(py, "-c", "import ipykernel").CombinedOutput(); err != nil {
-		t.Fatalf("%s cannot import ipykernel (run make jupyter-deps): %v\n%s", py, err, out)
-	}
-	return py
+	return testenv.JupyterPython(t)
 }
 
 func startKernel(t testing.TB) *jupyter.LocalKernel {

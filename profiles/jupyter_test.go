@@ -3,10 +3,10 @@ package profiles_test
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/profiles"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
@@ -18,12 +18,10 @@ import (
 // ("the call's setup gave no result"), and IPython keeps the last value in
 // the user's namespace, not builtins._ (every value came back null).
 func TestProfilesOnJupyter(t *testing.T) {
-	if out, err := exec.Command("/usr/bin/python3", "-c", "import ipykernel").CombinedOutput(); err != nil {
-		t.Fatalf("/usr/bin/python3 cannot import ipykernel (run make jupyter-deps): %v\n%s", err, out)
-	}
+	py := testenv.JupyterPython(t)
 	ctx := context.Background()
 	sb, err := sandbox.New(ctx, sandbox.Options{PythonBackend: sandbox.PythonJupyter,
-		Jupyter: sandbox.JupyterOptions{Python: "/usr/bin/python3"}})
+		Jupyter: sandbox.JupyterOptions{Python: py}})
 	if err != nil {
 		t.Fatal(err)
 	}

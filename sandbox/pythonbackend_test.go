@@ -3,27 +3,12 @@ package sandbox_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
-
-// jupyterPython is Debian's python3 with ipykernel, numpy and matplotlib
-// (make jupyter-deps); a missing one fails the test.
-func jupyterPython(t *testing.T) string {
-	t.Helper()
-	py := os.Getenv("WASMEVAL_JUPYTER_PYTHON")
-	if py == "" {
-		py = "/usr/bin/python3"
-	}
-	if out, err := exec.Command(py, "-c", "import ipykernel").CombinedOutput(); err != nil {
-		t.Fatalf("%s cannot import ipykernel (run make jupyter-deps): %v\n%s", py, err, out)
-	}
-	return py
-}
 
 // TestJupyterBackendSession: a session on the jupyter backend runs Python
 // cells with the wasm backend's result contract: [i/n] content, results,
@@ -32,7 +17,7 @@ func jupyterPython(t *testing.T) string {
 func TestJupyterBackendSession(t *testing.T) {
 	ctx := context.Background()
 	sb, err := sandbox.New(ctx, sandbox.Options{PythonBackend: sandbox.PythonJupyter,
-		Jupyter: sandbox.JupyterOptions{Python: jupyterPython(t)}})
+		Jupyter: sandbox.JupyterOptions{Python: testenv.JupyterPython(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +115,7 @@ func TestPythonBackendChoice(t *testing.T) {
 		t.Errorf("a session chose jupyter without the operator's leave: %v", err)
 	}
 	choice, err := sandbox.New(ctx, sandbox.Options{PythonBackendChoice: true,
-		Jupyter: sandbox.JupyterOptions{Python: jupyterPython(t), Mode: "per-call"}})
+		Jupyter: sandbox.JupyterOptions{Python: testenv.JupyterPython(t), Mode: "per-call"}})
 	if err != nil {
 		t.Fatal(err)
 	}

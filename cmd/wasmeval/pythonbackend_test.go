@@ -4,27 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
 )
-
-// jupyterPython is Debian's python3 with ipykernel and numpy (make
-// jupyter-deps); a missing one fails the test.
-func jupyterPython(t *testing.T) string {
-	t.Helper()
-	py := os.Getenv("WASMEVAL_JUPYTER_PYTHON")
-	if py == "" {
-		py = "/usr/bin/python3"
-	}
-	if out, err := exec.Command(py, "-c", "import ipykernel, numpy").CombinedOutput(); err != nil {
-		t.Fatalf("%s cannot import ipykernel and numpy (run make jupyter-deps): %v\n%s", py, err, out)
-	}
-	return py
-}
 
 // TestPythonBackendFlagBadValues: every face answers bad backend flags with
 // status 2 and a line naming the flag and the valid values; --help
@@ -58,7 +42,7 @@ func TestPythonBackendFlagBadValues(t *testing.T) {
 func TestEvalJupyterBackend(t *testing.T) {
 	stdin := `{"cells":[{"language":"py","code":"import numpy as np\nv = np.arange(4).sum()\nprint(int(v))"}]}` + "\n" +
 		`{"cells":[{"language":"py","code":"v * 7"}]}` + "\n"
-	code, stdout, stderr := run(t, context.Background(), stdin, "eval", "--cwd", t.TempDir(), "--python-backend", "jupyter", "--jupyter-python", jupyterPython(t))
+	code, stdout, stderr := run(t, context.Background(), stdin, "eval", "--cwd", t.TempDir(), "--python-backend", "jupyter", "--jupyter-python", testenv.JupyterPython(t, "numpy"))
 	res := results(t, stdout)
 	if len(res) != 2 || code != exitOK {
 		t.Fatalf("status %d, %d results, want 0 and 2; stderr %s; stdout %s", code, len(res), stderr, stdout)
@@ -75,7 +59,7 @@ func TestEvalJupyterBackend(t *testing.T) {
 // session ask for {"python": "jupyter"}; without it, or with a bad name,
 // the request is refused with 400 and a message that says why.
 func TestServeSessionChoosesPython(t *testing.T) {
-	py := jupyterPython(t)
+	py := testenv.JupyterPython(t, "numpy")
 	const token = "python-backend-token"
 	t.Setenv("WASMEVAL_TOKENS", token)
 	start := func(extra ...string) *testenv.Serve {

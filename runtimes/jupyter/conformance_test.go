@@ -2,35 +2,19 @@ package jupyter_test
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/runtimes/jupyter"
 	"github.com/wasmeval/wasmeval/runtimes/runtimetest"
 )
 
-// kernelPython is the interpreter the tests start kernels with: Debian's
-// python3 with python3-ipykernel, numpy and matplotlib (make
-// jupyter-deps). A missing one fails the tests instead of skipping them.
-func kernelPython(t testing.TB) string {
-	t.Helper()
-	py := os.Getenv("WASMEVAL_JUPYTER_PYTHON")
-	if py == "" {
-		py = "/usr/bin/python3"
-	}
-	if out, err := exec.Command(py, "-c", "import ipykernel").CombinedOutput(); err != nil {
-		t.Fatalf("%s cannot import ipykernel (run make jupyter-deps): %v\n%s", py, err, out)
-	}
-	return py
-}
-
-// newRuntime returns a runtime whose local kernels run kernelPython,
+// newRuntime returns a runtime whose local kernels run testenv.JupyterPython,
 // started as wasmeval starts them (kernel.KernelCommand: filtered
 // environment, Landlock, an unprivileged user when the test runs as root).
 func newRuntime(t testing.TB, cfg jupyter.Config) *jupyter.Runtime {
 	t.Helper()
-	cfg.Python = kernelPython(t)
+	cfg.Python = testenv.JupyterPython(t)
 	if cfg.MaxKernels == 0 {
 		cfg.MaxKernels = -1
 	}

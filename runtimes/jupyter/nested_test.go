@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -62,13 +61,7 @@ func (h *nestHost) LLM(context.Context, hostcalls.LLMRequest) (hostcalls.LLMResp
 // are its own, and its own host calls work. Before, the nested eval
 // failed ("the py runtime cannot run a cell inside a cell that waits").
 func TestNestedEvalInKernel(t *testing.T) {
-	py := os.Getenv("WASMEVAL_JUPYTER_PYTHON")
-	if py == "" {
-		py = "/usr/bin/python3"
-	}
-	if out, err := exec.Command(py, "-c", "import ipykernel").CombinedOutput(); err != nil {
-		t.Fatalf("%s cannot import ipykernel (run make jupyter-deps): %v\n%s", py, err, out)
-	}
+	py := testenv.JupyterPython(t)
 	ctx := context.Background()
 	h := &nestHost{}
 	sb, err := sandbox.New(ctx, sandbox.Options{Host: h, PythonBackend: sandbox.PythonJupyter,

@@ -8,13 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/server"
 )
@@ -27,18 +27,6 @@ func requireRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the kernel runs as another user only when wasmeval runs as root; this test runs as uid " + strconv.Itoa(os.Geteuid()))
 	}
-}
-
-func ownerPython(t *testing.T) string {
-	t.Helper()
-	py := os.Getenv("WASMEVAL_JUPYTER_PYTHON")
-	if py == "" {
-		py = "/usr/bin/python3"
-	}
-	if out, err := exec.Command(py, "-c", "import ipykernel").CombinedOutput(); err != nil {
-		t.Fatalf("%s cannot import ipykernel (run make jupyter-deps): %v\n%s", py, err, out)
-	}
-	return py
 }
 
 func uidOf(t *testing.T, p string) uint32 {
@@ -93,7 +81,7 @@ func TestHostWritesBelongToKernelUser(t *testing.T) {
 	requireRoot(t)
 	ctx := context.Background()
 	sb, err := sandbox.New(ctx, sandbox.Options{PythonBackend: sandbox.PythonJupyter,
-		Jupyter: sandbox.JupyterOptions{Python: ownerPython(t)}})
+		Jupyter: sandbox.JupyterOptions{Python: testenv.JupyterPython(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +114,7 @@ func TestHostWriteDoesNotFollowPlantedLink(t *testing.T) {
 	requireRoot(t)
 	ctx := context.Background()
 	sb, err := sandbox.New(ctx, sandbox.Options{PythonBackend: sandbox.PythonJupyter,
-		Jupyter: sandbox.JupyterOptions{Python: ownerPython(t)}})
+		Jupyter: sandbox.JupyterOptions{Python: testenv.JupyterPython(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +177,7 @@ func TestFilesAPIPutBelongsToKernelUser(t *testing.T) {
 	requireRoot(t)
 	ctx := context.Background()
 	sb, err := sandbox.New(ctx, sandbox.Options{PythonBackend: sandbox.PythonJupyter,
-		Jupyter: sandbox.JupyterOptions{Python: ownerPython(t)}})
+		Jupyter: sandbox.JupyterOptions{Python: testenv.JupyterPython(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +245,7 @@ func TestHostWritesBeforeKernelBelongToKernelUser(t *testing.T) {
 	requireRoot(t)
 	ctx := context.Background()
 	sb, err := sandbox.New(ctx, sandbox.Options{PythonBackend: sandbox.PythonJupyter,
-		Jupyter: sandbox.JupyterOptions{Python: ownerPython(t)}})
+		Jupyter: sandbox.JupyterOptions{Python: testenv.JupyterPython(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
