@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -211,7 +212,13 @@ func readRegular(path string) ([]byte, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("wasm: cache file %s: not a regular file", path)
 	}
-	return io.ReadAll(f)
+	// Read into a buffer of the file's size: io.ReadAll's doubling cleared
+	// and copied a 22 MiB entry several times over.
+	b := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("wasm: cache file %s: %w", path, err)
+	}
+	return b, nil
 }
 
 // LoadImage is OpenImage for an authenticated image: it copies the file at
@@ -293,17 +300,20 @@ func wazeroLabel(dir, name string) string {
 	return "wazero " + filepath.Base(dir) + "/" + name
 }
 
-// verifyWazeroCache checks every entry under root (wazero's cache folder)
-// against its sidecar and deletes the entries without a valid one, with
+// verifyWazeroCache checks every entry under root (wazero's cache folder
+// of one module, inside top, the folder of all modules' caches) against
+// its sidecar and deletes the entries without a valid one, with
 // their sidecars, and sidecars without an entry. It returns the entries
 // that passed, so sealWazeroCache knows which are new. Anything else in
 // the folders (wazero's temporary files) is left alone.
-func verifyWazeroCache(k *CacheKey, root string) map[string]bool {
+func verifyWazeroCache(k *CacheKey, top, root string) map[string]bool {
 	ok := map[string]bool{}
-	if st, err := os.Lstat(root); err == nil && !st.IsDir() {
-		// wazero would follow a symlink here to a folder of anyone's.
-		os.Remove(root)
-		return ok
+	for _, d := range []string{top, root} {
+		if st, err := os.Lstat(d); err == nil && !st.IsDir() {
+			// wazero would follow a symlink here to a folder of anyone's.
+			os.Remove(d)
+			return ok
+		}
 	}
 	dirs, err := os.ReadDir(root)
 	if err != nil {
@@ -386,3 +396,55 @@ func sealWazeroCache(k *CacheKey, root string, verified map[string]bool) {
 		}
 	}
 }
+
+// wazeroModuleDir is the folder of bin's compiled code in wazero's cache
+// under dir: named by bin's hash, so a start checks the entries of its
+// own module only.
+func wazeroModuleDir(dir string, bin []byte) string {
+	sum := sha256.Sum256(bin)
+	return filepath.Join(dir, "wazero", hex.EncodeToString(sum[:16]))
+}
+
+// pruneWazeroCache marks the module folder in use as used now and removes
+// the folders of top that no process has used for cacheMaxAge, and what
+// is not a module folder (the one-folder layout of earlier versions,
+// whose entries no start reads any more).
+func pruneWazeroCache(top, inUse string) {
+	now := time.Now()
+	_ = os.Chtimes(inUse, now, now)
+	entries, err := os.ReadDir(top)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		path := filepath.Join(top, e.Name())
+		if path == inUse {
+			continue
+		}
+		if !e.IsDir() || !isModuleDirName(e.Name()) {
+			os.RemoveAll(path)
+			continue
+		}
+		if st, err := os.Stat(path); err == nil && now.Sub(st.ModTime()) > cacheMaxAge {
+			os.RemoveAll(path)
+		}
+	}
+}
+
+// isModuleDirName reports whether name is a wazeroModuleDir's name: 32
+// lower-case hex digits.
+func isModuleDirName(name string) bool {
+	if len(name) != 32 {
+		return false
+	}
+	for _, c := range name {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// cacheMaxAge is how long a module folder of wazero's cache that no process
+// has used stays there: each artifact leaves about 20 MiB.
+const cacheMaxAge = 14 * 24 * time.Hour

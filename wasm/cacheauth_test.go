@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 
@@ -50,7 +51,7 @@ func runConst(t *testing.T, dir, keyFile string, bin []byte) uint64 {
 func cacheEntries(t *testing.T, dir string) []string {
 	t.Helper()
 	var entries []string
-	files, _ := filepath.Glob(filepath.Join(dir, "wazero", "*", "*"))
+	files, _ := filepath.Glob(filepath.Join(dir, "wazero", "*", "*", "*"))
 	for _, f := range files {
 		if b := filepath.Base(f); len(b) == 64 && !strings.Contains(b, ".") {
 			entries = append(entries, f)
@@ -255,5 +256,51 @@ func TestCacheKeyFiles(t *testing.T) {
 	os.WriteFile(ipath, img, 0o644)
 	if _, err := k.LoadImage(ipath, uint64(len(img)), "image", []byte("other meta"), mac); err == nil {
 		t.Fatal("an image was accepted with other metadata")
+	}
+}
+
+// A start checks the cache folder of its own module only, and removes the
+// folders no process has used for two weeks and the one-folder layout of
+// earlier versions.
+func TestCompileChecksOnlyItsModuleFolder(t *testing.T) {
+	keyFile := filepath.Join(t.TempDir(), "key")
+	dir := t.TempDir()
+	runConst(t, dir, keyFile, constModule(1))
+	entry := oneEntry(t, dir)
+	mine := filepath.Dir(filepath.Dir(entry))
+	top := filepath.Dir(mine)
+
+	// Another module's folder, in use, holding an entry without a MAC: a
+	// start of module 1 does not read it (checking it would delete it).
+	other := filepath.Join(top, strings.Repeat("ab", 16))
+	otherEntry := filepath.Join(other, "wazero-v0-amd64-linux", strings.Repeat("cd", 32))
+	os.MkdirAll(filepath.Dir(otherEntry), 0o700)
+	os.WriteFile(otherEntry, []byte("not checked"), 0o600)
+	// A module folder unused for 15 days, and the old one-folder layout.
+	stale := filepath.Join(top, strings.Repeat("ef", 16))
+	os.MkdirAll(stale, 0o700)
+	old := time.Now().Add(-15 * 24 * time.Hour)
+	os.Chtimes(stale, old, old)
+	legacy := filepath.Join(top, "wazero-v1.12.0-amd64-linux")
+	os.MkdirAll(legacy, 0o700)
+	os.WriteFile(filepath.Join(legacy, strings.Repeat("01", 32)), []byte("old"), 0o600)
+	os.Chtimes(mine, old, old)
+
+	if got := runConst(t, dir, keyFile, constModule(1)); got != 1 {
+		t.Fatalf("f() = %d", got)
+	}
+	if _, err := os.Stat(otherEntry); err != nil {
+		t.Errorf("another module's entry was read and removed: %v", err)
+	}
+	for _, gone := range []string{stale, legacy} {
+		if _, err := os.Stat(gone); err == nil {
+			t.Errorf("%s was kept", gone)
+		}
+	}
+	if st, err := os.Stat(mine); err != nil || time.Since(st.ModTime()) > time.Hour {
+		t.Errorf("the module's own folder was not marked used: %v", err)
+	}
+	if _, err := os.Stat(entry + ".mac"); err != nil {
+		t.Errorf("the module's entry is not there, sealed: %v", err)
 	}
 }

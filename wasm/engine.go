@@ -37,6 +37,12 @@ type Config struct {
 // a valid one is deleted (wazero then compiles and writes it again);
 // after compiling, the new entries get their MACs. Without a usable key
 // the cache is not used at all.
+//
+// Each module has a folder of its own in the cache (wazeroModuleDir), and
+// only that folder is checked: checking every entry of every artifact a
+// machine ever ran read and hashed them all on each start (290 MiB, most
+// of a second, on a developer's machine after a day of builds). Folders no
+// process has used for cacheMaxAge are removed.
 func Compile(ctx context.Context, cfg Config, bin []byte, setup func(wazero.Runtime) error) (wazero.Runtime, wazero.CompiledModule, error) {
 	dirs := []string{cfg.CacheDir, cfg.CacheDir, ""}
 	var key *CacheKey
@@ -54,9 +60,9 @@ func Compile(ctx context.Context, cfg Config, bin []byte, setup func(wazero.Runt
 	}
 	var errs []error
 	for i, dir := range dirs {
-		wdir := ""
+		wroot, wdir := "", ""
 		if dir != "" {
-			wdir = filepath.Join(dir, "wazero")
+			wroot, wdir = filepath.Join(dir, "wazero"), wazeroModuleDir(dir, bin)
 		}
 		if i == 1 {
 			// Second try: the cache was bad; start it afresh.
@@ -64,12 +70,13 @@ func Compile(ctx context.Context, cfg Config, bin []byte, setup func(wazero.Runt
 		}
 		var verified map[string]bool
 		if wdir != "" {
-			verified = verifyWazeroCache(key, wdir)
+			verified = verifyWazeroCache(key, wroot, wdir)
 		}
 		rt, mod, err := compile(ctx, cfg, wdir, bin, setup)
 		if err == nil {
 			if wdir != "" {
 				sealWazeroCache(key, wdir, verified)
+				pruneWazeroCache(wroot, wdir)
 			}
 			return rt, mod, nil
 		}

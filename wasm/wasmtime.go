@@ -194,16 +194,13 @@ func wasmtimeModule(engine *wasmtime.Engine, cfg Config, bin []byte) (*wasmtime.
 	return m, nil
 }
 
-// wasmtimeCacheMaxAge is how long a compiled module nobody loads stays in
-// the cache (each is about 20 MiB; a new artifact or wasmtime makes another).
-const wasmtimeCacheMaxAge = 14 * 24 * time.Hour
-
 // pruneWasmtimeCache removes the compiled modules of dir that no process
-// has loaded for wasmtimeCacheMaxAge.
+// has loaded for cacheMaxAge (each is about 20 MiB; a new artifact or
+// wasmtime makes another).
 func pruneWasmtimeCache(dir string) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.cwasm"))
 	for _, f := range files {
-		if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > wasmtimeCacheMaxAge {
+		if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > cacheMaxAge {
 			os.Remove(f)
 		}
 	}
