@@ -521,7 +521,7 @@ func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
 		evict = append(evict, v)
 	}
 	m.mu.Unlock()
-	m.dropAll(ctx, evict, "over the memory budget")
+	m.dropAll(ctx, evict, evictedForMemory)
 	return len(evict)
 }
 
@@ -572,10 +572,20 @@ func (m *Manager) bytesVictimLocked() *managed {
 // as last measured (after each Eval and by each sweep).
 func (m *Manager) ResidentBytes() int64 { return m.residentBytes() }
 
+// evictedForMemory is dropAll's reason for sessions evicted to keep the
+// memory budget.
+const evictedForMemory = "over the memory budget"
+
 // dropAll closes evicted sessions, logging why.
 func (m *Manager) dropAll(ctx context.Context, evict []*managed, why string) {
 	for _, s := range evict {
-		m.forgetStored(ctx, s.id)
+		// A session evicted for memory is only unloaded: its record stays
+		// in the store, which loads it again on its next request (memory
+		// is this process's shortage, not the session's end; with several
+		// nodes, or concurrent evals reserving room, it came often).
+		if why != evictedForMemory {
+			m.forgetStored(ctx, s.id)
+		}
 		m.sb.opts.Logger.Info("session evicted", "session", s.id, "owner", s.owner, "reason", why, "residentBytes", s.sess.lastResident())
 		if err := m.drop(ctx, s); err != nil {
 			m.sb.opts.Logger.Warn("evicting a session", "session", s.id, "err", err)
