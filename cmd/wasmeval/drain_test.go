@@ -5,10 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/store"
@@ -23,28 +21,10 @@ func TestServeDrain(t *testing.T) {
 	pg := testenv.StartPostgres(t)
 	const token = "drain-token"
 	t.Setenv("WASMEVAL_TOKENS", token)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var out, errb lockedBuffer
-	exited := make(chan int, 1)
-	go func() {
-		exited <- doMain(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--store", pg.URL, "--node-id", "drain-node",
-			"--lease-ttl", "1m", "--log-format", "json"}, strings.NewReader(""), &out, &errb)
-	}()
-	addrRE := regexp.MustCompile(`"msg":"listening","node":"drain-node","addr":"([^"]+)"`)
-	var addr string
-	for deadline := time.Now().Add(90 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := addrRE.FindStringSubmatch(errb.String()); m != nil {
-			addr = m[1]
-		}
-		select {
-		case code := <-exited:
-			t.Fatalf("serve exited %d: %s", code, errb.String())
-		default:
-		}
-	}
-	if addr == "" {
-		t.Fatalf("no listening line with the node id in %s", errb.String())
+	srv := testenv.StartServe(t, doMain, "--store", pg.URL, "--node-id", "drain-node", "--lease-ttl", "1m")
+	addr := srv.Addr
+	if !strings.Contains(srv.Log(), `"msg":"listening","node":"drain-node"`) {
+		t.Fatalf("no listening line with the node id in %s", srv.Log())
 	}
 	req, _ := http.NewRequest("POST", "http://"+addr+"/v1/sessions", nil)
 	req.Header.Set("Authorization", "Bearer "+token)
@@ -71,21 +51,16 @@ func TestServeDrain(t *testing.T) {
 	if r, err := http.Get("http://" + addr + "/readyz"); err != nil || r.StatusCode != http.StatusOK {
 		t.Fatalf("readyz before the drain: %v %v", r, err)
 	}
-	cancel()
-	select {
-	case code := <-exited:
-		if code != exitOK {
-			t.Fatalf("serve exited %d after SIGTERM, want 0: %s", code, errb.String())
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve did not exit within 60s of SIGTERM")
+	// Stop ends its context, as SIGTERM does.
+	if code := srv.Stop(t); code != exitOK {
+		t.Fatalf("serve exited %d after SIGTERM, want 0: %s", code, srv.Log())
 	}
 	l, err = leases.Get(context.Background(), v.ID)
 	if err != nil || l.Live || l.Holder != "" {
 		t.Fatalf("the lease after the drain: %+v, %v; want released", l, err)
 	}
-	if !strings.Contains(errb.String(), `"msg":"leases released","node":"drain-node"`) {
-		t.Errorf("no release in the log:\n%s", errb.String())
+	if !strings.Contains(srv.Log(), `"msg":"leases released","node":"drain-node"`) {
+		t.Errorf("no release in the log:\n%s", srv.Log())
 	}
 	// The state is in the store for the next node.
 	if ids, err := st.List(context.Background()); err != nil || len(ids) != 1 || ids[0] != v.ID {

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -50,55 +47,19 @@ func TestStoreFlag(t *testing.T) {
 }
 
 // serveProcess is a `wasmeval serve` process on a loopback port.
-type serveProcess struct {
-	cmd  *exec.Cmd
-	addr string
-	log  *lockedBuffer
-}
+type serveProcess struct{ *testenv.Serve }
 
 // startServe starts the wasmeval binary as `serve args...` with token and
 // waits until it listens.
 func startServe(t *testing.T, token string, args ...string) *serveProcess {
 	t.Helper()
-	cmd := exec.Command(wasmevalBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0", "--log-format", "json"}, args...)...)
-	cmd.Env = append(os.Environ(), "WASMEVAL_TOKENS="+token)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &serveProcess{cmd: cmd, log: &lockedBuffer{}}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addrRE := regexp.MustCompile(`"msg":"listening","addr":"([^"]+)"`)
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			p.log.Write(append(sc.Bytes(), '\n'))
-			if m := addrRE.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-		io.Copy(io.Discard, stderr)
-	}()
-	select {
-	case p.addr = <-found:
-	case <-time.After(90 * time.Second):
-		t.Fatalf("serve did not listen: %s", p.log.String())
-	}
-	return p
+	return &serveProcess{testenv.StartServeBinary(t, wasmevalBinary(t), []string{"WASMEVAL_TOKENS=" + token}, args...)}
 }
 
 // post sends body to path with the token and decodes the JSON answer.
 func (p *serveProcess) post(t *testing.T, token, path, body string, v any) int {
 	t.Helper()
-	req, _ := http.NewRequest("POST", "http://"+p.addr+path, strings.NewReader(body))
+	req, _ := http.NewRequest("POST", "http://"+p.Addr+path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -130,7 +91,7 @@ func (p *serveProcess) eval(t *testing.T, token, id, lang, code string) evalAnsw
 	body, _ := json.Marshal(map[string]any{"cells": []map[string]any{{"language": lang, "code": code}}})
 	var a evalAnswer
 	if st := p.post(t, token, "/v1/sessions/"+id+"/eval", string(body), &a); st != http.StatusOK || a.Details.IsError {
-		t.Fatalf("eval %q: %d %+v\n%s", code, st, a, p.log.String())
+		t.Fatalf("eval %q: %d %+v\n%s", code, st, a, p.Log())
 	}
 	return a
 }
@@ -159,14 +120,14 @@ func TestServeSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("the long output was not cut: %+v", cut.Details.Meta)
 	}
 	outID := cut.Details.Meta.Truncated[0].OutputID
-	p.cmd.Process.Kill() // SIGKILL
-	p.cmd.Wait()
+	p.Cmd.Process.Kill() // SIGKILL
+	p.Stop(t)
 
 	p = startServe(t, token+","+other, "--workspace", ws)
 	if got := p.eval(t, token, id, "py", "print(x, open('f.txt').read())").Content[0].Text; got != "2 ab" {
-		t.Fatalf("after SIGKILL and restart: %q\n%s", got, p.log.String())
+		t.Fatalf("after SIGKILL and restart: %q\n%s", got, p.Log())
 	}
-	req, _ := http.NewRequest("GET", "http://"+p.addr+"/v1/sessions/"+id+"/outputs/"+outID, nil)
+	req, _ := http.NewRequest("GET", "http://"+p.Addr+"/v1/sessions/"+id+"/outputs/"+outID, nil)
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -193,7 +154,7 @@ func TestServeSurvivesSIGKILL(t *testing.T) {
 	go func() {
 		defer close(done)
 		body := `{"cells":[{"language":"py","code":"x = 100\nopen('f.txt', 'a').write('LOST')\nimport time\ntime.sleep(60)"}]}`
-		req, _ := http.NewRequest("POST", "http://"+p.addr+"/v1/sessions/"+id+"/eval", strings.NewReader(body))
+		req, _ := http.NewRequest("POST", "http://"+p.Addr+"/v1/sessions/"+id+"/eval", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
@@ -207,8 +168,8 @@ func TestServeSurvivesSIGKILL(t *testing.T) {
 			t.Fatal("the long cell did not start")
 		}
 	}
-	p.cmd.Process.Kill()
-	p.cmd.Wait()
+	p.Cmd.Process.Kill()
+	p.Stop(t)
 	<-done
 	p = startServe(t, token+","+other, "--workspace", ws)
 	if got := p.eval(t, token, id, "py", "print(x, open('f.txt').read())").Content[0].Text; got != "2 ab" {
