@@ -488,7 +488,7 @@ func (g *GuestFS) openHost(rel string, flag experimentalsys.Oflag, perm fs.FileM
 		}
 		q.OpenedLocked(info)
 	}
-	st := sys.NewStat_t(info)
+	st := g.statOf(rel, info)
 	return &hostFile{
 		g:     g,
 		rel:   rel,
@@ -547,7 +547,7 @@ func (g *GuestFS) stat(name string, follow bool) (sys.Stat_t, experimentalsys.Er
 	}
 	switch n.kind {
 	case kindHost:
-		return g.statOf(n.info), 0
+		return g.statOf(n.rel, n.info), 0
 	case kindFile:
 		return memStat(n.path, g.files[n.path]), 0
 	case kindDir:
@@ -942,6 +942,19 @@ func dirStat(p string) sys.Stat_t {
 	return sys.Stat_t{Dev: syntheticDev, Ino: syntheticIno(p), Mode: fs.ModeDir | 0o555, Nlink: 2}
 }
 
+// rootDev is the st_dev of the session root's entries when the root has a
+// clock (SetRootClock). It differs from syntheticDev, so the root still
+// looks like a mount point, as it does with the host's numbers.
+const rootDev = 0x726f6f74 // "root"
+
+// rootIno is the inode of the root's entry at rel ("." for the root) when
+// the root has a clock: a hash of its path in the root, so a recording and
+// its replay into another folder (or on another machine) show the same
+// numbers. The "root:" prefix keeps them apart from the synthetic ones.
+func rootIno(rel string) sys.Inode {
+	return syntheticIno("root:" + rel)
+}
+
 // hostFile is a file or directory opened in the session root.
 type hostFile struct {
 	experimentalsys.UnimplementedFile
@@ -954,6 +967,11 @@ type hostFile struct {
 	ino    sys.Inode
 	isDir  bool
 	closed bool
+
+	// A directory's listing, sorted by name, read whole at the first
+	// Readdir after the open or a rewind; pos is the next entry to return.
+	listing []experimentalsys.Dirent
+	pos     int
 }
 
 // Dev implements the same method as documented on experimental/sys.File.
@@ -1016,7 +1034,7 @@ func (f *hostFile) Stat() (sys.Stat_t, experimentalsys.Errno) {
 	if err != nil {
 		return sys.Stat_t{}, experimentalsys.UnwrapOSError(err)
 	}
-	return f.g.statOf(info), 0
+	return f.g.statOf(f.rel, info), 0
 }
 
 // Read implements the same method as documented on experimental/sys.File.
@@ -1046,27 +1064,53 @@ func (f *hostFile) Seek(offset seekOffset, whence int) (int64, experimentalsys.E
 		return 0, experimentalsys.EINVAL
 	}
 	n, err := f.file.Seek(offset, whence) // on a directory, Seek(0, SeekStart) rewinds Readdir
+	if err == nil && f.isDir && n == 0 {
+		f.listing, f.pos = nil, 0 // the next Readdir lists the directory again
+	}
 	return n, experimentalsys.UnwrapOSError(err)
 }
+
+// direntChunk is how many entries hostFile.Readdir lstats at a time while
+// it reads a directory's listing.
+const direntChunk = 1024
 
 // Readdir implements the same method as documented on experimental/sys.File.
 func (f *hostFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
 	if f.closed || !f.isDir {
 		return nil, experimentalsys.EBADF
 	}
-	infos, err := f.file.Readdir(n) // lstats entries with fstatat on the directory's fd
-	if err != nil && err != io.EOF {
-		return nil, experimentalsys.UnwrapOSError(err)
+	// The host lists a directory in its own order (hash order on ext4, and
+	// another on another filesystem or after other changes), which would
+	// make a guest's os.listdir differ between a recording and its replay:
+	// so the listing is read whole and given sorted by name, like a
+	// synthetic directory's. The root's file cap (DiskQuota) bounds it.
+	if f.listing == nil {
+		listing := []experimentalsys.Dirent{}
+		for {
+			infos, err := f.file.Readdir(direntChunk) // lstats entries with fstatat on the directory's fd
+			for _, info := range infos {
+				ino := sys.NewStat_t(info).Ino
+				if f.g.stamp != nil {
+					ino = rootIno(path.Join(f.rel, info.Name()))
+				}
+				listing = append(listing, experimentalsys.Dirent{Name: info.Name(), Ino: ino, Type: info.Mode().Type()})
+			}
+			if err == io.EOF || (err == nil && len(infos) < direntChunk) {
+				break
+			}
+			if err != nil {
+				return nil, experimentalsys.UnwrapOSError(err)
+			}
+		}
+		slices.SortFunc(listing, func(a, b experimentalsys.Dirent) int { return strings.Compare(a.Name, b.Name) })
+		f.listing, f.pos = listing, 0
 	}
-	dirents := make([]experimentalsys.Dirent, 0, len(infos))
-	for _, info := range infos {
-		dirents = append(dirents, experimentalsys.Dirent{
-			Name: info.Name(),
-			Ino:  sys.NewStat_t(info).Ino,
-			Type: info.Mode().Type(),
-		})
+	rest := f.listing[f.pos:]
+	if n > 0 && n < len(rest) {
+		rest = rest[:n]
 	}
-	return dirents, 0
+	f.pos += len(rest)
+	return slices.Clone(rest), 0
 }
 
 // Write implements the same method as documented on experimental/sys.File.
@@ -1321,7 +1365,7 @@ func (g *GuestFS) openDir(p string) *synthDir {
 		if child == g.rootPath {
 			e.Ino = 0 // unknown: readers that need it stat the entry
 			if info, err := g.root.Stat("."); err == nil {
-				e.Ino = sys.NewStat_t(info).Ino
+				e.Ino = g.statOf(".", info).Ino
 			}
 		}
 		entries = append(entries, e)
@@ -1393,7 +1437,9 @@ type rootClock struct{ now func() time.Time }
 // session's clock on the guest's files: what the guest changes (a file it
 // writes, creates or truncates, a folder it adds to or removes from) is
 // stamped with clock's time instead of the host's, and an entry's access
-// and change times read as its modification time. A deterministic,
+// and change times read as its modification time, and its device and
+// inode numbers are derived from its path in the root (statOf) instead of
+// being the host's. A deterministic,
 // recorded or replayed session sets it, so that the file times its guest
 // reads are the root's recorded ones and its own clock's. It returns the
 // function that undoes it.
@@ -1424,13 +1470,18 @@ func (g *GuestFS) stamped(errno experimentalsys.Errno, rel string, entry bool) {
 	_ = g.root.Chtimes(rel, t, t)
 }
 
-// statOf is the guest's stat of a host entry: with the root's clock, its
-// access and change times are its modification time, which the host does
-// not move on its own.
-func (g *GuestFS) statOf(info fs.FileInfo) sys.Stat_t {
+// statOf is the guest's stat of the host entry at rel in the root: with
+// the root's clock, its access and change times are its modification time,
+// which the host does not move on its own, and its device and inode
+// numbers are rootDev and rootIno(rel) rather than the host's, which
+// differ between machines and folders. (So in such a session two hard
+// links to one file show different inode numbers: os.path.samefile tells
+// them apart. An open file keeps the number of the path it was opened by.)
+func (g *GuestFS) statOf(rel string, info fs.FileInfo) sys.Stat_t {
 	st := sys.NewStat_t(info)
 	if g.stamp != nil {
 		st.Atim, st.Ctim = st.Mtim, st.Mtim
+		st.Dev, st.Ino = rootDev, rootIno(rel)
 	}
 	return st
 }
