@@ -270,3 +270,73 @@ func TestMCPStdioBatch(t *testing.T) {
 		t.Errorf("tools/list after the batch: %v", m)
 	}
 }
+
+// TestMCPStdioDeepJSON: a line of JSON nested too deep (200,000 arrays, and
+// a request whose params hide them) is answered on `wasmeval mcp`'s stdio
+// with a parse error that says it is nested too deep and gives the limit,
+// not that it is "not valid JSON"; the connection goes on.
+func TestMCPStdioDeepJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := wasmevalBinary(t)
+	cmd := exec.Command(bin, "mcp", "--workspace", t.TempDir())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	send := func(line string) {
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	next := func() map[string]any {
+		done := make(chan bool, 1)
+		go func() { done <- sc.Scan() }()
+		select {
+		case ok := <-done:
+			if !ok {
+				t.Fatalf("the server ended: %v", sc.Err())
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no answer in 30 s")
+		}
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("an answer that is not one JSON object: %.300s", sc.Text())
+		}
+		return m
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"attack","version":"1"}}}`)
+	if m := next(); m["id"] != float64(1) {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	const n = 200000
+	for _, line := range []string{
+		strings.Repeat("[", n) + strings.Repeat("]", n),
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"eval","arguments":{"cells":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}}}`,
+	} {
+		send(line)
+		m := next()
+		e, _ := m["error"].(map[string]any)
+		msg := fmt.Sprint(e["message"])
+		if e["code"] != float64(-32700) || !strings.Contains(msg, "nested too deep") || !strings.Contains(msg, "at most 10000 deep") || strings.Contains(msg, "not valid JSON") {
+			t.Errorf("the answer to %d nested arrays: %v; want a parse error saying the message is nested too deep, at most 10000", n, m)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if m := next(); m["id"] != float64(2) || m["result"] == nil {
+		t.Errorf("tools/list after the deep lines: %v", m)
+	}
+}

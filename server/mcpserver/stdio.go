@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -165,7 +166,7 @@ func (c *lineConn) readLoop(br *bufio.Reader, max int) {
 func (c *lineConn) decode(line []byte) jsonrpc.Message {
 	line = bytes.TrimSpace(line)
 	if !json.Valid(line) {
-		c.refuse(nil, codeParseError, "Parse error: the line is not valid JSON; send one JSON-RPC message a line", len(line))
+		c.refuse(nil, codeParseError, parseErrorText(line), len(line))
 		return nil
 	}
 	if line[0] == '[' {
@@ -178,6 +179,24 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 		return nil
 	}
 	return msg
+}
+
+// maxJSONDepth is how deep encoding/json lets arrays and objects nest,
+// which the SDK's decoding (and so the HTTP face) holds to as well.
+const maxJSONDepth = 10000
+
+// parseErrorText is the message of a line that is not valid JSON: one too
+// deeply nested says so and gives the limit, since its JSON may be
+// otherwise fine and "not valid JSON" would send the client looking for
+// a syntax error.
+func parseErrorText(line []byte) string {
+	var raw json.RawMessage
+	err := json.Unmarshal(line, &raw)
+	var se *json.SyntaxError
+	if errors.As(err, &se) && strings.Contains(se.Error(), "exceeded max depth") {
+		return fmt.Sprintf("Parse error: the message is nested too deep: its arrays and objects nest more than %d deep (at byte %d); send one JSON-RPC message a line, nested at most %d deep", maxJSONDepth, se.Offset, maxJSONDepth)
+	}
+	return "Parse error: the line is not valid JSON; send one JSON-RPC message a line"
 }
 
 // idOf is the id of a line that is a JSON object with a string or number
