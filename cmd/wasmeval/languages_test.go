@@ -90,39 +90,25 @@ func TestEvalLanguagesFlag(t *testing.T) {
 func TestServeLanguagesFlag(t *testing.T) {
 	const token = "languages-token"
 	t.Setenv("WASMEVAL_TOKENS", token)
-	addr := testenv.StartServe(t, doMain, "--workspace", t.TempDir(), "--languages", "py,ts").Addr
-	post := func(path, body string, v any) int {
-		t.Helper()
-		req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		return resp.StatusCode
-	}
+	srv := testenv.StartServe(t, doMain, "--workspace", t.TempDir(), "--languages", "py,ts")
 	var sess struct{ ID string }
-	if code := post("/v1/sessions", "", &sess); code != http.StatusCreated {
+	if code := srv.Post(t, token, "/v1/sessions", "", &sess); code != http.StatusCreated {
 		t.Fatalf("create: %d", code)
 	}
 	var res struct {
 		Content []struct{ Text string }
 		Details struct{ IsError bool }
 	}
-	post("/v1/sessions/"+sess.ID+"/eval", `{"cells":[{"language":"ts","code":"const a: number = 6 * 7\na"}]}`, &res)
+	srv.Post(t, token, "/v1/sessions/"+sess.ID+"/eval", `{"cells":[{"language":"ts","code":"const a: number = 6 * 7\na"}]}`, &res)
 	if len(res.Content) == 0 || res.Content[0].Text != "42" || res.Details.IsError {
 		t.Errorf("ts eval: %+v", res)
 	}
-	post("/v1/sessions/"+sess.ID+"/eval", `{"cells":[{"language":"js","code":"a"}]}`, &res)
+	srv.Post(t, token, "/v1/sessions/"+sess.ID+"/eval", `{"cells":[{"language":"js","code":"a"}]}`, &res)
 	if len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, `"js" cells are disabled here; the enabled languages are py, ts`) || !res.Details.IsError {
 		t.Errorf("js eval: %+v", res)
 	}
 	var ex map[string]any
-	post("/v1/run", `{"language":"js","code":"1"}`, &ex)
+	srv.Post(t, token, "/v1/run", `{"language":"js","code":"1"}`, &ex)
 	data, _ := json.Marshal(ex)
 	if !strings.Contains(string(data), `"exitCode":1`) || !strings.Contains(string(data), "cells are disabled here; the enabled languages are py, ts") {
 		t.Errorf("run: %s", data)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -160,27 +159,14 @@ func TestServePackages(t *testing.T) {
 	// serve listens once the template with networkx imported is made:
 	// seconds of guest work, many more on a loaded machine.
 	srv := testenv.StartServe(t, doMain, "--workspace", t.TempDir(), "--packages", dir, "--preload", "networkx")
-	addr := srv.Addr
-	post := func(path, body string, v any) int {
-		t.Helper()
-		req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		json.NewDecoder(resp.Body).Decode(v)
-		return resp.StatusCode
-	}
 	var sess struct{ ID string }
-	if code := post("/v1/sessions", "", &sess); code != http.StatusCreated {
+	if code := srv.Post(t, token, "/v1/sessions", "", &sess); code != http.StatusCreated {
 		t.Fatalf("create: %d", code)
 	}
 	var res struct{ Content []struct{ Text string } }
 	cells := `{"cells":[{"language":"py","code":"import sys\nprint('networkx' in sys.modules)\nimport networkx as nx\nprint(nx.shortest_path(nx.path_graph(4), 0, 3))"},` +
 		`{"language":"py","code":"import yaml._yaml"}]}`
-	post("/v1/sessions/"+sess.ID+"/eval", cells, &res)
+	srv.Post(t, token, "/v1/sessions/"+sess.ID+"/eval", cells, &res)
 	if len(res.Content) == 0 {
 		t.Fatalf("eval: no content (serve log: %s)", srv.Log())
 	}

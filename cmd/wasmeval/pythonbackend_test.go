@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -65,47 +64,33 @@ func TestServeSessionChoosesPython(t *testing.T) {
 	start := func(extra ...string) *testenv.Serve {
 		return testenv.StartServe(t, doMain, append([]string{"--workspace", t.TempDir(), "--jupyter-python", py}, extra...)...)
 	}
-	post := func(addr, path, body string, v any) int {
-		t.Helper()
-		req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		return resp.StatusCode
-	}
 	var e struct{ Error struct{ Message string } }
 
 	srv := start()
-	if code := post(srv.Addr, "/v1/sessions", `{"python": "jupyter"}`, &e); code != http.StatusBadRequest || !strings.Contains(e.Error.Message, "--python-backend-choice") {
+	if code := srv.Post(t, token, "/v1/sessions", `{"python": "jupyter"}`, &e); code != http.StatusBadRequest || !strings.Contains(e.Error.Message, "--python-backend-choice") {
 		t.Errorf("choice without leave: %d %q", code, e.Error.Message)
 	}
 	srv.Stop(t)
 
-	addr := start("--python-backend-choice").Addr
-	if code := post(addr, "/v1/sessions", `{"python": "cpython"}`, &e); code != http.StatusBadRequest || !strings.Contains(e.Error.Message, "wasm or jupyter") {
+	srv = start("--python-backend-choice")
+	if code := srv.Post(t, token, "/v1/sessions", `{"python": "cpython"}`, &e); code != http.StatusBadRequest || !strings.Contains(e.Error.Message, "wasm or jupyter") {
 		t.Errorf("bad name: %d %q", code, e.Error.Message)
 	}
 	var sess struct{ ID string }
-	if code := post(addr, "/v1/sessions", `{"python": "jupyter", "env": {"WHO": "kernel"}}`, &sess); code != http.StatusCreated {
+	if code := srv.Post(t, token, "/v1/sessions", `{"python": "jupyter", "env": {"WHO": "kernel"}}`, &sess); code != http.StatusCreated {
 		t.Fatalf("create: %d", code)
 	}
 	var res struct {
 		Content []struct{ Text string }
 		Details struct{ IsError bool }
 	}
-	post(addr, "/v1/sessions/"+sess.ID+"/eval", `{"cells":[{"language":"py","code":"import os, sys\nprint(sys.platform, os.environ['WHO'])"}]}`, &res)
+	srv.Post(t, token, "/v1/sessions/"+sess.ID+"/eval", `{"cells":[{"language":"py","code":"import os, sys\nprint(sys.platform, os.environ['WHO'])"}]}`, &res)
 	if len(res.Content) == 0 || res.Content[0].Text != "linux kernel" || res.Details.IsError {
 		t.Errorf("jupyter session: %+v", res)
 	}
 	var plain struct{ ID string }
-	post(addr, "/v1/sessions", "", &plain)
-	post(addr, "/v1/sessions/"+plain.ID+"/eval", `{"cells":[{"language":"py","code":"import sys\nprint(sys.platform)"}]}`, &res)
+	srv.Post(t, token, "/v1/sessions", "", &plain)
+	srv.Post(t, token, "/v1/sessions/"+plain.ID+"/eval", `{"cells":[{"language":"py","code":"import sys\nprint(sys.platform)"}]}`, &res)
 	if len(res.Content) == 0 || res.Content[0].Text != "wasi" {
 		t.Errorf("default session: %+v", res)
 	}

@@ -56,25 +56,6 @@ func startServe(t *testing.T, token string, args ...string) *serveProcess {
 	return &serveProcess{testenv.StartServeBinary(t, wasmevalBinary(t), []string{"WASMEVAL_TOKENS=" + token}, args...)}
 }
 
-// post sends body to path with the token and decodes the JSON answer.
-func (p *serveProcess) post(t *testing.T, token, path, body string, v any) int {
-	t.Helper()
-	req, _ := http.NewRequest("POST", "http://"+p.Addr+path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("POST %s: %v", path, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if v != nil {
-		if err := json.Unmarshal(b, v); err != nil {
-			t.Fatalf("POST %s: %d %s", path, resp.StatusCode, b)
-		}
-	}
-	return resp.StatusCode
-}
-
 type evalAnswer struct {
 	Content []struct{ Text string }
 	Details struct {
@@ -90,7 +71,7 @@ func (p *serveProcess) eval(t *testing.T, token, id, lang, code string) evalAnsw
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"cells": []map[string]any{{"language": lang, "code": code}}})
 	var a evalAnswer
-	if st := p.post(t, token, "/v1/sessions/"+id+"/eval", string(body), &a); st != http.StatusOK || a.Details.IsError {
+	if st := p.Post(t, token, "/v1/sessions/"+id+"/eval", string(body), &a); st != http.StatusOK || a.Details.IsError {
 		t.Fatalf("eval %q: %d %+v\n%s", code, st, a, p.Log())
 	}
 	return a
@@ -107,12 +88,12 @@ func TestServeSurvivesSIGKILL(t *testing.T) {
 	ws := t.TempDir()
 	p := startServe(t, token+","+other, "--workspace", ws)
 	var created struct{ ID string }
-	if st := p.post(t, token, "/v1/sessions", "", &created); st != http.StatusCreated {
+	if st := p.Post(t, token, "/v1/sessions", "", &created); st != http.StatusCreated {
 		t.Fatalf("create: %d", st)
 	}
 	id := created.ID
 	var idle struct{ ID string }
-	p.post(t, token, "/v1/sessions", "", &idle) // never evaluated: found too
+	p.Post(t, token, "/v1/sessions", "", &idle) // never evaluated: found too
 	p.eval(t, token, id, "py", "x = 1\nopen('f.txt', 'w').write('a')")
 	p.eval(t, token, id, "js", "var j = 5")
 	cut := p.eval(t, token, id, "py", "x += 1\nopen('f.txt', 'a').write('b')\nprint('row\\n' * 5000)")
@@ -145,7 +126,7 @@ func TestServeSurvivesSIGKILL(t *testing.T) {
 	if got := p.eval(t, token, idle.ID, "py", "print('idle ok')").Content[0].Text; got != "idle ok" {
 		t.Fatalf("the session never evaluated: %q", got)
 	}
-	if st := p.post(t, other, "/v1/sessions/"+id+"/eval", `{"cells":[{"language":"py","code":"x"}]}`, nil); st != http.StatusNotFound {
+	if st := p.Post(t, other, "/v1/sessions/"+id+"/eval", `{"cells":[{"language":"py","code":"x"}]}`, nil); st != http.StatusNotFound {
 		t.Fatalf("another token's eval: %d, want 404", st)
 	}
 

@@ -3,7 +3,9 @@ package testenv
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -102,6 +104,27 @@ func (s *Serve) wait(t testing.TB) {
 		}
 	}
 	t.Fatalf("serve did not listen within %v: %s", ServeStartTimeout, s.log.String())
+}
+
+// Post sends body to serve's path with token as the bearer token,
+// decodes the JSON answer into v (unless v is nil) and returns the status.
+// It fails t when the request fails or the answer is not JSON.
+func (s *Serve) Post(t testing.TB, token, path, body string, v any) int {
+	t.Helper()
+	req, _ := http.NewRequest("POST", "http://"+s.Addr+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if v != nil {
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatalf("POST %s: %d %s", path, resp.StatusCode, b)
+		}
+	}
+	return resp.StatusCode
 }
 
 // Log is what serve has logged (its stderr) so far.
