@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	jsrt "github.com/wasmeval/wasmeval/runtimes/js"
@@ -81,8 +82,9 @@ func sizeText(n int64) string {
 // by Manager.mu.
 type memReserve struct {
 	holds   map[*managed]*memHold
-	queue   []*memWaiter  // evals waiting for room, oldest first
-	changed chan struct{} // closed at the next release; nil until asked for
+	outside map[*Session]*managed // the keys of EvalOutside's sessions in holds
+	queue   []*memWaiter          // evals waiting for room, oldest first
+	changed chan struct{}         // closed at the next release; nil until asked for
 }
 
 // memHold is a session's reservation, shared by its evals in flight.
@@ -325,6 +327,60 @@ func (m *Manager) unreserve(s *managed, h *memHold) {
 	defer m.mu.Unlock()
 	if h.evals == 0 && m.mem.holds[s] == h {
 		delete(m.mem.holds, s)
+		if m.mem.outside[s.sess] == s {
+			delete(m.mem.outside, s.sess)
+		}
 		m.mem.notifyLocked()
 	}
+}
+
+// EvalOutside runs req in sess, a session the manager does not hold
+// (serve's one-shot runs and the profiles' temporary sessions), under the
+// manager's memory budget as Eval runs its own: it reserves what sess may
+// hold by the end of req's cells, by sess's own limits, and fails with
+// ErrMemoryBudget when running cells leave no room. Without this, one-shot
+// runs were a way past the budget: each may grow to its memory limit while
+// the budget counted none of them.
+func (m *Manager) EvalOutside(ctx context.Context, sess *Session, req Request) (*Result, error) {
+	m.mu.Lock()
+	if m.mem.outside == nil {
+		m.mem.outside = map[*Session]*managed{}
+	}
+	k := m.mem.outside[sess]
+	if k == nil {
+		k = &managed{sess: sess} // id "": never in byID, so its hold counts
+		m.mem.outside[sess] = k
+	}
+	m.mu.Unlock()
+	done, err := m.reserveMemory(ctx, k, req)
+	if err != nil {
+		m.mu.Lock()
+		if m.mem.holds[k] == nil && m.mem.outside[sess] == k {
+			delete(m.mem.outside, sess)
+		}
+		m.mu.Unlock()
+		return nil, err
+	}
+	defer done()
+	return sess.Eval(ctx, req)
+}
+
+// RunCode is Sandbox.RunCode with the manager's sandbox, under its memory
+// budget (EvalOutside): the one-shot run of serve's POST /v1/run.
+func (m *Manager) RunCode(ctx context.Context, req RunCodeRequest) (*Execution, error) {
+	r, err := req.Request()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(req.TempDir, "wasmeval-run-")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: run code: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	sess, err := m.sb.NewSession(ctx, SessionOptions{Root: dir})
+	if err != nil {
+		return nil, err
+	}
+	defer sess.Close(context.WithoutCancel(ctx))
+	return execute(ctx, r, req.OnOutput, func(ctx context.Context) (*Result, error) { return m.EvalOutside(ctx, sess, r) })
 }

@@ -56,7 +56,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, owner string) {
 	// One-shot runs have no session to answer host calls through; they get
 	// the server's backends, or the message saying there are none.
 	ctx = sandbox.WithHost(ctx, s.serverHost())
-	out, err := s.cfg.Sandbox.RunCode(ctx, rc)
+	out, err := s.cfg.Manager.RunCode(ctx, rc) // under the memory budget, as session evals
 	release()
 	s.observeRun(out, err, start)
 	if err != nil {
