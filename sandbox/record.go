@@ -834,6 +834,22 @@ func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, 
 	if b == nil || b.tape == nil || out.Interrupt.IsZero() && !out.Interrupted {
 		return // most cells: not stopped
 	}
+	cause := stopCause(ctx)
+	if cause == "" {
+		return
+	}
+	rec := tape.Record{Type: tape.TypeStop, Cell: sink.index, Cause: cause, Checks: out.Interrupt.Checks, Sleeps: out.Interrupt.Sleeps, Fuel: out.Interrupt.Fuel}
+	if w, ok := ctx.Value(stopWatchKey{}).(*stopWatch); ok && out.Interrupt.IsZero() {
+		rec.Bytes = w.atStop.Load() // the runtime's own lines about the stop come after
+	}
+	if err := b.tape.Write(rec); err != nil {
+		s.sb.opts.Logger.Warn("recording a stop", "err", err)
+	}
+}
+
+// stopCause is the tape's name for what stopped a cell whose context is
+// ctx, or "" when it is none of the stops a tape records.
+func stopCause(ctx context.Context) string {
 	cause := ""
 	for name, err := range stopCauses {
 		if errors.Is(context.Cause(ctx), err) {
@@ -843,14 +859,25 @@ func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, 
 	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		cause = tape.CauseCancel // the Eval's own deadline
 	}
+	return cause
+}
+
+// tapeStopBeforeStart records a cell stopped (interrupted, cancelled,
+// closed) while its runtime was still starting, before any of its code
+// ran: a stop at position zero (no fuel check, sleep, fuel or output).
+// Replayed, such a stop cancels the cell at once (replayStop), where the
+// runtime returns before running anything (a Python Run given a done
+// context), so the replay ends the cell as recorded instead of running it.
+func (s *Session) tapeStopBeforeStart(ctx context.Context, sink *cellSink) {
+	b := s.bound
+	if b == nil || b.tape == nil || s.opts.Replay != nil {
+		return
+	}
+	cause := stopCause(ctx)
 	if cause == "" {
 		return
 	}
-	rec := tape.Record{Type: tape.TypeStop, Cell: sink.index, Cause: cause, Checks: out.Interrupt.Checks, Sleeps: out.Interrupt.Sleeps, Fuel: out.Interrupt.Fuel}
-	if w, ok := ctx.Value(stopWatchKey{}).(*stopWatch); ok && out.Interrupt.IsZero() {
-		rec.Bytes = w.atStop.Load() // the runtime's own lines about the stop come after
-	}
-	if err := b.tape.Write(rec); err != nil {
+	if err := b.tape.Write(tape.Record{Type: tape.TypeStop, Cell: sink.index, Cause: cause}); err != nil {
 		s.sb.opts.Logger.Warn("recording a stop", "err", err)
 	}
 }

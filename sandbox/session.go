@@ -228,6 +228,7 @@ func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellSta
 	use, note, err := s.useInstance(ctx, c)
 	if err != nil {
 		if ctx.Err() != nil {
+			s.tapeStopBeforeStart(ctx, sink) // record.go
 			sink.note(stopNote(ctx))
 			return StatusCancelled, 0, nil
 		}
