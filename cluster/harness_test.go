@@ -66,22 +66,7 @@ func freePort(t testing.TB) int {
 }
 
 // lockedBuffer is a process's log.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+type lockedBuffer = testenv.LockedBuffer
 
 // proc is a child process of the test: a serve node or HAProxy.
 type proc struct {

@@ -42,7 +42,7 @@ type Serve struct {
 	// Cmd is the process StartServeBinary started; nil for StartServe.
 	Cmd *exec.Cmd
 
-	log    lockedBuffer // stderr: the JSON log
+	log    LockedBuffer // stderr: the JSON log
 	end    func()       // asks serve to end (the context, or SIGTERM)
 	exited chan int     // its exit status, once
 	code   int
@@ -151,19 +151,22 @@ func (s *Serve) Stop(t testing.TB) int {
 	return s.code
 }
 
-// lockedBuffer is a bytes.Buffer that serve writes while the test reads.
-type lockedBuffer struct {
+// LockedBuffer is a bytes.Buffer that one goroutine (a server's log, a
+// process's output) may write while another reads it.
+type LockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+// Write appends p.
+func (l *LockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+// String returns what was written so far.
+func (l *LockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
