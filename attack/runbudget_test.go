@@ -11,15 +11,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/server"
 )
 
-// TestServeMemoryBudgetHoldsOneShotRuns: POST /v1/run's one-shot sessions
-// are under serve's memory budget like sessions' evals. Under a 192 MiB
+// TestServeMemoryBudgetHoldsOneShotRuns: POST /v1/run's one-shot sessions,
+// and the profiles' temporary ones, are under serve's memory budget like
+// sessions' evals. Under a 192 MiB
 // budget, a one-shot JavaScript run (default cap 256 MiB, which runs
-// because it runs alone) leaves no room for another one-shot run nor for
-// a session's eval: both are refused, after waiting for room, with 503,
+// because it runs alone) leaves no room for another one-shot run, a
+// stateless profile tool's run, nor a session's eval: each is refused, after waiting for room, with 503,
 // Retry-After and the reason, while the running one is untouched. Once it
 // ends, one-shot runs one after another work as usual.
 func TestServeMemoryBudgetHoldsOneShotRuns(t *testing.T) {
@@ -71,6 +74,8 @@ func TestServeMemoryBudgetHoldsOneShotRuns(t *testing.T) {
 	for _, tc := range []struct{ name, path, body string }{
 		{"a second one-shot run", "/v1/run", `{"language":"js","code":"print(1)"}`},
 		{"a session's eval", "/v1/sessions/" + sess.ID + "/eval", `{"cells":[{"language":"js","code":"print(1)"}]}`},
+		{"a stateless run_code", "/v1/profiles/run_code", `{"language":"javascript","code":"console.log(1)"}`},
+		{"a stateless evaluate_python", "/v1/profiles/evaluate_python", `{"code":"1 + 1"}`},
 	} {
 		wg.Add(1)
 		go func() {
@@ -81,6 +86,29 @@ func TestServeMemoryBudgetHoldsOneShotRuns(t *testing.T) {
 			}
 		}()
 	}
+	// The MCP face's run_code (a temporary session of the MCP server).
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tr := &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", MaxRetries: -1,
+			HTTPClient: &http.Client{Transport: bearerTransport{serveToken, http.DefaultTransport}}}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "attack", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer cs.Close()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"language": "javascript", "code": "console.log(1)"}})
+		var text string
+		if err == nil && len(res.Content) > 0 {
+			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+				text = tc.Text
+			}
+		}
+		if err != nil || !res.IsError || !strings.Contains(text, want) {
+			t.Errorf("MCP run_code while a one-shot run holds the budget: %v %q; want a tool error saying %q", err, text, want)
+		}
+	}()
 	wg.Wait()
 	if got := <-held; !strings.HasPrefix(got, "OK ") || !strings.Contains(got, "held") {
 		t.Errorf("the running one-shot run: %s", got)

@@ -50,7 +50,7 @@ var contextLanguages profiles.ContextLanguages
 // toolEnv is the Env of a call of owner in session id ("" for none).
 func (s *Server) toolEnv(owner, id string, sess *sandbox.Session) *profiles.Env {
 	env := &profiles.Env{
-		NewSession: profiles.SandboxSessions(s.cfg.Sandbox, s.cfg.TempDir),
+		NewSession: profiles.Budgeted(s.cfg.Manager, profiles.SandboxSessions(s.cfg.Sandbox, s.cfg.TempDir)),
 		KernelMode: s.cfg.KernelMode,
 		Contexts: &profiles.ManagerContexts{
 			Manager: s.cfg.Manager, Owner: owner, Languages: &contextLanguages,
@@ -75,7 +75,7 @@ func (s *Server) toolEnv(owner, id string, sess *sandbox.Session) *profiles.Env 
 			return s.cfg.Manager.Eval(ctx, owner, id, req)
 		})
 		env.Root = sess.Root()
-		fresh := profiles.FreshSessions(sess)
+		fresh := profiles.Budgeted(s.cfg.Manager, profiles.FreshSessions(sess))
 		temp := env.NewSession
 		env.NewSession = func(ctx context.Context, root string) (profiles.Session, error) {
 			if root != "" {

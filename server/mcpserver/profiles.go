@@ -63,7 +63,7 @@ var contextLanguages profiles.ContextLanguages
 // connection's session ("" otherwise).
 func (s *Server) env(owner, id string) *profiles.Env {
 	env := &profiles.Env{
-		NewSession: profiles.SandboxSessions(s.cfg.Sandbox, s.cfg.TempDir),
+		NewSession: profiles.Budgeted(s.cfg.Manager, profiles.SandboxSessions(s.cfg.Sandbox, s.cfg.TempDir)),
 		KernelMode: s.cfg.KernelMode,
 		Admit:      s.admit,
 		Contexts: &profiles.ManagerContexts{
@@ -81,7 +81,7 @@ func (s *Server) env(owner, id string) *profiles.Env {
 		})
 		if sess, err := s.cfg.Manager.Session(owner, id); err == nil {
 			env.Root = sess.Root()
-			fresh, temp := profiles.FreshSessions(sess), env.NewSession
+			fresh, temp := profiles.Budgeted(s.cfg.Manager, profiles.FreshSessions(sess)), env.NewSession
 			env.NewSession = func(ctx context.Context, root string) (profiles.Session, error) {
 				if root != "" {
 					return fresh(ctx, root) // the python profile's per-call kernel
