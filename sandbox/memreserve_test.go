@@ -268,3 +268,57 @@ func TestMemoryBudgetNestedEvalShares(t *testing.T) {
 		t.Errorf("the eval with a nested one took %v: the nested eval waited for room", took.Round(time.Millisecond))
 	}
 }
+
+// TestMemoryBudgetHoldsOneShots: sessions the manager does not hold run
+// under its budget through Manager.RunCode and Manager.EvalOutside. A
+// one-shot run that holds the budget (alone, its 256 MiB default passes
+// the 96 MiB budget) leaves no room for a managed session's eval nor for
+// another one-shot, which fail with ErrMemoryBudget; a managed eval that
+// holds it leaves none for a one-shot either. Afterwards one-shots run one
+// after another.
+func TestMemoryBudgetHoldsOneShots(t *testing.T) {
+	sandbox.SetMemoryWaitForTest(t, time.Second)
+	m := newManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: 96 << 20, IdleTimeout: -1, TrimIdleAfter: -1,
+		Session: sandbox.SessionOptions{MemoryLimitBytes: 64 << 20}})
+	ctx := context.Background()
+	id := mustCreate(t, m, "a")
+	hold := "await new Promise(r => setTimeout(r, 4000)); print('held')"
+	oneShot := func(code string) (*sandbox.Execution, error) {
+		return m.RunCode(ctx, sandbox.RunCodeRequest{Language: "js", Code: code, TempDir: t.TempDir()})
+	}
+	held := make(chan error, 1)
+	go func() {
+		out, err := oneShot(hold)
+		if err == nil && (out.Error != nil || len(out.Outputs) == 0 || out.Outputs[0].Text != "held\n") {
+			err = fmt.Errorf("outputs %+v, error %+v", out.Outputs, out.Error)
+		}
+		held <- err
+	}()
+	time.Sleep(500 * time.Millisecond) // the holder runs
+	if _, err := m.Eval(ctx, "a", id, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "1"}}}); !errors.Is(err, sandbox.ErrMemoryBudget) {
+		t.Errorf("a managed eval while a one-shot holds the budget: %v, want ErrMemoryBudget", err)
+	}
+	if _, err := oneShot("1"); !errors.Is(err, sandbox.ErrMemoryBudget) || !strings.Contains(err.Error(), "the server's memory budget of 96 MiB is in use by running cells") {
+		t.Errorf("a one-shot while another holds the budget: %v, want ErrMemoryBudget", err)
+	}
+	if err := <-held; err != nil {
+		t.Errorf("the holding one-shot: %v", err)
+	}
+
+	go func() {
+		_, err := m.Eval(ctx, "a", id, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: hold, TimeoutSeconds: 30}}})
+		held <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	if _, err := oneShot("1"); !errors.Is(err, sandbox.ErrMemoryBudget) {
+		t.Errorf("a one-shot while a managed eval holds the budget: %v, want ErrMemoryBudget", err)
+	}
+	if err := <-held; err != nil {
+		t.Errorf("the holding managed eval: %v", err)
+	}
+	for i := range 2 {
+		if out, err := oneShot("print(40 + 2)"); err != nil || out.Error != nil || len(out.Outputs) == 0 || out.Outputs[0].Text != "42\n" {
+			t.Errorf("one-shot %d afterwards: %+v %v", i+1, out, err)
+		}
+	}
+}
