@@ -47,8 +47,7 @@ func TestInterruptBeforeStartReplays(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		time.Sleep(30 * time.Millisecond)
-		for s.Interrupt() != nil {
+		for s.Interrupt() != nil { // ErrNotRunning until the Eval has begun
 			time.Sleep(time.Millisecond)
 		}
 	}()
