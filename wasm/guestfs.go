@@ -1095,7 +1095,7 @@ func (f *hostFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Err
 				}
 				listing = append(listing, experimentalsys.Dirent{Name: info.Name(), Ino: ino, Type: info.Mode().Type()})
 			}
-			if err == io.EOF || (err == nil && len(infos) < direntChunk) {
+			if err == io.EOF {
 				break
 			}
 			if err != nil {
