@@ -140,3 +140,46 @@ func TestGuestFSListingSortedAndInodesByPath(t *testing.T) {
 		}
 	}
 }
+
+// TestGuestFSListingLargeFolder: a folder of more entries than one read
+// of the host's listing (direntChunk) lists whole and sorted, read in
+// chunks of any size.
+func TestGuestFSListingLargeFolder(t *testing.T) {
+	root := t.TempDir()
+	const n = 2*direntChunk + 17
+	for i := range n {
+		// A scrambled order of creation: i*7919 mod n visits every i.
+		name := fmt.Sprintf("f%05d", i*7919%n)
+		if err := os.WriteFile(filepath.Join(root, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := NewGuestFS(root, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for _, chunk := range []int{0, 1, 500, direntChunk, 5000} {
+		f, errno := g.OpenFile(strings.TrimPrefix(root, "/"), experimentalsys.O_RDONLY|experimentalsys.O_DIRECTORY, 0)
+		if errno != 0 {
+			t.Fatal(errno)
+		}
+		var names []string
+		for {
+			dirents, errno := f.Readdir(chunk)
+			if errno != 0 {
+				t.Fatal(errno)
+			}
+			for _, d := range dirents {
+				names = append(names, d.Name)
+			}
+			if chunk <= 0 || len(dirents) < chunk {
+				break
+			}
+		}
+		f.Close()
+		if len(names) != n || !slices.IsSorted(names) || names[0] != "f00000" || names[n-1] != fmt.Sprintf("f%05d", n-1) {
+			t.Errorf("Readdir(%d): %d names, sorted %v, first %q; want %d sorted from f00000", chunk, len(names), slices.IsSorted(names), names[:min(3, len(names))], n)
+		}
+	}
+}
