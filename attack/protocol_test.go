@@ -207,49 +207,7 @@ func TestMCPStdioBatch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := wasmevalBinary(t)
-	cmd := exec.Command(bin, "mcp", "--workspace", t.TempDir())
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { stdin.Close(); cmd.Wait() }()
-	send := func(line string) {
-		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<20)
-	next := func() map[string]any {
-		done := make(chan bool, 1)
-		go func() { done <- sc.Scan() }()
-		select {
-		case ok := <-done:
-			if !ok {
-				t.Fatalf("the server ended: %v", sc.Err())
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatal("no answer in 30 s")
-		}
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("an answer that is not one JSON object: %.300s", sc.Text())
-		}
-		return m
-	}
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"attack","version":"1"}}}`)
-	if m := next(); m["id"] != float64(1) {
-		t.Fatalf("initialize: %v", m)
-	}
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send, next := startMCPStdio(t, "2025-03-26")
 	var batch strings.Builder
 	batch.WriteString("[")
 	for i := range 10000 {
@@ -279,49 +237,7 @@ func TestMCPStdioDeepJSON(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := wasmevalBinary(t)
-	cmd := exec.Command(bin, "mcp", "--workspace", t.TempDir())
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { stdin.Close(); cmd.Wait() }()
-	send := func(line string) {
-		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 1<<20)
-	next := func() map[string]any {
-		done := make(chan bool, 1)
-		go func() { done <- sc.Scan() }()
-		select {
-		case ok := <-done:
-			if !ok {
-				t.Fatalf("the server ended: %v", sc.Err())
-			}
-		case <-time.After(30 * time.Second):
-			t.Fatal("no answer in 30 s")
-		}
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("an answer that is not one JSON object: %.300s", sc.Text())
-		}
-		return m
-	}
-	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"attack","version":"1"}}}`)
-	if m := next(); m["id"] != float64(1) {
-		t.Fatalf("initialize: %v", m)
-	}
-	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send, next := startMCPStdio(t, "2025-06-18")
 	const n = 200000
 	for _, line := range []string{
 		strings.Repeat("[", n) + strings.Repeat("]", n),
@@ -339,4 +255,55 @@ func TestMCPStdioDeepJSON(t *testing.T) {
 	if m := next(); m["id"] != float64(2) || m["result"] == nil {
 		t.Errorf("tools/list after the deep lines: %v", m)
 	}
+}
+
+// startMCPStdio starts `wasmeval mcp` on stdio and initializes it with
+// protocol version: send writes one line to it, next reads its next answer
+// (at most 30 s).
+func startMCPStdio(t *testing.T, version string) (send func(string), next func() map[string]any) {
+	t.Helper()
+	bin := wasmevalBinary(t)
+	cmd := exec.Command(bin, "mcp", "--workspace", t.TempDir())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	send = func(line string) {
+		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	next = func() map[string]any {
+		done := make(chan bool, 1)
+		go func() { done <- sc.Scan() }()
+		select {
+		case ok := <-done:
+			if !ok {
+				t.Fatalf("the server ended: %v", sc.Err())
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no answer in 30 s")
+		}
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("an answer that is not one JSON object: %.300s", sc.Text())
+		}
+		return m
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"attack","version":"1"}}}`)
+	if m := next(); m["id"] != float64(1) {
+		t.Fatalf("initialize: %v", m)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return send, next
 }
