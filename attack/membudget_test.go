@@ -25,19 +25,7 @@ import (
 // /mcp, while the running cell is untouched. Once it ends, the refused
 // session evaluates as usual.
 func TestServeMemoryBudgetRefusesRunningCells(t *testing.T) {
-	sb := sharedSandbox(t)
-	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: t.TempDir(), MemoryBudgetBytes: 192 << 20,
-		Session: sandbox.SessionOptions{MemoryLimitBytes: memoryCap, DiskQuotaBytes: diskCap, DiskQuotaFiles: diskFiles}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mgr.Close(context.Background()) })
-	srv, err := server.New(server.Config{Sandbox: sb, Manager: mgr, Tokens: []string{serveToken}, TempDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
+	hs := budgetServer(t)
 	url := hs.URL
 
 	do := func(method, path, body string) (int, http.Header, string) {
@@ -109,4 +97,24 @@ func TestServeMemoryBudgetRefusesRunningCells(t *testing.T) {
 	if code, _, body := evalJS(refused, "print(1 + 1)"); code != 200 || !strings.Contains(body, "2") {
 		t.Errorf("the refused session afterwards: %d %s", code, body)
 	}
+}
+
+// budgetServer is serve's JSON API and /mcp on loopback over a manager
+// with a 192 MiB memory budget and the attack suite's session caps.
+func budgetServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	sb := sharedSandbox(t)
+	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: t.TempDir(), MemoryBudgetBytes: 192 << 20,
+		Session: sandbox.SessionOptions{MemoryLimitBytes: memoryCap, DiskQuotaBytes: diskCap, DiskQuotaFiles: diskFiles}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mgr.Close(context.Background()) })
+	srv, err := server.New(server.Config{Sandbox: sb, Manager: mgr, Tokens: []string{serveToken}, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return hs
 }

@@ -5,16 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/wasmeval/wasmeval/sandbox"
-	"github.com/wasmeval/wasmeval/server"
 )
 
 // TestServeMemoryBudgetHoldsOneShotRuns: POST /v1/run's one-shot sessions,
@@ -26,19 +22,7 @@ import (
 // Retry-After and the reason, while the running one is untouched. Once it
 // ends, one-shot runs one after another work as usual.
 func TestServeMemoryBudgetHoldsOneShotRuns(t *testing.T) {
-	sb := sharedSandbox(t)
-	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: t.TempDir(), MemoryBudgetBytes: 192 << 20,
-		Session: sandbox.SessionOptions{MemoryLimitBytes: memoryCap, DiskQuotaBytes: diskCap, DiskQuotaFiles: diskFiles}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { mgr.Close(context.Background()) })
-	srv, err := server.New(server.Config{Sandbox: sb, Manager: mgr, Tokens: []string{serveToken}, TempDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
+	hs := budgetServer(t)
 
 	do := func(path, body string) (int, http.Header, string) {
 		req, _ := http.NewRequest("POST", hs.URL+path, strings.NewReader(body))
