@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -308,37 +307,8 @@ func processTime(b *testing.B, n int, prog string, args ...string) nativeTimes {
 	return nativeTimes{time.Since(t) / time.Duration(n), cpu / time.Duration(n)}
 }
 
-// native times code in Debian's python3.11 as runtimes/python's benchmarks
-// do (setup run once, then code compiled and run n times in one process,
-// as a cell is): wall and CPU time per run, 0 when python3.11 is missing.
+// native times code in Debian's python3.11 (testenv.NativePython).
 func native(b *testing.B, setup, code string, n int) nativeTimes {
-	b.Helper()
-	py, err := exec.LookPath("/usr/bin/python3.11")
-	if err != nil {
-		return nativeTimes{}
-	}
-	prog := `import time, sys
-ns = {}
-exec(compile(sys.argv[1], "<setup>", "exec"), ns)
-src = sys.argv[2]
-n = int(sys.argv[3])
-t, c = time.perf_counter(), time.process_time()
-for _ in range(n):
-    exec(compile(src, "<cell>", "exec"), ns)
-print((time.perf_counter() - t) / n * 1e9, (time.process_time() - c) / n * 1e9)
-`
-	out, err := exec.Command(py, "-S", "-c", prog, setup, code, strconv.Itoa(n)).Output()
-	if err != nil {
-		b.Fatalf("native python3.11: %v", err)
-	}
-	f := strings.Fields(string(out))
-	if len(f) != 2 {
-		b.Fatalf("native python3.11 printed %q", out)
-	}
-	wall, err1 := strconv.ParseFloat(f[0], 64)
-	cpu, err2 := strconv.ParseFloat(f[1], 64)
-	if err1 != nil || err2 != nil {
-		b.Fatalf("native python3.11 printed %q", out)
-	}
-	return nativeTimes{time.Duration(wall), time.Duration(cpu)}
+	wall, cpu := testenv.NativePython(b, setup, code, n)
+	return nativeTimes{wall, cpu}
 }
