@@ -43,7 +43,9 @@ func OpenFS(dir string) (*FS, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hostcalls: session root: %w", err)
 	}
-	return &FS{root: r, dir: filepath.Clean(dir), maxRead: DefaultMaxReadBytes, owner: &RootOwner{}}, nil
+	f := &FS{root: r, dir: filepath.Clean(dir), maxRead: DefaultMaxReadBytes, owner: &RootOwner{}}
+	f.owner.fs = f
+	return f, nil
 }
 
 // Close closes the root.

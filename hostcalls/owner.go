@@ -38,7 +38,7 @@ type RootOwner struct {
 	uid, gid int
 	set      bool
 	// pending is what the host created while no owner was set; fs is
-	// the FS it was created through.
+	// the FS of the root it was created in.
 	pending []pendingEntry
 	fs      *FS
 }
@@ -67,7 +67,7 @@ func (o *RootOwner) Set(uid, gid int) {
 	}
 	o.uid, o.gid, o.set = uid, gid, true
 	pending, f := o.pending, o.fs
-	o.pending, o.fs = nil, nil
+	o.pending = nil
 	o.mu.Unlock()
 	for _, e := range pending {
 		f.handOver(e, uid, gid)
@@ -85,11 +85,11 @@ func (o *RootOwner) tracks() bool {
 	return o != nil && os.Geteuid() == 0
 }
 
-// remember notes rel, which the host has just created through f while no
-// owner is set (fi is what it created), for Set to hand over. Only a
+// remember notes rel, which the host has just created in the root while
+// no owner is set (fi is what it created), for Set to hand over. Only a
 // root wasmeval can give files away (it runs as root) remembers anything.
-func (o *RootOwner) remember(f *FS, rel string, fi os.FileInfo) {
-	if o == nil || os.Geteuid() != 0 {
+func (o *RootOwner) remember(rel string, fi os.FileInfo) {
+	if o == nil || o.fs == nil || os.Geteuid() != 0 {
 		return
 	}
 	dev, ino, ok := fileID(fi)
@@ -101,7 +101,7 @@ func (o *RootOwner) remember(f *FS, rel string, fi os.FileInfo) {
 	if o.set || len(o.pending) >= maxPending {
 		return
 	}
-	o.pending, o.fs = append(o.pending, pendingEntry{rel: rel, dev: dev, ino: ino}), f
+	o.pending = append(o.pending, pendingEntry{rel: rel, dev: dev, ino: ino})
 }
 
 // Get returns the owner, and false when none is set.
@@ -135,7 +135,7 @@ func (f *FS) giveFile(op, p string, file *os.File) error {
 		// (append): remember it there.
 		if rel, err := f.Resolve(op, p); err == nil && f.owner != nil && os.Geteuid() == 0 {
 			if fi, err := file.Stat(); err == nil {
-				f.owner.remember(f, rel, fi)
+				f.owner.remember(rel, fi)
 			}
 		}
 		return nil
@@ -155,7 +155,7 @@ func (f *FS) giveDir(op, p, rel string) error {
 	if !ok {
 		if f.owner != nil && os.Geteuid() == 0 {
 			if fi, err := f.root.Lstat(rel); err == nil {
-				f.owner.remember(f, rel, fi)
+				f.owner.remember(rel, fi)
 			}
 		}
 		return nil
@@ -180,4 +180,31 @@ func (f *FS) giveDir(op, p, rel string) error {
 		return fail(op, p, &os.PathError{Op: "fchown", Path: rel, Err: err})
 	}
 	return nil
+}
+
+// GuestCreated gives the entry rel (a path in the root), which the
+// guest's own filesystem has just made, to the owner, as the host's own
+// new files are: JavaScript's fs module writes the root through
+// wasm.GuestFS, as wasmeval's user, and a kernel running as another user
+// could not edit those files in place either. file is the descriptor the
+// file was created with, or nil for a folder; with no owner set yet the
+// entry is remembered for Set. A failure leaves the entry wasmeval's.
+func (o *RootOwner) GuestCreated(rel string, file *os.File) {
+	if o == nil || o.fs == nil {
+		return
+	}
+	f := o.fs
+	if file == nil {
+		_ = f.giveDir("mkdir", rel, rel)
+		return
+	}
+	if _, _, ok := o.Get(); !ok {
+		if os.Geteuid() == 0 {
+			if fi, err := file.Stat(); err == nil {
+				o.remember(rel, fi)
+			}
+		}
+		return
+	}
+	_ = f.giveFile("open", rel, file)
 }

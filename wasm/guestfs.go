@@ -112,11 +112,21 @@ type GuestFS struct {
 	quota    DiskQuota // nil: none
 	fds      fdCount   // host files open (guestfds.go)
 	root     *os.Root
-	rootPath string              // guest path of the session root: clean, absolute, never "/"
-	files    map[string][]byte   // read-only in-memory files by guest path
-	dirs     map[string][]string // synthetic directories by guest path: sorted child names
-	stamp    func() time.Time    // the root's clock (SetRootClock); nil: the host's
+	rootPath string                       // guest path of the session root: clean, absolute, never "/"
+	files    map[string][]byte            // read-only in-memory files by guest path
+	dirs     map[string][]string          // synthetic directories by guest path: sorted child names
+	stamp    func() time.Time             // the root's clock (SetRootClock); nil: the host's
+	created  func(rel string, f *os.File) // OnCreate's; nil: none
 }
+
+// OnCreate makes fn be told of every file and folder the guest creates in
+// the root, after it is made: rel is its path in the root, f the
+// descriptor a file was created with (valid only during the call), nil
+// for a folder. A session whose code also runs as another user (a local
+// Jupyter kernel, when wasmeval runs as root) gives those entries to that
+// user through it (hostcalls.RootOwner.GuestCreated). Call it before the
+// GuestFS is used.
+func (g *GuestFS) OnCreate(fn func(rel string, f *os.File)) { g.created = fn }
 
 var _ experimentalsys.FS = (*GuestFS)(nil)
 
@@ -441,6 +451,10 @@ func (g *GuestFS) openHost(rel string, flag experimentalsys.Oflag, perm fs.FileM
 	var before fs.FileInfo
 	changes := q != nil && flag&(experimentalsys.O_CREAT|experimentalsys.O_TRUNC) != 0
 	creates := false
+	if !changes && g.created != nil && flag&experimentalsys.O_CREAT != 0 {
+		_, err := g.root.Lstat(rel)
+		creates = errors.Is(err, fs.ErrNotExist)
+	}
 	if changes {
 		info, err := g.root.Lstat(rel)
 		switch {
@@ -487,6 +501,9 @@ func (g *GuestFS) openHost(rel string, flag experimentalsys.Oflag, perm fs.FileM
 			q.ChangedLocked(before, info)
 		}
 		q.OpenedLocked(info)
+	}
+	if creates && g.created != nil && info.Mode().IsRegular() {
+		g.created(rel, f)
 	}
 	st := g.statOf(rel, info)
 	return &hostFile{
@@ -567,7 +584,11 @@ func (g *GuestFS) Mkdir(name string, perm fs.FileMode) experimentalsys.Errno {
 	case n.rel == "":
 		return experimentalsys.EROFS
 	}
-	return g.create(n.rel, nil, func() error { return g.root.Mkdir(n.rel, perm.Perm()) })
+	errno = g.create(n.rel, nil, func() error { return g.root.Mkdir(n.rel, perm.Perm()) })
+	if errno == 0 && g.created != nil {
+		g.created(n.rel, nil)
+	}
+	return errno
 }
 
 // create makes the new entry rel in the root with mk, within the disk

@@ -21,6 +21,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/prelude"
 	"github.com/wasmeval/wasmeval/runtimes"
 )
@@ -164,6 +165,9 @@ type instance struct {
 	reentry reentry
 	// node is the state of the Node and Web APIs (node.go).
 	node nodeState
+	// owner is the session's RootOwner: who the fs module's new files
+	// are given to (owner.go); nil when the sandbox gave none.
+	owner *hostcalls.RootOwner
 	// cellNo counts the cells run since the VM started: stacks name a
 	// cell <cell-N>, as Python's tracebacks do.
 	cellNo int

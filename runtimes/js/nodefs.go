@@ -111,6 +111,9 @@ func (in *instance) guestFS() *wasm.GuestFS {
 	if err != nil {
 		panic(in.vm.NewGoError(err))
 	}
+	if in.owner != nil {
+		g.OnCreate(in.owner.GuestCreated)
+	}
 	in.node.gfs = g
 	return g
 }

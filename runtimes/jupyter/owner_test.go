@@ -38,6 +38,20 @@ func uidOf(t *testing.T, p string) uint32 {
 	return fi.Sys().(*syscall.Stat_t).Uid
 }
 
+// kernelSandbox is a sandbox whose sessions' Python is a local kernel,
+// closed when the test ends.
+func kernelSandbox(t *testing.T) *sandbox.Sandbox {
+	t.Helper()
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{PythonBackend: sandbox.PythonJupyter,
+		Jupyter: sandbox.JupyterOptions{Python: testenv.JupyterPython(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close(ctx) })
+	return sb
+}
+
 // evalOK runs Python cells and fails the test on an error result; it
 // returns the result's text.
 func evalOK(t *testing.T, s *sandbox.Session, code ...string) string {
@@ -80,12 +94,7 @@ func kernelUID(t *testing.T, s *sandbox.Session) uint32 {
 func TestHostWritesBelongToKernelUser(t *testing.T) {
 	requireRoot(t)
 	ctx := context.Background()
-	sb, err := sandbox.New(ctx, sandbox.Options{PythonBackend: sandbox.PythonJupyter,
-		Jupyter: sandbox.JupyterOptions{Python: testenv.JupyterPython(t)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close(ctx)
+	sb := kernelSandbox(t)
 	root := t.TempDir()
 	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: root})
 	if err != nil {
@@ -113,12 +122,7 @@ func TestHostWritesBelongToKernelUser(t *testing.T) {
 func TestHostWriteDoesNotFollowPlantedLink(t *testing.T) {
 	requireRoot(t)
 	ctx := context.Background()
-	sb, err := sandbox.New(ctx, sandbox.Options{PythonBackend: sandbox.PythonJupyter,
-		Jupyter: sandbox.JupyterOptions{Python: testenv.JupyterPython(t)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close(ctx)
+	sb := kernelSandbox(t)
 	root, outside := t.TempDir(), t.TempDir()
 	secret := filepath.Join(outside, "secret.txt")
 	if err := os.WriteFile(secret, []byte("keep"), 0o644); err != nil {
@@ -176,12 +180,7 @@ func TestHostWriteDoesNotFollowPlantedLink(t *testing.T) {
 func TestFilesAPIPutBelongsToKernelUser(t *testing.T) {
 	requireRoot(t)
 	ctx := context.Background()
-	sb, err := sandbox.New(ctx, sandbox.Options{PythonBackend: sandbox.PythonJupyter,
-		Jupyter: sandbox.JupyterOptions{Python: testenv.JupyterPython(t)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sb.Close(ctx) })
+	sb := kernelSandbox(t)
 	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -244,12 +243,7 @@ func TestFilesAPIPutBelongsToKernelUser(t *testing.T) {
 func TestHostWritesBeforeKernelBelongToKernelUser(t *testing.T) {
 	requireRoot(t)
 	ctx := context.Background()
-	sb, err := sandbox.New(ctx, sandbox.Options{PythonBackend: sandbox.PythonJupyter,
-		Jupyter: sandbox.JupyterOptions{Python: testenv.JupyterPython(t)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close(ctx)
+	sb := kernelSandbox(t)
 	root := t.TempDir()
 	const nobody = 65534
 	if err := os.Chown(root, nobody, nobody); err != nil {
@@ -283,5 +277,58 @@ func TestHostWritesBeforeKernelBelongToKernelUser(t *testing.T) {
 		"open('sub/dir/new.txt', 'w').write('4')\nprint(read('early.txt') + read('sub/dir/early2.txt') + read('logs/early.log') + read('sub/dir/new.txt'))")
 	if !strings.Contains(text, "x1y2z34") {
 		t.Errorf("after appending in the kernel: %q, want x1y2z34", text)
+	}
+}
+
+// TestJavaScriptFilesBelongToKernelUser: files and folders that
+// JavaScript's fs module creates in the root (through the guest's own
+// filesystem, not write()) are given to the kernel's user: those made
+// before the first kernel started when it starts, those made after at
+// once, so the kernel edits them in place. They stayed root's, and the
+// kernel could not open them for writing.
+func TestJavaScriptFilesBelongToKernelUser(t *testing.T) {
+	requireRoot(t)
+	ctx := context.Background()
+	sb := kernelSandbox(t)
+	root := t.TempDir()
+	const nobody = 65534
+	if err := os.Chown(root, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	js := func(code string) {
+		t.Helper()
+		res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: code}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Details.IsError {
+			t.Fatalf("the JavaScript cell failed: %s", res.Content[0].Text)
+		}
+	}
+	js("const fs = require('fs'); fs.writeFileSync('early.txt', 'x'); fs.mkdirSync('ed/sub', {recursive: true}); " +
+		"fs.writeFileSync('ed/sub/f.txt', 'y')")
+	if got := uidOf(t, filepath.Join(root, "early.txt")); got != 0 {
+		t.Fatalf("early.txt belongs to uid %d before any kernel, want 0 (the host's)", got)
+	}
+	if uid := kernelUID(t, s); uid != nobody {
+		t.Fatalf("the kernel runs as uid %d, want the root's owner %d", uid, nobody)
+	}
+	js("const fs = require('fs'); fs.writeFileSync('late.txt', 'z'); fs.mkdirSync('ld'); " +
+		"const fd = fs.openSync('ld/g.txt', 'w'); fs.writeSync(fd, 'w'); fs.closeSync(fd)")
+	for _, p := range []string{"early.txt", "ed", "ed/sub", "ed/sub/f.txt", "late.txt", "ld", "ld/g.txt"} {
+		if got := uidOf(t, filepath.Join(root, p)); got != nobody {
+			t.Errorf("%s belongs to uid %d, want the kernel's %d", p, got, nobody)
+		}
+	}
+	text := evalOK(t, s, "open('early.txt', 'a').write('1')\nopen('ed/sub/f.txt', 'a').write('2')\nopen('late.txt', 'a').write('3')\n"+
+		"open('ld/g.txt', 'a').write('4')\nopen('ld/new.txt', 'w').write('5')\n"+
+		"print(read('early.txt') + read('ed/sub/f.txt') + read('late.txt') + read('ld/g.txt') + read('ld/new.txt'))")
+	if !strings.Contains(text, "x1y2z3w45") {
+		t.Errorf("after appending in the kernel: %q, want x1y2z3w45", text)
 	}
 }
