@@ -77,6 +77,12 @@ type persistedMeta struct {
 	// Reset lists languages whose state a load could not bring back and
 	// whose next cell has not said so yet.
 	Reset []string `json:"reset,omitempty"`
+	// Languages are the languages with live state when saved, for a
+	// listing of sessions no process holds (cluster_list.go).
+	Languages []string `json:"languages,omitempty"`
+	// Clock is a deterministic session's virtual clock and random stream
+	// (cluster_clock.go, versioned), so that a load goes on with them.
+	Clock *persistedClock `json:"clock,omitempty"`
 }
 
 // persistedOutputs is the session's store of cut outputs.
@@ -183,7 +189,7 @@ func (s *Session) saveState(ctx context.Context) error {
 		p.jsJSON, _ = json.Marshal(p.js)
 	}
 	st.JS = p.jsJSON
-	st.Meta, _ = json.Marshal(persistedMeta{Created: p.created, Reset: reset})
+	st.Meta, _ = json.Marshal(persistedMeta{Created: p.created, Reset: reset, Languages: s.liveLanguages(), Clock: s.clockState()})
 	// Outputs change only when one is added (next counts them): the
 	// bytes saved last time are given again otherwise, so a store may
 	// tell that they did not change.
@@ -604,6 +610,9 @@ func (m *Manager) load(owner, id string) error {
 	fail := func(err error) error {
 		sess.Close(ctx)
 		return fmt.Errorf("%w: session %s: %v", ErrStore, id, err)
+	}
+	if err := sess.restoreClock(meta.Clock); err != nil { // before any clock read
+		return fail(err)
 	}
 	if err := sess.outputs.unmarshal(st.Outputs); err != nil {
 		return fail(fmt.Errorf("its outputs do not decode: %v", err))
