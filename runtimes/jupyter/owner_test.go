@@ -234,6 +234,49 @@ func TestFilesAPIPutBelongsToKernelUser(t *testing.T) {
 	}
 }
 
+// nobody is the user that owns the roots of the tests whose root is
+// made another user's before any kernel starts.
+const nobody = 65534
+
+// nobodySession is a kernel session whose root belongs to nobody (so its
+// kernel runs as nobody and the tree is not handed over at its start).
+func nobodySession(t *testing.T) (root string, s *sandbox.Session) {
+	t.Helper()
+	ctx := context.Background()
+	root = t.TempDir()
+	if err := os.Chown(root, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	s, err := kernelSandbox(t).NewSession(ctx, sandbox.SessionOptions{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(ctx) })
+	return root, s
+}
+
+// evalJSOK runs a JavaScript cell and fails the test on an error result.
+func evalJSOK(t *testing.T, s *sandbox.Session, code string) {
+	t.Helper()
+	res, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: code}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Details.IsError {
+		t.Fatalf("the JavaScript cell failed: %s", res.Content[0].Text)
+	}
+}
+
+// wantOwned checks that each of paths (in root) belongs to uid.
+func wantOwned(t *testing.T, root string, uid uint32, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if got := uidOf(t, filepath.Join(root, p)); got != uid {
+			t.Errorf("%s belongs to uid %d, want %d", p, got, uid)
+		}
+	}
+}
+
 // TestHostWritesBeforeKernelBelongToKernelUser: in a root that already
 // belongs to a user (so the kernel runs as that user and the tree is not
 // handed over at its start), what the host wrote before the first kernel
@@ -242,37 +285,13 @@ func TestFilesAPIPutBelongsToKernelUser(t *testing.T) {
 // It stayed root's, and the kernel could not open it for writing.
 func TestHostWritesBeforeKernelBelongToKernelUser(t *testing.T) {
 	requireRoot(t)
-	ctx := context.Background()
-	sb := kernelSandbox(t)
-	root := t.TempDir()
-	const nobody = 65534
-	if err := os.Chown(root, nobody, nobody); err != nil {
-		t.Fatal(err)
-	}
-	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(ctx)
-	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js",
-		Code: "await write('early.txt', 'x'); await write('sub/dir/early2.txt', 'y'); await append('logs/early.log', 'z')"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Details.IsError {
-		t.Fatalf("the JavaScript cell failed: %s", res.Content[0].Text)
-	}
-	if got := uidOf(t, filepath.Join(root, "early.txt")); got != 0 {
-		t.Fatalf("early.txt belongs to uid %d before any kernel, want 0 (the host's)", got)
-	}
+	root, s := nobodySession(t)
+	evalJSOK(t, s, "await write('early.txt', 'x'); await write('sub/dir/early2.txt', 'y'); await append('logs/early.log', 'z')")
+	wantOwned(t, root, 0, "early.txt") // before any kernel: the host's
 	if uid := kernelUID(t, s); uid != nobody {
 		t.Fatalf("the kernel runs as uid %d, want the root's owner %d", uid, nobody)
 	}
-	for _, p := range []string{"early.txt", "sub", "sub/dir", "sub/dir/early2.txt", "logs", "logs/early.log"} {
-		if got := uidOf(t, filepath.Join(root, p)); got != nobody {
-			t.Errorf("%s belongs to uid %d, want the kernel's %d", p, got, nobody)
-		}
-	}
+	wantOwned(t, root, nobody, "early.txt", "sub", "sub/dir", "sub/dir/early2.txt", "logs", "logs/early.log")
 	text := evalOK(t, s, "open('early.txt', 'a').write('1')\nopen('sub/dir/early2.txt', 'a').write('2')\nopen('logs/early.log', 'a').write('3')\n"+
 		"open('sub/dir/new.txt', 'w').write('4')\nprint(read('early.txt') + read('sub/dir/early2.txt') + read('logs/early.log') + read('sub/dir/new.txt'))")
 	if !strings.Contains(text, "x1y2z34") {
@@ -288,43 +307,16 @@ func TestHostWritesBeforeKernelBelongToKernelUser(t *testing.T) {
 // kernel could not open them for writing.
 func TestJavaScriptFilesBelongToKernelUser(t *testing.T) {
 	requireRoot(t)
-	ctx := context.Background()
-	sb := kernelSandbox(t)
-	root := t.TempDir()
-	const nobody = 65534
-	if err := os.Chown(root, nobody, nobody); err != nil {
-		t.Fatal(err)
-	}
-	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: root})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(ctx)
-	js := func(code string) {
-		t.Helper()
-		res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: code}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Details.IsError {
-			t.Fatalf("the JavaScript cell failed: %s", res.Content[0].Text)
-		}
-	}
-	js("const fs = require('fs'); fs.writeFileSync('early.txt', 'x'); fs.mkdirSync('ed/sub', {recursive: true}); " +
+	root, s := nobodySession(t)
+	evalJSOK(t, s, "const fs = require('fs'); fs.writeFileSync('early.txt', 'x'); fs.mkdirSync('ed/sub', {recursive: true}); "+
 		"fs.writeFileSync('ed/sub/f.txt', 'y')")
-	if got := uidOf(t, filepath.Join(root, "early.txt")); got != 0 {
-		t.Fatalf("early.txt belongs to uid %d before any kernel, want 0 (the host's)", got)
-	}
+	wantOwned(t, root, 0, "early.txt") // before any kernel: the host's
 	if uid := kernelUID(t, s); uid != nobody {
 		t.Fatalf("the kernel runs as uid %d, want the root's owner %d", uid, nobody)
 	}
-	js("const fs = require('fs'); fs.writeFileSync('late.txt', 'z'); fs.mkdirSync('ld'); " +
+	evalJSOK(t, s, "const fs = require('fs'); fs.writeFileSync('late.txt', 'z'); fs.mkdirSync('ld'); "+
 		"const fd = fs.openSync('ld/g.txt', 'w'); fs.writeSync(fd, 'w'); fs.closeSync(fd)")
-	for _, p := range []string{"early.txt", "ed", "ed/sub", "ed/sub/f.txt", "late.txt", "ld", "ld/g.txt"} {
-		if got := uidOf(t, filepath.Join(root, p)); got != nobody {
-			t.Errorf("%s belongs to uid %d, want the kernel's %d", p, got, nobody)
-		}
-	}
+	wantOwned(t, root, nobody, "early.txt", "ed", "ed/sub", "ed/sub/f.txt", "late.txt", "ld", "ld/g.txt")
 	text := evalOK(t, s, "open('early.txt', 'a').write('1')\nopen('ed/sub/f.txt', 'a').write('2')\nopen('late.txt', 'a').write('3')\n"+
 		"open('ld/g.txt', 'a').write('4')\nopen('ld/new.txt', 'w').write('5')\n"+
 		"print(read('early.txt') + read('ed/sub/f.txt') + read('late.txt') + read('ld/g.txt') + read('ld/new.txt'))")
