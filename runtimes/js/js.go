@@ -186,6 +186,8 @@ type instance struct {
 	// shares are the guest's globals' own sizes at the last measurement
 	// between cells, sharesBefore as the running cell started (release.go).
 	shares, sharesBefore map[string]int64
+	// bound is an upper bound of size known without walking (sizebound.go).
+	bound sizeBound
 }
 
 // discardSink is the sink outside of Run: the prelude prints nothing.
@@ -577,6 +579,8 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	}
 	in.vmMu.Lock()
 	defer in.vmMu.Unlock()
+	in.bound.cellStarted()
+	defer in.bound.cellEnded()
 	in.reentry.begin()
 	defer in.reentry.end()
 	in.calls = newHostCalls(ctx)
@@ -651,6 +655,7 @@ func (in *instance) checkSize(limit int64) *memoryLimitError {
 func (in *instance) setSize(size int64, mark heapMark) {
 	monitor.known.Add(size - in.size)
 	in.size, in.sizeMark, in.sizeAt = size, mark, time.Now()
+	in.bound.walked(size)
 }
 
 // globalNames returns the global object's property names in the order

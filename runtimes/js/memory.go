@@ -276,6 +276,9 @@ func (g *guard) stop() {
 func (g *guard) measure() {
 	mark := markNow()
 	size, over := g.in.measure(g.limit + 1)
+	if !over { // a walk cut short found less than the session holds
+		g.in.bound.walked(size)
+	}
 	monitor.known.Add(size - g.size.Swap(size))
 	g.mark.Store(&mark)
 	g.measuredAt.Store(time.Now().UnixNano())

@@ -10,11 +10,11 @@ var _ runtimes.Sizer = (*instance)(nil)
 
 // ResidentBytes implements runtimes.Sizer, so that a server's memory
 // budget (sandbox.ManagerOptions.MemoryBudgetBytes) counts JavaScript
-// sessions too: the session's size, walked now (walk.go; the session is
-// idle when asked, and the manager asks once after each use), plus what a
-// fresh VM holds. The size after a cell is not enough: a cell's end walks
-// only when the process's heap grew, which other sessions' collections
-// can hide.
+// sessions too: the session's size, walked now (walk.go) unless no cell
+// has run since its last walk (sizebound.go: then that walk's size is
+// its size), plus what a fresh VM holds. The size after a cell is not
+// enough: a cell's end walks only when the process's heap grew, which
+// other sessions' collections can hide.
 func (in *instance) ResidentBytes() int64 {
 	// vmMu is free while idle; one held anyway (a cell's goroutine stuck
 	// in native code) must not stall the caller (the manager's sweep):
@@ -23,7 +23,8 @@ func (in *instance) ResidentBytes() int64 {
 		return max(in.memLimit, 0) + freshSize()
 	}
 	defer in.vmMu.Unlock()
-	if in.vm != nil {
+	if in.vm != nil && !in.bound.clean.Load() {
+		walks.Add(1)
 		now := markNow()
 		in.setSize(in.measureBetweenCells(), now)
 	}

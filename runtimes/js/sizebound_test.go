@@ -1,0 +1,88 @@
+package js
+
+import (
+	"context"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/runtimes"
+)
+
+// TestSizeBoundCoversGrowth: after a cell, an instance's size bound, known
+// without walking, is at least what a walk then finds, for the shapes of
+// data TestMeasureTracksTheHeap walks, though collections run all through
+// the cells (a collection in the middle of a cell hid its growth from an
+// estimate by the live heap). Once a walk has measured the idle session,
+// ResidentBytes answers without walking again until a cell runs.
+func TestSizeBoundCoversGrowth(t *testing.T) {
+	stop := make(chan struct{})
+	gcs := make(chan struct{})
+	go func() { // collections all through the cells
+		defer close(gcs)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+	}()
+	defer func() { close(stop); <-gcs }()
+	tests := []struct{ name, code string }{
+		{"big string", "globalThis.d = 'x'.repeat(20 << 20)"},
+		{"array of objects", "globalThis.d = Array.from({ length: 5e4 }, (_, i) => ({ i, s: 'v' + i }))"},
+		{"map", "globalThis.d = new Map(); for (let i = 0; i < 5e4; i++) d.set('k' + i, [i])"},
+		{"closures", "globalThis.d = Array.from({ length: 3e4 }, (_, i) => () => i)"},
+		{"typed array", "globalThis.d = new Float64Array(2e6)"},
+		{"timer", "globalThis.d = []; await new Promise(r => setTimeout(() => { for (let i = 0; i < 5e4; i++) d.push({ i }); r() }, 50))"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inst, err := (&Runtime{}).NewInstance(context.Background(), runtimes.InstanceOptions{MemoryLimitBytes: 1 << 30})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer inst.Close(context.Background())
+			in := inst.(*instance)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			run := func(code string) {
+				t.Helper()
+				if out, err := in.Run(ctx, code, nil); err != nil || out.Failed {
+					t.Fatalf("Run: %+v %v", out, err)
+				}
+			}
+			run("globalThis.before = 1")
+			in.ResidentBytes() // a walk: the bound starts from the session's size
+			run(tt.code)
+			bound, exact := in.SizeBound()
+			if exact {
+				t.Error("the bound after a cell says it is exact")
+			}
+			w0 := walks.Load()
+			size := in.ResidentBytes()
+			if walks.Load() != w0+1 {
+				t.Fatalf("ResidentBytes after a cell walked %d times, want once", walks.Load()-w0)
+			}
+			t.Logf("bound %d KiB, walked %d KiB", bound>>10, size>>10)
+			if bound < size || size < 2<<20 {
+				t.Errorf("the bound after the cell is %d KiB, the walk finds %d KiB: it undercounts", bound>>10, size>>10)
+			}
+			// Measured and unchanged since: exact, and not walked again.
+			if b, exact := in.SizeBound(); !exact || b != size {
+				t.Errorf("after the walk the bound is %d (exact %v), want %d exactly", b, exact, size)
+			}
+			if again := in.ResidentBytes(); again != size || walks.Load() != w0+1 {
+				t.Errorf("ResidentBytes of the unchanged session: %d after %d walks, want %d without walking", again, walks.Load()-w0-1, size)
+			}
+			// A cell that adds nothing keeps the bound above the size.
+			run("globalThis.before++")
+			if b, exact := in.SizeBound(); exact || b < size {
+				t.Errorf("after a cell that added nothing the bound is %d (exact %v), below the walked size %d", b, exact, size)
+			}
+		})
+	}
+}
