@@ -120,12 +120,15 @@ type sessionStore struct {
 	jsJSON  []byte // js as last marshalled; nil when it changed since
 }
 
-// fileStamp is what tells a changed file from an unchanged one.
+// fileStamp is what tells a changed file from an unchanged one: a file
+// whose stamp is as last saved is not read again (nor hashed by the
+// store).
 type fileStamp struct {
 	mode  fs.FileMode
 	size  int64
 	mtime int64
-	racy  bool // changed too close to the save to trust its time
+	ino   uint64 // a file replaced by another (renamed over it) has another
+	racy  bool   // changed too close to the save to trust its time
 }
 
 // racyWindow: a file modified this close before a save is sent again by
@@ -163,7 +166,7 @@ func (s *Session) saveState(ctx context.Context) error {
 	reset := slices.Clone(p.reset)
 	if hasPy {
 		if pi, ok := pyInst.(*python.Instance); ok {
-			b, err := pi.PersistState(ctx, &p.py)
+			index, frames, err := pi.PersistState(ctx, &p.py)
 			if err != nil {
 				// An instance that cannot be read (its interpreter exited)
 				// would fail every eval of the session here: it is saved
@@ -174,7 +177,11 @@ func (s *Session) saveState(ctx context.Context) error {
 					reset = append(reset, "py")
 				}
 			}
-			st.Python = b
+			st.Python = index
+			st.PythonFrames = make([]store.Frame, len(frames))
+			for i, f := range frames {
+				st.PythonFrames[i] = store.Frame(f)
+			}
 		} else if !slices.Contains(reset, "py") {
 			reset = append(reset, "py") // a native kernel's state cannot be saved
 		}
@@ -295,9 +302,12 @@ func diffRoot(root string, base map[string]fileStamp, now time.Time, stampsOnly 
 			return nil // pipes, sockets, devices: not kept
 		}
 		stamp := fileStamp{mode: mode, size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+		if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+			stamp.ino = uint64(sys.Ino)
+		}
 		stamp.racy = stamp.mtime >= racyAfter
 		cur[rel] = stamp
-		if old, ok := base[rel]; stampsOnly || ok && !old.racy && old.mode == stamp.mode && old.size == stamp.size && old.mtime == stamp.mtime {
+		if old, ok := base[rel]; stampsOnly || ok && !old.racy && old == stamp {
 			return nil
 		}
 		f := store.File{Path: rel, Mode: mode &^ (fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), ModTime: stamp.mtime}
@@ -618,6 +628,7 @@ func (m *Manager) load(owner, id string) error {
 		return fail(fmt.Errorf("its outputs do not decode: %v", err))
 	}
 	sess.fuelUsed = int64(min(st.FuelUsed, 1<<62))
+	var pyCache python.StateCache
 	if len(st.Python) > 0 {
 		rt, err := sess.runtimeFor(ctx, "py")
 		if err != nil {
@@ -627,7 +638,13 @@ func (m *Manager) load(owner, id string) error {
 		if !ok {
 			return fail(errors.New("its Python state needs the CPython runtime"))
 		}
-		inst, err := pr.RestoreInstance(ctx, sess.instanceOptions(), st.Python)
+		frames := make([]python.Frame, len(st.PythonFrames))
+		for i, f := range st.PythonFrames {
+			frames[i] = python.Frame(f)
+		}
+		// The cache is seeded with the loaded frames: the first save
+		// after the load compresses only what its eval changed.
+		inst, err := pr.RestoreInstance(ctx, sess.instanceOptions(), st.Python, frames, &pyCache)
 		if err != nil {
 			return fail(err)
 		}
@@ -642,7 +659,7 @@ func (m *Manager) load(owner, id string) error {
 		created = time.Now()
 	}
 	opts, _ := json.Marshal(po)
-	sess.persist = &sessionStore{st: m.opts.Store, id: id, owner: owner, artifact: key, epoch: max(st.Epoch, m.epoch(id)), options: opts, created: created, reset: reset}
+	sess.persist = &sessionStore{st: m.opts.Store, id: id, owner: owner, artifact: key, epoch: max(st.Epoch, m.epoch(id)), options: opts, created: created, reset: reset, py: pyCache}
 	if base, _, err := diffRoot(root, nil, time.Now(), true); err == nil {
 		sess.persist.base = base
 	}

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -26,14 +27,16 @@ func init() { Register("dir", openDirURL) }
 // sessions survive a restart of that process. Each session is a folder
 // named by its id:
 //
-//	<id>/state          the record: magic, checksum, header (JSON), Python state
-//	<id>/files/<sha256> the content of each regular file, named by its hash
+//	<id>/state          the record: magic, checksum, header (JSON), Python index
+//	<id>/files/<sha256> each regular file's content and each Python frame,
+//	                    named by its hash
 //
-// A Save writes the files it adds first (each to a temporary name,
-// synced, then renamed), then the record the same way, then removes the
-// files no record names any more: a crash at any point leaves the old
-// record or the new one, each with all its files. Load checks the
-// record's checksum and every file's hash.
+// A Save writes the files and frames it adds first (each to a temporary
+// name, synced, then renamed), then the record the same way, then removes
+// the files no record names any more: a crash at any point leaves the old
+// record or the new one, each with all its files. A Save after a light
+// eval writes one new frame and the record, not the whole Python state.
+// Load checks the record's checksum and every file's and frame's hash.
 //
 // By default every file and folder change is synced before a Save
 // returns, so a saved state survives a crash of the machine too; with
@@ -52,6 +55,9 @@ type Dir struct {
 	// writer).
 	last    map[string]*dirHeader
 	lastOut map[string]lastBlob // by id/field
+	// blobsWritten says the Save in progress wrote a blob whose folder
+	// is not synced yet (under mu).
+	blobsWritten bool
 }
 
 // dirMagic starts every record; the version after it is Format.
@@ -71,6 +77,9 @@ type dirHeader struct {
 	Meta      []byte         `json:"meta,omitempty"`
 	Files     []dirFileEntry `json:"files"`
 	PythonLen int            `json:"pythonLen"`
+	// Frames are the SHA-256 of the Python frames, in order; each is a
+	// blob in files/.
+	Frames []string `json:"frames,omitempty"`
 }
 
 // dirFileEntry is one file of a record: a regular file's content is in
@@ -121,6 +130,13 @@ func openDirURL(rawURL string) (Store, error) {
 	return d, nil
 }
 
+// unavailable wraps an error of the store's folder (not writable, full,
+// gone) in ErrUnavailable: the state stays as last saved, and a server
+// answers 503 until the folder works again.
+func (d *Dir) unavailable(op string, err error) error {
+	return fmt.Errorf("%w: dir store %s: %s: %w", ErrUnavailable, d.root, op, err)
+}
+
 // Root is the store's folder.
 func (d *Dir) Root() string { return d.root }
 
@@ -141,6 +157,7 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.blobsWritten = false
 	dir := d.sessionDir(st.ID)
 	prev, err := d.last[st.ID], error(nil)
 	if prev == nil {
@@ -166,7 +183,7 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		}
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o700); err != nil {
-		return fmt.Errorf("store: save %s: %w", st.ID, err)
+		return d.unavailable("save "+st.ID, err)
 	}
 	for _, f := range st.Files {
 		if f.Deleted {
@@ -187,7 +204,7 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 			sum := sha256.Sum256(f.Data)
 			e.SHA256, e.Size = hex.EncodeToString(sum[:]), int64(len(f.Data))
 			if err := d.writeBlob(filepath.Join(dir, "files", e.SHA256), f.Data); err != nil {
-				return fmt.Errorf("store: save %s: %s: %w", st.ID, f.Path, err)
+				return d.unavailable("save "+st.ID+": "+f.Path, err)
 			}
 		default:
 			return fmt.Errorf("store: save %s: %s has mode %v; a store keeps regular files, folders and symlinks only", st.ID, f.Path, f.Mode)
@@ -203,6 +220,28 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		h.Files = append(h.Files, e)
 	}
 	sort.Slice(h.Files, func(i, j int) bool { return h.Files[i].Path < h.Files[j].Path })
+	// The Python frames: the ones the last record named are there (a
+	// light eval adds one frame); a new one is checked, then written.
+	var known map[string]bool
+	if prev != nil {
+		known = make(map[string]bool, len(prev.Frames))
+		for _, f := range prev.Frames {
+			known[f] = true
+		}
+	}
+	h.Frames = make([]string, len(st.PythonFrames))
+	for i, f := range st.PythonFrames {
+		name := hex.EncodeToString(f.Sum[:])
+		h.Frames[i] = name
+		if !known[name] {
+			if err := checkFrame(st.ID, i, f); err != nil {
+				return err
+			}
+		}
+		if err := d.writeBlob(filepath.Join(dir, "files", name), f.Data); err != nil {
+			return d.unavailable(fmt.Sprintf("save %s: Python frame %d", st.ID, i), err)
+		}
+	}
 	// The cut outputs (up to 64 MiB) and the JavaScript log (up to 1 MiB
 	// of code) are blobs of their own, written only when they change.
 	if h.Outputs, err = d.fieldBlob(st.ID, "outputs", st.Outputs); err != nil {
@@ -211,21 +250,28 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 	if h.JS, err = d.fieldBlob(st.ID, "js", st.JS); err != nil {
 		return err
 	}
+	if d.blobsWritten && !d.noSync {
+		// The blobs' names in files/ last before a record names them.
+		if err := syncDir(filepath.Join(dir, "files")); err != nil {
+			return d.unavailable("save "+st.ID, err)
+		}
+	}
+	d.blobsWritten = false
 	head, err := encodeRecord(&h, st.Python)
 	if err != nil {
 		return fmt.Errorf("store: save %s: %w", st.ID, err)
 	}
 	if err := d.writeAtomic(filepath.Join(dir, "state"), head, st.Python); err != nil {
-		return fmt.Errorf("store: save %s: %w", st.ID, err)
+		return d.unavailable("save "+st.ID, err)
 	}
 	if prev == nil && !d.noSync {
 		// A new session folder: its entry in the store's folder must last.
 		if err := syncDir(d.root); err != nil {
-			return fmt.Errorf("store: save %s: %w", st.ID, err)
+			return d.unavailable("save "+st.ID, err)
 		}
 	}
 	d.last[st.ID] = &h
-	if prev != nil && (prev.Outputs != h.Outputs || prev.JS != h.JS || !sameBlobs(prev.Files, h.Files)) {
+	if prev != nil && (prev.Outputs != h.Outputs || prev.JS != h.JS || !sameBlobs(prev.Files, h.Files) || !slices.Equal(prev.Frames, h.Frames)) {
 		d.collect(dir, &h)
 	}
 	return nil
@@ -246,7 +292,7 @@ func (d *Dir) fieldBlob(id, field string, b []byte) (string, error) {
 	sum := sha256.Sum256(b)
 	name := hex.EncodeToString(sum[:])
 	if err := d.writeBlob(filepath.Join(d.sessionDir(id), "files", name), b); err != nil {
-		return "", fmt.Errorf("store: save %s: %s: %w", id, field, err)
+		return "", d.unavailable("save "+id+": "+field, err)
 	}
 	d.lastOut[key] = lastBlob{p: &b[0], n: len(b), sum: name}
 	return name, nil
@@ -277,6 +323,9 @@ func sameBlobs(a, b []dirFileEntry) bool {
 // earlier records), and temporary files of interrupted saves.
 func (d *Dir) collect(dir string, h *dirHeader) {
 	keep := map[string]bool{h.Outputs: true, h.JS: true}
+	for _, f := range h.Frames {
+		keep[f] = true
+	}
 	for _, e := range h.Files {
 		if e.SHA256 != "" {
 			keep[e.SHA256] = true
@@ -352,10 +401,15 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 func (d *Dir) readHeader(id string) (*dirHeader, []byte, error) {
 	b, err := os.ReadFile(filepath.Join(d.sessionDir(id), "state"))
 	if errors.Is(err, fs.ErrNotExist) {
+		if _, rerr := os.Stat(d.root); rerr != nil {
+			// The store's folder itself is gone (an unmounted disk): an
+			// outage, not a session that does not exist.
+			return nil, nil, d.unavailable("load "+id, rerr)
+		}
 		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("store: load %s: %w", id, err)
+		return nil, nil, d.unavailable("load "+id, err)
 	}
 	return decodeRecord(id, b)
 }
@@ -381,6 +435,17 @@ func (d *Dir) Load(ctx context.Context, id, artifact string) (*State, error) {
 		ID: h.ID, Owner: h.Owner, Artifact: h.Artifact, Format: h.Format, Epoch: h.Epoch,
 		Options: h.Options, Python: python, FullFiles: true,
 		FuelUsed: h.FuelUsed, Meta: h.Meta, Files: make([]File, 0, len(h.Files)),
+	}
+	for i, name := range h.Frames {
+		f := Frame{}
+		data, err := os.ReadFile(filepath.Join(d.sessionDir(id), "files", name))
+		if err == nil {
+			f.Sum, f.Data = sha256.Sum256(data), data
+		}
+		if err != nil || hex.EncodeToString(f.Sum[:]) != name {
+			return nil, fmt.Errorf("%w: session %s: Python frame %d is missing or does not match its checksum (%v); it is not loaded", ErrCorrupt, id, i, err)
+		}
+		st.PythonFrames = append(st.PythonFrames, f)
 	}
 	for _, f := range []struct {
 		name, sum string
@@ -499,17 +564,25 @@ func (d *Dir) Ping(ctx context.Context) error {
 func (d *Dir) Close() error { return nil }
 
 // writeBlob writes a content-addressed file, unless it is there already.
+// Its folder is synced once before the record is written (Save), not
+// after every blob.
 func (d *Dir) writeBlob(path string, data []byte) error {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
 		return nil
 	}
-	return d.writeAtomic(path, data)
+	d.blobsWritten = true
+	return d.writeFile(path, false, data)
 }
 
 // writeAtomic writes data to path through a synced temporary file renamed
 // over it, then syncs the folder, so path holds the old bytes or the new
 // ones after a crash (without syncing: after the process is killed).
 func (d *Dir) writeAtomic(path string, pieces ...[]byte) error {
+	return d.writeFile(path, true, pieces...)
+}
+
+// writeFile is writeAtomic, syncing the folder only when syncFolder.
+func (d *Dir) writeFile(path string, syncFolder bool, pieces ...[]byte) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, ".tmp-")
 	if err != nil {
@@ -534,7 +607,7 @@ func (d *Dir) writeAtomic(path string, pieces ...[]byte) error {
 		os.Remove(tmp)
 		return err
 	}
-	if d.noSync {
+	if d.noSync || !syncFolder {
 		return nil
 	}
 	return syncDir(dir)

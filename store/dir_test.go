@@ -168,12 +168,15 @@ func TestDirCorrupt(t *testing.T) {
 			os.Remove(blobs[0])
 		}, store.ErrCorrupt},
 		{"another format", func(t *testing.T, dir string) { flip(t, filepath.Join(dir, "s1", "state"), len("wasmeval-state\n")) }, store.ErrFormat},
+		{"python frame changed", func(t *testing.T, dir string) { flip(t, frameBlob(dir, "s1", testFrame("frame")), 0) }, store.ErrCorrupt},
+		{"python frame missing", func(t *testing.T, dir string) { os.Remove(frameBlob(dir, "s1", testFrame("frame"))) }, store.ErrCorrupt},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, dir := openDir(t)
 			ctx := context.Background()
 			st := &store.State{ID: "s1", Artifact: "py-1", Python: []byte("pages"), FullFiles: true,
-				Files: []store.File{{Path: "f.txt", Mode: 0o644, Data: []byte("content")}}}
+				PythonFrames: []store.Frame{testFrame("frame")},
+				Files:        []store.File{{Path: "f.txt", Mode: 0o644, Data: []byte("content")}}}
 			if err := s.Save(ctx, st, 1); err != nil {
 				t.Fatal(err)
 			}

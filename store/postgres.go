@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,12 +35,12 @@ const (
 
 // pgSchema makes the tables: one row per session (its record and the
 // record's checksum), one per file of a session root, the chunks of the
-// sessions' Python states, one lease per session. A lease row outlives a
-// released lease so that its epoch only grows. The Python state (zstd
-// frames, so not compressed again: STORAGE EXTERNAL) is kept in chunks
-// by content: a save after a cell changes a few of a light session's
-// chunks (the frames it appended or marked), so it writes about a fifth
-// of the state instead of all of it (measured: 100-180 KB of 650 KB).
+// sessions' Python frames, one lease per session. A lease row outlives a
+// released lease so that its epoch only grows. A session's row holds its
+// Python index (pyindex) and the hashes of its frames in order (python);
+// the frames (zstd, so not compressed again: STORAGE EXTERNAL) are rows
+// of wasmeval_chunks by content: a save after a light eval inserts the
+// one frame it made and updates the session's row, not the whole state.
 const pgSchema = `
 CREATE TABLE IF NOT EXISTS wasmeval_sessions (
 	id        text PRIMARY KEY,
@@ -56,6 +57,7 @@ CREATE TABLE IF NOT EXISTS wasmeval_sessions (
 	checksum  bytea NOT NULL,
 	saved     timestamptz NOT NULL DEFAULT now()
 );
+ALTER TABLE wasmeval_sessions ADD COLUMN IF NOT EXISTS pyindex bytea NOT NULL DEFAULT '';
 CREATE TABLE IF NOT EXISTS wasmeval_files (
 	id       text NOT NULL REFERENCES wasmeval_sessions (id) ON DELETE CASCADE,
 	path     text NOT NULL,
@@ -91,6 +93,10 @@ CREATE INDEX IF NOT EXISTS wasmeval_leases_holder ON wasmeval_leases (holder);
 type Postgres struct {
 	pool *pgxpool.Pool
 	dsn  string // the URL without its password, for messages
+	// frames are the frames of each id this node last saved, whose Sum
+	// it checked then: a save checks only the frames it has not seen.
+	framesMu sync.Mutex
+	frames   map[string]map[[32]byte]bool
 }
 
 var (
@@ -120,7 +126,7 @@ func OpenPostgres(ctx context.Context, rawURL string) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres %s: %w", redacted, err)
 	}
-	p := &Postgres{pool: pool, dsn: redacted}
+	p := &Postgres{pool: pool, dsn: redacted, frames: map[string]map[[32]byte]bool{}}
 	sctx, cancel := context.WithTimeout(ctx, pgOpTimeout)
 	defer cancel()
 	// Nodes that start together would race on CREATE TABLE IF NOT
@@ -173,24 +179,6 @@ func (p *Postgres) Close() error {
 	return nil
 }
 
-// pgChunk is the size of the Python state's chunks: small enough that a
-// save rewrites little around what changed, big enough that a session has
-// a few dozen rows.
-const pgChunk = 16 << 10
-
-// chunk splits b into pgChunk pieces and their hashes.
-func chunk(b []byte) (hashes [][]byte, pieces map[string][]byte) {
-	hashes = [][]byte{}
-	pieces = map[string][]byte{}
-	for i := 0; i < len(b); i += pgChunk {
-		piece := b[i:min(len(b), i+pgChunk)]
-		sum := sha256.Sum256(piece)
-		hashes = append(hashes, sum[:])
-		pieces[string(sum[:])] = piece
-	}
-	return hashes, pieces
-}
-
 // pgFile is a file's row without its data: what the record's checksum
 // covers of it.
 type pgFile struct {
@@ -220,6 +208,10 @@ func recordSum(st *State, files map[string]pgFile) []byte {
 	num(int64(st.Format))
 	field(st.Options)
 	field(st.Python)
+	num(int64(len(st.PythonFrames)))
+	for _, f := range st.PythonFrames {
+		field(f.Sum[:])
+	}
 	field(st.Outputs)
 	field(st.JS)
 	field(st.Meta)
@@ -262,6 +254,16 @@ func (p *Postgres) Save(ctx context.Context, st *State, epoch int64) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, pgOpTimeout)
 	defer cancel()
+	p.framesMu.Lock()
+	known := p.frames[st.ID] // the frames of this node's last save of the id
+	p.framesMu.Unlock()
+	for i, f := range st.PythonFrames {
+		if !known[f.Sum] {
+			if err := checkFrame(st.ID, i, f); err != nil {
+				return err
+			}
+		}
+	}
 	rec := *st
 	rec.Format = Format
 	conn, err := p.pool.Acquire(ctx)
@@ -373,18 +375,26 @@ func (p *Postgres) Save(ctx context.Context, st *State, epoch int64) error {
 			ON CONFLICT (id, path) DO UPDATE SET mode = EXCLUDED.mode, mod_time = EXCLUDED.mod_time, data = EXCLUDED.data, checksum = EXCLUDED.checksum`,
 			st.ID, f.Path, int64(f.Mode), f.ModTime, nonNil(f.Data), sum[:])
 	}
-	// The record first: the files' and chunks' rows reference it.
-	hashes, pieces := chunk(rec.Python)
-	write.Queue(`INSERT INTO wasmeval_sessions (id, owner, artifact, format, epoch, options, python, outputs, js, meta, fuel_used, checksum, saved)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, now())
+	// The record first: the files' and frames' rows reference it.
+	hashes := make([][]byte, len(rec.PythonFrames))
+	saved := make(map[[32]byte]bool, len(rec.PythonFrames))
+	for i := range rec.PythonFrames {
+		f := &rec.PythonFrames[i]
+		hashes[i] = f.Sum[:]
+		saved[f.Sum] = true
+	}
+	write.Queue(`INSERT INTO wasmeval_sessions (id, owner, artifact, format, epoch, options, python, pyindex, outputs, js, meta, fuel_used, checksum, saved)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now())
 		ON CONFLICT (id) DO UPDATE SET owner = EXCLUDED.owner, artifact = EXCLUDED.artifact, format = EXCLUDED.format,
-			epoch = EXCLUDED.epoch, options = EXCLUDED.options, python = EXCLUDED.python, outputs = EXCLUDED.outputs,
+			epoch = EXCLUDED.epoch, options = EXCLUDED.options, python = EXCLUDED.python, pyindex = EXCLUDED.pyindex, outputs = EXCLUDED.outputs,
 			js = EXCLUDED.js, meta = EXCLUDED.meta, fuel_used = EXCLUDED.fuel_used, checksum = EXCLUDED.checksum, saved = now()`,
-		rec.ID, rec.Owner, rec.Artifact, rec.Format, epoch, nonNil(rec.Options), hashes, nonNil(rec.Outputs),
+		rec.ID, rec.Owner, rec.Artifact, rec.Format, epoch, nonNil(rec.Options), hashes, nonNil(rec.Python), nonNil(rec.Outputs),
 		nonNil(rec.JS), nonNil(rec.Meta), int64(rec.FuelUsed), recordSum(&rec, files))
-	for h, piece := range pieces {
-		if !stored[h] {
-			write.Queue(`INSERT INTO wasmeval_chunks (id, hash, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, st.ID, []byte(h), piece)
+	queued := map[[32]byte]bool{}
+	for _, f := range rec.PythonFrames {
+		if !stored[string(f.Sum[:])] && !queued[f.Sum] {
+			queued[f.Sum] = true
+			write.Queue(`INSERT INTO wasmeval_chunks (id, hash, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, st.ID, f.Sum[:], nonNil(f.Data))
 		}
 	}
 	if len(stored) > 0 {
@@ -396,6 +406,9 @@ func (p *Postgres) Save(ctx context.Context, st *State, epoch int64) error {
 		return p.fail(ctx, "saving session "+st.ID, err)
 	}
 	committed = true
+	p.framesMu.Lock()
+	p.frames[st.ID] = saved
+	p.framesMu.Unlock()
 	return nil
 }
 
@@ -409,7 +422,7 @@ func (p *Postgres) Load(ctx context.Context, id, artifact string) (*State, error
 	defer cancel()
 	var b pgx.Batch
 	b.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-	b.Queue(`SELECT owner, artifact, format, epoch, options, python, outputs, js, meta, fuel_used, checksum
+	b.Queue(`SELECT owner, artifact, format, epoch, options, python, pyindex, outputs, js, meta, fuel_used, checksum
 		FROM wasmeval_sessions WHERE id = $1`, id)
 	b.Queue(`SELECT path, mode, mod_time, data, checksum FROM wasmeval_files WHERE id = $1 ORDER BY path`, id)
 	b.Queue(`SELECT hash, data FROM wasmeval_chunks WHERE id = $1`, id)
@@ -432,7 +445,7 @@ func (p *Postgres) Load(ctx context.Context, id, artifact string) (*State, error
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
-		err := br.QueryRow().Scan(&s.Owner, &s.Artifact, &s.Format, &s.Epoch, &s.Options, &hashes,
+		err := br.QueryRow().Scan(&s.Owner, &s.Artifact, &s.Format, &s.Epoch, &s.Options, &hashes, &s.Python,
 			&s.Outputs, &s.JS, &s.Meta, &fuel, &sum)
 		if errors.Is(err, pgx.ErrNoRows) {
 			found = false
@@ -485,15 +498,14 @@ func (p *Postgres) Load(ctx context.Context, id, artifact string) (*State, error
 		return nil, fmt.Errorf("%w: session %s was saved by Python build %q, this node runs %q; it is not loaded (run the same wasmeval on every node)", ErrArtifactMismatch, id, s.Artifact, artifact)
 	}
 	s.FuelUsed = uint64(fuel)
-	var py bytes.Buffer
-	for _, h := range hashes {
-		piece, ok := pieces[string(h)]
-		if got := sha256.Sum256(piece); !ok || !bytes.Equal(got[:], h) {
-			return nil, fmt.Errorf("%w: session %s: a chunk of its Python state is missing or does not match its hash", ErrCorrupt, id)
+	for i, h := range hashes {
+		data, ok := pieces[string(h)]
+		f := Frame{Sum: sha256.Sum256(data), Data: data}
+		if !ok || !bytes.Equal(f.Sum[:], h) {
+			return nil, fmt.Errorf("%w: session %s: Python frame %d is missing or does not match its hash", ErrCorrupt, id, i)
 		}
-		py.Write(piece)
+		s.PythonFrames = append(s.PythonFrames, f)
 	}
-	s.Python = py.Bytes()
 	files := map[string]pgFile{}
 	for _, r := range rows {
 		if got := sha256.Sum256(r.f.Data); !bytes.Equal(got[:], r.sum) {
@@ -533,6 +545,9 @@ func (p *Postgres) SavedBefore(ctx context.Context, t time.Time) ([]string, erro
 func (p *Postgres) Delete(ctx context.Context, id string) error {
 	ctx, cancel := context.WithTimeout(ctx, pgOpTimeout)
 	defer cancel()
+	p.framesMu.Lock()
+	delete(p.frames, id)
+	p.framesMu.Unlock()
 	_, err := p.pool.Exec(ctx, `DELETE FROM wasmeval_sessions WHERE id = $1`, id)
 	return p.fail(ctx, "deleting session "+id, err)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -107,38 +108,36 @@ func TestPostgres(t *testing.T) {
 		}
 	})
 
-	t.Run("python state in chunks", func(t *testing.T) {
+	t.Run("python frames", func(t *testing.T) {
 		conn, err := pgx.Connect(ctx, pg.URL)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer conn.Close(ctx)
-		py := make([]byte, 100<<10+123)
-		for i := range py {
-			py[i] = byte(i * 7 % 251)
-		}
-		st := &store.State{ID: "big", Artifact: "art", Python: py, FullFiles: true}
-		for round, change := range []func(){
-			func() {},
-			func() { py[50<<10]++; st.Python = append(py, "appended"...) },
-			func() { st.Python = py[:20<<10] },
-			func() { st.Python = nil },
-		} {
-			change()
+		a, b, c := testFrame(strings.Repeat("a", 100<<10)), testFrame("bbb"), testFrame("ccc")
+		st := &store.State{ID: "big", Artifact: "art", Python: []byte("index"), FullFiles: true}
+		for round, frames := range [][]store.Frame{{a, b}, {a, c}, {a, c, b}, {}} {
+			st.PythonFrames = frames
 			if err := p.Save(ctx, st, 1); err != nil {
 				t.Fatal(err)
 			}
 			got, err := p2.Load(ctx, "big", "art")
-			if err != nil || !bytes.Equal(got.Python, st.Python) {
-				t.Fatalf("round %d: %d bytes back, want %d (%v)", round, len(got.Python), len(st.Python), err)
+			if err != nil || string(got.Python) != "index" || !slices.Equal(frameData(got.PythonFrames), frameData(frames)) {
+				t.Fatalf("round %d: %q back, want %q (%v)", round, frameData(got.PythonFrames), frameData(frames), err)
 			}
 			var rows int
 			if err := conn.QueryRow(ctx, `SELECT count(*) FROM wasmeval_chunks WHERE id = 'big'`).Scan(&rows); err != nil {
 				t.Fatal(err)
 			}
-			if want := (len(st.Python) + 16<<10 - 1) / (16 << 10); rows != want {
-				t.Errorf("round %d: %d chunk rows, want %d (no leftovers)", round, rows, want)
+			if rows != len(frames) {
+				t.Errorf("round %d: %d frame rows, want %d (no leftovers)", round, rows, len(frames))
 			}
+		}
+		bad := testFrame("ddd")
+		bad.Data = []byte("not ddd")
+		st.PythonFrames = []store.Frame{a, bad}
+		if err := p.Save(ctx, st, 1); err == nil || !strings.Contains(err.Error(), "does not match its Sum") {
+			t.Fatalf("a frame whose Sum is wrong: %v", err)
 		}
 	})
 
@@ -184,7 +183,7 @@ func TestPostgres(t *testing.T) {
 	})
 
 	t.Run("corrupt", func(t *testing.T) {
-		st := &store.State{ID: "c1", Artifact: "art", Python: []byte("p"), FullFiles: true,
+		st := &store.State{ID: "c1", Artifact: "art", Python: []byte("p"), FullFiles: true, PythonFrames: []store.Frame{testFrame("frame")},
 			Files: []store.File{{Path: "f", Mode: 0o644, Data: []byte("good")}}}
 		if err := p.Save(ctx, st, 1); err != nil {
 			t.Fatal(err)
@@ -198,8 +197,9 @@ func TestPostgres(t *testing.T) {
 			{"file data", `UPDATE wasmeval_files SET data = 'evil' WHERE id = 'c1'`},
 			{"record field", `UPDATE wasmeval_sessions SET fuel_used = 999 WHERE id = 'c1'`},
 			{"lost file", `DELETE FROM wasmeval_files WHERE id = 'c1'`},
-			{"python chunk", `UPDATE wasmeval_chunks SET data = 'evil' WHERE id = 'c1'`},
-			{"lost python chunk", `DELETE FROM wasmeval_chunks WHERE id = 'c1'`},
+			{"python frame", `UPDATE wasmeval_chunks SET data = 'evil' WHERE id = 'c1'`},
+			{"lost python frame", `DELETE FROM wasmeval_chunks WHERE id = 'c1'`},
+			{"python index", `UPDATE wasmeval_sessions SET pyindex = 'q' WHERE id = 'c1'`},
 		} {
 			if err := p.Save(ctx, st, 1); err != nil {
 				t.Fatal(err)

@@ -6,7 +6,8 @@
 // # Contract (for every Store implementation)
 //
 //   - A State is one session's record: metadata, the Python memory as the
-//     pages written over the template (zstd), and the session root's files.
+//     pages written over the template (an index and zstd frames), and the
+//     session root's files.
 //     Save is atomic: after a crash at any point, Load returns either the
 //     previous saved state or the new one, never a mix.
 //   - State.Files in Save is a delta against the last successful Save of
@@ -27,8 +28,13 @@
 //     single-node store may always be given the same epoch. Leases (who
 //     may run a session, and the epoch they hand out) live beside the
 //     Store, not in it.
+//   - State.PythonFrames are immutable and named by content (Frame.Sum):
+//     a Save after a light eval hands back the frames of the last Save
+//     and one new frame, and a store writes only the frames it does not
+//     hold yet (and drops those no longer named), not the whole state. A
+//     Save refuses a new frame whose Sum does not match its bytes.
 //   - Integrity: a store checks what it reads back (a checksum over the
-//     record and every file); a record that fails the check gives an error
+//     record and every file and frame); a record that fails the check gives an error
 //     wrapping ErrCorrupt, naming the id, and nothing of it is returned.
 //   - The artifact hash is part of the key: Load(ctx, id, artifact) of a
 //     record made by another Python build (or another template) fails with
@@ -52,6 +58,7 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -65,7 +72,10 @@ import (
 
 // Format is the version of the State record this code writes. A record of
 // another version is refused (ErrFormat) rather than guessed at.
-const Format = 1
+//
+// Format 2: the Python state is an index and frames stored apart (1 held
+// it in one piece).
+const Format = 2
 
 // Errors of a Store.
 var (
@@ -103,10 +113,14 @@ type State struct {
 	Epoch int64
 	// Options are the session's options, JSON (sandbox's persisted subset).
 	Options []byte
-	// Python is the Python instance's state (zstd-compressed pages written
-	// over the template, plus what the runtime needs to resume them);
+	// Python is the Python instance's state index (which pages each of
+	// PythonFrames holds, and what the runtime needs to resume them);
 	// empty when the session never ran Python. Opaque to the store.
 	Python []byte
+	// PythonFrames are the zstd frames of the pages the Python instance
+	// wrote over the template, in the index's order. A frame never
+	// changes: a store keeps each once, by its Sum.
+	PythonFrames []Frame
 	// Files are the session root's files: a delta in Save (see the package
 	// contract), the complete set from Load.
 	Files []File
@@ -122,6 +136,21 @@ type State struct {
 	JS []byte
 	// Meta is any other session metadata, JSON; opaque to the store.
 	Meta []byte
+}
+
+// Frame is one frame of a Python state, named by the SHA-256 of its
+// bytes.
+type Frame struct {
+	Sum  [32]byte
+	Data []byte
+}
+
+// checkFrame reports whether f's Sum is its bytes' SHA-256.
+func checkFrame(id string, i int, f Frame) error {
+	if sha256.Sum256(f.Data) != f.Sum {
+		return fmt.Errorf("store: save %s: Python frame %d does not match its Sum; nothing was saved", id, i)
+	}
+	return nil
 }
 
 // File is one entry of a session root.

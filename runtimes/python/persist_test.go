@@ -2,12 +2,45 @@ package python_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"strings"
 	"testing"
 
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/runtimes/python"
 )
+
+func persist(t testing.TB, inst runtimes.Instance, cache *python.StateCache) ([]byte, []python.Frame) {
+	t.Helper()
+	index, frames, err := inst.(*python.Instance).PersistState(context.Background(), cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return index, frames
+}
+
+func frameBytes(frames []python.Frame) (n int) {
+	for _, f := range frames {
+		n += len(f.Data)
+	}
+	return n
+}
+
+// newFrames returns the frames of b that are not in a (by their bytes'
+// address: a frame kept is handed back as the very same slice).
+func newFrames(a, b []python.Frame) []python.Frame {
+	old := map[*byte]bool{}
+	for _, f := range a {
+		old[&f.Data[0]] = true
+	}
+	var out []python.Frame
+	for _, f := range b {
+		if !old[&f.Data[0]] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // TestPersistRestore: a state persisted from one instance restores into a
 // new instance (another root) with its globals, imports and functions; the
@@ -16,25 +49,17 @@ func TestPersistRestore(t *testing.T) {
 	r := runtimeForTest(t)
 	inst, _ := newInstance(t)
 	run(t, inst, "import json\nshared = {'n': 1, 'big': 'x' * 300000}\ndef bump():\n    shared['n'] += 1\n    return shared['n']")
-	p := inst.(interface {
-		PersistState(context.Context, *python.StateCache) ([]byte, error)
-	})
 	// Persisted twice through one cache: the second time only the changed
-	// groups are compressed again, and the state is still whole.
+	// pages are compressed again, and the state is still whole.
 	var cache python.StateCache
-	if _, err := p.PersistState(context.Background(), &cache); err != nil {
-		t.Fatal(err)
-	}
+	persist(t, inst, &cache)
 	run(t, inst, "shared['later'] = [i * i for i in range(5000)]")
-	state, err := p.PersistState(context.Background(), &cache)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(state) == 0 || len(state) > 8<<20 {
-		t.Fatalf("state of %d bytes", len(state))
+	index, frames := persist(t, inst, &cache)
+	if n := frameBytes(frames); n == 0 || n > 8<<20 {
+		t.Fatalf("state of %d bytes", n)
 	}
 	root2 := t.TempDir()
-	cp, err := r.RestoreInstance(context.Background(), runtimes.InstanceOptions{Root: root2}, state)
+	cp, err := r.RestoreInstance(context.Background(), runtimes.InstanceOptions{Root: root2}, index, frames, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,43 +79,100 @@ func TestPersistRestore(t *testing.T) {
 	}
 }
 
+// TestPersistWritesOnlyChanges: after a light cell, a persist hands back
+// every frame it made before as it was and one new frame of the pages the
+// cell changed, a small part of the state; a frame's Sum is its bytes'
+// SHA-256.
+func TestPersistWritesOnlyChanges(t *testing.T) {
+	inst, _ := newInstance(t)
+	run(t, inst, "x = 0\nnames = [str(i) for i in range(1000)]")
+	var cache python.StateCache
+	_, first := persist(t, inst, &cache)
+	run(t, inst, "x += 1")
+	_, second := persist(t, inst, &cache)
+	added := newFrames(first, second)
+	if len(added) != 1 || len(second) > len(first)+1 {
+		t.Fatalf("a persist after a light cell made %d new frames (%d frames before, %d after), want one more", len(added), len(first), len(second))
+	}
+	if n, all := frameBytes(added), frameBytes(second); n*3 > all {
+		t.Fatalf("a persist after a light cell wrote %d of %d bytes: not only what changed", n, all)
+	}
+	for i, f := range second {
+		if sha256.Sum256(f.Data) != f.Sum {
+			t.Fatalf("frame %d: Sum is not its bytes' SHA-256", i)
+		}
+	}
+}
+
+// TestRestoreSeedsCache: a StateCache given to RestoreInstance makes the
+// restored instance's first persist as cheap as its source's would have
+// been (the loaded frames kept, only the changed pages compressed), and
+// that state restores whole again.
+func TestRestoreSeedsCache(t *testing.T) {
+	r := runtimeForTest(t)
+	inst, _ := newInstance(t)
+	run(t, inst, "n = 0\nd = {i: str(i) for i in range(2000)}")
+	index, frames := persist(t, inst, nil)
+	var cache python.StateCache
+	cp, err := r.RestoreInstance(context.Background(), runtimes.InstanceOptions{Root: t.TempDir()}, index, frames, &cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close(context.Background())
+	run(t, cp, "n += 1")
+	index2, frames2 := persist(t, cp, &cache)
+	added := newFrames(frames, frames2)
+	if n, all := frameBytes(added), frameBytes(frames2); len(added) > 1 || n*3 > all {
+		t.Fatalf("the first persist after a restore compressed %d of %d bytes in %d new frames: it did everything again", n, all, len(added))
+	}
+	again, err := r.RestoreInstance(context.Background(), runtimes.InstanceOptions{Root: t.TempDir()}, index2, frames2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close(context.Background())
+	if rec, o := run(t, again, "print(n, len(d), d[1999])"); o.Failed || rec.out.String() != "1 2000 1999\n" {
+		t.Fatalf("restored twice: %q", rec.out.String())
+	}
+}
+
 // TestRestoreRefusesBadState: a state that is not one, or is cut, or
-// holds more memory than the session may have, is refused with an error
-// saying so; nothing starts.
+// holds more memory than the session may have, or whose frame is damaged
+// or missing, is refused with an error saying so; nothing starts.
 func TestRestoreRefusesBadState(t *testing.T) {
 	r := runtimeForTest(t)
 	inst, _ := newInstance(t)
 	run(t, inst, "y = list(range(100000))")
-	state, err := inst.(interface {
-		PersistState(context.Context, *python.StateCache) ([]byte, error)
-	}).PersistState(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
+	index, frames := persist(t, inst, nil)
+	last := len(frames) - 1
+	damaged := func(fix bool) []python.Frame {
+		c := append([]python.Frame(nil), frames...)
+		d := append([]byte(nil), c[last].Data...)
+		d[len(d)-1] ^= 0xff
+		c[last].Data = d
+		if fix {
+			c[last].Sum = sha256.Sum256(d)
+		}
+		return c
 	}
 	for _, tc := range []struct {
-		name  string
-		state []byte
-		limit int64
-		want  string
+		name   string
+		index  []byte
+		frames []python.Frame
+		limit  int64
+		want   string
 	}{
-		{"garbage", []byte("not a state at all"), 0, "malformed"},
-		{"cut", state[:len(state)/2], 0, "restore"},
-		{"over the limit", state, 8 << 20, "over the session's limit"},
-		{"a frame damaged", flipLast(state), 0, "does not decompress"},
+		{"garbage", []byte("not a state at all"), frames, 0, "malformed"},
+		{"cut", index[:len(index)/2], frames, 0, "restore"},
+		{"over the limit", index, frames, 8 << 20, "over the session's limit"},
+		{"a frame damaged", index, damaged(false), 0, "does not match its checksum"},
+		{"a frame damaged, its sum too", index, damaged(true), 0, "does not decompress"},
+		{"a frame missing", index, frames[:last], 0, "frames"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := r.RestoreInstance(context.Background(), runtimes.InstanceOptions{Root: t.TempDir(), MemoryLimitBytes: tc.limit}, tc.state)
+			_, err := r.RestoreInstance(context.Background(), runtimes.InstanceOptions{Root: t.TempDir(), MemoryLimitBytes: tc.limit}, tc.index, tc.frames, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one saying %q", err, tc.want)
 			}
 		})
 	}
-}
-
-// flipLast returns b with its last byte changed (inside the last group's
-// zstd frame).
-func flipLast(b []byte) []byte {
-	c := append([]byte(nil), b...)
-	c[len(c)-1] ^= 0xff
-	return c
 }
