@@ -3,6 +3,7 @@ package replay_test
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,9 +15,12 @@ import (
 
 // TestInterruptBeforeStartReplays: a Python cell interrupted while the
 // session was still starting its runtime (before any of its code ran) is
-// recorded as stopped at position zero, and its replay stops it too
-// instead of running it: the same cancelled result, and the state after
-// it (the cell's assignment never made) is the same.
+// recorded as stopped before its start (before_start, at position zero),
+// and its replay does not run it either: the same cancelled result, and
+// the state after it (the cell's assignment never made) is the same. The
+// replay is exact, and its report says so (no NotExact line). The
+// JavaScript case is sandbox's TestInterruptBeforeStartReplaysJavaScript,
+// which holds the JavaScript runtime's start with a test hook.
 func TestInterruptBeforeStartReplays(t *testing.T) {
 	testenv.RequirePython(t)
 	ctx := context.Background()
@@ -81,8 +85,8 @@ func TestInterruptBeforeStartReplays(t *testing.T) {
 			stops = append(stops, r)
 		}
 	}
-	if len(stops) != 1 || stops[0].Cause != tape.CauseInterrupt || stops[0].Cell != 0 || stops[0].Checks != 0 || stops[0].Fuel != 0 {
-		t.Fatalf("stop records %+v; want one interrupt of cell 0 at position zero", stops)
+	if len(stops) != 1 || stops[0].Cause != tape.CauseInterrupt || stops[0].Cell != 0 || stops[0].Checks != 0 || stops[0].Fuel != 0 || !stops[0].BeforeStart {
+		t.Fatalf("stop records %+v; want one interrupt of cell 0 before its start", stops)
 	}
 	rep, err := replay.Run(ctx, tp, replay.Options{})
 	if err != nil {
@@ -94,5 +98,30 @@ func TestInterruptBeforeStartReplays(t *testing.T) {
 		}
 		t.Fatalf("the interrupt before the start did not replay (%d requests)", rep.Requests)
 	}
-	t.Logf("not exact: %q", rep.NotExact)
+	if len(rep.NotExact) != 0 {
+		t.Errorf("not exact: %q; the stop before the start replays exactly", rep.NotExact)
+	}
+
+	// As a tape of format 2 held it (a stop at position zero, without
+	// before_start): it still replays, and the report says the tape
+	// cannot name the point, not that Python meters no fuel.
+	old := *tp
+	old.Header.Format = 2
+	old.Events = nil
+	for _, r := range tp.Events {
+		r.BeforeStart = false
+		old.Events = append(old.Events, r)
+	}
+	rep, err = replay.Run(ctx, &old, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Identical {
+		for _, d := range rep.Divergences {
+			t.Error(d.String())
+		}
+	}
+	if len(rep.NotExact) != 1 || !strings.Contains(rep.NotExact[0], "request 1, cell 0: stopped by an interrupt when recorded, at a point a tape of format 2 cannot name") || strings.Contains(rep.NotExact[0], "JavaScript") {
+		t.Errorf("not exact, format 2: %q", rep.NotExact)
+	}
 }

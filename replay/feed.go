@@ -51,7 +51,9 @@ type stop struct {
 	at    runtimes.InterruptPoint
 	cause string
 	bytes int64
-	used  bool
+	// beforeStart: stopped before any of its code ran (format 3 on).
+	beforeStart bool
+	used        bool
 }
 
 // feed is the sandbox.ReplayFeed of a replay: it serves each request's
@@ -67,9 +69,12 @@ type feed struct {
 	// byOutput says whether the tape records the output a stopped cell
 	// without fuel had written (format 2 on).
 	byOutput bool
+	// format is the tape's format version.
+	format int
 
 	cur      *inputs
-	n        int // the request being replayed, from 1
+	n        int      // the request being replayed, from 1
+	langs    []string // its cells' languages
 	wallAt   int
 	monoAt   int
 	randAt   int
@@ -85,11 +90,12 @@ type feed struct {
 	inexact []string     // cells that cannot be replayed exactly
 }
 
-// begin starts request n with its recorded inputs.
-func (f *feed) begin(n int, in *inputs) {
+// begin starts request n, whose cells are of the languages langs, with
+// its recorded inputs.
+func (f *feed) begin(n int, in *inputs, langs []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.cur, f.n = in, n
+	f.cur, f.n, f.langs = in, n, langs
 	f.wallAt, f.monoAt, f.randAt, f.randPast = 0, 0, 0, false
 	f.divs = nil
 }
@@ -208,15 +214,41 @@ func (f *feed) Stop(cell int) (sandbox.ReplayStop, bool) {
 	if !ok {
 		return sandbox.ReplayStop{}, false
 	}
-	st.used = true
-	if st.at.IsZero() {
-		how := "replayed with a real timer"
-		if f.byOutput {
-			how = fmt.Sprintf("stopped once it had written the same output (%d bytes)", st.bytes)
+	if !st.used { // the session may ask more than once
+		st.used = true
+		if note := f.stopNote(cell, st); note != "" {
+			f.inexact = append(f.inexact, note)
 		}
-		f.inexact = append(f.inexact, fmt.Sprintf("request %d, cell %d: stopped by %s when recorded, at a point the tape cannot name (JavaScript meters no fuel): %s, so its output and state may differ", f.n, cell, stopWhat(st.cause), how))
 	}
-	return sandbox.ReplayStop{At: st.at, Cause: st.cause, Bytes: st.bytes, ByOutput: f.byOutput}, true
+	return sandbox.ReplayStop{At: st.at, Cause: st.cause, Bytes: st.bytes, ByOutput: f.byOutput, BeforeStart: st.beforeStart}, true
+}
+
+// stopNote is the Report.NotExact line of a recorded stop that the replay
+// cannot deliver at the recorded point, or "" for one it can: a stop at a
+// fuel check, sleep or host-call wait (Python), or before the cell
+// started. The caller holds mu.
+func (f *feed) stopNote(cell int, st *stop) string {
+	if st.beforeStart || !st.at.IsZero() {
+		return ""
+	}
+	lang := ""
+	if cell < len(f.langs) {
+		lang = f.langs[cell]
+	}
+	if lang == "py" {
+		if f.format >= 3 {
+			// Stopped before its Run began any of its code (its context
+			// was done when the runtime got it): the replayed Run, given
+			// a done context, returns at once too.
+			return ""
+		}
+		return fmt.Sprintf("request %d, cell %d: stopped by %s when recorded, at a point a tape of format %d cannot name (before the cell started, or while it waited for a host call's answer): replayed as stopped before it ran, so if it had run, its output and state may differ", f.n, cell, stopWhat(st.cause), f.format)
+	}
+	how := "replayed with a real timer"
+	if f.byOutput {
+		how = fmt.Sprintf("stopped once it had written the same output (%d bytes)", st.bytes)
+	}
+	return fmt.Sprintf("request %d, cell %d: stopped by %s when recorded, at a point the tape cannot name (JavaScript meters no fuel): %s, so its output and state may differ", f.n, cell, stopWhat(st.cause), how)
 }
 
 // Stopped implements sandbox.ReplayStopped: a replayed interrupt that
@@ -248,6 +280,8 @@ func pointText(p runtimes.InterruptPoint) string {
 		return "not interrupted"
 	case p.Sleeps > 0:
 		return fmt.Sprintf("in sleep %d, after %d units of fuel", p.Sleeps, p.Fuel)
+	case p.Waits > 0:
+		return fmt.Sprintf("in host-call wait %d, after %d units of fuel", p.Waits, p.Fuel)
 	}
 	return fmt.Sprintf("at fuel check %d, after %d units of fuel", p.Checks, p.Fuel)
 }
@@ -433,7 +467,7 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 			if pending.stops == nil {
 				pending.stops = map[int]*stop{}
 			}
-			pending.stops[e.Cell] = &stop{at: runtimes.InterruptPoint{Checks: e.Checks, Sleeps: e.Sleeps, Fuel: e.Fuel}, cause: e.Cause, bytes: e.Bytes}
+			pending.stops[e.Cell] = &stop{at: runtimes.InterruptPoint{Checks: e.Checks, Sleeps: e.Sleeps, Waits: e.Waits, Fuel: e.Fuel}, cause: e.Cause, bytes: e.Bytes, beforeStart: e.BeforeStart}
 		}
 	}
 	return reqs, results, ins, forks, nil

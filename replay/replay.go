@@ -178,7 +178,7 @@ func Start(ctx context.Context, t *tape.Tape, opts Options) (_ *Player, err erro
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	p.f = &feed{byOutput: t.Header.Format >= 2, start: t.Header.Start}
+	p.f = &feed{byOutput: t.Header.Format >= 2, format: t.Header.Format, start: t.Header.Start}
 	p.f.setRoots(t.Header.Root, abs) // as the guest sees its root
 	sbo := opts.Sandbox
 	sbo.Host = nil
@@ -323,7 +323,11 @@ func (p *Player) Step(ctx context.Context) ([]Divergence, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay: request %d on the tape: %w", rq.N, err)
 	}
-	p.f.begin(rq.N, p.ins[rq.N])
+	langs := make([]string, len(req.Cells))
+	for i, c := range req.Cells {
+		langs[i] = c.Language
+	}
+	p.f.begin(rq.N, p.ins[rq.N], langs)
 	if fk, ok := p.forks[rq.N]; ok {
 		// What the fork read (a fresh seed for its copy of Python's
 		// random) was recorded with the next request's inputs.

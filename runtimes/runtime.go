@@ -153,6 +153,10 @@ type InterruptPoint struct {
 	// Sleeps is how many sleeps the cell had begun when the interrupt came
 	// during one (that one included); zero when it came at a check.
 	Sleeps int64
+	// Waits is how many waits for host calls' answers the cell had begun
+	// when the interrupt came during one (that one included); zero when
+	// it came at a check or in a sleep.
+	Waits int64
 	// Fuel is the fuel the cell had used then (for the record: it varies
 	// a little with the length of the session root's path).
 	Fuel int64

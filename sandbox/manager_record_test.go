@@ -1,15 +1,21 @@
 package sandbox_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/replay"
+	"github.com/wasmeval/wasmeval/runtimes"
+	jsrt "github.com/wasmeval/wasmeval/runtimes/js"
 	"github.com/wasmeval/wasmeval/sandbox"
+	"github.com/wasmeval/wasmeval/tape"
 )
 
 func TestManagerRecordDir(t *testing.T) {
@@ -117,5 +123,83 @@ func TestManagerForkRecorded(t *testing.T) {
 			}
 			t.Errorf("%s: %d requests, identical %v; want %d", tc.id, rep.Requests, rep.Identical, tc.requests)
 		}
+	}
+}
+
+// TestInterruptBeforeStartReplaysJavaScript: a JavaScript cell interrupted
+// while its runtime was still starting (held here until the interrupt, as
+// a slow start would be) is recorded as stopped before its start, and its
+// replay does not run it: without that, the replayed runtime, given a
+// done context, wrote an "Interrupted" line the recording did not have.
+// The replay is byte for byte and exact (no NotExact line). The Python
+// case is replay's TestInterruptBeforeStartReplays.
+func TestInterruptBeforeStartReplaysJavaScript(t *testing.T) {
+	var held atomic.Bool
+	sandbox.SetRuntimeForTest(t, "js", func(ctx context.Context) (runtimes.Runtime, error) {
+		if held.CompareAndSwap(false, true) { // the first start only
+			<-ctx.Done()
+			return nil, context.Cause(ctx)
+		}
+		return jsrt.New(), nil
+	})
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	var buf bytes.Buffer
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Record: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for s.Interrupt() != nil { // ErrNotRunning until the Eval has begun
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "globalThis.x = 'ran'; console.log(x)"}, {Language: "js", Code: "1"}}})
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Details.Cells[0]; c.Status != sandbox.StatusCancelled || c.Output != "cancelled: interrupted\n" || res.Details.Cells[1].Status != sandbox.StatusPending {
+		t.Fatalf("the interrupted cell: %s %q; want it cancelled before it ran", c.Status, c.Output)
+	}
+	res, err = s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "console.log(typeof x)"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Details.Cells[0].Output; got != "undefined\n" {
+		t.Fatalf("after the interrupted cell: %q", got)
+	}
+	s.Close(ctx)
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stops []tape.Record
+	for _, r := range tp.Events {
+		if r.Type == tape.TypeStop {
+			stops = append(stops, r)
+		}
+	}
+	if len(stops) != 1 || stops[0].Cause != tape.CauseInterrupt || stops[0].Cell != 0 || !stops[0].BeforeStart {
+		t.Fatalf("stop records %+v; want one interrupt of cell 0 before its start", stops)
+	}
+	rep, err := replay.Run(ctx, tp, replay.Options{Sandbox: sandbox.Options{CacheDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Identical || rep.Requests != 2 {
+		for _, d := range rep.Divergences {
+			t.Error(d.String())
+		}
+		t.Fatalf("the JavaScript cell stopped before its start did not replay (%d requests)", rep.Requests)
+	}
+	if len(rep.NotExact) != 0 {
+		t.Errorf("not exact: %q; the stop before the start replays exactly", rep.NotExact)
 	}
 }

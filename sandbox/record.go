@@ -83,6 +83,10 @@ type ReplayStop struct {
 	// then stopped once it has written as much, else by its real timers.
 	Bytes    int64
 	ByOutput bool
+	// BeforeStart says the cell was stopped before any of its code ran,
+	// while its runtime was still starting: the replay does not run it
+	// (replayBeforeStart).
+	BeforeStart bool
 }
 
 // boundary is what the session's instances read the world through.
@@ -846,7 +850,8 @@ func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, 
 	if cause == "" {
 		return
 	}
-	rec := tape.Record{Type: tape.TypeStop, Cell: sink.index, Cause: cause, Checks: out.Interrupt.Checks, Sleeps: out.Interrupt.Sleeps, Fuel: out.Interrupt.Fuel}
+	p := out.Interrupt
+	rec := tape.Record{Type: tape.TypeStop, Cell: sink.index, Cause: cause, Checks: p.Checks, Sleeps: p.Sleeps, Waits: p.Waits, Fuel: p.Fuel}
 	if w, ok := ctx.Value(stopWatchKey{}).(*stopWatch); ok && out.Interrupt.IsZero() {
 		rec.Bytes = w.atStop.Load() // the runtime's own lines about the stop come after
 	}
@@ -872,10 +877,14 @@ func stopCause(ctx context.Context) string {
 
 // tapeStopBeforeStart records a cell stopped (interrupted, cancelled,
 // closed) while its runtime was still starting, before any of its code
-// ran: a stop at position zero (no fuel check, sleep, fuel or output).
-// Replayed, such a stop cancels the cell at once (replayStop), where the
-// runtime returns before running anything (a Python Run given a done
-// context), so the replay ends the cell as recorded instead of running it.
+// ran: a stop before the start (before_start, at no fuel check, sleep,
+// fuel or output). Replayed, such a cell is not run (replayBeforeStart):
+// it ends as recorded, with the same note and no output, in every
+// language (a JavaScript runtime given a done context would write that it
+// was interrupted, which the recorded cell did not). A tape of format 2
+// has such stops at position zero, without before_start: a Python Run
+// given the done context returns before running anything, so those
+// replay too (replayStop).
 func (s *Session) tapeStopBeforeStart(ctx context.Context, sink *cellSink) {
 	b := s.bound
 	if b == nil || b.tape == nil || s.opts.Replay != nil {
@@ -885,9 +894,42 @@ func (s *Session) tapeStopBeforeStart(ctx context.Context, sink *cellSink) {
 	if cause == "" {
 		return
 	}
-	if err := b.tape.Write(tape.Record{Type: tape.TypeStop, Cell: sink.index, Cause: cause}); err != nil {
+	if err := b.tape.Write(tape.Record{Type: tape.TypeStop, Cell: sink.index, Cause: cause, BeforeStart: true}); err != nil {
 		s.sb.opts.Logger.Warn("recording a stop", "err", err)
 	}
+}
+
+// replayBeforeStart replays a cell whose recording was stopped before any
+// of its code ran (tapeStopBeforeStart): its runtime is neither started
+// nor run, the request is cancelled with the recorded cause (the cell's
+// own context only, for a cell nested in a waiting one), and the cell
+// gets the recorded note. It says whether the cell was such a one.
+func (s *Session) replayBeforeStart(ctx context.Context, sink *cellSink) bool {
+	if s.opts.Replay == nil {
+		return false
+	}
+	st, ok := s.opts.Replay.Stop(sink.index)
+	if !ok || !st.BeforeStart {
+		return false
+	}
+	err := stopCauses[st.Cause]
+	if err == nil {
+		return false
+	}
+	if f := frameOf(ctx); f == nil || f.depth <= s.opts.AgentDepth {
+		s.mu.Lock()
+		if s.cancel != nil {
+			s.cancel(err)
+		}
+		s.mu.Unlock()
+	}
+	if !errors.Is(context.Cause(ctx), err) {
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		cancel(err)
+	}
+	sink.note(stopNote(ctx))
+	return true
 }
 
 // waitsForEvals says whether a host call is one during which evals of the

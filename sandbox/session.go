@@ -46,8 +46,7 @@ type Session struct {
 
 	persist *sessionStore // its record in the manager's store, or nil (persist.go)
 
-	bound      *boundary // clocks, randomness and host calls (record.go)
-	nestedTape sync.Map  // request number -> whether nested, while recorded
+	bound *boundary // clocks, randomness and host calls (record.go)
 }
 
 // errCellTimeout is the cause of a cell's own deadline.
@@ -225,6 +224,9 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink, depth int
 
 // runFrame is runCell's body.
 func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellStatus, time.Duration, error) {
+	if s.replayBeforeStart(ctx, sink) { // record.go: recorded stopped before it started
+		return StatusCancelled, 0, nil
+	}
 	use, note, err := s.useInstance(ctx, c)
 	if err != nil {
 		if ctx.Err() != nil {

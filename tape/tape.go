@@ -18,7 +18,17 @@ import (
 // source's history (a fork record with the fork's header). A version 1
 // tape replays as it was recorded: without those, its guest saw the
 // rebuilt root's times and its forks are refused.
-const FormatVersion = 2
+//
+// Version 3 added a stop's before_start (the cell was stopped before any
+// of its code ran, while its runtime was still starting) and waits (it
+// was stopped while waiting for a host call's answer, in its waits-th
+// wait), and a call's made (a JavaScript call's number among the calls
+// its cell made: its calls are recorded in the order the guest took
+// their answers, and replay hands them over in that order). A version 2
+// tape replays as recorded: a JavaScript cell stopped before it started
+// is replayed as one stopped before it wrote anything, and a Python cell
+// stopped in a host call's wait is named in the report as not exact.
+const FormatVersion = 3
 
 // MinFormatVersion is the oldest tape format this package reads.
 const MinFormatVersion = 1
@@ -74,7 +84,10 @@ const (
 //	         that request; its result is Nested too)
 //	clock    Clock ("wall" or "mono"), NS
 //	rand     Data (the bytes the guest read)
-//	call     Call (the host call's JSON request), Answer (its JSON answer)
+//	call     Call (the host call's JSON request), Answer (its JSON answer),
+//	         Made (a JavaScript call's number among its cell's calls, from
+//	         1, in the order the cell made them; the calls are recorded in
+//	         the order the guest took their answers)
 //	result   N, and Result (the result's JSON) or Error (a host error)
 //	fork     Header: the session was made here by a fork of the session
 //	         recorded so far, and the events after it are the fork's (whose
@@ -83,10 +96,13 @@ const (
 //	         whose tape was too long to keep) the tape holds only the fork's
 //	         events, and its starting state is not on it
 //	stop     Cell (its index in the request), Cause (one of the Cause
-//	         constants), Checks, Sleeps and Fuel: the cell was interrupted
-//	         at its Checks-th fuel check or in its Sleeps-th sleep, having
+//	         constants), Checks, Sleeps, Waits and Fuel: the cell was
+//	         interrupted at its Checks-th fuel check, in its Sleeps-th
+//	         sleep or in its Waits-th wait for a host call's answer, having
 //	         used Fuel units; all 0 where the runtime meters no fuel, where
-//	         Bytes is the output the cell had written when stopped
+//	         Bytes is the output the cell had written when stopped.
+//	         BeforeStart: the cell was stopped while its runtime was still
+//	         starting, before any of its code ran (all the others 0)
 type Record struct {
 	Type   string  `json:"t"`
 	Header *Header `json:"header,omitempty"`
@@ -111,13 +127,17 @@ type Record struct {
 
 	Call   json.RawMessage `json:"call,omitempty"`
 	Answer json.RawMessage `json:"answer,omitempty"`
+	Made   int             `json:"made,omitempty"`
 
 	Cell   int    `json:"cell,omitempty"`
 	Cause  string `json:"cause,omitempty"`
 	Checks int64  `json:"checks,omitempty"`
 	Sleeps int64  `json:"sleeps,omitempty"`
+	Waits  int64  `json:"waits,omitempty"`
 	Fuel   int64  `json:"fuel,omitempty"`
 	Bytes  int64  `json:"bytes,omitempty"`
+	// BeforeStart says the cell was stopped before any of its code ran.
+	BeforeStart bool `json:"before_start,omitempty"`
 
 	// value is what a deferred record's Request or Result encodes
 	// (Deferred).
@@ -257,9 +277,12 @@ func (r *Record) Check() error {
 			return fmt.Errorf("a rand record needs data")
 		}
 	case TypeCall:
-		allowed = "call answer"
+		allowed = "call answer made"
 		if len(r.Call) == 0 || len(r.Answer) == 0 {
 			return fmt.Errorf("a call record needs call and answer")
+		}
+		if r.Made < 0 {
+			return fmt.Errorf("a call record's made is %d; give the call's number among its cell's calls, from 1 (or leave it out)", r.Made)
 		}
 	case TypeResult:
 		allowed = "n nested result error"
@@ -267,23 +290,27 @@ func (r *Record) Check() error {
 			return fmt.Errorf("a result record needs n (from 1) and one of result or error")
 		}
 	case TypeStop:
-		allowed = "cell cause checks sleeps fuel bytes"
+		allowed = "cell cause checks sleeps waits fuel bytes before_start"
 		if !slices.Contains(causes, r.Cause) {
 			return fmt.Errorf("stop cause %q; give one of %q", r.Cause, causes)
 		}
-		if r.Cell < 0 || r.Fuel < 0 || r.Checks < 0 || r.Sleeps < 0 || r.Bytes < 0 {
-			return fmt.Errorf("a stop record needs a cell index, checks, sleeps, fuel and bytes of 0 or more")
+		if r.Cell < 0 || r.Fuel < 0 || r.Checks < 0 || r.Sleeps < 0 || r.Waits < 0 || r.Bytes < 0 {
+			return fmt.Errorf("a stop record needs a cell index, checks, sleeps, waits, fuel and bytes of 0 or more")
+		}
+		if r.BeforeStart && (r.Checks != 0 || r.Sleeps != 0 || r.Waits != 0 || r.Fuel != 0 || r.Bytes != 0) {
+			return fmt.Errorf("a stop record with before_start has no checks, sleeps, waits, fuel or bytes: the cell ran none of its code")
 		}
 	case TypeFork:
 		allowed = "header"
-		if r.Header != nil && r.Header.Format != FormatVersion && r.Header.Format != 0 {
-			return fmt.Errorf("a fork record's header has format %d; a fork is recorded with format %d", r.Header.Format, FormatVersion)
+		// Forks carry their header from format 2 on.
+		if h := r.Header; h != nil && h.Format != 0 && (h.Format < 2 || h.Format > FormatVersion) {
+			return fmt.Errorf("a fork record's header has format %d; a fork is recorded with format 2 to %d", h.Format, FormatVersion)
 		}
 	default:
 		return fmt.Errorf("unknown record type %q; a tape holds %s", r.Type,
 			strings.Join([]string{TypeHeader, TypeDir, TypeFile, TypeSymlink, TypeRequest, TypeClock, TypeRand, TypeCall, TypeResult, TypeStop, TypeFork}, ", "))
 	}
-	var buf [24]string
+	var buf [32]string
 	for _, f := range r.fields(buf[:0]) {
 		if !hasWord(allowed, f) {
 			return fmt.Errorf("a %s record has no field %q", r.Type, f)
@@ -302,7 +329,7 @@ func (r *Record) checkDeferred() error {
 	if r.N <= 0 {
 		return fmt.Errorf("a %s record needs n (from 1)", r.Type)
 	}
-	var buf [24]string
+	var buf [32]string
 	for _, f := range r.fields(buf[:0]) {
 		if f != "n" && f != "nested" {
 			return fmt.Errorf("a deferred %s record has field %q; it has only n and nested", r.Type, f)
@@ -347,12 +374,15 @@ func (r *Record) fields(fs []string) []string {
 	add(r.NS != nil, "ns")
 	add(len(r.Call) > 0, "call")
 	add(len(r.Answer) > 0, "answer")
+	add(r.Made != 0, "made")
 	add(r.Cell != 0, "cell")
 	add(r.Cause != "", "cause")
 	add(r.Checks != 0, "checks")
 	add(r.Sleeps != 0, "sleeps")
+	add(r.Waits != 0, "waits")
 	add(r.Fuel != 0, "fuel")
 	add(r.Bytes != 0, "bytes")
+	add(r.BeforeStart, "before_start")
 	return fs
 }
 

@@ -212,7 +212,7 @@ func TestFormats(t *testing.T) {
 	for _, tc := range []struct {
 		format int
 		want   string
-	}{{1, ""}, {tape.FormatVersion, ""}, {tape.FormatVersion + 1, "this wasmeval reads formats 1 to 2"}, {0, "this wasmeval reads formats"}} {
+	}{{1, ""}, {2, ""}, {tape.FormatVersion, ""}, {tape.FormatVersion + 1, "this wasmeval reads formats 1 to 3"}, {0, "this wasmeval reads formats"}} {
 		h := header()
 		h.Header.Format = tc.format
 		line, _ := json.Marshal(h)
@@ -224,6 +224,64 @@ func TestFormats(t *testing.T) {
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("format %d: %v; want %q", tc.format, err, tc.want)
 		}
+	}
+}
+
+// TestFormat3Fields: a stop before the cell's start, a stop in a host
+// call's wait and a call's number (format 3) read back as written; a stop
+// before the start that names a point of the cell's work is refused; and
+// a format 2 tape with a fork (whose header says format 2) still reads.
+func TestFormat3Fields(t *testing.T) {
+	recs := []tape.Record{
+		header(),
+		{Type: tape.TypeRequest, N: 1, Request: json.RawMessage(`{}`)},
+		{Type: tape.TypeCall, Call: json.RawMessage(`{"op":"tool"}`), Answer: json.RawMessage(`{"result":2}`), Made: 2},
+		{Type: tape.TypeCall, Call: json.RawMessage(`{"op":"tool"}`), Answer: json.RawMessage(`{"result":1}`), Made: 1},
+		{Type: tape.TypeStop, Cell: 0, Cause: tape.CauseInterrupt, BeforeStart: true},
+		{Type: tape.TypeStop, Cell: 1, Cause: tape.CauseTimeout, Waits: 2, Fuel: 77},
+		{Type: tape.TypeResult, N: 1, Result: json.RawMessage(`{}`)},
+	}
+	var buf bytes.Buffer
+	w, _ := tape.NewWriter(&buf)
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := w.Write(tape.Record{Type: tape.TypeStop, Cause: tape.CauseInterrupt, BeforeStart: true, Fuel: 5})
+	if err == nil || !strings.Contains(err.Error(), "before_start has no checks") {
+		t.Errorf("a stop before the start with fuel: %v", err)
+	}
+	if err := w.Write(tape.Record{Type: tape.TypeCall, Call: json.RawMessage(`{}`), Answer: json.RawMessage(`{}`), Made: -1}); err == nil {
+		t.Error("a call made -1st was written")
+	}
+	w.Close()
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(append([]tape.Record{header()}, tp.Events...))
+	want, _ := json.Marshal(recs)
+	if !bytes.Equal(got, want) {
+		t.Errorf("read back:\n got %s\nwant %s", got, want)
+	}
+	if !bytes.Contains(got, []byte(`"before_start":true`)) || !bytes.Contains(got, []byte(`"waits":2`)) || !bytes.Contains(got, []byte(`"made":2`)) {
+		t.Errorf("the new fields are not in %s", got)
+	}
+
+	var old bytes.Buffer
+	zw, _ := zstd.NewWriter(&old)
+	for _, line := range []string{
+		`{"t":"header","header":{"format":2,"wasmeval":"x","root":"/r","env":{},"options":{}}}`,
+		`{"t":"request","n":1,"request":{}}`,
+		`{"t":"result","n":1,"result":{}}`,
+		`{"t":"fork","header":{"format":2,"wasmeval":"x","root":"/f","env":{},"options":{}}}`,
+	} {
+		zw.Write([]byte(line + "\n"))
+	}
+	zw.Close()
+	if tp, err := tape.Read(bytes.NewReader(old.Bytes())); err != nil || len(tp.Events) != 3 {
+		t.Errorf("a format 2 tape with a fork: %v", err)
 	}
 }
 

@@ -103,9 +103,14 @@ func showTape(w io.Writer, t *tape.Tape) error {
 		case tape.TypeStop:
 			flushReads()
 			fmt.Fprintf(&b, "  cell %d stopped by %s", r.Cell, r.Cause)
-			if r.Fuel > 0 {
+			switch {
+			case r.BeforeStart:
+				b.WriteString(" before it started (none of its code ran)")
+			case r.Waits > 0:
+				fmt.Fprintf(&b, " in host-call wait %d (%d units of fuel)", r.Waits, r.Fuel)
+			case r.Fuel > 0:
 				fmt.Fprintf(&b, " at fuel check %d, sleep %d (%d units of fuel)", r.Checks, r.Sleeps, r.Fuel)
-			} else {
+			default:
 				fmt.Fprintf(&b, " after %d bytes of output", r.Bytes)
 			}
 			b.WriteString("\n")
@@ -119,7 +124,11 @@ func showTape(w io.Writer, t *tape.Tape) error {
 				Op string `json:"op"`
 			}
 			json.Unmarshal(r.Call, &op)
-			fmt.Fprintf(&b, "  call %s %s\n    -> %s\n", op.Op, clipText(string(r.Call), 300), clipText(string(r.Answer), 300))
+			made := ""
+			if r.Made > 0 { // JavaScript: recorded in the order the guest took the answers
+				made = fmt.Sprintf(" (the cell's call %d)", r.Made)
+			}
+			fmt.Fprintf(&b, "  call %s%s %s\n    -> %s\n", op.Op, made, clipText(string(r.Call), 300), clipText(string(r.Answer), 300))
 		case tape.TypeResult:
 			flushReads()
 			fmt.Fprintf(&b, "=== result %d\n", r.N)

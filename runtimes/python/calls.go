@@ -130,6 +130,9 @@ func (in *Instance) waitCall() int32 {
 	if c.inFlight == 0 {
 		return -2
 	}
+	if in.beginWait() { // python.go: a replayed stop in this wait
+		return -1
+	}
 	for {
 		select {
 		case f := <-c.done:
@@ -157,6 +160,7 @@ func (in *Instance) stopWait() int32 {
 	if !in.interrupted.Load() {
 		in.firstTrip = time.Now()
 		in.trip(in.firstTrip)
+		in.waitStopped() // python.go: where, for a recording
 	}
 	return -1
 }

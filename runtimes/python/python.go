@@ -485,9 +485,10 @@ type Instance struct {
 	fuelStart, fuelBudget int64
 	// interruptAt is the running cell's replayed interrupt
 	// (runtimes.WithInterruptAt), tripAt where its interrupt came
-	// (Outcome.Interrupt), checks the fuel checks it has reached.
-	interruptAt, tripAt runtimes.InterruptPoint
-	checks, sleeps      int64
+	// (Outcome.Interrupt), checks the fuel checks it has reached, sleeps
+	// and waits the sleeps and host-call waits it has begun.
+	interruptAt, tripAt   runtimes.InterruptPoint
+	checks, sleeps, waits int64
 	fuelOut             bool // the budget ran out
 
 	sink        runtimes.Sink
@@ -603,7 +604,7 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	in.fuelOut = false
 	in.fuelBudget, _ = runtimes.FuelBudget(ctx)
 	in.interruptAt, _ = runtimes.InterruptAt(ctx)
-	in.tripAt, in.checks, in.sleeps = runtimes.InterruptPoint{}, 0, 0
+	in.tripAt, in.checks, in.sleeps, in.waits = runtimes.InterruptPoint{}, 0, 0, 0
 	if in.fuel != nil {
 		in.fuelStart = in.fuelUsed()
 		if in.fuelBudget > 0 {
@@ -819,6 +820,31 @@ func (in *Instance) nanosleep(ns int64) {
 				}
 			}
 		}
+	}
+}
+
+// beginWait counts a wait for host calls' answers (call_wait) and says
+// whether a replayed interrupt comes in it: the recorded cell was stopped
+// while it waited there, so the replay stops it there too, without taking
+// an answer (which the tape gives at once).
+func (in *Instance) beginWait() bool {
+	in.waits++
+	at := in.interruptAt
+	if at.Waits == 0 || in.waits < at.Waits || in.interrupted.Load() {
+		return false
+	}
+	in.tripAt = at
+	in.trip(time.Now())
+	in.firstTrip = in.trippedAt
+	return true
+}
+
+// waitStopped notes where a cell stopped while it waited for host calls
+// came: in its current wait (Outcome.Interrupt), so that a recording
+// can say so and its replay stop it in the same wait.
+func (in *Instance) waitStopped() {
+	if in.fuel != nil && in.tripAt.IsZero() {
+		in.tripAt = runtimes.InterruptPoint{Waits: in.waits, Fuel: in.fuelUsed() - in.fuelStart}
 	}
 }
 
