@@ -254,7 +254,11 @@ func (m *Manager) add(ctx context.Context, owner string, make func(SessionOption
 	}
 	evict := m.evictForLocked(owner)
 	now := time.Now()
-	m.byID[id] = &managed{id: id, owner: owner, sess: sess, root: root, created: now, lastUsed: now}
+	created := now
+	if sess.persist != nil {
+		created = sess.persist.created // as its record says, and a listing or a load after a restart
+	}
+	m.byID[id] = &managed{id: id, owner: owner, sess: sess, root: root, created: created, lastUsed: now}
 	m.mu.Unlock()
 	m.dropAll(ctx, evict, "too many sessions")
 	return id, nil

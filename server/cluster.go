@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
@@ -661,3 +663,56 @@ func (s *nodeStore) SavedBefore(ctx context.Context, t time.Time) ([]string, err
 }
 func (s *nodeStore) Ping(ctx context.Context) error { return s.inner.Ping(ctx) }
 func (s *nodeStore) Close() error                   { return s.inner.Close() }
+
+// Summaries passes store.Summarizer through, so that a listing shows the
+// sessions other nodes hold; a store without it lists none.
+func (s *nodeStore) Summaries(ctx context.Context, owner string) ([]store.Summary, error) {
+	if sum, ok := s.inner.(store.Summarizer); ok {
+		return sum.Summaries(ctx, owner)
+	}
+	return nil, nil
+}
+
+// rerouted is for an eval that waited for its session's turn on a node of
+// several: the session may have moved meanwhile (its lease taken over,
+// the node gave it up), and the manager no longer holds it. The request
+// then goes where the session is now, as it would have on arrival: passed
+// on to the node holding it (with body, the body as read), or, when this
+// node takes the lease, left to the handler, which loads it. A request
+// another node passed on is not passed on again (a request hops at most
+// once): the handler answers it (session_moved, streamError). It reports
+// whether it answered.
+func (s *Server) rerouted(w http.ResponseWriter, r *http.Request, id string, body []byte) bool {
+	n := s.cfg.Node
+	if n == nil || n.leases == nil || s.cfg.Manager.Holds(id) || r.Header.Get(forwardedHeader) != "" {
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return s.route(w, r)
+}
+
+// streamError is the code and message of the error event that ends a
+// streaming eval whose eval failed: on a node of several, a session that
+// moved to another node after the stream began says so (as sessionError's
+// session_moved does for an eval that does not stream), naming the node
+// when the lease says which, so the client retries instead of taking the
+// session for gone.
+func (s *Server) streamError(r *http.Request, owner, id string, err error) (code, msg string) {
+	n := s.cfg.Node
+	if n == nil || n.leases == nil || !(errors.Is(err, sandbox.ErrNoSession) || errors.Is(err, store.ErrLeaseHeld) || errors.Is(err, store.ErrStaleEpoch)) {
+		return errorCode(err), err.Error()
+	}
+	ctx := context.WithoutCancel(r.Context())
+	if stored, serr := n.leases.StoredOwner(ctx, id); serr != nil || stored != owner {
+		return errorCode(err), err.Error()
+	}
+	where := "another node"
+	if l, lerr := n.leases.Get(ctx, id); lerr == nil && l.Live && l.Holder != "" && l.Holder != n.cfg.ID {
+		where = fmt.Sprintf("node %s at %s", l.Holder, l.Addr)
+	}
+	if errors.Is(err, store.ErrStaleEpoch) {
+		return "session_moved", fmt.Sprintf("session %s moved to %s while this eval ran here: its changes were not kept (the session is as of its last answered eval); retry it (through any node)", id, where)
+	}
+	return "session_moved", fmt.Sprintf("session %s moved to %s while this eval was on its way, and this eval did not run; retry it (through any node)", id, where)
+}

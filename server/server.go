@@ -535,6 +535,9 @@ func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 		return
 	}
 	defer endTurn()
+	if s.rerouted(w, r, id, body) { // cluster.go: it moved to another node while this eval waited
+		return
+	}
 	if !nested && !s.admit(w) {
 		return
 	}
@@ -565,7 +568,8 @@ func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 	s.observe(res, err, start)
 	if stream {
 		if err != nil {
-			sse.send("error", errorBody(errorCode(err), err.Error()))
+			code, msg := s.streamError(r, owner, id, err) // cluster.go: session_moved
+			sse.send("error", errorBody(code, msg))
 			return
 		}
 		sse.send("done", res)

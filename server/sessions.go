@@ -29,8 +29,15 @@ type SessionList struct {
 	Sessions []sandbox.SessionInfo `json:"sessions"`
 }
 
+// listSessions lists the caller's sessions: with a store, every one it
+// holds for the caller, on any node, loaded or not (Manager.ListStored).
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request, owner string) {
-	answer(w, http.StatusOK, SessionList{Sessions: s.cfg.Manager.List(owner)})
+	infos, err := s.cfg.Manager.ListStored(r.Context(), owner)
+	if err != nil {
+		s.sessionError(w, r, err)
+		return
+	}
+	answer(w, http.StatusOK, SessionList{Sessions: infos})
 }
 
 func (s *Server) sessionInfo(w http.ResponseWriter, r *http.Request, owner string) {
