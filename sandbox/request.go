@@ -103,7 +103,18 @@ var cellFields = []string{"language", "code", "title", "timeout", "reset", "fuel
 // languages, empty code and timeouts that are not whole numbers from 1 to
 // MaxTimeoutSeconds are all rejected. Absent timeouts are filled in with
 // DefaultTimeoutSeconds. Every error it returns is a *RequestError.
+//
+// A request of the common shape is read by ScanRequest, without
+// reflection; anything else (and every error) takes the general path.
 func DecodeRequest(data []byte) (Request, error) {
+	if req, ok := ScanRequest(data); ok {
+		return req, nil
+	}
+	return decodeGeneral(data)
+}
+
+// decodeGeneral is DecodeRequest for any data.
+func decodeGeneral(data []byte) (Request, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
@@ -244,6 +255,9 @@ func (r Request) Validate() error {
 		return reqErr("cells", "%d cells is too many; send at most %d per request", len(r.Cells), MaxCells)
 	}
 	for i, c := range r.Cells {
+		if c.valid() {
+			continue // the common case, without formatting a path
+		}
 		path := fmt.Sprintf("cells[%d]", i)
 		switch {
 		case c.Language == "":
@@ -261,6 +275,14 @@ func (r Request) Validate() error {
 		}
 	}
 	return nil
+}
+
+// valid reports whether Validate finds nothing wrong with c.
+func (c Cell) valid() bool {
+	return contains(languages, c.Language) &&
+		strings.TrimSpace(c.Code) != "" &&
+		c.TimeoutSeconds >= 0 && c.TimeoutSeconds <= MaxTimeoutSeconds &&
+		c.Fuel >= 0 && c.Fuel <= MaxFuel && (c.Fuel == 0 || c.Language == "py")
 }
 
 // normalized returns the cells with defaults filled in.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/wasmeval/wasmeval/profiles"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -263,15 +263,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	env, closeContexts := prf.env(sess) // the profiles' tools (evalprofiles.go)
 	defer closeContexts()
 
-	out := bufio.NewWriter(stdout)
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	write := func(v any) error {
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		return out.Flush()
-	}
+	write := newResultWriter(stdout).write
 	var st *eventStream // --stream's, or nil
 	if *streamFlag {
 		st = newEventStream(stdout)
@@ -307,21 +299,27 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		case len(bytes.TrimSpace(ln.text)) == 0:
 			continue
 		default:
-			pv, code, handled, text := profileLine(ctx, st.observe, env, n, ln.text, stderr)
-			if handled {
-				if ctx.Err() != nil {
-					fmt.Fprintln(stderr, "wasmeval eval: interrupted")
-					return exitInterrupted
+			// The common line, an eval request, is read without
+			// reflection (profiles.EvalRequest); any other line, and
+			// every invalid one, takes the general path.
+			req, ok := profiles.EvalRequest(ln.text)
+			if !ok {
+				pv, code, handled, text := profileLine(ctx, st.observe, env, n, ln.text, stderr)
+				if handled {
+					if ctx.Err() != nil {
+						fmt.Fprintln(stderr, "wasmeval eval: interrupted")
+						return exitInterrupted
+					}
+					raise(code)
+					v = pv
+					break
 				}
-				raise(code)
-				v = pv
-				break
-			}
-			req, err := sandbox.DecodeRequest(text)
-			if err != nil {
-				raise(exitInvalid)
-				v = errorLine{errorBody{"invalid_request", fmt.Sprintf("line %d: %s", n, detail(err))}}
-				break
+				var err error
+				if req, err = sandbox.DecodeRequest(text); err != nil {
+					raise(exitInvalid)
+					v = errorLine{errorBody{"invalid_request", fmt.Sprintf("line %d: %s", n, detail(err))}}
+					break
+				}
 			}
 			res, err := sess.Eval(st.observe(ctx), req)
 			if err != nil {
