@@ -304,28 +304,63 @@ func (r *reader) refType() error {
 type edit struct {
 	at, end int
 	check   bool
-	entry   bool // a function-entry check (not a loop header)
+	entry   bool // a function-entry check, or a callee's entry charge moved to its call site
 	cost    int64
 	fn      uint32
 }
 
+// bodyOpts are the module-wide facts bodyEdits needs.
+type bodyOpts struct {
+	remap         func(uint32) uint32 // renumbers function indices; nil: none
+	skipLeafEntry bool
+	// moved, when not nil, holds per defined function (index minus
+	// funcImports) the entry charge that its callers make for it, at each
+	// direct call, instead of its own entry (0: none; see moveEntries).
+	moved       []int64
+	funcImports uint32
+	// dropEntry: this function's own entry charge is made by its callers.
+	dropEntry bool
+}
+
+// bodyInfo describes a decoded body.
+type bodyInfo struct {
+	localsStart int    // where the local declarations' groups start (after their count)
+	localsEnd   int    // where the code starts
+	groups      uint32 // local declaration groups
+	locals      uint64 // locals declared (not counting parameters)
+	entryCost   int64  // the cost of the entry check, 0 when it has none
+}
+
 // bodyEdits decodes one function body (without its size prefix) and
-// returns the edits that instrument it, appended to edits. remap, when not
-// nil, renumbers function indices.
-func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32, skipLeafEntry bool) ([]edit, error) {
+// returns the edits that instrument it, appended to edits.
+//
+// A direct call to a function whose entry charge is moved (o.moved) adds
+// that charge to the check of the straight-line run the call is in, where
+// it costs nothing at run time: the callee's entry runs exactly when the
+// call does, and every instruction of a run runs once its check has. A call
+// outside any run gets a charge-only edit of its own right before it, as
+// costly as the entry charge it replaces. Either way the fuel consumed is
+// the same as with the charge at the callee's entry.
+func bodyEdits(r *reader, edits []edit, o bodyOpts) ([]edit, bodyInfo, error) {
+	var info bodyInfo
 	// Locals: vec((count, valtype)).
 	n, err := r.u32()
 	if err != nil {
-		return edits, err
+		return edits, info, err
 	}
+	info.groups = n
+	info.localsStart = r.off
 	for i := uint32(0); i < n; i++ {
-		if _, err := r.u32(); err != nil {
-			return edits, err
+		k, err := r.u32()
+		if err != nil {
+			return edits, info, err
 		}
+		info.locals += uint64(k)
 		if err := r.valType(); err != nil {
-			return edits, err
+			return edits, info, err
 		}
 	}
+	info.localsEnd = r.off
 	edits = append(edits, edit{at: r.off, check: true, entry: true})
 	entry := len(edits) - 1
 	run := entry // the edit whose cost the next instruction adds to; -1 for none
@@ -334,10 +369,11 @@ func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32, skipLeafEntry
 	var in instr
 	for {
 		if r.eof() {
-			return edits, fmt.Errorf("function body has no final end (offset 0x%x)", r.pos())
+			return edits, info, fmt.Errorf("function body has no final end (offset 0x%x)", r.pos())
 		}
+		at := r.off
 		if err := r.next(&in); err != nil {
-			return edits, err
+			return edits, info, err
 		}
 		if run >= 0 {
 			edits[run].cost++
@@ -345,8 +381,18 @@ func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32, skipLeafEntry
 		if in.sub == 0 && in.op >= 0x10 && in.op <= 0x13 { // call, call_indirect, return_call*
 			calls = true
 		}
-		if in.flags&flagFunc != 0 && remap != nil {
-			edits = append(edits, edit{at: in.fnAt, end: in.fnEnd, fn: remap(in.fn)})
+		if (in.op == 0x10 || in.op == 0x12) && o.moved != nil && in.fn >= o.funcImports &&
+			uint64(in.fn-o.funcImports) < uint64(len(o.moved)) {
+			if c := o.moved[in.fn-o.funcImports]; c > 0 {
+				if run >= 0 && !(run == entry && o.dropEntry) {
+					edits[run].cost += c
+				} else {
+					edits = append(edits, edit{at: at, check: true, entry: true, cost: c})
+				}
+			}
+		}
+		if in.flags&flagFunc != 0 && o.remap != nil {
+			edits = append(edits, edit{at: in.fnAt, end: in.fnEnd, fn: o.remap(in.fn)})
 		}
 		if in.flags&flagTerm != 0 {
 			run = -1
@@ -361,15 +407,21 @@ func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32, skipLeafEntry
 		case in.flags&flagEnd != 0:
 			if depth == 0 {
 				if !r.eof() {
-					return edits, fmt.Errorf("function body continues after its final end (offset 0x%x)", r.pos())
+					return edits, info, fmt.Errorf("function body continues after its final end (offset 0x%x)", r.pos())
 				}
-				if skipLeafEntry && !calls {
+				switch {
+				case o.skipLeafEntry && !calls:
 					// A leaf runs a bounded number of instructions between
 					// its entry and its first loop (checked there) or its
 					// end: its entry check can go.
 					edits = append(edits[:entry], edits[entry+1:]...)
+				case o.dropEntry: // its callers charge it
+					info.entryCost = edits[entry].cost
+					edits = append(edits[:entry], edits[entry+1:]...)
+				default:
+					info.entryCost = edits[entry].cost
 				}
-				return edits, nil
+				return edits, info, nil
 			}
 			depth--
 		}
@@ -378,55 +430,98 @@ func bodyEdits(r *reader, edits []edit, remap func(uint32) uint32, skipLeafEntry
 
 // checkCode holds the parts of the injected check around its cost.
 type checkCode struct {
-	pre, post []byte
+	global, hook uint32
+	pre, post    []byte
 	// entryPost, when set, ends function-entry checks instead of post:
 	// they only charge the cost, without testing the counter.
 	entryPost []byte
 }
 
 func newCheckCode(global, hook uint32, chargeOnlyAtEntry bool) checkCode {
-	var c checkCode
+	c := checkCode{global: global, hook: hook}
 	if chargeOnlyAtEntry {
 		c.entryPost = appendU32([]byte{0x7d, 0x24}, global) // i64.sub; global.set $fuel
 	}
 	c.pre = appendU32([]byte{0x23}, global) // global.get $fuel
 	c.pre = append(c.pre, 0x42)             // i64.const <cost>
-	c.post = []byte{0x7d, 0x24}             // i64.sub; global.set $fuel
-	c.post = appendU32(c.post, global)
-	c.post = append(c.post, 0x23) // global.get $fuel
-	c.post = appendU32(c.post, global)
-	c.post = append(c.post, 0x42, 0x00, 0x53, 0x04, 0x40, 0x10) // i64.const 0; i64.lt_s; if; call $hook
-	c.post = appendU32(c.post, hook)
-	c.post = append(c.post, 0x0b) // end
+	c.post = c.teePost(-1)
 	return c
 }
 
-func (c *checkCode) postFor(e edit) []byte {
+// teePost is the end of a check that tests the counter. With local >= 0
+// the new value goes through that local (an i64 the pass adds) rather
+// than being read back from the global: a local is a register to the
+// engines, a global a load from the instance.
+func (c *checkCode) teePost(local int64) []byte {
+	post := []byte{0x7d} // i64.sub
+	if local >= 0 {
+		post = appendU32(append(post, 0x22), uint32(local)) // local.tee $t
+		post = appendU32(append(post, 0x24), c.global)      // global.set $fuel
+		post = appendU32(append(post, 0x20), uint32(local)) // local.get $t
+	} else {
+		post = appendU32(append(post, 0x24), c.global) // global.set $fuel
+		post = appendU32(append(post, 0x23), c.global) // global.get $fuel
+	}
+	post = append(post, 0x42, 0x00, 0x53, 0x04, 0x40, 0x10) // i64.const 0; i64.lt_s; if; call $hook
+	post = appendU32(post, c.hook)
+	return append(post, 0x0b) // end
+}
+
+func (c *checkCode) postFor(e edit, post []byte) []byte {
 	if e.entry && c.entryPost != nil {
 		return c.entryPost
 	}
-	return c.post
+	return post
 }
 
-// appendBody appends body, with its size prefix, with edits applied.
-func (c *checkCode) appendBody(out, body []byte, edits []edit) []byte {
+// maxLocals is the most locals (parameters included) a function may have
+// for the pass to add its own: engines refuse functions with more than
+// 50,000 (wasmtime's limit).
+const maxLocals = 50_000
+
+// appendBody appends body, with its size prefix, with edits applied. A
+// body with checks that test the counter gets an i64 local for them (see
+// teePost), declared after its own locals (params counts its parameters).
+func (c *checkCode) appendBody(out, body []byte, edits []edit, info bodyInfo, params uint32) []byte {
+	post := c.post
+	var locals []byte // the new local declarations, replacing body[:info.localsEnd]
+	tests := false
+	for _, e := range edits {
+		if e.check && !(e.entry && c.entryPost != nil) {
+			tests = true
+			break
+		}
+	}
+	if tests && uint64(params)+info.locals+1 <= maxLocals && info.groups < maxLocals {
+		locals = appendU32(nil, info.groups+1)
+		locals = append(locals, body[info.localsStart:info.localsEnd]...)
+		locals = append(locals, 0x01, 0x7e) // one i64
+		post = c.teePost(int64(params) + int64(info.locals))
+	}
 	size := len(body)
+	if locals != nil {
+		size += len(locals) - info.localsEnd
+	}
 	var tmp [10]byte
 	for _, e := range edits {
 		if e.check {
-			size += len(c.pre) + len(appendS64(tmp[:0], e.cost)) + len(c.postFor(e))
+			size += len(c.pre) + len(appendS64(tmp[:0], e.cost)) + len(c.postFor(e, post))
 		} else {
 			size += sizeU32(e.fn) - (e.end - e.at)
 		}
 	}
 	out = appendU32(out, uint32(size))
 	prev := 0
+	if locals != nil {
+		out = append(out, locals...)
+		prev = info.localsEnd
+	}
 	for _, e := range edits {
 		out = append(out, body[prev:e.at]...)
 		if e.check {
 			out = append(out, c.pre...)
 			out = appendS64(out, e.cost)
-			out = append(out, c.postFor(e)...)
+			out = append(out, c.postFor(e, post)...)
 			prev = e.at
 		} else {
 			out = appendU32(out, e.fn)

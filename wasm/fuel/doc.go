@@ -29,7 +29,21 @@
 //	  call $hook
 //	end
 //
-// (WebAssembly has no global.tee, hence the second global.get.)
+// (WebAssembly has no global.tee, hence the second global.get.) In a
+// function that has a local to spare (fewer than 50,000 in all), the pass
+// declares one more i64 local and the check reads the new value from it
+// instead (i64.sub; local.tee $t; global.set $fuel; local.get $t): a local
+// lives in a register, a global is a load from the instance.
+//
+// With Options.ChargeOnlyAtEntry an entry check only charges (global.get,
+// i64.const, i64.sub, global.set). The entry charge of a function that only
+// direct calls can reach (not exported, not the start function, not in an
+// element segment, so no call_indirect, host or ref.func reaches it) is
+// then made by its callers: at a call inside a straight-line run (below)
+// its cost is added to that run's check, which costs nothing at run time;
+// at a call outside any run a charge of its own goes right before the
+// call. The fuel consumed is the same as with the charge at the entry; in
+// CPython most calls are direct and most direct calls sit in a run.
 //
 // # Cost model
 //

@@ -129,7 +129,9 @@ type module struct {
 	sections []section
 	byID     [14]int // index in sections + 1, 0 when absent
 
-	emptyTypes  []bool // per type index: is it () -> ()
+	emptyTypes  []bool   // per type index: is it () -> ()
+	typeParams  []uint32 // per type index: its parameter count
+	funcTypes   []uint32 // per defined function: its type index
 	funcImports uint32
 	globImports uint32
 	globals     uint32 // defined globals
@@ -137,6 +139,7 @@ type module struct {
 	hook        int64  // hook function index, -1 when absent
 	hookType    uint32 // the type index of an added hook
 	exports     []string
+	exportFuncs []uint32 // function indices exported
 }
 
 func (m *module) section(id byte) *section {
@@ -343,6 +346,9 @@ func (m *module) parseTypes() error {
 			if k, err = r.u32(); err != nil {
 				break
 			}
+			if j == 0 {
+				m.typeParams = append(m.typeParams, k)
+			}
 			if k != 0 {
 				empty = false
 			}
@@ -448,7 +454,19 @@ func (r *reader) limits() error {
 func (m *module) parseCounts() error {
 	var err error
 	if s := m.section(secFunction); s != nil {
-		if m.funcs, err = m.reader(s).u32(); err != nil {
+		r := m.reader(s)
+		m.funcs, err = r.u32()
+		for i := uint32(0); i < m.funcs && err == nil; i++ {
+			var t uint32
+			if t, err = r.u32(); err == nil && int(t) >= len(m.typeParams) {
+				err = fmt.Errorf("function %d has type index %d, but the module has %d types", m.funcImports+i, t, len(m.typeParams))
+			}
+			m.funcTypes = append(m.funcTypes, t)
+		}
+		if err == nil {
+			err = r.end()
+		}
+		if err != nil {
 			return fmt.Errorf("fuel: function section: %w", err)
 		}
 	}
@@ -477,10 +495,15 @@ func (m *module) parseCounts() error {
 			if name, err = r.name(); err != nil {
 				break
 			}
-			if _, err = r.byte(); err != nil {
+			var kind byte
+			if kind, err = r.byte(); err != nil {
 				break
 			}
-			_, err = r.u32()
+			var idx uint32
+			idx, err = r.u32()
+			if kind == 0 {
+				m.exportFuncs = append(m.exportFuncs, idx)
+			}
 			m.exports = append(m.exports, name)
 		}
 		if err == nil {
@@ -629,9 +652,7 @@ func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, s
 	if n != m.funcs {
 		return nil, fmt.Errorf("fuel: code section has %d bodies but the function section declares %d functions", n, m.funcs)
 	}
-	cc := newCheckCode(st.global, st.hook, chargeOnlyAtEntry)
-	out = appendU32(out, n)
-	var edits []edit
+	bodies := make([][2]int, n) // each body's [start, end) in r.b
 	for i := uint32(0); i < n; i++ {
 		size, err := r.u32()
 		if err == nil {
@@ -640,18 +661,99 @@ func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, s
 		if err != nil {
 			return nil, fmt.Errorf("fuel: code section: function %d: %w", m.funcImports+i, err)
 		}
-		body := r.b[r.off-int(size) : r.off]
-		br := &reader{b: body, base: r.base + r.off - int(size)}
-		edits, err = bodyEdits(br, edits[:0], remap, skipLeafEntries)
-		if err != nil {
-			return nil, fmt.Errorf("fuel: code section: function %d: %w", m.funcImports+i, err)
-		}
-		out = cc.appendBody(out, body, edits)
+		bodies[i] = [2]int{r.off - int(size), r.off}
 	}
 	if err := r.end(); err != nil {
 		return nil, fmt.Errorf("fuel: code section: %w", err)
 	}
+	body := func(i uint32) ([]byte, *reader) {
+		b := r.b[bodies[i][0]:bodies[i][1]]
+		return b, &reader{b: b, base: r.base + bodies[i][0]}
+	}
+	var edits []edit
+	o := bodyOpts{remap: remap, skipLeafEntry: skipLeafEntries, funcImports: m.funcImports}
+	if chargeOnlyAtEntry {
+		// Entry charges only charge: the charge of a function that only
+		// direct calls reach moves to its call sites (see bodyEdits).
+		if o.moved, err = m.moveEntries(n, body, skipLeafEntries); err != nil {
+			return nil, err
+		}
+	}
+	cc := newCheckCode(st.global, st.hook, chargeOnlyAtEntry)
+	out = appendU32(out, n)
+	for i := uint32(0); i < n; i++ {
+		b, br := body(i)
+		o.dropEntry = o.moved != nil && o.moved[i] > 0
+		var info bodyInfo
+		edits, info, err = bodyEdits(br, edits[:0], o)
+		if err != nil {
+			return nil, fmt.Errorf("fuel: code section: function %d: %w", m.funcImports+i, err)
+		}
+		out = cc.appendBody(out, b, edits, info, m.typeParams[m.funcTypes[i]])
+	}
 	return out, nil
+}
+
+// moveEntries returns, per defined function, the entry charge its direct
+// callers make for it (0: it charges itself, or has no entry charge): that
+// of every function that nothing but direct calls reaches, that is one not
+// exported, not the start function and not in any table or element segment
+// (where call_indirect, a host or ref.func could reach it; ref.func may
+// only name functions declared outside the code, by an element segment, an
+// export or a global's initializer).
+func (m *module) moveEntries(n uint32, body func(uint32) ([]byte, *reader), skipLeafEntries bool) ([]int64, error) {
+	addressed := make([]bool, n)
+	mark := func(f uint32) uint32 {
+		if f >= m.funcImports && f-m.funcImports < n {
+			addressed[f-m.funcImports] = true
+		}
+		return f
+	}
+	for _, f := range m.exportFuncs {
+		mark(f)
+	}
+	if s := m.section(secStart); s != nil {
+		f, err := m.reader(s).u32()
+		if err != nil {
+			return nil, fmt.Errorf("fuel: start section: %w", err)
+		}
+		mark(f)
+	}
+	if s := m.section(secElement); s != nil {
+		if _, err := m.reader(s).rewriteElements(nil, mark); err != nil {
+			return nil, fmt.Errorf("fuel: element section: %w", err)
+		}
+	}
+	if s := m.section(secGlobal); s != nil {
+		r := m.reader(s)
+		k, err := r.u32()
+		for i := uint32(0); i < k && err == nil; i++ {
+			if err = r.valType(); err == nil {
+				if _, err = r.byte(); err == nil {
+					_, err = r.rewriteExpr(nil, mark)
+				}
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("fuel: global section: %w", err)
+		}
+	}
+	moved := make([]int64, n)
+	var edits []edit
+	o := bodyOpts{skipLeafEntry: skipLeafEntries}
+	for i := uint32(0); i < n; i++ {
+		if addressed[i] {
+			continue
+		}
+		_, br := body(i)
+		var info bodyInfo
+		var err error
+		if edits, info, err = bodyEdits(br, edits[:0], o); err != nil {
+			return nil, fmt.Errorf("fuel: code section: function %d: %w", m.funcImports+i, err)
+		}
+		moved[i] = info.entryCost
+	}
+	return moved, nil
 }
 
 // skipExpr skips a constant expression, through its end.

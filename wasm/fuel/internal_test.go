@@ -116,7 +116,7 @@ func TestPythonCensus(t *testing.T) {
 		body := r.b[r.off : r.off+int(size)]
 		r.off += int(size)
 		br := &reader{b: body}
-		edits, err = bodyEdits(&reader{b: body}, edits[:0], nil, false)
+		edits, _, err = bodyEdits(&reader{b: body}, edits[:0], bodyOpts{})
 		if err != nil {
 			t.Fatal(err)
 		}
