@@ -41,6 +41,10 @@ import (
 // Python build). Servers answer 503.
 var ErrStore = errors.New("sandbox: session store")
 
+// saveObserved, when set (benchmarks, persist_export_test.go), is called
+// as a save starts; what it returns, as the save ends.
+var saveObserved func() func()
+
 // persistTimeout bounds one save or load.
 const persistTimeout = 60 * time.Second
 
@@ -163,6 +167,12 @@ func (s *Session) saveState(ctx context.Context) error {
 	pyInst, hasPy := s.instances["py"]
 	_, hasJS := s.instances["js"]
 	s.imu.Unlock()
+	if saveObserved != nil {
+		if pi, ok := pyInst.(*python.Instance); ok {
+			pi.AtRest() // the work between cells is not the save's
+		}
+		defer saveObserved()()
+	}
 	reset := slices.Clone(p.reset)
 	if hasPy {
 		if pi, ok := pyInst.(*python.Instance); ok {

@@ -16,23 +16,45 @@ import (
 	"github.com/wasmeval/wasmeval/store"
 )
 
-// storeManager is a manager over workspace ws keeping its sessions in the
-// dir store st, on a sandbox of its own (as a restarted process has).
-func storeManager(t *testing.T, ws string, st store.Store) *sandbox.Manager {
+// dirStore is a dir store in a temporary folder.
+func dirStore(t *testing.T) *store.Dir {
 	t.Helper()
-	return storeManagerLog(t, ws, st, nil)
+	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
-// storeManagerLog is storeManager logging to log (nil: the default).
+// storeManager is a manager over workspace ws keeping its sessions in the
+// store st, on a sandbox of its own (as a restarted process has).
+func storeManager(t *testing.T, ws string, st store.Store) *sandbox.Manager {
+	t.Helper()
+	return newStoreManager(t, sandbox.ManagerOptions{Workspace: ws, Store: st}, nil)
+}
+
+// storeManagerLog is storeManager logging to log.
 func storeManagerLog(t *testing.T, ws string, st store.Store, log *slog.Logger) *sandbox.Manager {
+	t.Helper()
+	return newStoreManager(t, sandbox.ManagerOptions{Workspace: ws, Store: st}, log)
+}
+
+// newStoreManager makes every manager of the store tests: mo (no idle
+// timeout unless it sets one) on a sandbox of its own logging to log (nil:
+// the default), both closed with the test.
+func newStoreManager(t *testing.T, mo sandbox.ManagerOptions, log *slog.Logger) *sandbox.Manager {
 	t.Helper()
 	ctx := context.Background()
 	sb, err := sandbox.New(ctx, sandbox.Options{Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: ws, IdleTimeout: -1, Store: st})
+	if mo.IdleTimeout == 0 {
+		mo.IdleTimeout = -1
+	}
+	m, err := sandbox.NewManager(sb, mo)
 	if err != nil {
+		sb.Close(ctx)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close(ctx); sb.Close(ctx) })
@@ -56,10 +78,7 @@ func evalText(t *testing.T, m *sandbox.Manager, owner, id, lang, code string) *s
 func TestManagerStoreRestart(t *testing.T) {
 	testenv.RequirePython(t)
 	ws := t.TempDir()
-	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := dirStore(t)
 	ctx := context.Background()
 	m1 := storeManager(t, ws, st)
 	id, err := m1.Create(ctx, "alice")
@@ -134,10 +153,7 @@ func TestManagerStoreRestart(t *testing.T) {
 // its files come from the store alone.
 func TestManagerStoreFreshWorkspace(t *testing.T) {
 	testenv.RequirePython(t)
-	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := dirStore(t)
 	ctx := context.Background()
 	m1 := storeManager(t, t.TempDir(), st)
 	id, _ := m1.Create(ctx, "alice")
@@ -157,16 +173,13 @@ func TestManagerStoreFreshWorkspace(t *testing.T) {
 // not loaded; the request fails with ErrStore saying why.
 func TestManagerStoreRefusesOtherBuild(t *testing.T) {
 	testenv.RequirePython(t)
-	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := dirStore(t)
 	ctx := context.Background()
 	if err := st.Save(ctx, &store.State{ID: "0123456789abcdef01234567", Owner: "alice", Artifact: "py-another-build", FullFiles: true}, 1); err != nil {
 		t.Fatal(err)
 	}
 	m := storeManager(t, t.TempDir(), st)
-	_, err = m.Eval(ctx, "alice", "0123456789abcdef01234567", sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "1"}}})
+	_, err := m.Eval(ctx, "alice", "0123456789abcdef01234567", sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "1"}}})
 	if !errors.Is(err, sandbox.ErrStore) || !errors.Is(err, store.ErrArtifactMismatch) || !strings.Contains(err.Error(), "py-another-build") {
 		t.Fatalf("eval of a record of another build: %v", err)
 	}
@@ -185,10 +198,7 @@ func mustSession(t *testing.T, m *sandbox.Manager, owner, id string) *sandbox.Se
 // session the manager does not hold load it once; each finds it.
 func TestManagerStoreConcurrentLoad(t *testing.T) {
 	testenv.RequirePython(t)
-	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := dirStore(t)
 	ctx := context.Background()
 	ws := t.TempDir()
 	m1 := storeManager(t, ws, st)
@@ -227,10 +237,7 @@ type syncBuffer = testenv.LockedBuffer
 // file again, not a delta of the last eval's changes alone.
 func TestManagerStoreRecordGone(t *testing.T) {
 	testenv.RequirePython(t)
-	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := dirStore(t)
 	ctx := context.Background()
 	ws := t.TempDir()
 	m1 := storeManager(t, ws, st)
@@ -251,10 +258,7 @@ func TestManagerStoreRecordGone(t *testing.T) {
 // idle timeout, also one no manager has loaded since a restart, is
 // deleted by the sweep with its folder; a recent one stays.
 func TestManagerStoreExpires(t *testing.T) {
-	st, err := store.OpenDir(filepath.Join(t.TempDir(), "store"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := dirStore(t)
 	ctx := context.Background()
 	ws := t.TempDir()
 	m1 := storeManager(t, ws, st)
@@ -265,16 +269,7 @@ func TestManagerStoreExpires(t *testing.T) {
 	if err := os.Chtimes(filepath.Join(st.Root(), old, "state"), long, long); err != nil {
 		t.Fatal(err)
 	}
-	sb, err := sandbox.New(ctx, sandbox.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close(ctx)
-	m2, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: ws, IdleTimeout: time.Hour, Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m2.Close(ctx)
+	m2 := newStoreManager(t, sandbox.ManagerOptions{Workspace: ws, IdleTimeout: time.Hour, Store: st}, nil)
 	m2.Sweep(ctx)
 	if _, err := st.Load(ctx, old, "any"); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the idle record after a sweep: %v", err)

@@ -296,6 +296,11 @@ func (c *StateCache) stale(p uint32) {
 	}
 }
 
+// AtRest waits until the work the instance does between cells (giving
+// freed pages back, the checkpoint) is done, as PersistState does first;
+// for callers that time PersistState alone.
+func (in *Instance) AtRest() { in.waitCheckpoint() }
+
 // RestoreInstance starts an instance for opts' session from a state that
 // PersistState wrote over this runtime's template (the caller checks
 // StateKey): the template mapped, the state's pages written over it, then
