@@ -98,6 +98,12 @@ type MemoryHandle struct {
 	m       *mmapMemory
 	entries []byte   // page map entries, reused
 	dirty   []uint32 // DirtyPages' result, reused
+
+	tracking   bool         // writes are tracked (TrackWrites)
+	registered bool         // the mapping is registered with uffd
+	owned      []uint64     // bitmap of the pages the guest owns, while tracking
+	regions    []pageRegion // PAGEMAP_SCAN's output, reused
+	wdirty     []uint32     // WrittenPages' result, reused
 }
 
 var pagemap struct {
@@ -116,9 +122,8 @@ func (h *MemoryHandle) DirtyPages(size uint32) ([]uint32, error) {
 	if h == nil || h.m == nil || h.m.buf == nil {
 		return nil, fmt.Errorf("wasm: dirty pages: no memory")
 	}
-	pagemap.once.Do(func() { pagemap.f, pagemap.err = os.Open("/proc/self/pagemap") })
-	if pagemap.err != nil {
-		return nil, fmt.Errorf("wasm: dirty pages: %w", pagemap.err)
+	if _, err := openPagemap(); err != nil {
+		return nil, fmt.Errorf("wasm: dirty pages: %w", err)
 	}
 	n := (uint64(size) + pageSize - 1) / pageSize
 	if uint64(cap(h.entries)) < n*8 {
@@ -292,7 +297,10 @@ func (h *MemoryHandle) AnonymousBytes() (int64, error) {
 // Discard gives the pages wholly inside [off, off+n) back to the OS: they
 // read afterwards as the image maps them (or zero past it), as if never
 // written. The caller promises that the guest does not care what they hold
-// (free memory of its allocator). It returns how many bytes it discarded.
+// (free memory of its allocator). It returns how many bytes it discarded:
+// while writes are tracked (TrackWrites), only the guest's own pages in
+// the range are given back (the others already read as the image or
+// zero), so discarding a large range the guest left alone costs nothing.
 func (h *MemoryHandle) Discard(off, n uint64) (uint64, error) {
 	if h == nil || h.m == nil || h.m.buf == nil {
 		return 0, fmt.Errorf("wasm: discard: no memory")
@@ -304,6 +312,22 @@ func (h *MemoryHandle) Discard(off, n uint64) (uint64, error) {
 	}
 	if end <= start {
 		return 0, nil
+	}
+	if h.Tracking() {
+		// Only the guest's own pages hold anything to give back: the
+		// others already read as the image or zero.
+		var freed uint64
+		err := h.ownedRuns(start/pageSize, end/pageSize, func(first, end uint64) error {
+			if err := unix.Madvise(h.m.buf[first*pageSize:end*pageSize], unix.MADV_DONTNEED); err != nil {
+				return fmt.Errorf("wasm: discard: madvise: %w", err)
+			}
+			freed += (end - first) * pageSize
+			return nil
+		})
+		if err != nil {
+			h.tracking = false // the owned pages are no longer known
+		}
+		return freed, err
 	}
 	if err := unix.Madvise(h.m.buf[start:end], unix.MADV_DONTNEED); err != nil {
 		return 0, fmt.Errorf("wasm: discard: madvise: %w", err)
@@ -328,7 +352,11 @@ func (h *MemoryHandle) DiscardClean(size uint32) (uint64, error) {
 	runStart, runEnd := uint64(0), uint64(0) // a run of clean pages to discard
 	flush := func() error {
 		if runEnd > runStart {
+			if h.Tracking() {
+				_ = h.ownedRuns(runStart, runEnd, func(uint64, uint64) error { return nil })
+			}
 			if err := unix.Madvise(m.buf[runStart*pageSize:runEnd*pageSize], unix.MADV_DONTNEED); err != nil {
+				h.tracking = false
 				return fmt.Errorf("wasm: discard: madvise: %w", err)
 			}
 			freed += (runEnd - runStart) * pageSize
@@ -393,6 +421,29 @@ func (p *HostPages) Resize(n int) ([]byte, error) {
 	}
 	p.buf = b
 	return b[:n], nil
+}
+
+// Grow makes the buffer at least n bytes long, keeping its content (the
+// kernel moves its pages, copying none), and returns all of it. It grows
+// by a quarter more than asked, so that growing a page at a time does not
+// remap every time.
+func (p *HostPages) Grow(n int) ([]byte, error) {
+	if n <= len(p.buf) {
+		return p.buf, nil
+	}
+	size := (n + n/4 + pageSize - 1) / pageSize * pageSize
+	if p.buf == nil {
+		if _, err := p.Resize(size); err != nil {
+			return nil, err
+		}
+		return p.buf, nil
+	}
+	b, err := unix.Mremap(p.buf, size, unix.MREMAP_MAYMOVE)
+	if err != nil {
+		return nil, fmt.Errorf("wasm: host pages: mremap to %d bytes: %w", size, err)
+	}
+	p.buf = b
+	return b, nil
 }
 
 // Cap is the bytes of host memory the buffer holds (mapped; the pages it

@@ -120,3 +120,30 @@ func TestHostPages(t *testing.T) {
 		t.Fatal("Release kept the buffer")
 	}
 }
+
+// TestHostPagesGrow: Grow keeps the content and does not remap for a
+// small step.
+func TestHostPagesGrow(t *testing.T) {
+	var p wasm.HostPages
+	defer p.Release()
+	b, err := p.Grow(3 * 4096)
+	if err != nil || len(b) < 3*4096 {
+		t.Fatal(len(b), err)
+	}
+	for i := range b {
+		b[i] = byte(i / 4096)
+	}
+	n := len(b)
+	if b, err = p.Grow(n - 1); err != nil || len(b) != n {
+		t.Fatalf("Grow to less than the buffer: %d %v", len(b), err)
+	}
+	if b, err = p.Grow(40 * 4096); err != nil || len(b) < 40*4096 || p.Cap() != len(b) {
+		t.Fatal(len(b), p.Cap(), err)
+	}
+	for i := range n {
+		if b[i] != byte(i/4096) {
+			t.Fatalf("byte %d lost in Grow: %d", i, b[i])
+		}
+	}
+	b[len(b)-1] = 1
+}

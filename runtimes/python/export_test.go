@@ -6,12 +6,12 @@ import "github.com/wasmeval/wasmeval/runtimes"
 func TakeCheckpointForTest(inst runtimes.Instance) {
 	in := inst.(*Instance)
 	in.waitCheckpoint()
-	in.ckpt.take(in)
+	in.takeCheckpoint(in.writes())
 }
 
 // CheckpointBytesForTest is how many bytes inst's checkpoint holds.
 func CheckpointBytesForTest(inst runtimes.Instance) int {
-	return len(inst.(*Instance).ckpt.data)
+	return inst.(*Instance).ckpt.copied()
 }
 
 // AnonymousBytesForTest is the private resident memory of inst's guest

@@ -594,7 +594,7 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 		}
 	}
 	if in.ckptStale {
-		in.takeCheckpoint() // dropped by Trim while idle
+		in.takeCheckpoint(nil, false) // dropped by Trim while idle
 	}
 	in.reentry.begin()
 	defer in.reentry.end()
@@ -901,10 +901,13 @@ func (in *Instance) afterCell() {
 	in.ckptDone = done
 	go func() {
 		defer close(done)
-		in.trimHeap(afterCellTrim)
-		if in.opts.Checkpoints {
-			in.takeCheckpoint()
+		if !in.opts.Checkpoints {
+			in.trimHeap(afterCellTrim)
+			return
 		}
+		written, ok := in.writes()
+		in.trimHeap(afterCellTrim)
+		in.takeCheckpoint(written, ok)
 	}()
 }
 
@@ -912,132 +915,6 @@ func (in *Instance) afterCell() {
 // every cell; smaller ones stay, so that a cell's allocation churn does not
 // fault its pages in again each time. Trim gives back every free page.
 const afterCellTrim = 1 << 20
-
-// takeCheckpoint takes the checkpoint now; failing to leaves none (a hard
-// stop then restarts Python).
-func (in *Instance) takeCheckpoint() {
-	in.ckptStale = false
-	if err := in.ckpt.take(in); err != nil {
-		in.ckpt.valid = false
-	}
-}
-
-func (in *Instance) waitCheckpoint() {
-	if in.ckptDone != nil {
-		<-in.ckptDone
-		in.ckptDone = nil
-	}
-}
-
-// trimHeap gives the pages inside the guest allocator's free chunks of at
-// least min bytes back to the OS. The instance must be at rest.
-func (in *Instance) trimHeap(min uint64) uint64 {
-	if !in.live() {
-		return 0
-	}
-	in.r.heapOnce.Do(in.r.findHeap)
-	mem := in.mod.Memory()
-	all, ok := mem.Read(0, mem.Size())
-	if !ok {
-		return 0
-	}
-	var freed uint64
-	for _, fr := range in.r.heap.freeRanges(all, min) {
-		n, err := in.mem.Discard(fr.off, fr.n)
-		if err != nil {
-			break
-		}
-		freed += n
-	}
-	return freed
-}
-
-// findHeap finds the guest allocator's state in the template, where only
-// CPython's start-up has run.
-func (r *Runtime) findHeap() {
-	b, release, err := r.template.View()
-	if err != nil {
-		return // no trimming
-	}
-	defer release()
-	r.heap = findHeapState(b)
-}
-
-// checkpoint is a copy of the pages an instance's guest has written (its
-// memory is the template plus those pages), taken between cells.
-type checkpoint struct {
-	valid bool
-	size  uint32
-	pages []uint32
-	buf   wasm.HostPages // the pages' content, 4 KiB each, outside Go's heap
-	data  []byte         // the part of buf in use
-}
-
-func (c *checkpoint) take(in *Instance) error {
-	c.valid = false
-	c.data = nil
-	if !in.live() {
-		return errExited
-	}
-	mem := in.mod.Memory()
-	c.size = mem.Size()
-	pages, err := in.mem.DirtyPages(c.size)
-	if err != nil {
-		return err
-	}
-	c.pages = append(c.pages[:0], pages...)
-	if cap(c.pages) > 2*len(c.pages)+1024 {
-		c.pages = append([]uint32(nil), c.pages...) // do not keep a large one
-	}
-	all, _ := mem.Read(0, c.size)
-	data, err := c.buf.Resize(len(pages) * 4096)
-	if err != nil {
-		return err
-	}
-	n := 0
-	for _, p := range pages {
-		off := p * 4096
-		n += copy(data[n:], all[off:min(off+4096, c.size)])
-	}
-	c.data = data[:n]
-	c.valid = true
-	return nil
-}
-
-// drop releases the checkpoint's memory.
-func (c *checkpoint) drop() {
-	c.valid = false
-	c.data, c.pages = nil, nil
-	c.buf.Release()
-}
-
-// rollback replaces the instance's module by one holding the checkpoint:
-// the template mapped, then the checkpoint's pages written back.
-func (in *Instance) rollback(ctx context.Context) error {
-	c := &in.ckpt
-	if !c.valid {
-		return errors.New("python: no checkpoint")
-	}
-	in.close(ctx)
-	if err := in.r.instantiate(ctx, in, wasm.MemoryOptions{Image: in.r.template.Image()}); err != nil {
-		return err
-	}
-	mem := in.mod.Memory()
-	if cur := mem.Size(); cur < c.size {
-		if _, ok := mem.Grow((c.size - cur + 65535) / 65536); !ok {
-			return fmt.Errorf("python: rollback: cannot grow memory to %d bytes", c.size)
-		}
-	}
-	off := 0
-	for _, p := range c.pages {
-		n := min(4096, int(c.size-p*4096))
-		if !mem.Write(p*4096, c.data[off:off+n]) {
-			return fmt.Errorf("python: rollback: page %d out of range", p)
-		}
-		off += n
-	}
-	return nil
-}
 
 // instanceOverhead estimates the host memory of a module instance besides
 // its linear memory: wazero's per-instance tables, globals and call stacks,
@@ -1052,7 +929,7 @@ const instanceOverhead = 512 << 10
 // cell does.
 func (in *Instance) ResidentBytes() int64 {
 	in.waitCheckpoint()
-	n := int64(in.ckpt.buf.Cap())
+	n := int64(in.ckpt.bytes())
 	if in.live() {
 		if pages, err := in.mem.ResidentPages(in.mod.Memory().Size()); err == nil {
 			n += int64(pages) * 4096
@@ -1069,6 +946,9 @@ func (in *Instance) ResidentBytes() int64 {
 func (in *Instance) Trim(ctx context.Context) int64 {
 	in.waitCheckpoint()
 	if in.live() {
+		if in.opts.Checkpoints {
+			in.writes() // the pages the guest owns, for the discards
+		}
 		in.trimHeap(1)
 		_, _ = in.mem.DiscardClean(in.mod.Memory().Size())
 	}

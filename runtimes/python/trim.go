@@ -183,3 +183,41 @@ func (h heapState) freeRanges(mem []byte, min uint64) []freeRange {
 	}
 	return out
 }
+
+// trimHeap gives the pages inside the guest allocator's free chunks of at
+// least min bytes back to the OS. The instance must be at rest.
+func (in *Instance) trimHeap(min uint64) uint64 {
+	if !in.live() {
+		return 0
+	}
+	in.r.heapOnce.Do(in.r.findHeap)
+	mem := in.mod.Memory()
+	all, ok := mem.Read(0, mem.Size())
+	if !ok {
+		return 0
+	}
+	var freed uint64
+	for _, fr := range in.r.heap.freeRanges(all, min) {
+		n, err := in.mem.Discard(fr.off, fr.n)
+		if err != nil {
+			// Some of the range may be given back: the checkpoint no
+			// longer knows which of its copies are current.
+			in.ckpt.valid = false
+			break
+		}
+		in.ckpt.forget(fr.off, fr.n)
+		freed += n
+	}
+	return freed
+}
+
+// findHeap finds the guest allocator's state in the template, where only
+// CPython's start-up has run.
+func (r *Runtime) findHeap() {
+	b, release, err := r.template.View()
+	if err != nil {
+		return // no trimming
+	}
+	defer release()
+	r.heap = findHeapState(b)
+}

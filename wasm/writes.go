@@ -1,0 +1,283 @@
+package wasm
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"os"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Write tracking: which pages of a guest memory were written since the
+// last look, so that a checkpoint copies only those instead of every page
+// the guest ever wrote.
+//
+// The kernel keeps the record (Linux 6.7 and later): the memory is
+// registered with a userfaultfd in asynchronous write-protect mode
+// (UFFD_FEATURE_WP_ASYNC), under which the first write to a protected page
+// takes a fault that the kernel resolves by itself, clearing the page's
+// protection, with no thread of ours involved; the PAGEMAP_SCAN ioctl of
+// /proc/self/pagemap then lists the pages whose protection is gone and
+// protects them again, in one call over the memory's page tables. Every
+// write counts, whoever makes it: the guest's code, the host's Go code,
+// the kernel copying a read(2) into guest memory. Soft-dirty bits
+// (/proc/self/clear_refs) would do the same, but clearing them walks every
+// mapping of the process, and this machine's kernels do not always have
+// them (CONFIG_MEM_SOFT_DIRTY).
+//
+// Where the kernel cannot (an older kernel, userfaultfd forbidden by
+// seccomp or by vm.unprivileged_userfaultfd without UFFD_USER_MODE_ONLY),
+// TrackWrites fails and the caller copies every written page, as before.
+// WASMEVAL_NO_WRITE_TRACKING=1 in the environment turns tracking off the
+// same way, to compare the two and to test the fallback on any machine.
+
+// Constants of linux/userfaultfd.h and linux/fs.h (PAGEMAP_SCAN).
+const (
+	uffdUserModeOnly   = 1
+	uffdAPI            = 0xaa
+	uffdFeatureWPAsync = 1 << 15
+	uffdioAPI          = 0xc018aa3f // _IOWR(0xaa, 0x3f, struct uffdio_api)
+	uffdioRegister     = 0xc020aa00 // _IOWR(0xaa, 0x00, struct uffdio_register)
+	uffdRegisterModeWP = 1 << 1
+
+	pagemapScan        = 0xc0606610 // _IOWR('f', 16, struct pm_scan_arg)
+	pmScanWPMatching   = 1 << 0
+	pmScanCheckWPAsync = 1 << 1
+	pageIsWritten      = 1 << 1
+	pageIsFile         = 1 << 2
+	pageIsPresent      = 1 << 3
+	pageIsSwapped      = 1 << 4
+	pageIsPFNZero      = 1 << 5
+)
+
+type uffdioAPIArg struct{ api, features, ioctls uint64 }
+
+type uffdioRegisterArg struct{ start, len, mode, ioctls uint64 }
+
+type pageRegion struct{ start, end, categories uint64 }
+
+type pmScanArg struct {
+	size, flags, start, end, walkEnd, vec, vecLen, maxPages uint64
+	categoryInverted, categoryMask, categoryAnyofMask       uint64
+	returnMask                                              uint64
+}
+
+// uffd is the process's userfaultfd for write tracking: one for every
+// memory (a registration is a property of the mapping, and goes with it
+// when the memory is unmapped). Nothing ever reads from it: in
+// asynchronous mode no fault reaches it.
+var uffd struct {
+	once sync.Once
+	fd   int
+	err  error
+}
+
+func openUffd() (int, error) {
+	if os.Getenv("WASMEVAL_NO_WRITE_TRACKING") == "1" {
+		return -1, errors.New("write tracking is off (WASMEVAL_NO_WRITE_TRACKING=1)")
+	}
+	var errs []error
+	// UFFD_USER_MODE_ONLY first: it needs no privilege whatever
+	// vm.unprivileged_userfaultfd says, and asynchronous write-protect
+	// faults never reach the handler, whichever mode they come from.
+	for _, flags := range []uintptr{unix.O_CLOEXEC | unix.O_NONBLOCK | uffdUserModeOnly, unix.O_CLOEXEC | unix.O_NONBLOCK} {
+		fd, _, errno := unix.Syscall(unix.SYS_USERFAULTFD, flags, 0, 0)
+		if errno != 0 {
+			errs = append(errs, fmt.Errorf("userfaultfd: %w", errno))
+			continue
+		}
+		api := uffdioAPIArg{api: uffdAPI, features: uffdFeatureWPAsync}
+		if err := ioctlPtr(int(fd), uffdioAPI, unsafe.Pointer(&api)); err != nil {
+			unix.Close(int(fd))
+			errs = append(errs, fmt.Errorf("UFFDIO_API with UFFD_FEATURE_WP_ASYNC: %w", err))
+			continue
+		}
+		return int(fd), nil
+	}
+	return -1, errors.Join(errs...)
+}
+
+func ioctlPtr(fd int, req uintptr, arg unsafe.Pointer) error {
+	_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), req, uintptr(arg))
+	if errno != 0 {
+		return errno
+	}
+	return nil
+}
+
+func openPagemap() (*os.File, error) {
+	pagemap.once.Do(func() { pagemap.f, pagemap.err = os.Open("/proc/self/pagemap") })
+	return pagemap.f, pagemap.err
+}
+
+// ErrNoWriteTracking is returned by WrittenPages for a memory whose writes
+// are not tracked (TrackWrites was not called or failed).
+var ErrNoWriteTracking = errors.New("wasm: written pages: the memory's writes are not tracked")
+
+// TrackWrites starts tracking which pages of the memory get written, size
+// being the memory's size now: from its return WrittenPages lists them,
+// and the handle knows which pages the guest owns (Owned), so Discard
+// gives back only those. It fails when the kernel cannot track writes
+// (see the comment at the top of writes.go); the memory works as before
+// then. Tracking lasts as long as the mapping; calling it again while it
+// does is harmless.
+func (h *MemoryHandle) TrackWrites(size uint32) error {
+	if h == nil || h.m == nil || h.m.buf == nil {
+		return fmt.Errorf("wasm: track writes: no memory")
+	}
+	if h.Tracking() {
+		return nil
+	}
+	uffd.once.Do(func() { uffd.fd, uffd.err = openUffd() })
+	if uffd.err != nil {
+		return fmt.Errorf("wasm: track writes: %w", uffd.err)
+	}
+	if _, err := openPagemap(); err != nil {
+		return fmt.Errorf("wasm: track writes: %w", err)
+	}
+	if !h.registered {
+		n := uint64(len(h.m.buf)) / pageSize * pageSize
+		reg := uffdioRegisterArg{start: uint64(uintptr(unsafe.Pointer(&h.m.buf[0]))), len: n, mode: uffdRegisterModeWP}
+		if err := ioctlPtr(uffd.fd, uffdioRegister, unsafe.Pointer(&reg)); err != nil {
+			return fmt.Errorf("wasm: track writes: UFFDIO_REGISTER of %d bytes: %w", n, err)
+		}
+		h.registered = true
+	}
+	// Protect the pages written so far, so that the first WrittenPages
+	// lists only what comes after; then note every page the guest owns
+	// (written since the memory was mapped, and not given back).
+	if _, err := h.scan(uint64(size), true); err != nil {
+		return fmt.Errorf("wasm: track writes: %w", err)
+	}
+	owned, err := h.scan(uint64(size), false)
+	if err != nil {
+		return fmt.Errorf("wasm: track writes: %w", err)
+	}
+	clear(h.owned)
+	for _, p := range owned {
+		h.own(p)
+	}
+	h.tracking = true
+	return nil
+}
+
+// Tracking reports whether the memory's writes are tracked (TrackWrites).
+func (h *MemoryHandle) Tracking() bool { return h != nil && h.tracking && h.m != nil && h.m.buf != nil }
+
+// WrittenPages returns the indexes of the 4 KiB pages among the first size
+// bytes written since TrackWrites or the last WrittenPages, and starts the
+// next interval: each call lists a page written since the one before. A
+// page given back since (Discard) and not written again is not listed.
+// The result is valid until the next call. After an error the memory is no
+// longer tracked (WrittenPages fails until TrackWrites succeeds again), so
+// a caller never misses a write: it copies everything once more instead.
+func (h *MemoryHandle) WrittenPages(size uint32) ([]uint32, error) {
+	if !h.Tracking() {
+		return nil, ErrNoWriteTracking
+	}
+	d, err := h.scan(uint64(size), true)
+	if err != nil {
+		h.tracking = false
+		return nil, err
+	}
+	for _, p := range d {
+		h.own(p)
+	}
+	return d, nil
+}
+
+// Owned reports whether page p (a 4 KiB page index) is the guest's own:
+// written since the memory was mapped and not given back, as of the last
+// WrittenPages. It is false when writes are not tracked.
+func (h *MemoryHandle) Owned(p uint32) bool {
+	if !h.Tracking() || int(p/64) >= len(h.owned) {
+		return false
+	}
+	return h.owned[p/64]&(1<<(p%64)) != 0
+}
+
+func (h *MemoryHandle) own(p uint32) {
+	if w := int(p / 64); w >= len(h.owned) {
+		h.owned = append(h.owned, make([]uint64, w+1-len(h.owned))...)
+	}
+	h.owned[p/64] |= 1 << (p % 64)
+}
+
+// ownedRuns calls f for each run of owned pages in [first, end), clearing
+// their bits.
+func (h *MemoryHandle) ownedRuns(first, end uint64, f func(first, end uint64) error) error {
+	end = min(end, uint64(len(h.owned))*64)
+	for p := first; p < end; {
+		w := h.owned[p/64] >> (p % 64)
+		if w == 0 {
+			p = (p/64 + 1) * 64
+			continue
+		}
+		p += uint64(bits.TrailingZeros64(w))
+		if p >= end {
+			break
+		}
+		q := p
+		for q < end && h.owned[q/64]&(1<<(q%64)) != 0 {
+			h.owned[q/64] &^= 1 << (q % 64)
+			q++
+		}
+		if err := f(p, q); err != nil {
+			return err
+		}
+		p = q
+	}
+	return nil
+}
+
+// scan lists the guest's own pages among the memory's first size bytes
+// (present or swapped, neither the image's page nor the zero page, which
+// a read maps); written ones only, protected again, when wp
+// (PM_SCAN_WP_MATCHING). The kernel calls a page written whenever its
+// protection is not set, and a page read but never written, or given back
+// (Discard), has none: those are filtered out.
+func (h *MemoryHandle) scan(size uint64, wp bool) ([]uint32, error) {
+	base := uint64(uintptr(unsafe.Pointer(&h.m.buf[0])))
+	size = min((size+pageSize-1)/pageSize*pageSize, uint64(len(h.m.buf))/pageSize*pageSize)
+	if len(h.regions) == 0 {
+		h.regions = make([]pageRegion, 128)
+	}
+	var flags, mask uint64 = 0, pageIsFile | pageIsPFNZero
+	if wp {
+		flags, mask = pmScanWPMatching|pmScanCheckWPAsync, mask|pageIsWritten
+	}
+	dirty := h.wdirty[:0]
+	for start, end := base, base+size; start < end; {
+		arg := pmScanArg{
+			size:  uint64(unsafe.Sizeof(pmScanArg{})),
+			flags: flags,
+			start: start, end: end,
+			vec:               uint64(uintptr(unsafe.Pointer(&h.regions[0]))),
+			vecLen:            uint64(len(h.regions)),
+			categoryInverted:  pageIsFile | pageIsPFNZero,
+			categoryMask:      mask,
+			categoryAnyofMask: pageIsPresent | pageIsSwapped,
+			returnMask:        pageIsPresent | pageIsSwapped,
+		}
+		n, _, errno := unix.Syscall(unix.SYS_IOCTL, pagemap.f.Fd(), pagemapScan, uintptr(unsafe.Pointer(&arg)))
+		runtime.KeepAlive(h.regions)
+		if errno != 0 {
+			return nil, fmt.Errorf("wasm: written pages: PAGEMAP_SCAN: %w", errno)
+		}
+		for _, r := range h.regions[:n] {
+			for a := max(r.start, base); a < r.end && a < end; a += pageSize {
+				dirty = append(dirty, uint32((a-base)/pageSize))
+			}
+		}
+		if arg.walkEnd <= start || arg.walkEnd > end {
+			return nil, fmt.Errorf("wasm: written pages: PAGEMAP_SCAN stopped at %#x of [%#x, %#x)", arg.walkEnd, start, end)
+		}
+		start = arg.walkEnd
+	}
+	h.wdirty = dirty
+	return dirty, nil
+}
