@@ -25,6 +25,7 @@ var worldOps = map[string]bool{"tool": true, "llm": true, "agent": true}
 // call is a recorded host call.
 type call struct {
 	req, answer []byte
+	made        int // a JavaScript call's number among its cell's (format 3)
 	used        bool
 }
 
@@ -347,6 +348,16 @@ func (f *feed) reversed() func([]byte) []byte {
 
 // Call implements sandbox.ReplayFeed.
 func (f *feed) Call(ctx context.Context, request []byte, serve func(context.Context, []byte) []byte) []byte {
+	return f.CallOrdered(ctx, request, 0, serve, nil)
+}
+
+// CallOrdered implements sandbox.ReplayOrdered: a JavaScript call is
+// matched by its request and its number among its cell's calls (made),
+// where the tape has one, so that calls of the same request get the
+// answers they got when recorded; matched learns which recorded call it
+// is, whose place among the request's calls is the order the recorded
+// guest took their answers in.
+func (f *feed) CallOrdered(ctx context.Context, request []byte, made int, serve func(context.Context, []byte) []byte, matched func(int)) []byte {
 	req := compact(request)
 	var op struct {
 		Op string `json:"op"`
@@ -356,10 +367,13 @@ func (f *feed) Call(ctx context.Context, request []byte, serve func(context.Cont
 	var rec *call
 	ci := -1
 	for i, c := range f.cur.calls {
-		if !c.used && bytes.Equal(f.local(c.req), req) {
+		if !c.used && (made == 0 || c.made == 0 || c.made == made) && bytes.Equal(f.local(c.req), req) {
 			c.used, rec, ci = true, c, i
 			break
 		}
+	}
+	if matched != nil {
+		matched(ci)
 	}
 	var nested []*nestedReq
 	for _, nr := range f.cur.nested {
@@ -455,7 +469,7 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 		case tape.TypeRand:
 			pending.rand = append(pending.rand, e.Data...)
 		case tape.TypeCall:
-			pending.calls = append(pending.calls, &call{req: e.Call, answer: e.Answer})
+			pending.calls = append(pending.calls, &call{req: e.Call, answer: e.Answer, made: e.Made})
 		case tape.TypeFork:
 			if e.Header == nil {
 				return nil, nil, nil, nil, errors.New("replay: the tape is of a forked session and does not hold the session it was forked from " +

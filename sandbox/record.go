@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/runtimes"
+	"github.com/wasmeval/wasmeval/runtimes/js"
 	"github.com/wasmeval/wasmeval/tape"
 	"github.com/wasmeval/wasmeval/wasm"
 	"github.com/wasmeval/wasmeval/wasm/python"
@@ -62,6 +63,16 @@ type ReplayFeed interface {
 	// when recorded (by its time limit, an interrupt, a cancellation), and
 	// where.
 	Stop(cell int) (ReplayStop, bool)
+}
+
+// ReplayOrdered is a ReplayFeed that answers a JavaScript host call knowing
+// its number among its cell's calls (made, from 1), and tells matched,
+// before it answers, which of the request's recorded calls it is (its
+// index, -1 for none): the runtime hands the guest the answers in the
+// order the tape recorded them, which is the order the recorded guest
+// took them (js.WithCallOrder).
+type ReplayOrdered interface {
+	CallOrdered(ctx context.Context, request []byte, made int, serve func(context.Context, []byte) []byte, matched func(index int)) []byte
 }
 
 // ReplayStopped is a ReplayFeed that is told where a replayed cell's
@@ -202,6 +213,11 @@ func (s *Session) startBoundary() error {
 			// the session (the tape's nested requests) run inside the cell.
 			if f := frameOf(ctx); f != nil && waitsForEvals(req) {
 				defer f.hold()()
+			}
+			if t := js.TicketOf(ctx); t != nil {
+				if o, ok := feed.(ReplayOrdered); ok {
+					return o.CallOrdered(ctx, req, t.Made(), serve, t.SetRank)
+				}
 			}
 			return feed.Call(ctx, req, serve)
 		}
@@ -349,7 +365,16 @@ func (s *Session) startTape(out io.Writer, src *Session) error {
 	})
 	b.call = func(ctx context.Context, req []byte) []byte {
 		ans := call(ctx, req)
-		w.Write(tape.Record{Type: tape.TypeCall, Call: compactJSON(req), Answer: compactJSON(ans)})
+		rec := tape.Record{Type: tape.TypeCall, Call: compactJSON(req), Answer: compactJSON(ans)}
+		if t := js.TicketOf(ctx); t != nil {
+			// A JavaScript call: written when the guest takes its answer,
+			// so that the tape holds the calls in the order the guest saw
+			// their answers, which its replay hands them over in.
+			rec.Made = t.Made()
+			t.WhenTaken(func() { w.Write(rec) })
+			return ans
+		}
+		w.Write(rec)
 		return ans
 	}
 	h := s.tapeHeader()
@@ -720,6 +745,9 @@ func MarshalResult(res *Result) ([]byte, error) {
 // Recording, it counts a cell's output where the runtime meters no fuel,
 // so that tapeStop can record how much it had written when stopped.
 func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers ...*time.Timer) (context.Context, error) {
+	if lang == "js" {
+		ctx = s.orderCalls(ctx)
+	}
 	if s.opts.Replay == nil {
 		if b := s.bound; b != nil && b.tape != nil && lang != "py" {
 			// No context.AfterFunc: its goroutine, started when every
@@ -760,6 +788,19 @@ func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers 
 		t.Stop()
 	}
 	return ctx, err
+}
+
+// orderCalls returns the context of a JavaScript cell whose host calls are
+// recorded in the order its guest takes their answers, or replayed in the
+// recorded order (js.WithCallOrder), when the session records or replays.
+func (s *Session) orderCalls(ctx context.Context) context.Context {
+	switch _, ordered := s.opts.Replay.(ReplayOrdered); {
+	case ordered:
+		return js.WithCallOrder(ctx, true)
+	case s.opts.Replay == nil && s.bound != nil && s.bound.tape != nil:
+		return js.WithCallOrder(ctx, false)
+	}
+	return ctx
 }
 
 // errReplayedStop stops a replayed cell where its recording was stopped.

@@ -26,15 +26,17 @@ type hostCalls struct {
 	started bool // a call was made
 	done    chan callDone
 	wg      sync.WaitGroup
+	order   *callOrder // a recorded or replayed cell's (record.go), or nil
 }
 
 type callDone struct {
 	resolve func(any) error
 	resp    string
+	ticket  *CallTicket // under WithCallOrder (record.go)
 }
 
 func newHostCalls(ctx context.Context) *hostCalls {
-	c := &hostCalls{done: make(chan callDone)}
+	c := &hostCalls{done: make(chan callDone), order: newCallOrder(ctx)}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	return c
 }
@@ -46,8 +48,10 @@ func (c *hostCalls) close() {
 		return // nothing to wait for
 	}
 	go func() { c.wg.Wait(); close(c.done) }()
-	for range c.done {
+	for d := range c.done {
+		c.order.drained(d)
 	}
+	c.order.end() // record.go
 	c.pending = 0
 }
 
@@ -83,7 +87,7 @@ func (in *instance) hostCall(call goja.FunctionCall) goja.Value {
 		c.pending++
 		c.started = true
 		c.wg.Add(1)
-		ctx := c.ctx
+		ctx, ticket := c.order.ticket(c.ctx) // record.go
 		go func() {
 			defer c.wg.Done()
 			resp := callHost(ctx, in.opts.Call, req)
@@ -95,7 +99,7 @@ func (in *instance) hostCall(call goja.FunctionCall) goja.Value {
 					held, resp = 0, errorJSON("the cell ended before the answer could be kept")
 				}
 			}
-			c.done <- callDone{resolve: resolve, resp: resp}
+			c.done <- callDone{resolve: resolve, resp: resp, ticket: ticket}
 			if budget != nil {
 				budget.Release(held)
 			}

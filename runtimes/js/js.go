@@ -852,18 +852,25 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 			// The memory monitor may measure the VM while it waits.
 			c.guard.unlockThread()
 			in.vmMu.Unlock()
-			var d callDone
 			var nested *nestedRun
-			woken := 0
-			select {
-			case <-c.guard.stopped:
-			case <-c.ctx.Done():
-			case <-timerC:
-				woken = 1
-			case d = <-in.calls.done:
-				woken = 2
-			case nested = <-in.reentry.ch:
-				woken = 3
+			// A replayed answer held for its turn, taken as if it came now.
+			d, woken := in.calls.heldTurn(c.ctx) // record.go
+			if woken == 0 {
+			wait:
+				select {
+				case <-c.guard.stopped:
+				case <-c.ctx.Done():
+				case <-timerC:
+					woken = 1
+				case d = <-in.calls.done:
+					woken = 2
+				case nested = <-in.reentry.ch:
+					woken = 3
+				}
+				if woken == 2 && !in.calls.inTurn(c.ctx, &d) { // record.go
+					woken = 0
+					goto wait // a replayed answer before its turn: held
+				}
 			}
 			in.vmMu.Lock()
 			c.guard.lockThread()
