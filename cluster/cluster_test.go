@@ -72,6 +72,17 @@ func TestThreeNodesBehindHAProxy(t *testing.T) {
 	if int(owned) != sessions {
 		t.Errorf("the nodes own %v sessions, want %d", owned, sessions)
 	}
+	// Each node lists every session of the token, whichever node holds it.
+	for _, n := range nodes {
+		if got := listedIDs(t, newClient(n.addr), tokenA); len(got) != sessions {
+			t.Errorf("%s lists %d sessions of token A, want %d", n.name, len(got), sessions)
+		}
+	}
+	if got := listedIDs(t, lb, tokenB); len(got) != 0 {
+		t.Errorf("token B lists %d sessions, want none", len(got))
+	}
+	// An MCP client's code context through the balancer.
+	checkMCPThroughBalancer(t, lb.base[len("http://"):])
 
 	var (
 		completed atomic.Int64
@@ -183,6 +194,16 @@ func TestThreeNodesBehindHAProxy(t *testing.T) {
 			if _, a := c.eval(ctx, tokenB, s.id, "py", "print(counter)"); a.status != http.StatusNotFound {
 				t.Errorf("token B's eval of %s through %s: %d %s", s.mark, c.base, a.status, a.body)
 			}
+		}
+	}
+	// After the kill too, every session is listed.
+	listed := map[string]bool{}
+	for _, id := range listedIDs(t, lb, tokenA) {
+		listed[id] = true
+	}
+	for _, s := range ss {
+		if !listed[s.id] {
+			t.Errorf("after the run, session %s (%s) is not listed", s.mark, s.id)
 		}
 	}
 	// The killed node's sessions were taken over by the others.

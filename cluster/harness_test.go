@@ -187,6 +187,11 @@ backend nodes
   option httpchk GET /readyz
   http-check expect status 200
   default-server inter 300ms fall 2 rise 2
+  # An MCP session lives on the node that opened it (README): its
+  # requests go back there, by the Mcp-Session-Id its answer gave.
+  stick-table type string len 64 size 100k expire 30m
+  stick on req.hdr(Mcp-Session-Id)
+  stick store-response res.hdr(Mcp-Session-Id)
 %s`, port, servers.String())
 	file := filepath.Join(t.TempDir(), "haproxy.cfg")
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
@@ -297,4 +302,22 @@ func metric(t testing.TB, c *client, name string) float64 {
 		}
 	}
 	return sum
+}
+
+// listedIDs is GET /v1/sessions for token through c: the ids listed.
+func listedIDs(t testing.TB, c *client, token string) []string {
+	t.Helper()
+	a := c.do(context.Background(), "GET", "/v1/sessions", token, nil)
+	if a.err != nil || a.status != http.StatusOK {
+		t.Fatalf("GET /v1/sessions through %s: %d %s %v", c.base, a.status, a.body, a.err)
+	}
+	var v struct{ Sessions []struct{ ID string } }
+	if err := json.Unmarshal(a.body, &v); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range v.Sessions {
+		ids = append(ids, s.ID)
+	}
+	return ids
 }

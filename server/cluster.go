@@ -50,7 +50,9 @@ type NodeConfig struct {
 	// DefaultLeaseTTL.
 	LeaseTTL time.Duration
 	// Logger receives the node's events (takeovers, lost leases); nil
-	// means none.
+	// means none. Its lines do not add the node's id: give a logger that
+	// carries it (serve's carries "node" on every line), so that no line
+	// has it twice.
 	Logger *slog.Logger
 }
 
@@ -179,7 +181,7 @@ func (n *Node) Close(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	n.log.Info("leases released", "node", n.cfg.ID, "sessions", len(ids))
+	n.log.Info("leases released", "sessions", len(ids))
 	return errors.Join(errs...)
 }
 
@@ -259,7 +261,7 @@ func (n *Node) acquire(ctx context.Context, id string) (store.Lease, error) {
 	mgr := n.mgr
 	n.mu.Unlock()
 	if known && last != l.Epoch && mgr != nil && mgr.Unload(ctx, id) {
-		n.log.Info("stale copy unloaded", "node", n.cfg.ID, "session", id, "epoch", l.Epoch, "had", last)
+		n.log.Info("stale copy unloaded", "session", id, "epoch", l.Epoch, "had", last)
 	}
 	return l, nil
 }
@@ -274,7 +276,7 @@ func (n *Node) lose(ctx context.Context, id, why string, inEval bool) {
 	mgr := n.mgr
 	n.mu.Unlock()
 	if had {
-		n.log.Warn("lease lost", "node", n.cfg.ID, "session", id, "why", why)
+		n.log.Warn("lease lost", "session", id, "why", why)
 	}
 	switch {
 	case mgr == nil:
@@ -348,7 +350,7 @@ func (n *Node) renew() {
 	start := time.Now()
 	held, err := n.leases.Renew(ctx, n.cfg.ID, n.cfg.LeaseTTL)
 	if err != nil {
-		n.log.Warn("renewing leases", "node", n.cfg.ID, "err", err)
+		n.log.Warn("renewing leases", "err", err)
 		return
 	}
 	var lost, release []string
@@ -381,7 +383,7 @@ func (n *Node) renew() {
 	}
 	for _, id := range release {
 		if err := n.leases.Release(ctx, id, n.cfg.ID); err != nil {
-			n.log.Warn("releasing a lease", "node", n.cfg.ID, "session", id, "err", err)
+			n.log.Warn("releasing a lease", "session", id, "err", err)
 		}
 	}
 }
@@ -446,7 +448,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) bool {
 	}
 	if prev.Holder != "" && prev.Holder != n.cfg.ID {
 		n.metrics.takeovers.Inc()
-		n.log.Info("session taken over", "node", n.cfg.ID, "session", id, "from", prev.Holder, "epoch", l.Epoch)
+		n.log.Info("session taken over", "session", id, "from", prev.Holder, "epoch", l.Epoch)
 	}
 	return false
 }
@@ -600,7 +602,7 @@ func (n *Node) detach(id string, err error) {
 	mgr := n.mgr
 	n.mu.Unlock()
 	if n.leases != nil && mgr != nil && mgr.Detach(id) {
-		n.log.Warn("session detached after a failed save", "node", n.cfg.ID, "session", id, "err", err)
+		n.log.Warn("session detached after a failed save", "session", id, "err", err)
 	}
 }
 
@@ -621,6 +623,11 @@ func outcome(err error) string {
 func (s *nodeStore) Load(ctx context.Context, id, artifact string) (*store.State, error) {
 	if s.n.leases != nil && !s.n.holdsLive(id) {
 		if _, err := s.n.acquire(ctx, id); err != nil {
+			if errors.Is(err, store.ErrLeaseHeld) {
+				// The HTTP API's requests never get here (route passes
+				// them on); MCP's code contexts do.
+				return nil, fmt.Errorf("%w; an MCP code context is reached only through the node that runs it, where the MCP session that made it lives: send each MCP session's requests back to the node that opened it (with HAProxy, stick on the Mcp-Session-Id header: README, Running several nodes)", err)
+			}
 			return nil, err
 		}
 	}
@@ -628,7 +635,7 @@ func (s *nodeStore) Load(ctx context.Context, id, artifact string) (*store.State
 	switch {
 	case err == nil:
 		s.n.metrics.loads.Inc()
-		s.n.log.Info("session loaded", "node", s.n.cfg.ID, "session", id, "epoch", st.Epoch)
+		s.n.log.Info("session loaded", "session", id, "epoch", st.Epoch)
 	case !errors.Is(err, store.ErrNotFound):
 		s.n.metrics.loadFailures.Inc()
 	}

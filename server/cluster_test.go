@@ -38,7 +38,7 @@ func startNode(t *testing.T, id, storeURL string, ttl time.Duration) *clusterNod
 	}
 	logs := &syncBuffer{}
 	node, err := server.NewNode(server.NodeConfig{ID: id, Addr: ln.Addr().String(), Store: st, LeaseTTL: ttl,
-		Logger: slog.New(slog.NewJSONHandler(logs, nil))})
+		Logger: slog.New(slog.NewJSONHandler(logs, nil)).With("node", id)})
 	if err != nil {
 		t.Fatal(err)
 	}
