@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/wasmeval/wasmeval/runtimes"
@@ -19,13 +20,14 @@ import (
 )
 
 // A persisted Python state is an instance's memory as the pages its guest
-// wrote over the template, in zstd frames kept apart from the index that
-// says which pages each frame holds:
+// wrote over the template, in compressed frames kept apart from the index
+// that says which pages each frame holds:
 //
 //	index: "wepy" | version u32 | memory size u32 | frame count u32 |
-//	       per frame: page count u32 | page entries u32... | length u32
+//	       per frame: codec u32 | page count u32 | page entries u32... | length u32
 //
-// (little endian); frame i's bytes are the i-th Frame. A frame holds its
+// (little endian); frame i's bytes are the i-th Frame, compressed with
+// zstd (codec 0) or S2 (codec 1, klauspost/compress/s2). A frame holds its
 // pages' bytes in its entries' order, 4 KiB each (the last page of the
 // memory cut at the memory size). An entry is a page index, with
 // stalePage set when the page's bytes in the frame are out of date (a
@@ -39,16 +41,25 @@ import (
 // back as they were, so a store writes only the new frame and the index
 // (Frame.Sum names a frame by content). A frame at most half live is
 // compressed again whole (compaction), so stale bytes stay under the live
-// ones. A state is only meaningful over the very template it was written
-// over, which StateKey names.
+// ones. A small frame (a light eval's changes, at most s2Pages pages) is
+// S2, which compresses such pages with a quarter of the CPU time of zstd's
+// fastest level (measured on a light session's changed pages: 0.25 ms
+// against 1.1 ms for 136 KiB, for 28% more bytes); larger ones (a first
+// save, compactions, the state at rest) are zstd. A state is only
+// meaningful over the very template it was written over, which StateKey
+// names.
 const (
 	stateMagic   = "wepy"
-	stateVersion = 3
+	stateVersion = 4
 	pageBytes    = 4096
 	stalePage    = 1 << 31
 	// maxFramePages caps a frame at 16 MiB of pages, so that a large
 	// session's state is a row or a file of bounded size per frame.
 	maxFramePages = 4096
+	// s2Pages is the most pages a frame compressed with S2 holds.
+	s2Pages   = 128
+	codecZstd = 0
+	codecS2   = 1
 )
 
 // Frame is one zstd frame of a persisted state, named by the SHA-256 of
@@ -76,7 +87,8 @@ type StateCache struct {
 type frame struct {
 	pages []uint32 // entries, stalePage set on stale ones
 	live  int
-	data  []byte // zstd
+	data  []byte // compressed with codec
+	codec uint32
 	sum   [32]byte
 }
 
@@ -227,7 +239,12 @@ func (in *Instance) PersistState(ctx context.Context, cache *StateCache) (index 
 		for _, p := range pages {
 			raw = append(raw, page(p)...)
 		}
-		f := &frame{pages: pages, live: len(pages), data: enc.EncodeAll(raw, nil)}
+		f := &frame{pages: pages, live: len(pages)}
+		if len(pages) <= s2Pages {
+			f.codec, f.data = codecS2, s2.Encode(nil, raw)
+		} else {
+			f.codec, f.data = codecZstd, enc.EncodeAll(raw, nil)
+		}
 		f.sum = sha256.Sum256(f.data)
 		if cap(raw) <= 4<<20 {
 			cache.scratch = raw // reused, unless one large persist made it large
@@ -257,7 +274,7 @@ func (c *StateCache) init() {
 func (c *StateCache) index(size uint32) []byte {
 	n := 16
 	for _, f := range c.frames {
-		n += 8 + 4*len(f.pages)
+		n += 12 + 4*len(f.pages)
 	}
 	out := make([]byte, 16, n)
 	copy(out, stateMagic)
@@ -265,6 +282,7 @@ func (c *StateCache) index(size uint32) []byte {
 	binary.LittleEndian.PutUint32(out[8:], size)
 	binary.LittleEndian.PutUint32(out[12:], uint32(len(c.frames)))
 	for _, f := range c.frames {
+		out = binary.LittleEndian.AppendUint32(out, f.codec)
 		out = binary.LittleEndian.AppendUint32(out, uint32(len(f.pages)))
 		for _, p := range f.pages {
 			out = binary.LittleEndian.AppendUint32(out, p)
@@ -354,7 +372,14 @@ func (r *Runtime) RestoreInstance(ctx context.Context, opts runtimes.InstanceOpt
 			inst.close(ctx)
 			return nil, fmt.Errorf("python: restore: the persisted state is damaged: frame %d does not match its checksum", i)
 		}
-		raw, err = dec.DecodeAll(f.data, raw[:0])
+		if f.codec == codecS2 {
+			var n int
+			if n, err = s2.DecodedLen(f.data); err == nil {
+				raw, err = s2.Decode(slices.Grow(raw[:0], n)[:n], f.data)
+			}
+		} else {
+			raw, err = dec.DecodeAll(f.data, raw[:0])
+		}
 		if err != nil {
 			inst.close(ctx)
 			return nil, fmt.Errorf("python: restore: frame %d does not decompress: %w", i, err)
@@ -387,7 +412,7 @@ func (r *Runtime) RestoreInstance(ctx context.Context, opts runtimes.InstanceOpt
 	inst.afterCell()
 	if cache != nil {
 		for i := range parsed {
-			f := &frame{pages: parsed[i].pages, data: parsed[i].data, sum: parsed[i].sum}
+			f := &frame{pages: parsed[i].pages, data: parsed[i].data, codec: parsed[i].codec, sum: parsed[i].sum}
 			for _, e := range f.pages {
 				if e&stalePage == 0 {
 					f.live++
@@ -427,15 +452,18 @@ func parseState(b []byte, frames []Frame) (size uint32, out []frame, err error) 
 	rest := b[16:]
 	live := map[uint32]bool{}
 	for i := uint32(0); i < n; i++ {
-		if len(rest) < 4 {
+		if len(rest) < 8 {
 			return 0, nil, bad("cut short")
 		}
-		np := binary.LittleEndian.Uint32(rest)
-		rest = rest[4:]
+		codec, np := binary.LittleEndian.Uint32(rest), binary.LittleEndian.Uint32(rest[4:])
+		rest = rest[8:]
+		if codec != codecZstd && codec != codecS2 {
+			return 0, nil, bad(fmt.Sprintf("frame %d: unknown codec %d", i, codec))
+		}
 		if uint64(np) > 2*npages+1 || uint64(len(rest)) < 4*uint64(np)+4 {
 			return 0, nil, bad("cut short, or a frame with more pages than the memory holds")
 		}
-		f := frame{pages: make([]uint32, np)}
+		f := frame{pages: make([]uint32, np), codec: codec}
 		for j := range f.pages {
 			e := binary.LittleEndian.Uint32(rest[4*j:])
 			p := e &^ stalePage
