@@ -18,12 +18,10 @@ import (
 // turned into a primitive once, by the wrapper, as the method would
 // (valueOf may return a long text).
 //
-// # Notes
-//
-// An element assignment (`ta[0] = text`), Object.assign or Reflect.set
-// on a BigInt64Array, and its constructor and from() with a list of
-// texts, convert in goja's own code, where no wrapper can see the value
-// without a change to goja (its toBigInt): those stay open (issue 9).
+// The other doors a text comes through (constructors, from, of, with,
+// map, Object.assign, Reflect.set, Array.prototype's methods called on a
+// BigInt array) are guarded in bigguard.go, which also says what stays
+// open.
 
 // maxBigIntTextChars is the longest text a BigInt is parsed from: as many
 // characters as guards.js's BigInt(text) takes.
@@ -70,6 +68,27 @@ func (in *instance) guardBigIntStores() error {
 			call.Arguments[0] = in.bigIntOperand(call.Arguments[0])
 		}
 	}); err != nil {
+		return err
+	}
+	if err := in.wrapMethod(taProto, "with", func(call *goja.FunctionCall) {
+		if isBigIntArray(call.This) && len(call.Arguments) > 1 {
+			call.Arguments[1] = in.bigIntOperand(call.Arguments[1])
+		}
+	}); err != nil {
+		return err
+	}
+	// Array.prototype.fill called on a BigInt array (or a Proxy of one).
+	// (push, unshift and splice store natively too, but push is too hot
+	// to wrap; bigguard.go lists them with what stays open.)
+	arrayProto := in.vm.Get("Array").(*goja.Object).Get("prototype").(*goja.Object)
+	if err := in.wrapMethod(arrayProto, "fill", func(call *goja.FunctionCall) {
+		if isBigIntTarget(call.This) && len(call.Arguments) > 0 {
+			call.Arguments[0] = in.bigIntOperand(call.Arguments[0])
+		}
+	}); err != nil {
+		return err
+	}
+	if err := in.guardBigIntDoors(); err != nil { // bigguard.go
 		return err
 	}
 	return in.wrapMethod(taProto, "set", func(call *goja.FunctionCall) {
@@ -141,6 +160,16 @@ func (in *instance) bigIntOperand(v goja.Value) goja.Value {
 // toPrimitiveNumber is ToPrimitive(obj, number): Symbol.toPrimitive, or
 // valueOf and then toString.
 func (in *instance) toPrimitiveNumber(obj *goja.Object) goja.Value {
+	return in.toPrimitive(obj, "number")
+}
+
+// toPrimitiveString is ToPrimitive(obj, string): Symbol.toPrimitive, or
+// toString and then valueOf.
+func (in *instance) toPrimitiveString(obj *goja.Object) goja.Value {
+	return in.toPrimitive(obj, "string")
+}
+
+func (in *instance) toPrimitive(obj *goja.Object, hint string) goja.Value {
 	call := func(f goja.Value, args ...goja.Value) (goja.Value, bool) {
 		fn, ok := goja.AssertFunction(f)
 		if !ok {
@@ -153,7 +182,7 @@ func (in *instance) toPrimitiveNumber(obj *goja.Object) goja.Value {
 		return r, true
 	}
 	if exotic := obj.GetSymbol(goja.SymToPrimitive); exotic != nil && !goja.IsUndefined(exotic) && !goja.IsNull(exotic) {
-		r, ok := call(exotic, in.vm.ToValue("number"))
+		r, ok := call(exotic, in.vm.ToValue(hint))
 		if !ok {
 			panic(in.vm.NewTypeError("Symbol.toPrimitive is not a function"))
 		}
@@ -162,7 +191,11 @@ func (in *instance) toPrimitiveNumber(obj *goja.Object) goja.Value {
 		}
 		return r
 	}
-	for _, name := range []string{"valueOf", "toString"} {
+	order := []string{"valueOf", "toString"}
+	if hint == "string" {
+		order[0], order[1] = order[1], order[0]
+	}
+	for _, name := range order {
 		if r, ok := call(obj.Get(name)); ok {
 			if _, isObj := r.(*goja.Object); !isObj {
 				return r
