@@ -30,7 +30,7 @@ func TestThreeNodesBehindHAProxy(t *testing.T) {
 	const ttl = 2 * time.Second
 	pg := testenv.StartPostgres(t)
 	wasmevalBin(t)
-	nodes := make([]*proc, 3)
+	nodes := make([]*node, 3)
 	var wg sync.WaitGroup
 	for i := range nodes {
 		wg.Add(1)

@@ -68,7 +68,7 @@ func freePort(t testing.TB) int {
 // lockedBuffer is a process's log.
 type lockedBuffer = testenv.LockedBuffer
 
-// proc is a child process of the test: a serve node or HAProxy.
+// proc is a child process of the test other than a node: HAProxy.
 type proc struct {
 	name string
 	addr string
@@ -90,10 +90,7 @@ func startProc(t testing.TB, name, addr string, args ...string) *proc {
 	t.Cleanup(func() {
 		p.kill()
 		if t.Failed() {
-			// The whole log outlives the test, for a failure's cause.
-			file := filepath.Join(os.TempDir(), fmt.Sprintf("wasmeval-cluster-%s-%d.log", name, os.Getpid()))
-			os.WriteFile(file, []byte(p.logs.String()), 0o600)
-			t.Logf("%s's log (all of it in %s; the last 2000 bytes):\n%s", name, file, tail(p.logs.String(), 2000))
+			keepLog(t, name, p.logs.String())
 		}
 	})
 	return p
@@ -124,37 +121,67 @@ func tail(s string, n int) string {
 	return s
 }
 
-// startNode starts `wasmeval serve` as node id over storeURL and waits
-// until its /readyz answers 200.
-func startNode(t testing.TB, id, storeURL string, ttl time.Duration, extra ...string) *proc {
-	t.Helper()
-	port := freePort(t)
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	ws := t.TempDir()
-	args := append([]string{wasmevalBin(t), "serve", "--addr", addr, "--store", storeURL, "--node-id", id,
-		"--lease-ttl", ttl.String(), "--token", tokenA, "--token", tokenB, "--workspace", ws, "--log-format", "json",
-		"--shutdown-timeout", "10s"}, extra...)
-	p := startProc(t, id, addr, args...)
-	waitReady(t, p)
-	return p
+// node is a `wasmeval serve` process of the test, one node over a
+// shared store.
+type node struct {
+	*testenv.Serve
+	name string
+	addr string
 }
 
-func waitReady(t testing.TB, p *proc) {
+// startNode starts `wasmeval serve` as node id over storeURL (through
+// testenv.StartServeBinary, on a loopback port of the kernel's choosing,
+// which it advertises) and waits until its /readyz answers 200. Its whole
+// log outlives a failed test, in the temporary folder.
+func startNode(t testing.TB, id, storeURL string, ttl time.Duration, extra ...string) *node {
 	t.Helper()
-	deadline := time.Now().Add(120 * time.Second)
+	args := append([]string{"--store", storeURL, "--node-id", id, "--lease-ttl", ttl.String(),
+		"--token", tokenA, "--token", tokenB, "--workspace", t.TempDir(), "--shutdown-timeout", "10s"}, extra...)
+	s := testenv.StartServeBinary(t, wasmevalBin(t), nil, args...)
+	n := &node{Serve: s, name: id, addr: s.Addr}
+	t.Cleanup(func() { // before the Serve's own cleanup stops it
+		if t.Failed() {
+			keepLog(t, id, s.Log())
+		}
+	})
+	waitReady(t, n)
+	return n
+}
+
+// kill kills the node with SIGKILL and waits until it is gone.
+func (n *node) kill() {
+	n.Cmd.Process.Kill()
+	for !n.Exited() {
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (n *node) exited() bool { return n.Exited() }
+
+// keepLog writes a process's whole log to the temporary folder, for a
+// failure's cause, and logs its end.
+func keepLog(t testing.TB, name, log string) {
+	file := filepath.Join(os.TempDir(), fmt.Sprintf("wasmeval-cluster-%s-%d.log", name, os.Getpid()))
+	os.WriteFile(file, []byte(log), 0o600)
+	t.Logf("%s's log (all of it in %s; the last 2000 bytes):\n%s", name, file, tail(log, 2000))
+}
+
+func waitReady(t testing.TB, n *node) {
+	t.Helper()
+	deadline := time.Now().Add(testenv.ServeStartTimeout)
 	for {
-		resp, err := http.Get("http://" + p.addr + "/readyz")
+		resp, err := http.Get("http://" + n.addr + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return
 			}
 		}
-		if p.exited() {
-			t.Fatalf("%s exited before it was ready:\n%s", p.name, tail(p.logs.String(), 4000))
+		if n.exited() {
+			t.Fatalf("%s exited before it was ready:\n%s", n.name, tail(n.Log(), 4000))
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready within 120s:\n%s", p.name, tail(p.logs.String(), 4000))
+			t.Fatalf("%s not ready within %v:\n%s", n.name, testenv.ServeStartTimeout, tail(n.Log(), 4000))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -162,7 +189,7 @@ func waitReady(t testing.TB, p *proc) {
 
 // startHAProxy starts Debian's haproxy in front of the nodes, round
 // robin, with /readyz as the health check, and returns its address.
-func startHAProxy(t testing.TB, nodes []*proc) string {
+func startHAProxy(t testing.TB, nodes []*node) string {
 	t.Helper()
 	bin := testenv.HAProxy(t)
 	port := freePort(t)

@@ -75,6 +75,7 @@ func StartServeBinary(t testing.TB, bin string, env []string, args ...string) *S
 	cmd.Env = append(os.Environ(), env...)
 	s := &Serve{Cmd: cmd, exited: make(chan int, 1)}
 	cmd.Stderr = &s.log
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s serve: %v", bin, err)
 	}
@@ -125,6 +126,20 @@ func (s *Serve) Post(t testing.TB, token, path, body string, v any) int {
 		}
 	}
 	return resp.StatusCode
+}
+
+// Exited reports, without waiting, whether serve has ended (on its own,
+// or killed by the test through Cmd).
+func (s *Serve) Exited() bool {
+	if s.ended {
+		return true
+	}
+	select {
+	case s.code = <-s.exited:
+		s.ended = true
+	default:
+	}
+	return s.ended
 }
 
 // Log is what serve has logged (its stderr) so far.
