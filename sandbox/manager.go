@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -121,6 +119,8 @@ type managed struct {
 	busy     int  // Evals in progress; a busy session is not evicted
 	dirty    bool // used since its memory was last measured
 	trimmed  bool // trimmed since it was last used
+
+	mem memAcct // its charge in the memory budget (memreserve.go)
 }
 
 // NewManager starts a manager of sessions of sb, with a sweep every second
@@ -286,6 +286,7 @@ func (m *Manager) evictForLocked(owner string) []*managed {
 	var evict []*managed
 	take := func(v *managed) {
 		delete(m.byID, v.id)
+		m.recountLocked(v)
 		evict = append(evict, v)
 	}
 	for m.ownerLenLocked(owner) >= m.opts.MaxSessionsPerOwner {
@@ -418,6 +419,7 @@ func (m *Manager) Delete(ctx context.Context, owner, id string) error {
 		return ErrNoSession
 	}
 	delete(m.byID, id)
+	m.recountLocked(s)
 	m.mu.Unlock()
 	m.forgetStored(ctx, id)
 	return m.drop(ctx, s)
@@ -446,6 +448,7 @@ func (m *Manager) Sweep(ctx context.Context) int {
 		for id, s := range m.byID {
 			if s.busy == 0 && s.lastUsed.Before(cut) {
 				delete(m.byID, id)
+				m.recountLocked(s)
 				evict = append(evict, s)
 			}
 		}
@@ -464,74 +467,9 @@ func (m *Manager) sweepMemory(ctx context.Context) {
 	m.memoryLocked(ctx, false)
 }
 
-// memoryLocked (sweepMu held) measures the idle sessions used since they
-// were last measured, trims those idle past TrimIdleAfter (when trimIdle),
-// and over the budget trims then evicts idle sessions, returning how many
-// it evicted.
-func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
-	now := time.Now()
-	var measure, trim []*managed
-	m.mu.Lock()
-	for _, s := range m.byID {
-		if s.busy != 0 {
-			continue
-		}
-		switch {
-		case trimIdle && m.opts.TrimIdleAfter > 0 && !s.trimmed && now.Sub(s.lastUsed) >= m.opts.TrimIdleAfter:
-			trim = append(trim, s)
-		case s.dirty:
-			measure = append(measure, s)
-		}
-	}
-	m.mu.Unlock()
-	for _, s := range measure {
-		if _, ok := s.sess.measure(); ok {
-			m.mu.Lock()
-			s.dirty = false
-			m.mu.Unlock()
-		}
-	}
-	for _, s := range trim {
-		m.trim(ctx, s)
-	}
-	if !m.overBudget() { // or to make room for an eval waiting for it (memreserve.go)
-		return 0
-	}
-	// Over the budget: trim every idle session, largest first, while over.
-	m.mu.Lock()
-	var idle []*managed
-	for _, s := range m.byID {
-		if s.busy == 0 && !s.trimmed {
-			idle = append(idle, s)
-		}
-	}
-	m.mu.Unlock()
-	slices.SortFunc(idle, func(a, b *managed) int { return cmp.Compare(b.sess.lastResident(), a.sess.lastResident()) })
-	for _, s := range idle {
-		if !m.overBudget() {
-			return 0
-		}
-		m.trim(ctx, s)
-	}
-	// Still over: evict by bytes, owner first.
-	var evict []*managed
-	m.mu.Lock()
-	for m.overBudgetLocked() {
-		v := m.bytesVictimLocked()
-		if v == nil {
-			break
-		}
-		delete(m.byID, v.id)
-		evict = append(evict, v)
-	}
-	m.mu.Unlock()
-	m.dropAll(ctx, evict, evictedForMemory)
-	return len(evict)
-}
-
 // trim trims s and records it.
 func (m *Manager) trim(ctx context.Context, s *managed) {
-	if _, ok := s.sess.trim(ctx); !ok {
+	if !m.measureIdle(s, func() (int64, bool) { return s.sess.trim(ctx) }) {
 		return // an Eval (or Close) took it meanwhile
 	}
 	m.mu.Lock()
@@ -541,15 +479,13 @@ func (m *Manager) trim(ctx context.Context, s *managed) {
 	m.mu.Unlock()
 }
 
-// residentBytes is the sum of the sessions' last measurements.
+// residentBytes is the sum of the sessions' charges in the memory budget
+// (memreserve.go): their last measurements, or upper bounds of what evals
+// since added.
 func (m *Manager) residentBytes() int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var n int64
-	for _, s := range m.byID {
-		n += s.sess.lastResident()
-	}
-	return n
+	return m.mem.sizes
 }
 
 // bytesVictimLocked is the largest idle session of the owner whose
@@ -557,15 +493,15 @@ func (m *Manager) residentBytes() int64 {
 func (m *Manager) bytesVictimLocked() *managed {
 	bytes := map[string]int64{}
 	for _, s := range m.byID {
-		bytes[s.owner] += s.sess.lastResident()
+		bytes[s.owner] += s.mem.size
 	}
 	var victim *managed
 	for _, s := range m.byID {
-		if s.busy != 0 || s.sess.lastResident() == 0 {
+		if s.busy != 0 || s.mem.size == 0 {
 			continue
 		}
 		if victim == nil || bytes[s.owner] > bytes[victim.owner] ||
-			bytes[s.owner] == bytes[victim.owner] && s.sess.lastResident() > victim.sess.lastResident() {
+			bytes[s.owner] == bytes[victim.owner] && s.mem.size > victim.mem.size {
 			victim = s
 		}
 	}
@@ -573,7 +509,7 @@ func (m *Manager) bytesVictimLocked() *managed {
 }
 
 // ResidentBytes is the host memory the manager's sessions hold together,
-// as last measured (after each Eval and by each sweep).
+// as last measured, or bounded since (see MemoryBudgetBytes).
 func (m *Manager) ResidentBytes() int64 { return m.residentBytes() }
 
 // evictedForMemory is dropAll's reason for sessions evicted to keep the

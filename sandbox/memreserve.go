@@ -1,12 +1,16 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"sync/atomic"
 	"time"
 
+	"github.com/wasmeval/wasmeval/runtimes"
 	jsrt "github.com/wasmeval/wasmeval/runtimes/js"
 	"github.com/wasmeval/wasmeval/runtimes/python"
 )
@@ -78,14 +82,167 @@ func sizeText(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// memReserve is the manager's reservations of its memory budget, guarded
-// by Manager.mu.
+// memReserve is the manager's reservations of its memory budget, and its
+// running totals of what the sessions are charged, guarded by Manager.mu.
 type memReserve struct {
 	holds   map[*managed]*memHold
 	outside map[*Session]*managed // the keys of EvalOutside's sessions in holds
 	queue   []*memWaiter          // evals waiting for room, oldest first
 	changed chan struct{}         // closed at the next release; nil until asked for
+	// urgent is set by the first eval in line once it has waited
+	// sweepGrace with no eval ending meanwhile: the sweep then makes room
+	// for it from idle sessions, evicting if need be, rather than let it
+	// wait for running evals. released is when an eval last ended.
+	urgent   bool
+	released time.Time
+	// pending are sessions whose charge is their reservation (no bound
+	// known without measuring them), for the sweep to measure.
+	pending []*managed
+
+	// The totals (memAcct): total is what the budget holds (each listed
+	// session at its charge or its reservation if more, each other held
+	// session at its reservation), sizes the listed sessions' charges,
+	// excess what their charges add to their last measurements, held the
+	// reservations. counted are the sessions that add to them.
+	total, sizes, excess, held int64
+	counted                    map[*managed]bool
 }
+
+// memAcct is a managed session's charge in the memory budget, guarded by
+// Manager.mu. A session is charged what it was last measured to hold
+// while no eval has run in it since (exact); after an eval, until it is
+// measured again, an upper bound: its instances' own (a JavaScript VM's
+// last walk plus what the process allocated while its cells ran:
+// runtimes/js SizeBound), or, where an instance has none (Python), the
+// eval's reservation if that is more than its charge. So what an eval
+// grew counts as soon as it ends, without measuring the session then.
+type memAcct struct {
+	size  int64  // its charge while idle
+	base  int64  // its last measurement (size-base is what evals since may have added)
+	exact bool   // measured, and no eval since
+	gen   uint64 // counts its reservations: a measurement taken before one is stale
+	// what it adds to memReserve's totals now
+	inTotal, inSizes, inExcess, inHeld int64
+}
+
+// boundedSizer is an instance that knows an upper bound of the memory it
+// holds without measuring it, and whether that bound is its size
+// (runtimes/js: its last walk, when no cell has run since).
+type boundedSizer interface {
+	SizeBound() (n int64, exact bool)
+}
+
+// sizeBound is an upper bound of what s holds, from its instances' own
+// bounds, known without measuring: ok is false when an eval runs in s or
+// one of its instances has no bound (then it must be measured).
+func (s *Session) sizeBound() (n int64, exact, ok bool) {
+	select {
+	case s.sem <- struct{}{}:
+	default:
+		return 0, false, false
+	}
+	defer func() { <-s.sem }()
+	s.mu.Lock()
+	gone := s.cleaned || s.closed
+	s.mu.Unlock()
+	if gone {
+		return 0, true, true
+	}
+	n, exact = s.outputs.bytes(), true
+	for _, inst := range s.instances {
+		switch z := inst.(type) {
+		case boundedSizer:
+			b, e := z.SizeBound()
+			n += max(b, 0)
+			exact = exact && e
+		case runtimes.Sizer:
+			return 0, false, false
+		}
+	}
+	return n, exact, true
+}
+
+// recountLocked brings the totals up to date with s's charge, its
+// reservation and whether the manager lists it: O(1), on every change.
+func (m *Manager) recountLocked(s *managed) {
+	var total, sizes, excess, held int64
+	if s.id != "" && m.byID[s.id] == s {
+		total, sizes = s.mem.size, s.mem.size
+		if !s.mem.exact {
+			excess = max(s.mem.size-s.mem.base, 0)
+		}
+	}
+	if h := m.mem.holds[s]; h != nil {
+		total, held = max(total, h.bytes), h.bytes
+	}
+	a, r := &s.mem, &m.mem
+	drop := total < a.inTotal
+	r.total += total - a.inTotal
+	r.sizes += sizes - a.inSizes
+	r.excess += excess - a.inExcess
+	r.held += held - a.inHeld
+	a.inTotal, a.inSizes, a.inExcess, a.inHeld = total, sizes, excess, held
+	if total|sizes|excess|held != 0 {
+		if r.counted == nil {
+			r.counted = map[*managed]bool{}
+		}
+		r.counted[s] = true
+	} else {
+		delete(r.counted, s)
+	}
+	if drop {
+		r.notifyLocked() // the first in line may fit now
+	}
+}
+
+// reconcileLocked counts every session again: sessions a file other than
+// this one drops from byID (cluster.go's Unload and Detach) or adds (a
+// load from the store) are counted at the next sweep, within a second.
+// O(sessions), once a sweep.
+func (m *Manager) reconcileLocked() {
+	for s := range m.mem.counted {
+		m.recountLocked(s)
+	}
+	for _, s := range m.byID {
+		m.recountLocked(s)
+	}
+}
+
+// chargeLocked sets what s is charged: n as measured now (exact), or an
+// upper bound of it.
+func (m *Manager) chargeLocked(s *managed, n int64, exact bool) {
+	s.mem.size, s.mem.exact = n, exact
+	if exact {
+		s.mem.base = n
+	}
+	m.recountLocked(s)
+}
+
+// measureIdle measures s if it is idle and was not measured since its
+// last eval, and charges it what it holds; it reports whether it did.
+func (m *Manager) measureIdle(s *managed, trim func() (int64, bool)) bool {
+	m.mu.Lock()
+	gen, exact := s.mem.gen, s.mem.exact
+	m.mu.Unlock()
+	if !exact {
+		measures.Add(1)
+	}
+	n, ok := trim()
+	if !ok {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s.mem.gen != gen || s.busy != 0 {
+		return false // an eval came meanwhile: its end charges it
+	}
+	m.chargeLocked(s, n, true)
+	return true
+}
+
+// measures counts the measurements of sessions not measured since their
+// last eval (a trim of one measured since is not one), for tests.
+var measures atomic.Int64
 
 // memHold is a session's reservation, shared by its evals in flight.
 type memHold struct {
@@ -105,7 +262,11 @@ func (h *memHold) cover(need map[string]int64) {
 	}
 }
 
-type memWaiter struct{ need int64 }
+// memWaiter is an eval waiting for room: need for session s.
+type memWaiter struct {
+	need int64
+	s    *managed
+}
 
 func (r *memReserve) changedLocked() <-chan struct{} {
 	if r.changed == nil {
@@ -125,6 +286,9 @@ func (r *memReserve) dequeueLocked(w *memWaiter) {
 	for i, v := range r.queue {
 		if v == w {
 			r.queue = append(r.queue[:i], r.queue[i+1:]...)
+			if i == 0 {
+				r.urgent = false
+			}
 			r.notifyLocked() // the next in line may fit now
 			return
 		}
@@ -158,53 +322,155 @@ func evalMemory(s *Session, req Request) map[string]int64 {
 }
 
 // committedLocked is what the sessions hold against the budget: idle ones
-// as last measured, running ones at their reservation or more.
-func (m *Manager) committedLocked() int64 {
-	var n int64
-	for _, s := range m.byID {
-		r := s.sess.lastResident()
-		if h := m.mem.holds[s]; h != nil {
-			r = max(r, h.bytes)
-		}
-		n += r
+// at their charge, running ones at their reservation or more. O(1): a
+// running total (recountLocked).
+func (m *Manager) committedLocked() int64 { return m.mem.total }
+
+// sweepGrace is how long the first eval in line waits with no running
+// eval ending before the sweep evicts idle sessions to make room for it.
+var sweepGrace = 250 * time.Millisecond
+
+// memRoomLocked is what the sweep should free: measure (bytes of charges
+// that measuring idle sessions may give back) and evict (bytes that
+// trimming, then evicting, idle sessions should give back). Three causes:
+// the sessions' charges pass the budget; the first eval in line does not
+// fit, and waiting for running evals cannot make it fit (without them the
+// sessions' charges still leave no room) or none has ended for
+// sweepGrace, and evicting every idle session would make it fit; or what evals may
+// have added since the last measurements passes a quarter of the budget
+// (measured down to an eighth, so that bounds that grow with every eval
+// do not crowd running evals out; never evicted for).
+func (m *Manager) memRoomLocked() (measure, evict int64) {
+	budget := m.opts.MemoryBudgetBytes
+	r := &m.mem
+	if r.sizes > budget {
+		evict = r.sizes - budget
 	}
-	for s, h := range m.mem.holds {
-		if m.byID[s.id] != s { // deleted while running: held until it ends
-			n += h.bytes
+	if len(r.queue) > 0 {
+		w := r.queue[0]
+		own, ownSize := w.s.mem.inTotal, w.s.mem.inSizes
+		short := r.total - own + max(own, w.need) - budget
+		if short > 0 && (r.urgent || r.sizes-ownSize+max(ownSize, w.need) > budget) {
+			need := w.need
+			measure = max(measure, short)
+			if r.held+need <= budget {
+				evict = max(evict, short)
+			}
 		}
 	}
-	return n
+	if r.excess > budget/4 {
+		measure = max(measure, r.excess-budget/8)
+	}
+	return max(measure, evict), evict
 }
 
-// overBudget reports whether idle sessions should be trimmed and evicted:
-// when the sessions as measured pass the budget (running ones as last
-// measured: their reservations bound only what else may start), or to
-// make room for the first eval waiting for it, when evictions can.
-func (m *Manager) overBudget() bool {
+// memoryLocked (sweepMu held) keeps the budget: it measures the sessions
+// whose charge is their reservation, trims those idle past TrimIdleAfter
+// (when trimIdle, the sweep of every second, which also recounts every
+// session), and when memRoomLocked asks,
+// measures idle sessions by what their charge may overstate, most first,
+// each once, then trims and evicts idle ones by bytes. It returns how many
+// it evicted. A session measured since its last eval is never measured
+// again (a measurement of a JavaScript session walks its VM).
+func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
+	if m.opts.MemoryBudgetBytes < 0 && !trimIdle {
+		return 0
+	}
+	now := time.Now()
+	var measure, trim []*managed
+	m.mu.Lock()
+	if trimIdle {
+		m.reconcileLocked()
+		for _, s := range m.byID {
+			if s.busy != 0 {
+				continue
+			}
+			if m.opts.TrimIdleAfter > 0 && !s.trimmed && now.Sub(s.lastUsed) >= m.opts.TrimIdleAfter {
+				trim = append(trim, s)
+			}
+		}
+	}
+	measure = append(measure, m.mem.pending...)
+	m.mem.pending = nil
+	m.mu.Unlock()
+	for _, s := range measure {
+		m.mu.Lock()
+		skip := s.busy != 0 || s.mem.exact || m.byID[s.id] != s
+		m.mu.Unlock()
+		if !skip {
+			m.measureIdle(s, s.sess.measure)
+		}
+	}
+	for _, s := range trim {
+		m.trim(ctx, s)
+	}
 	if m.opts.MemoryBudgetBytes < 0 {
-		return false
+		return 0
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.overBudgetLocked()
-}
-
-func (m *Manager) overBudgetLocked() bool {
-	budget := m.opts.MemoryBudgetBytes
-	if len(m.mem.queue) > 0 {
-		need, held := m.mem.queue[0].need, int64(0)
-		for _, h := range m.mem.holds {
-			held += h.bytes
-		}
-		if held+need <= budget && m.committedLocked()+need > budget {
-			return true
-		}
+	room, evictRoom := m.memRoomLocked()
+	if room <= 0 {
+		m.mu.Unlock()
+		return 0
 	}
-	var n int64
+	// Measure the idle sessions whose charge may overstate them most.
+	var idle []*managed
 	for _, s := range m.byID {
-		n += s.sess.lastResident()
+		if s.busy == 0 && !s.mem.exact {
+			idle = append(idle, s)
+		}
 	}
-	return n > budget
+	m.mu.Unlock()
+	slices.SortFunc(idle, func(a, b *managed) int { return cmp.Compare(b.mem.size-b.mem.base, a.mem.size-a.mem.base) })
+	for _, s := range idle {
+		m.mu.Lock()
+		room, evictRoom = m.memRoomLocked()
+		m.mu.Unlock()
+		if room <= 0 {
+			return 0
+		}
+		m.measureIdle(s, s.sess.measure)
+	}
+	if evictRoom <= 0 {
+		return 0
+	}
+	// Still short: trim every idle session, largest first, while short.
+	m.mu.Lock()
+	idle = idle[:0]
+	for _, s := range m.byID {
+		if s.busy == 0 && !s.trimmed {
+			idle = append(idle, s)
+		}
+	}
+	m.mu.Unlock()
+	slices.SortFunc(idle, func(a, b *managed) int { return cmp.Compare(b.mem.size, a.mem.size) })
+	for _, s := range idle {
+		m.mu.Lock()
+		_, evictRoom = m.memRoomLocked()
+		m.mu.Unlock()
+		if evictRoom <= 0 {
+			return 0
+		}
+		m.trim(ctx, s)
+	}
+	// Still short: evict by bytes, owner first.
+	var evict []*managed
+	m.mu.Lock()
+	for {
+		if _, short := m.memRoomLocked(); short <= 0 {
+			break
+		}
+		v := m.bytesVictimLocked()
+		if v == nil {
+			break
+		}
+		delete(m.byID, v.id)
+		m.recountLocked(v)
+		evict = append(evict, v)
+	}
+	m.mu.Unlock()
+	m.dropAll(ctx, evict, evictedForMemory)
+	return len(evict)
 }
 
 // fitsLocked reports whether s may reserve need now: it is first in line
@@ -222,8 +488,16 @@ func (m *Manager) fitsLocked(s *managed, w *memWaiter, need int64, lone bool) bo
 		}
 		return true
 	}
-	own := s.sess.lastResident()
+	own := s.mem.inTotal
 	return m.committedLocked()-own+max(own, need) <= m.opts.MemoryBudgetBytes
+}
+
+// kickSweep asks the sweeper to keep the budget now.
+func (m *Manager) kickSweep() {
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
 }
 
 // reserveMemory reserves room in the budget for an eval of s running req
@@ -238,12 +512,13 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 		need += n
 	}
 	start := time.Now()
-	w := &memWaiter{need: need}
+	w := &memWaiter{need: need, s: s}
 	m.mu.Lock()
 	if m.mem.holds == nil {
 		m.mem.holds = map[*managed]*memHold{}
 	}
-	var timeout <-chan time.Time
+	var timeout, grace <-chan time.Time
+	var graceTimer *time.Timer
 	for {
 		if h := m.mem.holds[s]; h != nil {
 			// Its session's reservation stands (a nested eval, or one
@@ -252,11 +527,13 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 			// nested eval cannot wait: the eval it runs inside waits for it.
 			h.evals++
 			h.cover(needs)
+			s.mem.gen++
+			m.recountLocked(s)
 			m.mem.dequeueLocked(w)
 			m.mu.Unlock()
 			return func() { m.unreserve(s, h) }, nil
 		}
-		if m.fitsLocked(s, w, need, false) {
+		if m.fitsLocked(s, w, need, false) || m.fitsLocked(s, w, need, true) && timeout != nil {
 			break
 		}
 		if timeout == nil { // the first miss: join the line
@@ -264,21 +541,18 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 			t := time.NewTimer(memoryWait)
 			defer t.Stop()
 			timeout = t.C
+			graceTimer = time.NewTimer(sweepGrace)
+			defer graceTimer.Stop()
+			grace = graceTimer.C
+			continue // it may be first in line: then lone may hold
 		}
-		// Trim and evict idle sessions, for the first in line only, and
-		// only when that can make room: every waiter sweeping at every
-		// release measured and trimmed all idle sessions once per waiter
-		// (100 clients on a budget for seven: 1,400 cells/s, not 9,000).
-		if m.mem.queue[0] == w && m.overBudgetLocked() {
-			m.mu.Unlock()
-			m.sweepMemory(ctx)
-			m.mu.Lock()
-		}
-		if m.mem.holds[s] != nil {
-			continue
-		}
-		if m.fitsLocked(s, w, need, false) || m.fitsLocked(s, w, need, true) {
-			break
+		// The first in line has the sweeper make room from idle sessions
+		// when waiting for running evals cannot, or once it has waited
+		// sweepGrace (memRoomLocked). The sweep runs on the sweeper's
+		// goroutine: a measurement of a JavaScript session walks its VM,
+		// and no eval waits for that.
+		if m.mem.queue[0] == w {
+			m.kickSweep()
 		}
 		changed := m.mem.changedLocked()
 		m.mu.Unlock()
@@ -286,6 +560,20 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 		expired := false
 		select {
 		case <-changed:
+		case <-grace:
+			// Urgent once no eval has ended for sweepGrace: running
+			// evals that keep ending make room soon; a long one may not
+			// within memoryWait, and evicting idle sessions then does.
+			m.mu.Lock()
+			if quiet := time.Since(m.mem.released); quiet < sweepGrace {
+				graceTimer.Reset(sweepGrace - quiet)
+			} else if len(m.mem.queue) > 0 && m.mem.queue[0] == w {
+				m.mem.urgent = true
+				grace = nil
+			} else {
+				graceTimer.Reset(sweepGrace)
+			}
+			m.mu.Unlock()
 		case <-timeout:
 			expired = true
 		case <-ctx.Done():
@@ -312,16 +600,18 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 	h := &memHold{evals: 1, langs: map[string]bool{}}
 	h.cover(needs)
 	m.mem.holds[s] = h
+	s.mem.gen++
+	m.recountLocked(s)
 	m.mu.Unlock()
 	return func() { m.unreserve(s, h) }, nil
 }
 
-// unreserve ends an eval's share of h. The room is given back without
-// measuring the session first: a measurement of a JavaScript session walks
-// its whole VM (milliseconds), and one after every eval cut serve's
-// throughput from about 9,000 cells/s to 70 (BenchmarkLoad). The session
-// counts as last measured until the sweep measures it again (it is marked
-// dirty when its eval ends), so what an eval grew is seen late, not never.
+// unreserve ends an eval's share of h. When it was the last, the session
+// is charged an upper bound of what it holds now, known without measuring
+// it (memAcct): a measurement of a JavaScript session walks its whole VM
+// (milliseconds), and one after every eval cut serve's throughput from
+// about 9,000 cells/s to 70 (BenchmarkLoad). Its room goes back to the
+// budget.
 func (m *Manager) unreserve(s *managed, h *memHold) {
 	m.mu.Lock()
 	h.evals--
@@ -330,15 +620,33 @@ func (m *Manager) unreserve(s *managed, h *memHold) {
 	if !last {
 		return
 	}
+	var bound int64
+	exact, ok := false, false
+	if s.id != "" {
+		bound, exact, ok = s.sess.sizeBound()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if h.evals == 0 && m.mem.holds[s] == h {
-		delete(m.mem.holds, s)
-		if m.mem.outside[s.sess] == s {
-			delete(m.mem.outside, s.sess)
-		}
-		m.mem.notifyLocked()
+	if h.evals != 0 || m.mem.holds[s] != h {
+		return // another eval took the reservation meanwhile: its end charges
 	}
+	if s.id != "" {
+		if ok {
+			m.chargeLocked(s, bound, exact)
+		} else {
+			// No bound without measuring: charged its reservation until
+			// the sweep measures it.
+			m.chargeLocked(s, max(s.mem.size, h.bytes), false)
+			m.mem.pending = append(m.mem.pending, s)
+		}
+	}
+	delete(m.mem.holds, s)
+	if m.mem.outside[s.sess] == s {
+		delete(m.mem.outside, s.sess)
+	}
+	m.recountLocked(s)
+	m.mem.released = time.Now()
+	m.mem.notifyLocked()
 }
 
 // EvalOutside runs req in sess, a session the manager does not hold

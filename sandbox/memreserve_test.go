@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -320,5 +321,118 @@ func TestMemoryBudgetHoldsOneShots(t *testing.T) {
 		if out, err := oneShot("print(40 + 2)"); err != nil || out.Error != nil || len(out.Outputs) == 0 || out.Outputs[0].Text != "42\n" {
 			t.Errorf("one-shot %d afterwards: %+v %v", i+1, out, err)
 		}
+	}
+}
+
+// TestMemoryBudgetCountsGrowthAtEvalEnd: what a JavaScript cell grew its
+// session by counts in the budget as soon as its eval ends, before any
+// sweep measures the session, though collections run all through the cell
+// (one in the middle of a cell once hid its growth from an estimate by the
+// live heap), and without walking its VM on the eval's path: the charge is
+// an upper bound (the session's last walk plus what was allocated while
+// its cells ran). Measured later, the session counts as the walk finds it.
+func TestMemoryBudgetCountsGrowthAtEvalEnd(t *testing.T) {
+	m := newManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: 1 << 30, IdleTimeout: -1, TrimIdleAfter: -1,
+		Session: sandbox.SessionOptions{MemoryLimitBytes: 256 << 20}})
+	id := mustCreate(t, m, "a")
+	jsEval(t, m, "a", id, "globalThis.small = 1")
+	stop := make(chan struct{})
+	gcs := make(chan struct{})
+	go func() { // collections all through the cell
+		defer close(gcs)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}()
+	before := sandbox.MeasuresForTest()
+	out := jsEval(t, m, "a", id, "globalThis.keep = []; for (let i = 0; i < 80; i++) keep.push(String(i).padEnd(1 << 20, 'x')); keep.length")
+	got := m.ResidentBytes() // at once: no sweep has measured it yet
+	committed := sandbox.CommittedForTest(m)
+	close(stop)
+	<-gcs
+	if !strings.Contains(out, "80") {
+		t.Fatalf("the cell: %q", out)
+	}
+	if got < 80<<20 || committed < 80<<20 {
+		t.Errorf("right after a cell that grew its session by 80 MiB the budget counts %d MiB of resident bytes, %d MiB committed: it undercounts", got>>20, committed>>20)
+	}
+	if n := sandbox.MeasuresForTest() - before; n != 0 {
+		t.Logf("a sweep measured %d sessions meanwhile", n) // allowed: the bound's excess may ask for it
+	}
+	sess, _ := m.Session("a", id)
+	if walked := residentAtLeast(sess, 80<<20); walked < 80<<20 || walked > got {
+		t.Errorf("the session walked holds %d MiB, charged %d MiB before: the charge was no upper bound", walked>>20, got>>20)
+	}
+}
+
+// TestMemoryBudgetMeasuresIdleSessionOnce: the manager measures a
+// JavaScript session (walks its VM) at most once after each eval; an idle
+// session measured since its last eval is never measured again, however
+// often the first eval in line asks for room (the sweep for it used to
+// trim, and so walk, every idle session each time). Three idle sessions
+// are measured once (trimmed when idle 100 ms); then an eval that waits
+// for a long cell to end has the sweeper look for room, in vain, for two
+// seconds without measuring any of them; after one of them runs a cell,
+// only that one is measured again.
+func TestMemoryBudgetMeasuresIdleSessionOnce(t *testing.T) {
+	sandbox.SetMemoryWaitForTest(t, 2*time.Second)
+	m := newManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: 112 << 20, IdleTimeout: -1, TrimIdleAfter: 100 * time.Millisecond,
+		Session: sandbox.SessionOptions{MemoryLimitBytes: 64 << 20}})
+	ctx := context.Background()
+	settle := func() {
+		time.Sleep(150 * time.Millisecond)
+		for range 3 {
+			m.Sweep(ctx)
+		}
+	}
+	ids := []string{mustCreate(t, m, "a"), mustCreate(t, m, "a"), mustCreate(t, m, "a")}
+	settle() // new sessions are measured once idle too
+	before := sandbox.MeasuresForTest()
+	for _, id := range ids {
+		jsEval(t, m, "a", id, "globalThis.d = 'y'.repeat(12 << 20)")
+	}
+	settle()
+	if n := sandbox.MeasuresForTest() - before; n != 3 {
+		t.Fatalf("three idle sessions were measured %d times, want once each", n)
+	}
+	// A long cell holds 64 MiB of the 112; an eval needs 64 more and
+	// waits: as first in line it asks the sweeper for room at every turn,
+	// and urgently once no eval has ended for a while.
+	holder, waiter := mustCreate(t, m, "h"), mustCreate(t, m, "w")
+	settle()
+	held := make(chan error, 1)
+	before = sandbox.MeasuresForTest()
+	go func() {
+		_, err := m.Eval(ctx, "h", holder, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "await new Promise(r => setTimeout(r, 3000))", TimeoutSeconds: 30}}})
+		held <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if _, err := m.Eval(ctx, "w", waiter, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "1"}}}); !errors.Is(err, sandbox.ErrMemoryBudget) {
+		t.Errorf("the eval waiting for the long cell: %v, want ErrMemoryBudget", err)
+	}
+	if n := sandbox.MeasuresForTest() - before; n != 0 {
+		t.Errorf("sweeping for room measured sessions %d times, though none ran since it was measured", n)
+	}
+	for _, id := range ids {
+		if _, err := m.Session("a", id); err != nil {
+			t.Errorf("idle session %s was evicted: %v", id, err)
+		}
+	}
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	settle() // the holder and the waiter are measured once idle
+	// One of them runs again: only it is measured.
+	before = sandbox.MeasuresForTest()
+	jsEval(t, m, "a", ids[0], "globalThis.e = 'z'.repeat(8 << 20)")
+	settle()
+	if n := sandbox.MeasuresForTest() - before; n != 1 {
+		t.Errorf("after one session ran again the sweeps measured %d sessions, want that one once", n)
 	}
 }
