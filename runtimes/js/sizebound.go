@@ -64,6 +64,17 @@ func (b *sizeBound) cellEnded() {
 	b.bound.Store(b.base + b.added)
 }
 
+// grown is what the session may have grown by since its last walk: the
+// bytes allocated while its cells ran, the running one's so far included.
+// The caller holds vmMu.
+func (b *sizeBound) grown() int64 {
+	g := b.added
+	if b.running {
+		g += int64(allocatedBytes() - b.mark)
+	}
+	return g
+}
+
 // walked records a complete walk that found size, taken by the goroutine
 // that owns the VM: between cells, or within a cell at a safe point or
 // while it waits. What the cell allocates after it is counted from now.
