@@ -181,9 +181,20 @@ func (k *CacheKey) SaveFile(path, label string, data []byte) error {
 }
 
 // ReadFile reads a file written by SaveFile and returns its data, or an
-// error when the file is missing, too short, or its MAC is not right.
+// error when the file is missing, too short, or its MAC is not right. A
+// file whose stamp shows it unchanged since a check is not hashed again
+// (see cachestamp.go).
 func (k *CacheKey) ReadFile(path, label string) ([]byte, error) {
-	b, err := readRegular(path)
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := statStamp(f)
+	if err != nil {
+		return nil, err
+	}
+	b, err := readAll(f, path, st.size)
 	if err != nil {
 		return nil, err
 	}
@@ -191,16 +202,53 @@ func (k *CacheKey) ReadFile(path, label string) ([]byte, error) {
 		return nil, fmt.Errorf("wasm: cache file %s: too short", path)
 	}
 	data, mac := b[:len(b)-MACSize], b[len(b)-MACSize:]
+	if k.stamped(path, label, st, nil) {
+		if after, err := statStamp(f); err == nil && after == st {
+			return data, nil
+		}
+	}
+	macChecks.Add(1)
 	if !hmac.Equal(mac, k.MAC(label, data)) {
 		return nil, fmt.Errorf("wasm: cache file %s: not authentic", path)
 	}
+	k.stamp(path, label, f, st, nil)
 	return data, nil
+}
+
+// openRegular opens a regular file without following a symlink at path or
+// blocking on a fifo.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("wasm: cache file %s: not a regular file", path)
+	}
+	return f, nil
+}
+
+// readAll reads the size bytes of f: into a buffer of the file's size, as
+// io.ReadAll's doubling cleared and copied a 22 MiB entry several times
+// over.
+func readAll(f *os.File, path string, size uint64) ([]byte, error) {
+	b := make([]byte, size)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("wasm: cache file %s: %w", path, err)
+	}
+	return b, nil
 }
 
 // readRegular reads a regular file without following a symlink at path or
 // blocking on a fifo.
 func readRegular(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -209,16 +257,7 @@ func readRegular(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("wasm: cache file %s: not a regular file", path)
-	}
-	// Read into a buffer of the file's size: io.ReadAll's doubling cleared
-	// and copied a 22 MiB entry several times over.
-	b := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
-		return nil, fmt.Errorf("wasm: cache file %s: %w", path, err)
-	}
-	return b, nil
+	return readAll(f, path, uint64(st.Size()))
 }
 
 // LoadImage is OpenImage for an authenticated image: it copies the file at
@@ -226,7 +265,9 @@ func readRegular(path string) ([]byte, error) {
 // MAC under label, with extra bytes (the image's metadata) appended, and
 // returns the copy when the MAC equals mac. Sessions then map the private
 // copy, which nobody can change after it was checked; a mapping of the
-// cache file itself would show later writes to it.
+// cache file itself would show later writes to it. A file whose stamp
+// shows it unchanged since a check against the same mac is copied
+// without hashing (see cachestamp.go).
 func (k *CacheKey) LoadImage(path string, size uint64, label string, extra []byte, mac []byte) (*Image, error) {
 	src, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -240,34 +281,40 @@ func (k *CacheKey) LoadImage(path string, size uint64, label string, extra []byt
 	if !st.Mode().IsRegular() || uint64(st.Size()) != size {
 		return nil, fmt.Errorf("wasm: image %s: not a regular file of %d bytes", path, size)
 	}
+	stamp, err := statStamp(src)
+	if err != nil {
+		return nil, err
+	}
+	bound := append(bytes.Clone(mac), extra...)
 	fd, err := unix.MemfdCreate("wasmeval-image", unix.MFD_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("wasm: image: memfd_create: %w", err)
 	}
 	dst := os.NewFile(uintptr(fd), "wasmeval-image")
-	h := k.newMAC(label)
-	buf := make([]byte, 1<<20)
-	var n uint64
-	for n < size {
-		m, err := src.Read(buf[:min(uint64(len(buf)), size-n)])
-		if m > 0 {
-			h.Write(buf[:m])
-			if _, werr := dst.Write(buf[:m]); werr != nil {
-				dst.Close()
-				return nil, fmt.Errorf("wasm: image: %w", werr)
-			}
-			n += uint64(m)
+	if k.stamped(path, label, stamp, bound) {
+		// Unchanged since checked: copied unhashed.
+		err := copyImage(dst, src, size, nil)
+		if after, serr := statStamp(src); err == nil && serr == nil && after == stamp {
+			return &Image{f: dst, size: size}, nil
 		}
-		if err != nil {
+		// Changed while copied, or the copy failed: check it all.
+		if err := dst.Truncate(0); err != nil {
 			dst.Close()
 			return nil, fmt.Errorf("wasm: image %s: %w", path, err)
 		}
+	}
+	macChecks.Add(1)
+	h := k.newMAC(label)
+	if err := copyImage(dst, src, size, h); err != nil {
+		dst.Close()
+		return nil, fmt.Errorf("wasm: image %s: %w", path, err)
 	}
 	h.Write(extra)
 	if !hmac.Equal(h.Sum(nil), mac) {
 		dst.Close()
 		return nil, fmt.Errorf("wasm: image %s: not authentic", path)
 	}
+	k.stamp(path, label, src, stamp, bound)
 	return &Image{f: dst, size: size}, nil
 }
 
@@ -343,9 +390,14 @@ func verifyWazeroCache(k *CacheKey, top, root string) map[string]bool {
 				} else {
 					os.RemoveAll(path)
 					os.Remove(path + macSuffix)
+					os.Remove(path + stampSuffix)
 				}
 			case strings.HasSuffix(name, macSuffix):
 				if _, err := os.Lstat(strings.TrimSuffix(path, macSuffix)); err != nil {
+					os.Remove(path)
+				}
+			case strings.HasSuffix(name, stampSuffix):
+				if _, err := os.Lstat(strings.TrimSuffix(path, stampSuffix)); err != nil {
 					os.Remove(path)
 				}
 			}
@@ -359,11 +411,27 @@ func verifyWazeroEntry(k *CacheKey, dir, name string) bool {
 	if err != nil || len(mac) != MACSize {
 		return false
 	}
-	b, err := readRegular(filepath.Join(dir, name))
+	path := filepath.Join(dir, name)
+	f, err := openRegular(path)
 	if err != nil {
 		return false
 	}
-	return hmac.Equal(mac, k.MAC(wazeroLabel(dir, name), b))
+	defer f.Close()
+	st, err := statStamp(f)
+	if err != nil {
+		return false
+	}
+	label := wazeroLabel(dir, name)
+	if k.stamped(path, label, st, mac) {
+		return true // unchanged since its MAC was checked: not read again
+	}
+	macChecks.Add(1)
+	b, err := readAll(f, path, st.size)
+	if err != nil || !hmac.Equal(mac, k.MAC(label, b)) {
+		return false
+	}
+	k.stamp(path, label, f, st, mac)
+	return true
 }
 
 // sealWazeroCache writes the sidecar of every entry under root that
@@ -397,12 +465,11 @@ func sealWazeroCache(k *CacheKey, root string, verified map[string]bool) {
 	}
 }
 
-// wazeroModuleDir is the folder of bin's compiled code in wazero's cache
-// under dir: named by bin's hash, so a start checks the entries of its
-// own module only.
-func wazeroModuleDir(dir string, bin []byte) string {
-	sum := sha256.Sum256(bin)
-	return filepath.Join(dir, "wazero", hex.EncodeToString(sum[:16]))
+// wazeroModuleDir is the folder of a module's compiled code in wazero's
+// cache under dir: named by the module's hash (digest), so a start checks
+// the entries of its own module only.
+func wazeroModuleDir(dir string, digest [32]byte) string {
+	return filepath.Join(dir, "wazero", hex.EncodeToString(digest[:16]))
 }
 
 // pruneWazeroCache marks the module folder in use as used now and removes

@@ -5,6 +5,7 @@ package wasm
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,6 +24,19 @@ type Config struct {
 	// MemoryLimitPages caps every memory of the runtime (64 KiB pages);
 	// zero means wazero's default (4 GiB).
 	MemoryLimitPages uint32
+	// ModuleDigest, when not zero, is the SHA-256 of the module's bytes,
+	// which the caller already knows (the Python runtime keeps it with the
+	// module in its cache): the compiled-code caches are named by it, and
+	// hashing the module (8 MiB) again is skipped.
+	ModuleDigest [32]byte
+}
+
+// moduleDigest is cfg.ModuleDigest, or bin's SHA-256 when it is zero.
+func moduleDigest(cfg Config, bin []byte) [32]byte {
+	if cfg.ModuleDigest != ([32]byte{}) {
+		return cfg.ModuleDigest
+	}
+	return sha256.Sum256(bin)
 }
 
 // Compile creates a wazero runtime in compiler mode and compiles bin with
@@ -62,7 +76,7 @@ func Compile(ctx context.Context, cfg Config, bin []byte, setup func(wazero.Runt
 	for i, dir := range dirs {
 		wroot, wdir := "", ""
 		if dir != "" {
-			wroot, wdir = filepath.Join(dir, "wazero"), wazeroModuleDir(dir, bin)
+			wroot, wdir = filepath.Join(dir, "wazero"), wazeroModuleDir(dir, moduleDigest(cfg, bin))
 		}
 		if i == 1 {
 			// Second try: the cache was bad; start it afresh.

@@ -167,13 +167,13 @@ func wasmtimeModule(engine *wasmtime.Engine, cfg Config, bin []byte) (*wasmtime.
 		}
 		if k, err := LoadCacheKey(keyFile); err == nil {
 			key = k
-			sum := sha256.Sum256(append([]byte(fmt.Sprintf("wasmtime-go v39 stack %d\x00", wasmtimeStack)), bin...))
+			digest := moduleDigest(cfg, bin) // named by the module's hash and the engine's settings
+			sum := sha256.Sum256(append([]byte(fmt.Sprintf("wasmtime-go v39 stack %d\x00", wasmtimeStack)), digest[:]...))
 			name := hex.EncodeToString(sum[:]) + ".cwasm"
 			path, label = filepath.Join(cfg.CacheDir, "wasmtime", name), "wasmtime/"+name
 			if data, err := key.ReadFile(path, label); err == nil {
 				if m, err := wasmtime.NewModuleDeserialize(engine, data); err == nil {
-					now := time.Now()
-					_ = os.Chtimes(path, now, now) // in use: not pruned
+					touchInUse(path) // in use: not pruned
 					return m, nil
 				}
 			}
@@ -202,6 +202,7 @@ func pruneWasmtimeCache(dir string) {
 	for _, f := range files {
 		if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > cacheMaxAge {
 			os.Remove(f)
+			os.Remove(f + stampSuffix)
 		}
 	}
 }

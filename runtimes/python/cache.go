@@ -53,8 +53,7 @@ func (c diskCache) instrument(bin []byte) ([]byte, error) {
 		path = filepath.Join(c.dir, name)
 		// The file is the module followed by its MAC.
 		if mod, err := c.key.ReadFile(path, name); err == nil && len(mod) > 8 {
-			now := time.Now() // in use, for pruneCache
-			_ = os.Chtimes(path, now, now)
+			wasm.TouchInUse(path) // in use, for pruneCache
 			return mod, nil
 		}
 	}
@@ -140,13 +139,15 @@ const cacheMaxAge = 14 * 24 * time.Hour
 // pruneCache removes the cached templates and instrumented modules that no
 // process has used for cacheMaxAge: each artifact version leaves ~30 MiB.
 func pruneCache(dir string) {
-	for _, pat := range []string{"python-template-*.json", "python-fuel-*.wasm"} {
+	for _, pat := range []string{"python-template-*.json", "python-fuel-*.wasm", "python-start-*.bin"} {
 		files, _ := filepath.Glob(filepath.Join(dir, pat))
 		for _, f := range files {
 			if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > cacheMaxAge {
 				os.Remove(f)
+				os.Remove(f + ".stamp")
 				if strings.HasSuffix(f, ".json") {
 					os.Remove(strings.TrimSuffix(f, ".json") + ".mem")
+					os.Remove(strings.TrimSuffix(f, ".json") + ".mem.stamp")
 				}
 			}
 		}
@@ -165,7 +166,7 @@ func (r *Runtime) saveTemplate(c diskCache, key string) {
 	}
 	name := "python-template-" + key
 	base := filepath.Join(c.dir, name)
-	if wasm.SaveImage(base+".mem", b) != nil {
+	if wasm.SaveSparseImage(base+".mem", b) != nil {
 		return
 	}
 	size := uint64(len(b))

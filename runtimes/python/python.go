@@ -33,7 +33,6 @@ import (
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/sys"
 
-	"github.com/wasmeval/wasmeval/prelude"
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/wasm"
 	"github.com/wasmeval/wasmeval/wasm/fuel"
@@ -128,17 +127,10 @@ var _ runtimes.Runtime = (*Runtime)(nil)
 
 // New compiles python.wasm, starts CPython once and snapshots it.
 func New(ctx context.Context, cfg Config) (*Runtime, error) {
-	bin, err := artifact.Wasm()
+	cache := openCache(cfg)
+	a, err := loadArtifact(cfg, cache) // start.go: from the cache when it can
 	if err != nil {
 		return nil, err
-	}
-	stdlib, err := artifact.Stdlib()
-	if err != nil {
-		return nil, err
-	}
-	pre, err := prelude.PythonZip()
-	if err != nil {
-		return nil, fmt.Errorf("python: prelude: %w", err)
 	}
 	pkgs, err := openLayer(cfg)
 	if err != nil {
@@ -150,23 +142,11 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			pkgs.close()
 		}
 	}()
-	cache := openCache(cfg)
-	if !cfg.NoFuel {
-		if bin, err = cache.instrument(bin); err != nil {
-			return nil, err
-		}
-	}
-	// The template depends on the whole module, data segments included.
-	key := templateKey(bin, stdlib, pre)
-	baseKey := key
+	key, baseKey, bin, data, stdlib, pre := a.key, a.key, a.bin, a.data, a.stdlib, a.pre
 	if pkgs != nil {
 		key = templateKey([]byte(key), pkgs.key)
 	}
-	bin, data, err := wasm.StripData(bin)
-	if err != nil {
-		return nil, fmt.Errorf("python: %w", err)
-	}
-	compiled, err := wasm.CompileModule(ctx, cfg.Engine, wasm.Config{CacheDir: cfg.CacheDir, KeyFile: cfg.KeyFile}, bin, "wasmeval", hostFuncs())
+	compiled, err := wasm.CompileModule(ctx, cfg.Engine, wasm.Config{CacheDir: cfg.CacheDir, KeyFile: cfg.KeyFile, ModuleDigest: a.digest}, bin, "wasmeval", hostFuncs())
 	if err != nil {
 		return nil, fmt.Errorf("python: %w", err)
 	}

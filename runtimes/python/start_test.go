@@ -1,0 +1,100 @@
+package python
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/runtimes"
+	"github.com/wasmeval/wasmeval/wasm"
+)
+
+// TestStartEntryRoundTrip: a start entry reads back as written, and a
+// cut or padded one is refused.
+func TestStartEntryRoundTrip(t *testing.T) {
+	a := artifactFiles{
+		bin:    []byte("\x00asm\x01\x00\x00\x00module"),
+		data:   []wasm.Segment{{Offset: 1024, Data: []byte("hello")}, {Offset: 7, Data: []byte{}}},
+		stdlib: []byte("PK zip"),
+		key:    "0123456789abcdef",
+		digest: [32]byte{1, 2, 3},
+	}
+	b := encodeStart(a)
+	got, err := decodeStart(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, a) {
+		t.Fatalf("got %+v\nwant %+v", got, a)
+	}
+	for _, bad := range [][]byte{b[:len(b)-1], append(bytes.Clone(b), 0), b[:40], []byte("wasmeval python start v0\n")} {
+		if _, err := decodeStart(bad); err == nil {
+			t.Errorf("decodeStart accepted %d bytes of a %d-byte entry", len(bad), len(b))
+		}
+	}
+}
+
+// TestStartFromCache: a second Runtime of the same cache starts from the
+// start entry the first left (no fuel pass, no decompression: the
+// instrumented module's cache file is not even read), runs cells as the
+// first does, and an entry someone else wrote (an invalid MAC) is made
+// again instead of used.
+func TestStartFromCache(t *testing.T) {
+	testenv.RequirePython(t)
+	ctx := context.Background()
+	cfg := Config{CacheDir: t.TempDir(), KeyFile: filepath.Join(t.TempDir(), "key")}
+	run := func() {
+		t.Helper()
+		r, err := New(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close(ctx)
+		inst, err := r.NewInstance(ctx, runtimes.InstanceOptions{Root: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer inst.Close(ctx)
+		var sink abiSink
+		res, err := inst.Run(ctx, "print(6 * 7)", &sink)
+		if err != nil || res.Failed || sink.stdout.String() != "42\n" {
+			t.Fatalf("run: %v, %+v, output %q %q", err, res, sink.stdout.String(), sink.stderr.String())
+		}
+	}
+	run()
+	entries, _ := filepath.Glob(filepath.Join(cfg.CacheDir, "python-start-*.bin"))
+	fuels, _ := filepath.Glob(filepath.Join(cfg.CacheDir, "python-fuel-*.wasm"))
+	if len(entries) != 1 || len(fuels) != 1 {
+		t.Fatalf("start entries %v, fuel modules %v: want one of each", entries, fuels)
+	}
+	// Without the fuel module's file, a start from the entry needs none.
+	if err := os.Remove(fuels[0]); err != nil {
+		t.Fatal(err)
+	}
+	run()
+	if _, err := os.Stat(fuels[0]); err == nil {
+		t.Fatal("the second start ran the fuel pass: it did not start from the entry")
+	}
+	// A forged entry (its MAC wrong) is not used but made again.
+	b, err := os.ReadFile(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 1
+	if err := os.WriteFile(entries[0], b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(entries[0] + ".stamp")
+	run()
+	if _, err := os.Stat(fuels[0]); err != nil {
+		t.Fatal("a forged entry was used: the start did not make the module again")
+	}
+	c := openCache(cfg)
+	if _, err := c.key.ReadFile(entries[0], filepath.Base(entries[0])); err != nil {
+		t.Fatalf("the forged entry was not made again: %v", err)
+	}
+}
