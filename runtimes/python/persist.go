@@ -14,6 +14,7 @@ import (
 
 	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
+	"golang.org/x/sys/unix"
 
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/wasm"
@@ -368,6 +369,7 @@ func (r *Runtime) RestoreInstance(ctx context.Context, opts runtimes.InstanceOpt
 		inst.close(ctx)
 		return nil, fmt.Errorf("python: restore: cannot map %d bytes of memory", size)
 	}
+	populate(all, parsed)
 	raw := fresh.scratch
 	for i := range parsed {
 		f := &parsed[i]
@@ -426,6 +428,36 @@ func (r *Runtime) RestoreInstance(ctx context.Context, opts runtimes.InstanceOpt
 		*cache = fresh
 	}
 	return inst, nil
+}
+
+// populate makes the live pages of frames private and writable in the
+// memory all before they are written (madvise MADV_POPULATE_WRITE, one
+// call per run of pages): one call faults a run in, where writing each
+// page of a copy-on-write mapping takes a fault of its own (measured: the
+// copies into a light session's 300 pages took 2 ms of a resume). A
+// kernel without it (before Linux 5.14) faults them in as they are
+// written.
+func populate(all []byte, frames []frame) {
+	var live []uint32
+	for _, f := range frames {
+		for _, e := range f.pages {
+			if e&stalePage == 0 {
+				live = append(live, e)
+			}
+		}
+	}
+	slices.Sort(live)
+	for i := 0; i < len(live); {
+		j := i + 1
+		for j < len(live) && live[j] == live[j-1]+1 {
+			j++
+		}
+		start, end := uint64(live[i])*pageBytes, min(uint64(live[j-1]+1)*pageBytes, uint64(len(all)))
+		if start < end && unix.Madvise(all[start:end], unix.MADV_POPULATE_WRITE) != nil {
+			return
+		}
+		i = j
+	}
 }
 
 // parseState checks an index against its frames and splits it into its
