@@ -633,23 +633,18 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	return out, nil
 }
 
-// checkSize measures the session at the end of a cell, when the live heap
-// has grown enough since its last measurement that the session could be
-// over its limit, or that the memory monitor's account of it would be far
-// off, and reports whether it is over.
+// checkSize measures the session at the end of a cell, when what it may
+// have grown by since its last walk (sizebound.go: the bytes allocated
+// while its cells ran) could take it over its limit, or put the memory
+// monitor's account of it far off, and reports whether it is over. The
+// live heap's growth, which it went by before, is no bound: a collection
+// in the middle of the cell hid what the cell kept when others let go of
+// more; and a walk costs milliseconds even for a small VM.
 func (in *instance) checkSize(limit int64) *memoryLimitError {
-	// No walk while what the session may have grown by since its last
-	// walk (sizebound.go: allocations while its cells ran, which no
-	// collection hides) keeps it within its limit and within the
-	// tolerance below: a walk costs milliseconds even for a small VM.
 	if g := in.bound.grown(); g <= max(minWalkGrowth, in.memLimit/8) && in.bound.base+g <= limit {
 		return nil
 	}
 	now := markNow()
-	grown := in.sizeMark.grownSince(now)
-	if in.size+max(0, grown-minWalkGrowth) <= limit && grown <= max(minWalkGrowth, in.memLimit/8) {
-		return nil
-	}
 	size := in.measureBetweenCells()
 	in.setSize(size, now)
 	if size > limit {

@@ -79,6 +79,7 @@ func (b *sizeBound) grown() int64 {
 // that owns the VM: between cells, or within a cell at a safe point or
 // while it waits. What the cell allocates after it is counted from now.
 func (b *sizeBound) walked(size int64) {
+	walks.Add(1)
 	b.base, b.added = size, 0
 	if b.running {
 		b.mark = allocatedBytes()
@@ -88,7 +89,8 @@ func (b *sizeBound) walked(size int64) {
 	b.bound.Store(size)
 }
 
-// walks counts the walks ResidentBytes made, for tests.
+// walks counts the complete walks of sessions (and the fresh starts of
+// their VMs, which count as walks of size 0), for tests.
 var walks atomic.Int64
 
 // SizeBound is an upper bound of the host memory the instance holds (what

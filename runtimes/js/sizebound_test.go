@@ -86,3 +86,47 @@ func TestSizeBoundCoversGrowth(t *testing.T) {
 		})
 	}
 }
+
+// TestCellEndWalksOnlyPastBound: a cell's end does not walk its session
+// while what the session may have grown by (what was allocated while its
+// cells ran since its last walk) keeps it well within its limit, however
+// much the rest of the process grew meanwhile (the estimate by the heap
+// walked then: with 100 sessions at work, a quarter of serve's CPU); a
+// cell that grows its session past that tolerance is walked at its end.
+func TestCellEndWalksOnlyPastBound(t *testing.T) {
+	inst, err := (&Runtime{}).NewInstance(context.Background(), runtimes.InstanceOptions{MemoryLimitBytes: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Close(context.Background())
+	in := inst.(*instance)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := func(code string) {
+		t.Helper()
+		if out, err := in.Run(ctx, code, nil); err != nil || out.Failed {
+			t.Fatalf("Run: %+v %v", out, err)
+		}
+	}
+	run("globalThis.x = 1")
+	in.ResidentBytes()
+	// The process (not the session) grows by 96 MiB.
+	junk := make([][]byte, 96)
+	for i := range junk {
+		junk[i] = make([]byte, 1<<20)
+		junk[i][0] = 1
+	}
+	w0 := walks.Load()
+	for range 5 {
+		run("x++")
+	}
+	if n := walks.Load() - w0; n != 0 {
+		t.Errorf("five small cells walked their session %d times while the rest of the process grew", n)
+	}
+	runtime.KeepAlive(junk)
+	w0 = walks.Load()
+	run("globalThis.big = 'q'.repeat(48 << 20)")
+	if n := walks.Load() - w0; n != 1 {
+		t.Errorf("a cell that grew its session by 48 MiB was walked %d times at its end, want once", n)
+	}
+}

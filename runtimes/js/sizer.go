@@ -24,7 +24,6 @@ func (in *instance) ResidentBytes() int64 {
 	}
 	defer in.vmMu.Unlock()
 	if in.vm != nil && !in.bound.clean.Load() {
-		walks.Add(1)
 		now := markNow()
 		in.setSize(in.measureBetweenCells(), now)
 	}
