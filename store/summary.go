@@ -62,7 +62,7 @@ func (d *Dir) Summaries(ctx context.Context, owner string) ([]Summary, error) {
 		if err != nil || h.Owner != owner || h.ID != id {
 			continue // gone meanwhile, unreadable, or another owner's
 		}
-		out = append(out, Summary{ID: id, Owner: h.Owner, Saved: saved, FuelUsed: h.FuelUsed, HasPython: h.PythonLen > 0, Meta: h.Meta})
+		out = append(out, Summary{ID: id, Owner: h.Owner, Saved: saved, FuelUsed: h.FuelUsed, HasPython: h.PythonLen > 0 || len(h.Frames) > 0, Meta: h.Meta})
 	}
 	return out, nil
 }
@@ -110,7 +110,7 @@ func (d *Dir) readHeaderOnly(id string) (*dirHeader, time.Time, error) {
 func (p *Postgres) Summaries(ctx context.Context, owner string) ([]Summary, error) {
 	ctx, cancel := context.WithTimeout(ctx, pgOpTimeout)
 	defer cancel()
-	rows, err := p.pool.Query(ctx, `SELECT id, saved, fuel_used, cardinality(python) > 0, meta
+	rows, err := p.pool.Query(ctx, `SELECT id, saved, fuel_used, cardinality(python) > 0 OR length(pyindex) > 0, meta
 		FROM wasmeval_sessions WHERE owner = $1 ORDER BY id`, owner)
 	if err != nil {
 		return nil, p.fail(ctx, "listing an owner's sessions", err)
