@@ -3,6 +3,7 @@ package python
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -54,6 +55,18 @@ func TestStartFromCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer r.Close(ctx)
+		// The heap's place comes with the template (templateMeta.Heap),
+		// and is where a scan of the image finds it.
+		b, release, err := r.template.View()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := findHeapState(b)
+		release()
+		r.heapOnce.Do(func() { t.Error("the heap's place was not known from the template's making") })
+		if r.heap != want || want.addr == 0 {
+			t.Errorf("heap %+v; a scan of the template finds %+v", r.heap, want)
+		}
 		inst, err := r.NewInstance(ctx, runtimes.InstanceOptions{Root: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
@@ -96,5 +109,33 @@ func TestStartFromCache(t *testing.T) {
 	c := openCache(cfg)
 	if _, err := c.key.ReadFile(entries[0], filepath.Base(entries[0])); err != nil {
 		t.Fatalf("the forged entry was not made again: %v", err)
+	}
+}
+
+// TestTemplateHeapAuthenticated: the heap's place saved with a template is
+// covered by its MAC: trimming writes by it, so an edited one is refused.
+func TestTemplateHeapAuthenticated(t *testing.T) {
+	c := testCache(t)
+	img := bytes.Repeat([]byte("template"), 4096)
+	fakeTemplate(t, img, [4]uint32{1, 2, 3, 4}).saveTemplate(c, "k")
+	if !(&Runtime{}).loadTemplate(c, "k") {
+		t.Fatal("the template as saved was refused")
+	}
+	base := filepath.Join(c.dir, "python-template-k")
+	raw, err := os.ReadFile(base + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta templateMeta
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		t.Fatal(err)
+	}
+	meta.Heap += 64
+	raw, _ = json.Marshal(meta)
+	if err := os.WriteFile(base+".json", raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if (&Runtime{}).loadTemplate(c, "k") {
+		t.Fatal("a template whose heap place was edited was loaded")
 	}
 }
