@@ -119,7 +119,8 @@ func openPagemap() (*os.File, error) {
 var ErrNoWriteTracking = errors.New("wasm: written pages: the memory's writes are not tracked")
 
 // TrackWrites starts tracking which pages of the memory get written, size
-// being the memory's size now: from its return WrittenPages lists them,
+// being the memory's size now: from its return WrittenPages lists them
+// (every page is protected),
 // and the handle knows which pages the guest owns (Owned), so Discard
 // gives back only those. It fails when the kernel cannot track writes
 // (see the comment at the top of writes.go); the memory works as before
@@ -150,10 +151,10 @@ func (h *MemoryHandle) TrackWrites(size uint32) error {
 	// Protect the pages written so far, so that the first WrittenPages
 	// lists only what comes after; then note every page the guest owns
 	// (written since the memory was mapped, and not given back).
-	if _, err := h.scan(uint64(size), true); err != nil {
+	if _, err := h.scan(uint64(size), scanProtect); err != nil {
 		return fmt.Errorf("wasm: track writes: %w", err)
 	}
-	owned, err := h.scan(uint64(size), false)
+	owned, err := h.scan(uint64(size), scanOwned)
 	if err != nil {
 		return fmt.Errorf("wasm: track writes: %w", err)
 	}
@@ -169,17 +170,22 @@ func (h *MemoryHandle) TrackWrites(size uint32) error {
 func (h *MemoryHandle) Tracking() bool { return h != nil && h.tracking && h.m != nil && h.m.buf != nil }
 
 // WrittenPages returns the indexes of the 4 KiB pages among the first size
-// bytes written since TrackWrites or the last WrittenPages, and starts the
-// next interval: each call lists a page written since the one before. A
-// page given back since (Discard) and not written again is not listed.
-// The result is valid until the next call. After an error the memory is no
-// longer tracked (WrittenPages fails until TrackWrites succeeds again), so
-// a caller never misses a write: it copies everything once more instead.
+// bytes that may have been written since they were last protected
+// (ProtectAll, TrackWrites): those written since, which it lists every
+// time until they are protected again. A page given
+// back since (Discard) and not written again is not listed. The result is
+// valid until the next call. After an error the memory is no longer
+// tracked (WrittenPages fails until TrackWrites succeeds again), so a
+// caller never misses a write: it copies everything once more instead.
+//
+// Leaving pages that are written again and again unprotected saves the
+// faults of their next writes (a few microseconds each in a virtual
+// machine, more than comparing the page with a copy costs).
 func (h *MemoryHandle) WrittenPages(size uint32) ([]uint32, error) {
 	if !h.Tracking() {
 		return nil, ErrNoWriteTracking
 	}
-	d, err := h.scan(uint64(size), true)
+	d, err := h.scan(uint64(size), scanUnprotected)
 	if err != nil {
 		h.tracking = false
 		return nil, err
@@ -198,6 +204,19 @@ func (h *MemoryHandle) Owned(p uint32) bool {
 		return false
 	}
 	return h.owned[p/64]&(1<<(p%64)) != 0
+}
+
+// ProtectAll write-protects every page among the first size bytes, so
+// that WrittenPages lists them again only once written.
+func (h *MemoryHandle) ProtectAll(size uint32) error {
+	if !h.Tracking() {
+		return ErrNoWriteTracking
+	}
+	if _, err := h.scan(uint64(size), scanProtect); err != nil {
+		h.tracking = false
+		return err
+	}
+	return nil
 }
 
 func (h *MemoryHandle) own(p uint32) {
@@ -234,21 +253,36 @@ func (h *MemoryHandle) ownedRuns(first, end uint64, f func(first, end uint64) er
 	return nil
 }
 
-// scan lists the guest's own pages among the memory's first size bytes
-// (present or swapped, neither the image's page nor the zero page, which
-// a read maps); written ones only, protected again, when wp
-// (PM_SCAN_WP_MATCHING). The kernel calls a page written whenever its
-// protection is not set, and a page read but never written, or given back
-// (Discard), has none: those are filtered out.
-func (h *MemoryHandle) scan(size uint64, wp bool) ([]uint32, error) {
+// Modes of scan.
+const (
+	scanOwned       = iota // the guest's own pages
+	scanUnprotected        // those of them not write-protected
+	scanProtect            // those, protected again
+)
+
+// scan lists the guest's own pages among the memory's first size bytes:
+// present or swapped, neither the image's page nor the zero page, which a
+// read maps. The kernel calls a page written whenever its protection is
+// not set, and a page read but never written, or given back (Discard), has
+// none: those are filtered out.
+func (h *MemoryHandle) scan(size uint64, mode int) ([]uint32, error) {
 	base := uint64(uintptr(unsafe.Pointer(&h.m.buf[0])))
 	size = min((size+pageSize-1)/pageSize*pageSize, uint64(len(h.m.buf))/pageSize*pageSize)
 	if len(h.regions) == 0 {
 		h.regions = make([]pageRegion, 128)
 	}
+	// The image's pages are told from the guest's own by their page
+	// structure (PAGE_IS_FILE), which costs a cache miss a page: the
+	// scans of write tracking do without, protecting the image's pages
+	// too, so that one of them is listed only when the guest reads it for
+	// the first time since (then copied once, harmlessly, as the image's
+	// content), or writes it.
 	var flags, mask uint64 = 0, pageIsFile | pageIsPFNZero
-	if wp {
-		flags, mask = pmScanWPMatching|pmScanCheckWPAsync, mask|pageIsWritten
+	switch mode {
+	case scanUnprotected:
+		flags, mask = pmScanCheckWPAsync, pageIsWritten|pageIsPFNZero
+	case scanProtect:
+		flags, mask = pmScanWPMatching|pmScanCheckWPAsync, pageIsWritten|pageIsPFNZero
 	}
 	dirty := h.wdirty[:0]
 	for start, end := base, base+size; start < end; {
@@ -258,7 +292,7 @@ func (h *MemoryHandle) scan(size uint64, wp bool) ([]uint32, error) {
 			start: start, end: end,
 			vec:               uint64(uintptr(unsafe.Pointer(&h.regions[0]))),
 			vecLen:            uint64(len(h.regions)),
-			categoryInverted:  pageIsFile | pageIsPFNZero,
+			categoryInverted:  mask &^ pageIsWritten,
 			categoryMask:      mask,
 			categoryAnyofMask: pageIsPresent | pageIsSwapped,
 			returnMask:        pageIsPresent | pageIsSwapped,

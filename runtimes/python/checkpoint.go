@@ -1,6 +1,7 @@
 package python
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,9 +17,9 @@ import (
 // It is kept up to date a page at a time: the instance's memory tracks
 // writes (wasm.MemoryHandle.TrackWrites), so after a cell only the pages
 // that cell wrote are copied, over their older copies, and the copies of
-// pages given back since (trimHeap) are dropped. A trivial cell writes a
-// few dozen pages, so its checkpoint costs a few microseconds whatever the
-// session holds. Where the kernel cannot track writes, or the memory is
+// pages given back since (trimHeap) are dropped. A page a cell wrote is
+// left unprotected for a while (see update), so a checkpoint costs about
+// what the last few cells wrote, whatever the session holds. Where the kernel cannot track writes, or the memory is
 // not the one the checkpoint follows (a restart), the checkpoint is taken
 // whole: every page the guest ever wrote, about 0.1 ms a MiB.
 type checkpoint struct {
@@ -31,12 +32,13 @@ type checkpoint struct {
 	// reads as the template (or zero past it); has is the same as a
 	// bitmap, so that dropping the copies of a large range the guest gave
 	// back skips 64 pages at a time.
-	slot []int32
-	has  []uint64
-	free []int32 // indexes of copies in buf no page uses
-	next int     // copies buf has handed out (used or free)
-	buf  wasm.HostPages
-	data []byte // buf's memory
+	slot  []int32
+	has   []uint64
+	free  []int32 // indexes of copies in buf no page uses
+	takes int     // takes since the pages were all protected
+	next  int     // copies buf has handed out (used or free)
+	buf   wasm.HostPages
+	data  []byte // buf's memory
 	// The last take's work, for tests: pages copied, and whether it was
 	// whole.
 	lastCopied int
@@ -98,8 +100,20 @@ func (c *checkpoint) take(in *Instance, written []uint32, ok bool) error {
 	return c.whole(in, all)
 }
 
+// Write protection of the pages the cells write. A trivial cell writes
+// about 80 pages, mostly the same ones each time (reference counts all
+// over the heap, the allocator's chunks, the stack), and most of them end
+// the cell as they began it (a reference taken and dropped). A write fault
+// costs 1 to 3 µs in a virtual machine, comparing a page with its copy a
+// fraction of that; so the pages stay unprotected for protectEvery takes,
+// or until more than maxUnprotected pages are (a cell wrote megabytes).
+const (
+	protectEvery   = 32 // measured: 16 and 64 cost more
+	maxUnprotected = 1024
+)
+
 // update copies the pages in written that are still the guest's own (not
-// given back since) over their copies.
+// given back since) and changed over their copies.
 func (c *checkpoint) update(h *wasm.MemoryHandle, all []byte, written []uint32) error {
 	c.resize(uint32(len(all)))
 	c.lastCopied, c.lastWhole = 0, false
@@ -107,6 +121,8 @@ func (c *checkpoint) update(h *wasm.MemoryHandle, all []byte, written []uint32) 
 		if int(p) >= len(c.slot) || !h.Owned(p) {
 			continue // given back after the cell: forget dropped its copy
 		}
+		off := int(p) * 4096
+		src := all[off:min(off+4096, len(all))]
 		s := c.slot[p]
 		if s == 0 {
 			i, err := c.alloc()
@@ -117,12 +133,25 @@ func (c *checkpoint) update(h *wasm.MemoryHandle, all []byte, written []uint32) 
 			s = int32(i + 1)
 			c.slot[p] = s
 			c.has[p/64] |= 1 << (p % 64)
+		} else if bytes.Equal(c.data[int(s-1)*4096:int(s-1)*4096+len(src)], src) {
+			continue // unchanged (or changed and changed back)
 		}
-		off := int(p) * 4096
-		copy(c.data[int(s-1)*4096:int(s)*4096], all[off:min(off+4096, len(all))])
+		copy(c.data[int(s-1)*4096:], src)
 		c.lastCopied++
 	}
 	c.size = uint32(len(all))
+	// The pages listed stay unprotected: the next cell likely writes them
+	// again, and comparing them costs less than its write faults would.
+	// Now and then, or when there are many (a cell wrote megabytes), they
+	// are protected again, so a page no cell writes any more is not
+	// compared for ever.
+	c.takes++
+	if len(written) > maxUnprotected || c.takes >= protectEvery {
+		c.takes = 0
+		if err := h.ProtectAll(c.size); err != nil {
+			c.mem = nil // the next take is whole
+		}
+	}
 	return nil
 }
 
@@ -133,9 +162,8 @@ func (c *checkpoint) whole(in *Instance, all []byte) error {
 	size := uint32(len(all))
 	tracked := false
 	if in.mem.TrackWrites(size) == nil {
-		// A new interval: the next take copies what is written from here.
-		_, err := in.mem.WrittenPages(size)
-		tracked = err == nil
+		// From here the next take copies what is written.
+		tracked = in.mem.ProtectAll(size) == nil
 	}
 	pages, err := in.mem.DirtyPages(size)
 	if err != nil {

@@ -153,6 +153,9 @@ func (h heapState) freeRanges(mem []byte, min uint64) []freeRange {
 		if treemap&(1<<i) == 0 {
 			continue
 		}
+		if i < 31 && treebinMin(i+1) <= min+chunkHeader {
+			continue // every chunk of bin i is smaller than min wants
+		}
 		if root, ok := le32(mem, s+msTreebins+4*i); ok && root != 0 {
 			stack = append(stack, root)
 		}
@@ -220,4 +223,13 @@ func (r *Runtime) findHeap() {
 	}
 	defer release()
 	r.heap = findHeapState(b)
+}
+
+// treebinMin is the smallest chunk size dlmalloc's tree bin i holds
+// (minsize_for_tree_index, TREEBIN_SHIFT 8); bin i holds sizes up to bin
+// i+1's, bin 31 every larger one. The bins of chunks too small to trim
+// after a cell (afterCellTrim) are not walked: a session's heap has
+// thousands of small free chunks and a few large ones.
+func treebinMin(i uint64) uint64 {
+	return 1<<((i>>1)+8) | (i&1)<<((i>>1)+7)
 }
