@@ -88,7 +88,6 @@ type memReserve struct {
 	holds   map[*managed]*memHold
 	outside map[*Session]*managed // the keys of EvalOutside's sessions in holds
 	queue   []*memWaiter          // evals waiting for room, oldest first
-	changed chan struct{}         // closed at the next release; nil until asked for
 	// urgent is set by the first eval in line once it has waited
 	// sweepGrace with no eval ending meanwhile: the sweep then makes room
 	// for it from idle sessions, evicting if need be, rather than let it
@@ -262,23 +261,38 @@ func (h *memHold) cover(need map[string]int64) {
 	}
 }
 
-// memWaiter is an eval waiting for room: need for session s.
+// memWaiter is an eval waiting for room: need for session s. wake tells
+// it to look again.
 type memWaiter struct {
 	need int64
 	s    *managed
+	wake chan struct{}
 }
 
-func (r *memReserve) changedLocked() <-chan struct{} {
-	if r.changed == nil {
-		r.changed = make(chan struct{})
+func (w *memWaiter) poke() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
-	return r.changed
 }
 
+// notifyLocked wakes the first eval in line: room came back. Only it may
+// take room (in order); waking every waiter at every release made each
+// release cost a wakeup per waiter (100 clients: tens of thousands a
+// second, for nothing).
 func (r *memReserve) notifyLocked() {
-	if r.changed != nil {
-		close(r.changed)
-		r.changed = nil
+	if len(r.queue) > 0 {
+		r.queue[0].poke()
+	}
+}
+
+// heldLocked wakes the waiters of s, whose reservation now stands: they
+// share it (an eval queued behind its session's running one).
+func (r *memReserve) heldLocked(s *managed) {
+	for _, w := range r.queue {
+		if w.s == s {
+			w.poke()
+		}
 	}
 }
 
@@ -512,7 +526,7 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 		need += n
 	}
 	start := time.Now()
-	w := &memWaiter{need: need, s: s}
+	w := &memWaiter{need: need, s: s, wake: make(chan struct{}, 1)}
 	m.mu.Lock()
 	if m.mem.holds == nil {
 		m.mem.holds = map[*managed]*memHold{}
@@ -554,12 +568,11 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 		if m.mem.queue[0] == w {
 			m.kickSweep()
 		}
-		changed := m.mem.changedLocked()
 		m.mu.Unlock()
 		var cause error
 		expired := false
 		select {
-		case <-changed:
+		case <-w.wake:
 		case <-grace:
 			// Urgent once no eval has ended for sweepGrace: running
 			// evals that keep ending make room soon; a long one may not
@@ -600,6 +613,7 @@ func (m *Manager) reserveMemory(ctx context.Context, s *managed, req Request) (f
 	h := &memHold{evals: 1, langs: map[string]bool{}}
 	h.cover(needs)
 	m.mem.holds[s] = h
+	m.mem.heldLocked(s)
 	s.mem.gen++
 	m.recountLocked(s)
 	m.mu.Unlock()
