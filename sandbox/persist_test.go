@@ -284,3 +284,24 @@ func TestManagerStoreExpires(t *testing.T) {
 		t.Fatalf("the recent session: %v", err)
 	}
 }
+
+// TestManagerStoreReplacedFile: a file replaced by another of the same
+// size and modification time (renamed over it) is saved again: its
+// stamp's inode changed, though its size and time did not.
+func TestManagerStoreReplacedFile(t *testing.T) {
+	testenv.RequirePython(t)
+	st := dirStore(t)
+	ctx := context.Background()
+	m1 := storeManager(t, t.TempDir(), st)
+	id, err := m1.Create(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evalText(t, m1, "alice", id, "py", "import os\nopen('a.txt', 'w').write('aaaa')\nos.utime('a.txt', ns=(10**18, 10**18))")
+	evalText(t, m1, "alice", id, "py", "open('tmp', 'w').write('bbbb')\nos.utime('tmp', ns=(10**18, 10**18))\nos.replace('tmp', 'a.txt')")
+	m1.Close(ctx)
+	m2 := storeManager(t, t.TempDir(), st)
+	if got := evalText(t, m2, "alice", id, "py", "print(open('a.txt').read())").Content[0].Text; got != "bbbb" {
+		t.Fatalf("a file replaced by one of the same size and time: %q after a load, want the new content", got)
+	}
+}
