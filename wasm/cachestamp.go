@@ -122,3 +122,39 @@ func touchInUse(path string) {
 
 // TouchInUse is touchInUse for the runtimes' cache files.
 func TouchInUse(path string) { touchInUse(path) }
+
+// memoSize is a memo's fixed part: the file's stamp.
+const memoSize = 56
+
+// LoadMemo returns the value SaveMemo stored at memoPath under label for
+// the file open in f, when f is the very file it was stored for and has
+// not changed since (the identity a stamp records): a fact about a file
+// that is costly to derive again, like the hash of what an executable
+// embeds.
+func (k *CacheKey) LoadMemo(memoPath, label string, f *os.File) ([]byte, bool) {
+	st, err := statStamp(f)
+	if err != nil {
+		return nil, false
+	}
+	b, err := readRegular(memoPath)
+	if err != nil || len(b) < memoSize+MACSize {
+		return nil, false
+	}
+	enc, value, mac := b[:memoSize], b[memoSize:len(b)-MACSize], b[len(b)-MACSize:]
+	if !bytes.Equal(enc, st.encode()) || !hmac.Equal(mac, k.stampMAC("memo\x00"+label, enc, value)) {
+		return nil, false
+	}
+	return value, true
+}
+
+// SaveMemo stores value at memoPath under label for the file open in f,
+// when its ctime is stampSettle old (see stamp); failing to is no error.
+func (k *CacheKey) SaveMemo(memoPath, label string, f *os.File, value []byte) {
+	st, err := statStamp(f)
+	if err != nil || !st.settled() {
+		return
+	}
+	enc := st.encode()
+	b := append(append(enc, value...), k.stampMAC("memo\x00"+label, enc, value)...)
+	_ = SaveImage(memoPath, b)
+}

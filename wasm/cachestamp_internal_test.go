@@ -175,3 +175,46 @@ func TestLoadImageSparseAndStamped(t *testing.T) {
 		t.Fatal("a changed image with its old stamp was loaded")
 	}
 }
+
+// TestMemo: a memo holds for the file it was stored for while that file
+// is unchanged, under its label, and not once the file changes or the
+// memo is edited.
+func TestMemo(t *testing.T) {
+	settleNow(t)
+	dir := t.TempDir()
+	k := NewCacheKey(bytes.Repeat([]byte{5}, CacheKeySize))
+	exe := filepath.Join(dir, "exe")
+	if err := os.WriteFile(exe, []byte("an executable"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	memo := filepath.Join(dir, "memo")
+	load := func(label string) ([]byte, bool) {
+		f, err := os.Open(exe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		return k.LoadMemo(memo, label, f)
+	}
+	f, _ := os.Open(exe)
+	k.SaveMemo(memo, "sum", f, []byte("abc123"))
+	f.Close()
+	if v, ok := load("sum"); !ok || string(v) != "abc123" {
+		t.Fatalf("LoadMemo = %q, %v", v, ok)
+	}
+	if _, ok := load("other"); ok {
+		t.Fatal("a memo held under another label")
+	}
+	b, _ := os.ReadFile(memo)
+	edited := bytes.Replace(b, []byte("abc123"), []byte("evil12"), 1)
+	os.WriteFile(memo, edited, 0o600)
+	if _, ok := load("sum"); ok {
+		t.Fatal("an edited memo held")
+	}
+	os.WriteFile(memo, b, 0o600)
+	rewriteKeepingTimes(t, exe, []byte("AN"))
+	if _, ok := load("sum"); ok {
+		t.Fatal("a memo held for a changed file")
+	}
+}

@@ -8,10 +8,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/wasm"
+	artifact "github.com/wasmeval/wasmeval/wasm/python"
 )
 
 // TestStartEntryRoundTrip: a start entry reads back as written, and a
@@ -137,5 +141,45 @@ func TestTemplateHeapAuthenticated(t *testing.T) {
 	}
 	if (&Runtime{}).loadTemplate(c, "k") {
 		t.Fatal("a template whose heap place was edited was loaded")
+	}
+}
+
+// TestArtifactSumMemo: the artifact's hash remembered for the executable
+// is the hash itself, and a memo someone edited is not believed.
+func TestArtifactSumMemo(t *testing.T) {
+	testenv.RequirePython(t)
+	// A memo is taken of an executable whose ctime is 2 s old: this
+	// test binary may be newer.
+	var st unix.Stat_t
+	if err := unix.Stat("/proc/self/exe", &st); err != nil {
+		t.Fatal(err)
+	}
+	if age := time.Since(time.Unix(st.Ctim.Unix())); age < 3*time.Second {
+		time.Sleep(3*time.Second - age)
+	}
+	c := testCache(t)
+	want := artifact.Sum()
+	for i := range 2 { // made, then (once the memo is taken) remembered
+		if got := c.artifactSum(); got != want {
+			t.Fatalf("artifactSum %d = %q, want %q", i, got, want)
+		}
+	}
+	memo := filepath.Join(c.dir, "python-start-exe.memo")
+	if _, err := os.Stat(memo); err != nil {
+		t.Fatalf("no memo was taken: %v", err)
+	}
+	exe, err := os.Open("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exe.Close()
+	// A memo of another key: as if someone else wrote it.
+	other := wasm.NewCacheKey(bytes.Repeat([]byte{3}, wasm.CacheKeySize))
+	other.SaveMemo(memo, "python artifact sum", exe, []byte("0000000000000000"))
+	if _, err := os.Stat(memo); err != nil {
+		t.Fatalf("no memo: %v", err)
+	}
+	if got := c.artifactSum(); got != want {
+		t.Fatalf("artifactSum = %q with a forged memo, want %q", got, want)
 	}
 }
