@@ -30,10 +30,12 @@ import (
 // walking the VM (walk.go), across cells.
 //
 // Walks cost time in proportion to the session's data, so they happen only
-// when the process's heap has grown enough since the session was last
-// measured that the session could be over its limit:
+// when the session could have grown over its limit since it was last
+// measured:
 //
-//   - at the end of a cell, where the VM is idle;
+//   - at the end of a cell, where the VM is idle, when what the process
+//     allocated while the session's cells ran since its last walk could
+//     take it over its limit, or past an eighth of it (sizebound.go);
 //   - while a cell runs, when the process's memory monitor (one goroutine,
 //     ticking every 10 ms while any cell runs) sees the live heap grow: a
 //     cell waiting for a timer or a host call is walked by the monitor,
