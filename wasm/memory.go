@@ -302,6 +302,13 @@ func (h *MemoryHandle) AnonymousBytes() (int64, error) {
 // the range are given back (the others already read as the image or
 // zero), so discarding a large range the guest left alone costs nothing.
 func (h *MemoryHandle) Discard(off, n uint64) (uint64, error) {
+	return h.DiscardPages(off, n, nil)
+}
+
+// DiscardPages is Discard that calls gone, when not nil, with each run of
+// pages [first, end) (4 KiB page indexes) it gave back, once it has: the
+// pages whose content a copy of the memory no longer holds.
+func (h *MemoryHandle) DiscardPages(off, n uint64, gone func(first, end uint32)) (uint64, error) {
 	if h == nil || h.m == nil || h.m.buf == nil {
 		return 0, fmt.Errorf("wasm: discard: no memory")
 	}
@@ -322,6 +329,9 @@ func (h *MemoryHandle) Discard(off, n uint64) (uint64, error) {
 				return fmt.Errorf("wasm: discard: madvise: %w", err)
 			}
 			freed += (end - first) * pageSize
+			if gone != nil {
+				gone(uint32(first), uint32(end))
+			}
 			return nil
 		})
 		if err != nil {
@@ -331,6 +341,9 @@ func (h *MemoryHandle) Discard(off, n uint64) (uint64, error) {
 	}
 	if err := unix.Madvise(h.m.buf[start:end], unix.MADV_DONTNEED); err != nil {
 		return 0, fmt.Errorf("wasm: discard: madvise: %w", err)
+	}
+	if gone != nil {
+		gone(uint32(start/pageSize), uint32(end/pageSize))
 	}
 	return end - start, nil
 }

@@ -88,8 +88,12 @@ func TestDiscard(t *testing.T) {
 		t.Fatal("DiscardClean changed what the memory holds")
 	}
 	// Discard gives back only whole pages inside the range.
-	if n, err := h.Discard(100, 4*4096); err != nil || n != 3*4096 {
+	var gone [][2]uint32
+	if n, err := h.DiscardPages(100, 4*4096, func(first, end uint32) { gone = append(gone, [2]uint32{first, end}) }); err != nil || n != 3*4096 {
 		t.Fatalf("Discard: %d %v, want pages 1-3", n, err)
+	}
+	if len(gone) != 1 || gone[0] != [2]uint32{1, 4} {
+		t.Fatalf("DiscardPages reported %v given back, want [[1 4]]", gone)
 	}
 	if page(0)[0] != 'w' || page(3)[0] != 0 {
 		t.Fatal("Discard: page 0 must stay, page 3 must read zero")

@@ -212,9 +212,13 @@ func (h *MemoryHandle) ProtectAll(size uint32) error {
 	if !h.Tracking() {
 		return ErrNoWriteTracking
 	}
-	if _, err := h.scan(uint64(size), scanProtect); err != nil {
+	d, err := h.scan(uint64(size), scanProtect)
+	if err != nil {
 		h.tracking = false
 		return err
+	}
+	for _, p := range d {
+		h.own(p) // written since the last WrittenPages
 	}
 	return nil
 }

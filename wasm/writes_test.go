@@ -143,8 +143,12 @@ func TestWrittenPages(t *testing.T) {
 				t.Fatalf("Discard: %d bytes, %v; want pages 0 to 2", n, err)
 			}
 			want("after Discard of written pages")
-			if n, err := h.Discard(0, 8*4096); err != nil || n != 4*4096 {
+			var gone [][2]uint32
+			if n, err := h.DiscardPages(0, 8*4096, func(first, end uint32) { gone = append(gone, [2]uint32{first, end}) }); err != nil || n != 4*4096 {
 				t.Fatalf("Discard: %d bytes, %v; want pages 3 to 6", n, err)
+			}
+			if len(gone) != 1 || gone[0] != [2]uint32{3, 7} {
+				t.Fatalf("DiscardPages reported %v given back, want [[3 7]]", gone)
 			}
 			if h.Owned(2) || h.Owned(3) || !h.Owned(9) {
 				t.Fatal("Owned after Discard: pages 2 and 3 must not be owned, 9 must")

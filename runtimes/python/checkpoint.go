@@ -222,20 +222,20 @@ func (c *checkpoint) alloc() (int, error) {
 	return c.next - 1, nil
 }
 
-// forget drops the copies of the pages wholly inside [off, off+n), which
-// the host gave back (they read as the template again).
-func (c *checkpoint) forget(off, n uint64) {
+// forget drops the copies of pages [first, end), which the host gave
+// back (they read as the template again).
+func (c *checkpoint) forget(first, end uint32) {
 	if !c.valid {
 		return
 	}
-	first, end := (off+4095)/4096, min((off+n)/4096, uint64(len(c.slot)))
+	end = min(end, uint32(len(c.slot)))
 	for p := first; p < end; {
 		w := c.has[p/64] >> (p % 64)
 		if w == 0 {
 			p = (p/64 + 1) * 64
 			continue
 		}
-		p += uint64(bits.TrailingZeros64(w))
+		p += uint32(bits.TrailingZeros64(w))
 		if p >= end {
 			break
 		}

@@ -201,14 +201,11 @@ func (in *Instance) trimHeap(min uint64) uint64 {
 	}
 	var freed uint64
 	for _, fr := range in.r.heap.freeRanges(all, min) {
-		n, err := in.mem.Discard(fr.off, fr.n)
+		// The checkpoint drops its copies of the pages given back.
+		n, err := in.mem.DiscardPages(fr.off, fr.n, in.ckpt.forget)
 		if err != nil {
-			// Some of the range may be given back: the checkpoint no
-			// longer knows which of its copies are current.
-			in.ckpt.valid = false
 			break
 		}
-		in.ckpt.forget(fr.off, fr.n)
 		freed += n
 	}
 	return freed
