@@ -18,7 +18,7 @@ var memModule = []byte{
 	0x07, 0x0a, 0x01, 0x06, 'm', 'e', 'm', 'o', 'r', 'y', 0x02, 0x00, // export memory
 }
 
-func instantiate(t *testing.T, o wasm.MemoryOptions) (api.Module, *wasm.MemoryHandle) {
+func instantiate(t testing.TB, o wasm.MemoryOptions) (api.Module, *wasm.MemoryHandle) {
 	t.Helper()
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
