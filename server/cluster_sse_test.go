@@ -65,13 +65,14 @@ func streamDuringMove(t *testing.T, forwarded bool) {
 		streamed <- do(t, "POST", a.URL+"/v1/sessions/"+id+"/eval", tokenA, cells("py", "print(x)"), hdr...)
 	}()
 	time.Sleep(500 * time.Millisecond)
-	// ...and the session moves to B (as a takeover does): A learns of it
+	// ...and the session moves to B (A's lease is let go, as when it ran
+	// out, and B takes it over with an eval of its own): A learns of it
 	// when the long eval's save is refused.
 	if err := leases.Release(ctx, id, "node-a"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := leases.Acquire(ctx, id, "node-b", b.hs.Listener.Addr().String(), ttl); err != nil {
-		t.Fatal(err)
+	if out := output(b.eval(t, tokenA, id, cells("py", "print(x)"))); out != "1\n" {
+		t.Fatalf("B's eval after it took the session over: %q", out)
 	}
 	if r := <-long; r.status == http.StatusOK {
 		t.Errorf("the long eval, whose save the move refused, answered 200: %s", r.body)
