@@ -28,8 +28,8 @@ func init() { Register("dir", openDirURL) }
 // named by its id:
 //
 //	<id>/state          the record: magic, checksum, header (JSON), Python index
-//	<id>/files/<sha256> each regular file's content and each Python frame,
-//	                    named by its hash
+//	<id>/frame-<sha256> each Python frame, named by its hash
+//	<id>/files/<sha256> each regular file's content, named by its hash
 //
 // A Save writes the files and frames it adds first (each to a temporary
 // name, synced, then renamed), then the record the same way, then removes
@@ -238,7 +238,7 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 				return err
 			}
 		}
-		if err := d.writeBlob(filepath.Join(dir, "files", name), f.Data); err != nil {
+		if err := d.writeFrame(filepath.Join(dir, framePrefix+name), f.Data); err != nil {
 			return d.unavailable(fmt.Sprintf("save %s: Python frame %d", st.ID, i), err)
 		}
 	}
@@ -331,13 +331,18 @@ func (d *Dir) collect(dir string, h *dirHeader) {
 			keep[e.SHA256] = true
 		}
 	}
-	blobs, err := os.ReadDir(filepath.Join(dir, "files"))
-	if err != nil {
-		return
+	if blobs, err := os.ReadDir(filepath.Join(dir, "files")); err == nil {
+		for _, b := range blobs {
+			if !keep[b.Name()] {
+				os.Remove(filepath.Join(dir, "files", b.Name()))
+			}
+		}
 	}
-	for _, b := range blobs {
-		if !keep[b.Name()] {
-			os.Remove(filepath.Join(dir, "files", b.Name()))
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if name, ok := strings.CutPrefix(e.Name(), framePrefix); ok && !keep[name] || strings.HasPrefix(e.Name(), ".tmp-") {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
 		}
 	}
 }
@@ -438,7 +443,7 @@ func (d *Dir) Load(ctx context.Context, id, artifact string) (*State, error) {
 	}
 	for i, name := range h.Frames {
 		f := Frame{}
-		data, err := os.ReadFile(filepath.Join(d.sessionDir(id), "files", name))
+		data, err := os.ReadFile(filepath.Join(d.sessionDir(id), framePrefix+name))
 		if err == nil {
 			f.Sum, f.Data = sha256.Sum256(data), data
 		}
@@ -571,6 +576,24 @@ func (d *Dir) writeBlob(path string, data []byte) error {
 		return nil
 	}
 	d.blobsWritten = true
+	return d.writeFile(path, false, data)
+}
+
+// framePrefix names a Python frame's file in a session's folder.
+const framePrefix = "frame-"
+
+// writeFrame writes a Python frame's file, unless it is there already:
+// synced, but not its folder: the frames are in the record's folder,
+// which Save syncs once the record is renamed into place, so a light
+// eval's save syncs three times (the frame, the record, the folder), not
+// four. A crash before that sync cannot leave the new record without its
+// frames on the file systems this runs on (ext4, xfs: a folder's
+// changes reach the disk in the order they were made, and the frame's
+// rename comes first).
+func (d *Dir) writeFrame(path string, data []byte) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
+		return nil
+	}
 	return d.writeFile(path, false, data)
 }
 

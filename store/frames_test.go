@@ -21,7 +21,7 @@ func testFrame(s string) store.Frame {
 
 // frameBlob is where a dir store keeps a frame of session id.
 func frameBlob(root, id string, f store.Frame) string {
-	return filepath.Join(root, id, "files", hex.EncodeToString(f.Sum[:]))
+	return filepath.Join(root, id, "frame-"+hex.EncodeToString(f.Sum[:]))
 }
 
 func frameData(fs []store.Frame) []string {
