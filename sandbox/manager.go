@@ -38,7 +38,9 @@ type ManagerOptions struct {
 	MaxSessions int
 	// MemoryBudgetBytes caps the host memory that the sessions hold
 	// together, as Session.ResidentBytes counts it (Python's written pages
-	// and checkpoint; a JavaScript VM's walked size). Over it the manager trims idle sessions, then
+	// and checkpoint; a JavaScript VM's walked size), or, after an eval
+	// until it is measured, an upper bound of it (memreserve.go). Over it
+	// the manager trims idle sessions, then
 	// evicts idle sessions by bytes: the largest of the owner that holds
 	// the most. Running sessions count at what they may grow to: each Eval
 	// reserves its session's memory limit per language it runs (twice for
@@ -117,7 +119,6 @@ type managed struct {
 	created  time.Time
 	lastUsed time.Time
 	busy     int  // Evals in progress; a busy session is not evicted
-	dirty    bool // used since its memory was last measured
 	trimmed  bool // trimmed since it was last used
 
 	mem memAcct // its charge in the memory budget (memreserve.go)
@@ -399,7 +400,7 @@ func (m *Manager) release(s *managed) {
 	m.mu.Lock()
 	s.busy--
 	s.lastUsed = time.Now()
-	s.dirty, s.trimmed = true, false
+	s.trimmed = false
 	m.mu.Unlock()
 	select {
 	case m.kick <- struct{}{}:
@@ -459,8 +460,8 @@ func (m *Manager) Sweep(ctx context.Context) int {
 	return len(evict) + m.memoryLocked(ctx, true)
 }
 
-// sweepMemory measures the sessions used since the last sweep and keeps
-// the budget; it runs after Evals.
+// sweepMemory keeps the memory budget (memoryLocked, memreserve.go); it
+// runs after evals and when the first eval waiting for room asks.
 func (m *Manager) sweepMemory(ctx context.Context) {
 	m.sweepMu.Lock()
 	defer m.sweepMu.Unlock()
@@ -474,7 +475,7 @@ func (m *Manager) trim(ctx context.Context, s *managed) {
 	}
 	m.mu.Lock()
 	if s.busy == 0 {
-		s.trimmed, s.dirty = true, false
+		s.trimmed = true
 	}
 	m.mu.Unlock()
 }
