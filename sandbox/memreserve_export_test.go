@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -26,4 +27,45 @@ func CommittedForTest(m *Manager) int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.committedLocked()
+}
+
+// CheckMemoryTotalsForTest counts m's memory budget again from scratch
+// (every listed session at its charge or its reservation if more, every
+// other held session at its reservation) and returns an error naming the
+// running totals that differ from that count.
+func CheckMemoryTotalsForTest(m *Manager) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var total, sizes, excess, held int64
+	seen := map[*managed]bool{}
+	count := func(s *managed) {
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		var t int64
+		if s.id != "" && m.byID[s.id] == s {
+			t = s.mem.size
+			sizes += s.mem.size
+			if !s.mem.exact {
+				excess += max(s.mem.size-s.mem.base, 0)
+			}
+		}
+		if h := m.mem.holds[s]; h != nil {
+			t = max(t, h.bytes)
+			held += h.bytes
+		}
+		total += t
+	}
+	for _, s := range m.byID {
+		count(s)
+	}
+	for s := range m.mem.holds {
+		count(s)
+	}
+	if total != m.mem.total || sizes != m.mem.sizes || excess != m.mem.excess || held != m.mem.held {
+		return fmt.Errorf("running totals: committed %d, charges %d, excess %d, held %d; counted again: %d, %d, %d, %d",
+			m.mem.total, m.mem.sizes, m.mem.excess, m.mem.held, total, sizes, excess, held)
+	}
+	return nil
 }

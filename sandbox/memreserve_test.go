@@ -436,3 +436,71 @@ func TestMemoryBudgetMeasuresIdleSessionOnce(t *testing.T) {
 		t.Errorf("after one session ran again the sweeps measured %d sessions, want that one once", n)
 	}
 }
+
+// TestMemoryBudgetTotalsHold: the budget's running total (kept as evals
+// reserve and end, as sessions are measured, trimmed, deleted and evicted,
+// so that reserving costs O(1) rather than a pass over every session)
+// equals what counting every session again gives, at every moment of a
+// mix of concurrent evals, waits, one-shots, deletions, sweeps and
+// evictions, and at the end.
+func TestMemoryBudgetTotalsHold(t *testing.T) {
+	sandbox.SetMemoryWaitForTest(t, 500*time.Millisecond)
+	m := newManager(t, sandbox.ManagerOptions{MemoryBudgetBytes: 160 << 20, IdleTimeout: -1, TrimIdleAfter: 50 * time.Millisecond,
+		Session: sandbox.SessionOptions{MemoryLimitBytes: 64 << 20}})
+	ctx := context.Background()
+	stop := make(chan struct{})
+	checked := make(chan error, 1)
+	go func() { // check while it all runs
+		var first error
+		for {
+			if err := sandbox.CheckMemoryTotalsForTest(m); err != nil && first == nil {
+				first = err
+			}
+			select {
+			case <-stop:
+				checked <- first
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for i := range 6 {
+		owner := fmt.Sprint("o", i%3)
+		id := mustCreate(t, m, owner)
+		wg.Go(func() {
+			for j := range 6 {
+				code := fmt.Sprintf("globalThis.v%d = 'x'.repeat(%d << 20)", j, 1+(i+j)%5)
+				if j == 3 {
+					code = "await new Promise(r => setTimeout(r, 100))"
+				}
+				m.Eval(ctx, owner, id, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: code}}})
+				if i == 5 && j == 2 {
+					m.Delete(ctx, owner, id)
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 3 {
+			m.RunCode(ctx, sandbox.RunCodeRequest{Language: "js", Code: "'y'.repeat(1 << 20).length", TempDir: t.TempDir()})
+		}
+	})
+	wg.Go(func() {
+		for range 20 {
+			m.Sweep(ctx)
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+	wg.Wait()
+	time.Sleep(100 * time.Millisecond)
+	m.Sweep(ctx)
+	close(stop)
+	if err := <-checked; err != nil {
+		t.Errorf("while evals ran: %v", err)
+	}
+	if err := sandbox.CheckMemoryTotalsForTest(m); err != nil {
+		t.Errorf("at the end: %v", err)
+	}
+}
