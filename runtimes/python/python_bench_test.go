@@ -170,7 +170,12 @@ func BenchmarkTrivialCellCheckpoints(b *testing.B) {
 	})
 }
 
-// BenchmarkCheckpoint: taking one checkpoint of a warm session.
+// BenchmarkCheckpoint: bringing a warm session's checkpoint up to date
+// when nothing was written since the last one: the fixed part of every
+// checkpoint (the scan of the memory's page tables, the compare of the
+// pages left unprotected); MiB-copied is what the checkpoint holds. Where
+// writes are not tracked (WASMEVAL_NO_WRITE_TRACKING=1) it is a whole
+// copy.
 func BenchmarkCheckpoint(b *testing.B) {
 	inst, _ := newInstance(b)
 	ctx := context.Background()
