@@ -230,6 +230,15 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		}
 	}
 	h.Frames = make([]string, len(st.PythonFrames))
+	var frames []*pendingFrame
+	defer func() {
+		for _, w := range frames {
+			<-w.done // no write outlives the Save
+			if w.tmp != "" {
+				os.Remove(w.tmp) // not renamed: the save failed
+			}
+		}
+	}()
 	for i, f := range st.PythonFrames {
 		name := hex.EncodeToString(f.Sum[:])
 		h.Frames[i] = name
@@ -238,10 +247,21 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 				return err
 			}
 		}
-		if err := d.writeFrame(filepath.Join(dir, framePrefix+name), f.Data); err != nil {
-			return d.unavailable(fmt.Sprintf("save %s: Python frame %d", st.ID, i), err)
+		path := filepath.Join(dir, framePrefix+name)
+		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(f.Data)) {
+			continue
 		}
+		// Written and synced while the record is (below): their syncs
+		// overlap.
+		w := &pendingFrame{path: path, done: make(chan error, 1)}
+		go func(data []byte) {
+			var err error
+			w.tmp, err = d.writeTemp(dir, data)
+			w.done <- err
+		}(f.Data)
+		frames = append(frames, w)
 	}
+
 	// The cut outputs (up to 64 MiB) and the JavaScript log (up to 1 MiB
 	// of code) are blobs of their own, written only when they change.
 	if h.Outputs, err = d.fieldBlob(st.ID, "outputs", st.Outputs); err != nil {
@@ -261,8 +281,31 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 	if err != nil {
 		return fmt.Errorf("store: save %s: %w", st.ID, err)
 	}
-	if err := d.writeAtomic(filepath.Join(dir, "state"), head, st.Python); err != nil {
+	tmp, err := d.writeTemp(dir, head, st.Python)
+	if err != nil {
 		return d.unavailable("save "+st.ID, err)
+	}
+	defer os.Remove(tmp) // when not renamed
+	for i, w := range frames {
+		err := <-w.done
+		w.done <- err // for the deferred wait
+		if err != nil {
+			return d.unavailable(fmt.Sprintf("save %s: new Python frame %d", st.ID, i), err)
+		}
+		if err := os.Rename(w.tmp, w.path); err != nil {
+			return d.unavailable("save "+st.ID, err)
+		}
+		w.tmp = ""
+	}
+	// The frames' renames come before the record's in the same folder,
+	// and one sync of the folder makes both last (see writeFrame).
+	if err := os.Rename(tmp, filepath.Join(dir, "state")); err != nil {
+		return d.unavailable("save "+st.ID, err)
+	}
+	if !d.noSync {
+		if err := syncDir(dir); err != nil {
+			return d.unavailable("save "+st.ID, err)
+		}
 	}
 	if prev == nil && !d.noSync {
 		// A new session folder: its entry in the store's folder must last.
@@ -271,8 +314,22 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		}
 	}
 	d.last[st.ID] = &h
-	if prev != nil && (prev.Outputs != h.Outputs || prev.JS != h.JS || !sameBlobs(prev.Files, h.Files) || !slices.Equal(prev.Frames, h.Frames)) {
+	switch {
+	case prev == nil:
+	case prev.Outputs != h.Outputs || prev.JS != h.JS || !sameBlobs(prev.Files, h.Files):
 		d.collect(dir, &h)
+	case !slices.Equal(prev.Frames, h.Frames):
+		// Only frames changed (a light eval): the ones the last record
+		// named and this one does not go, without listing the folders.
+		keep := make(map[string]bool, len(h.Frames))
+		for _, f := range h.Frames {
+			keep[f] = true
+		}
+		for _, f := range prev.Frames {
+			if !keep[f] {
+				os.Remove(filepath.Join(dir, framePrefix+f))
+			}
+		}
 	}
 	return nil
 }
@@ -319,8 +376,8 @@ func sameBlobs(a, b []dirFileEntry) bool {
 	return true
 }
 
-// collect removes the file blobs of dir that no entry names (left by
-// earlier records), and temporary files of interrupted saves.
+// collect removes the file blobs and frames of dir that no entry names
+// (left by earlier records), and temporary files of interrupted saves.
 func (d *Dir) collect(dir string, h *dirHeader) {
 	keep := map[string]bool{h.Outputs: true, h.JS: true}
 	for _, f := range h.Frames {
@@ -582,19 +639,19 @@ func (d *Dir) writeBlob(path string, data []byte) error {
 // framePrefix names a Python frame's file in a session's folder.
 const framePrefix = "frame-"
 
-// writeFrame writes a Python frame's file, unless it is there already:
-// synced, but not its folder: the frames are in the record's folder,
-// which Save syncs once the record is renamed into place, so a light
-// eval's save syncs three times (the frame, the record, the folder), not
-// four. A crash before that sync cannot leave the new record without its
-// frames on the file systems this runs on (ext4, xfs: a folder's
-// changes reach the disk in the order they were made, and the frame's
-// rename comes first).
-func (d *Dir) writeFrame(path string, data []byte) error {
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
-		return nil
-	}
-	return d.writeFile(path, false, data)
+// pendingFrame is a new Python frame being written by a Save: to tmp,
+// then renamed to path once it is synced (done).
+//
+// A frame's file is synced, but not its folder: the frames are in the
+// record's folder, which Save syncs once the record is renamed into
+// place, and the frames' and the record's syncs overlap, so a light
+// eval's save waits for two rounds of syncs, not four. A crash before the
+// folder's sync cannot leave the new record without its frames on the
+// file systems this runs on (ext4, xfs: a folder's changes reach the disk
+// in the order they were made, and the frames' renames come first).
+type pendingFrame struct {
+	path, tmp string
+	done      chan error // the write's result (read twice: put back)
 }
 
 // writeAtomic writes data to path through a synced temporary file renamed
@@ -604,12 +661,12 @@ func (d *Dir) writeAtomic(path string, pieces ...[]byte) error {
 	return d.writeFile(path, true, pieces...)
 }
 
-// writeFile is writeAtomic, syncing the folder only when syncFolder.
-func (d *Dir) writeFile(path string, syncFolder bool, pieces ...[]byte) error {
-	dir := filepath.Dir(path)
+// writeTemp writes pieces to a new temporary file in dir, synced (unless
+// NoSync), and returns its name.
+func (d *Dir) writeTemp(dir string, pieces ...[]byte) (string, error) {
 	f, err := os.CreateTemp(dir, ".tmp-")
 	if err != nil {
-		return err
+		return "", err
 	}
 	tmp := f.Name()
 	for _, p := range pieces {
@@ -623,10 +680,21 @@ func (d *Dir) writeFile(path string, syncFolder bool, pieces ...[]byte) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
 	if err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
+
+// writeFile is writeAtomic, syncing the folder only when syncFolder.
+func (d *Dir) writeFile(path string, syncFolder bool, pieces ...[]byte) error {
+	dir := filepath.Dir(path)
+	tmp, err := d.writeTemp(dir, pieces...)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return err
 	}
