@@ -7,6 +7,29 @@
 // the host's memory monitor's job.
 (function (host, internal) {
   'use strict';
+  // The built-ins the guards call while cells run, taken before any cell
+  // runs: a cell may replace globalThis.BigInt, Math.min, Array.isArray or
+  // WeakMap.prototype.get, and a guard that called the replacement would let
+  // through what it exists to stop (issue 9: `BigInt = () => 0n` let
+  // 3n ** (2n ** 22n) past the size limit, Math.trunc a 2 GiB ArrayBuffer
+  // past a 128 MiB cap, WeakMap.prototype.get a prototype chain past its
+  // depth limit, and a replaced Reflect.construct was handed the native
+  // constructors).
+  const BigInt = globalThis.BigInt, Number = globalThis.Number, String = globalThis.String;
+  const Symbol = globalThis.Symbol, ArrayBuffer = globalThis.ArrayBuffer;
+  const Math = Object.freeze(Object.create(null, Object.getOwnPropertyDescriptors(globalThis.Math)));
+  const isArray = Array.isArray, numberIsFinite = Number.isFinite, construct = Reflect.construct;
+  const reflectDefine = Reflect.defineProperty;
+  // uncurry(f)(self, ...args) is f.call(self, ...args), all native (a bound
+  // call): no frame of JavaScript, no list.
+  const uncurry = (f) => Function.prototype.call.bind(f);
+  const weakMapGet = uncurry(WeakMap.prototype.get), weakMapSet = uncurry(WeakMap.prototype.set);
+  const setHas = uncurry(Set.prototype.has), setAdd = uncurry(Set.prototype.add);
+  const hasOwn = uncurry(Object.prototype.hasOwnProperty), arrayPush = uncurry(Array.prototype.push);
+  // append adds v at the end of a list of the guards' own, without [[Set]]
+  // (which a setter a cell put on Array.prototype would see).
+  const append = (list, v) => { reflectDefine(list, list.length, { value: v, writable: true, enumerable: true, configurable: true }); };
+  const pop = (list) => { const v = list[list.length - 1]; list.length--; return v; };
 
   const maxStringLength = host.maxStringLength; // characters
   const maxBytes = host.memoryLimitBytes;
@@ -35,7 +58,7 @@
   const len = (s) => (s === null || s === undefined ? 0 : String(s).length);
   const toLength = (n) => {
     n = Math.trunc(Number(n));
-    return Number.isFinite(n) && n > 0 ? n : 0;
+    return numberIsFinite(n) && n > 0 ? n : 0;
   };
 
   // Array.prototype.join (and so toString) and toLocaleString recurse into
@@ -207,7 +230,7 @@
   method(Array.prototype, 'concat', (self, args) => {
     let n = toLength(self && self.length);
     for (const a of args) {
-      n += a !== null && typeof a === 'object' && (a[Symbol.isConcatSpreadable] ?? Array.isArray(a)) ? toLength(a.length) : 1;
+      n += a !== null && typeof a === 'object' && (a[Symbol.isConcatSpreadable] ?? isArray(a)) ? toLength(a.length) : 1;
     }
     if (n > maxElements) throw invalidArray();
     want(n * slotBytes);
@@ -233,7 +256,7 @@
     value: {
       bind(...args) {
         const f = apply(nativeBind, this, args);
-        if (args.length > 0) boundArguments.set(f, args);
+        if (args.length > 0) weakMapSet(boundArguments, f, args);
         return f;
       },
     }.bind,
@@ -296,7 +319,7 @@
         if (compare === undefined && toLength(this && this.length) > limit) {
           return apply(original, this, [order]);
         }
-        if (name === 'sort' && proto === Array.prototype && typeof compare === 'function' && Array.isArray(this)) {
+        if (name === 'sort' && proto === Array.prototype && typeof compare === 'function' && isArray(this)) {
           // goja sorts an array in place, reading its elements as it goes:
           // a comparator that shrinks or thins the array made it index
           // past the end (a Go panic). The values are sorted as the
@@ -332,23 +355,25 @@
   const nativeStringify = JSON.stringify;
   function checkDepth(value) {
     const seen = new Set();
+    let seenCount = 0;
     const stack = [value, 1];
-    while (stack.length > 0 && seen.size < walkBudget) {
-      const depth = stack.pop();
-      const v = stack.pop();
-      if (seen.has(v)) continue; // shared, or a cycle that stringify reports
-      seen.add(v);
+    while (stack.length > 0 && seenCount < walkBudget) {
+      const depth = pop(stack);
+      const v = pop(stack);
+      if (setHas(seen, v)) continue; // shared, or a cycle that stringify reports
+      setAdd(seen, v);
+      seenCount++;
       if (depth > maxJSONDepth) throw new RangeError('Maximum call stack size exceeded');
-      if (Array.isArray(v)) {
+      if (isArray(v)) {
         for (let i = Math.min(v.length, walkBudget) - 1; i >= 0; i--) {
           const e = v[i];
-          if (e !== null && typeof e === 'object') stack.push(e, depth + 1);
+          if (e !== null && typeof e === 'object') { append(stack, e); append(stack, depth + 1); }
         }
       } else {
         for (const k in v) {
-          if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+          if (!hasOwn(v, k)) continue;
           const e = v[k];
-          if (e !== null && typeof e === 'object') stack.push(e, depth + 1);
+          if (e !== null && typeof e === 'object') { append(stack, e); append(stack, depth + 1); }
           if (stack.length > 2 * walkBudget) break;
         }
       }
@@ -376,7 +401,7 @@
         const bytes = bytesOf(args);
         if (bytes > maxBytes) throw allocFailed();
         want(bytes);
-        return Reflect.construct(target, args, new.target === wrapper ? target : new.target);
+        return construct(target, args, new.target === wrapper ? target : new.target);
       },
     }[name];
     Object.setPrototypeOf(wrapper, Object.getPrototypeOf(target));
@@ -603,7 +628,7 @@
     if (typeof x === 'string') {
       if (x.length > maxElements) throw invalidArray();
       want(x.length * stringElementBytes);
-    } else if (x !== null && typeof x === 'object' && Array.isArray(x)) {
+    } else if (x !== null && typeof x === 'object' && isArray(x)) {
       const n = toLength(x.length);
       if (n > maxElements) throw invalidArray();
       want(n * slotBytes);
@@ -778,26 +803,26 @@
     const path = [];
     let n = 0;
     for (let p = x; isObject(p); p = getPrototypeOf(p)) {
-      const pd = proxyDepths.get(p);
+      const pd = weakMapGet(proxyDepths, p);
       if (pd !== undefined) {
         n += pd;
         break;
       }
-      const known = chainDepths.get(p);
+      const known = weakMapGet(chainDepths, p);
       if (known !== undefined && Math.floor(known / generationUnit) === generation) {
         n += known % generationUnit;
         break;
       }
-      path.push(p);
+      arrayPush(path, p); // a push a setter swallows costs the cache, not the count
       n++;
       if (path.length > maxChainDepth) break;
     }
-    for (let i = 0; i < path.length; i++) chainDepths.set(path[i], generation * generationUnit + Math.min(n - i, generationUnit - 1));
+    for (let i = 0; i < path.length; i++) weakMapSet(chainDepths, path[i], generation * generationUnit + Math.min(n - i, generationUnit - 1));
     return n;
   }
   // reparented is called before o gets another prototype.
   const reparented = (o) => {
-    const known = isObject(o) ? chainDepths.get(o) : undefined;
+    const known = isObject(o) ? weakMapGet(chainDepths, o) : undefined;
     if (known !== undefined && Math.floor(known / generationUnit) === generation) generation++;
   };
   const tooDeep = (what) => new RangeError(`Maximum call stack size exceeded: ${what} would nest more than ${maxChainDepth} deep`);
@@ -811,7 +836,7 @@
       if (new.target === undefined) throw new TypeError("Constructor Proxy requires 'new'");
       const d = proxyDepth(target, handler);
       const p = new NativeProxy(target, handler);
-      proxyDepths.set(p, d);
+      weakMapSet(proxyDepths, p, d);
       return p;
     },
   }.Proxy;
@@ -822,7 +847,7 @@
       revocable(target, handler) {
         const d = proxyDepth(target, handler);
         const r = NativeProxy.revocable(target, handler);
-        proxyDepths.set(r.proxy, d);
+        weakMapSet(proxyDepths, r.proxy, d);
         return r;
       },
     }.revocable,
