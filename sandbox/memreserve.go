@@ -23,12 +23,14 @@ import (
 // may hold by their end: the memory limit of each language the request
 // runs (twice for Python with checkpoints, which keep a copy of its
 // pages), or what the session was last measured to hold if that is more.
-// Running sessions count at their reservation, idle ones at their last
-// measurement. An eval that does not fit has idle sessions trimmed and
-// evicted to make room, when that can make it fit, then waits for running
-// evals to end, up to memoryWait or until its context ends, in the order
-// the evals came; then it fails with ErrMemoryBudget. (The sweep still
-// evicts idle sessions when the sessions as measured pass the budget.) An
+// Running sessions count at their reservation, idle ones at their charge
+// (memAcct: their last measurement, or an upper bound of what evals since
+// added). An eval that does not fit waits for running evals to end, up to
+// memoryWait or until its context ends, in the order the evals came; then
+// it fails with ErrMemoryBudget. The sweeper measures, trims and evicts
+// idle sessions to make room for the first in line when waiting cannot
+// (memRoomLocked), and evicts idle sessions whenever their charges pass
+// the budget. An
 // eval of a session that holds a reservation already (a nested eval, or
 // one queued behind the running one) shares it, grown by the languages it
 // adds. An eval that would run alone always runs, even when its session's
