@@ -349,13 +349,13 @@ var sweepGrace = 250 * time.Millisecond
 // memRoomLocked is what the sweep should free: measure (bytes of charges
 // that measuring idle sessions may give back) and evict (bytes that
 // trimming, then evicting, idle sessions should give back). Three causes:
-// the sessions' charges pass the budget; the first eval in line does not
-// fit, and waiting for running evals cannot make it fit (without them the
-// sessions' charges still leave no room) or none has ended for
-// sweepGrace, and evicting every idle session would make it fit; or what evals may
-// have added since the last measurements passes a quarter of the budget
-// (measured down to an eighth, so that bounds that grow with every eval
-// do not crowd running evals out; never evicted for).
+// the sessions' charges pass the budget (evict); the first eval in line
+// does not fit, and waiting for running evals cannot make it fit (without
+// them the sessions' charges still leave no room) or none has ended for
+// sweepGrace (measure; evict too when evicting every idle session would
+// make it fit); or what evals may have added since the last measurements
+// passes a quarter of the budget (measure, down to an eighth, so that
+// bounds that grow with every eval do not crowd running evals out).
 func (m *Manager) memRoomLocked() (measure, evict int64) {
 	budget := m.opts.MemoryBudgetBytes
 	r := &m.mem
