@@ -470,7 +470,7 @@ func (m *Manager) sweepMemory(ctx context.Context) {
 
 // trim trims s and records it.
 func (m *Manager) trim(ctx context.Context, s *managed) {
-	if !m.measureIdle(s, func() (int64, bool) { return s.sess.trim(ctx) }) {
+	if !m.measureIdle(s, func() (int64, bool) { return s.sess.trim(ctx) }, true) {
 		return // an Eval (or Close) took it meanwhile
 	}
 	m.mu.Lock()

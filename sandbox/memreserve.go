@@ -219,16 +219,18 @@ func (m *Manager) chargeLocked(s *managed, n int64, exact bool) {
 	m.recountLocked(s)
 }
 
-// measureIdle measures s if it is idle and was not measured since its
-// last eval, and charges it what it holds; it reports whether it did.
-func (m *Manager) measureIdle(s *managed, trim func() (int64, bool)) bool {
+// measureIdle measures s with f while it is idle (f trims it too, when
+// trim), and charges it what f found; it reports whether it did. The sweep
+// measures only sessions not measured since their last eval; a trim may
+// come after one (it gives Python's pages back).
+func (m *Manager) measureIdle(s *managed, f func() (int64, bool), trim bool) bool {
 	m.mu.Lock()
 	gen, exact := s.mem.gen, s.mem.exact
 	m.mu.Unlock()
-	if !exact {
+	if !exact || !trim {
 		measures.Add(1)
 	}
-	n, ok := trim()
+	n, ok := f()
 	if !ok {
 		return false
 	}
@@ -241,8 +243,8 @@ func (m *Manager) measureIdle(s *managed, trim func() (int64, bool)) bool {
 	return true
 }
 
-// measures counts the measurements of sessions not measured since their
-// last eval (a trim of one measured since is not one), for tests.
+// measures counts the measurements of sessions (a trim of one measured
+// since its last eval is not one), for tests.
 var measures atomic.Int64
 
 // memHold is a session's reservation, shared by its evals in flight.
@@ -414,7 +416,7 @@ func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
 		skip := s.busy != 0 || s.mem.exact || m.byID[s.id] != s
 		m.mu.Unlock()
 		if !skip {
-			m.measureIdle(s, s.sess.measure)
+			m.measureIdle(s, s.sess.measure, false)
 		}
 	}
 	for _, s := range trim {
@@ -445,7 +447,7 @@ func (m *Manager) memoryLocked(ctx context.Context, trimIdle bool) int {
 		if room <= 0 {
 			return 0
 		}
-		m.measureIdle(s, s.sess.measure)
+		m.measureIdle(s, s.sess.measure, false)
 	}
 	if evictRoom <= 0 {
 		return 0
