@@ -603,8 +603,9 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 	b.tape.Hold() // until its result (finishRequest): a frame holds whole requests
 	// Encoded when the tape's frame ends, off the request's path; the
 	// cells are copied, the caller may reuse them.
-	cp := &Request{Cells: slices.Clone(req.Cells)}
-	rec := tape.Deferred(tape.Record{Type: tape.TypeRequest, N: n, Nested: nested}, cp)
+	f := frozenRequests.Get().(*frozenRequest)
+	f.Cells = cloneInto(f.cells[:0], req.Cells)
+	rec := tape.Deferred(tape.Record{Type: tape.TypeRequest, N: n, Nested: nested}, f)
 	if err := b.tape.Write(rec); err != nil {
 		s.sb.opts.Logger.Warn("recording a request", "err", err)
 	}
@@ -638,11 +639,11 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 		// Encoded when the tape's frame ends, off the request's path
 		// (what recording a small request cost was mostly this JSON),
 		// from a copy: the caller owns res.
-		cp := frozenResult(res)
-		for i := range cp.Details.Cells {
-			cp.Details.Cells[i].DurationMs = 0 // as MarshalResult, on cp's own cells
+		f := freeze(res)
+		for i := range f.Details.Cells {
+			f.Details.Cells[i].DurationMs = 0 // as MarshalResult, on f's own cells
 		}
-		rec = tape.Deferred(rec, cp)
+		rec = tape.Deferred(rec, f) // record_json.go
 	}
 	if err := w.Write(rec); err != nil {
 		s.sb.opts.Logger.Warn("recording a result", "err", err)
@@ -677,20 +678,53 @@ func (s *Session) closeTape() error {
 	return nil
 }
 
-// frozenResult copies res deeply enough that its caller may change
-// anything in res afterwards: every slice and pointer of the result is
-// copied (strings and json.RawMessage bytes are shared: nothing writes
-// to them). TestFrozenResultCopiesAll keeps it in step with Result.
-func frozenResult(res *Result) *Result {
-	// One allocation for the usual result (one text, one cell, one
-	// language) and its copies: this is on every recorded request's path.
-	f := &struct {
-		res     Result
-		content [1]Content
-		cells   [1]CellResult
-		langs   [1]string
-	}{res: *res}
-	cp := &f.res
+// frozen is a copy of a recorded result (freeze) that its caller may
+// change afterwards, with room for the usual result (one text, one cell,
+// one language): the tape's deferred value (tape.JSONAppender, and, its
+// Result embedded, what json.Marshal writes for the result), reused once
+// the tape has its JSON (tape.Recycler), so that recording a request
+// allocates nothing for it.
+type frozen struct {
+	Result
+	content [1]Content
+	cells   [1]CellResult
+	langs   [1]string
+	code    int
+}
+
+var frozenResults = sync.Pool{New: func() any { return new(frozen) }}
+
+// Recycle implements tape.Recycler.
+func (f *frozen) Recycle() {
+	*f = frozen{} // what it held is not kept alive
+	frozenResults.Put(f)
+}
+
+// frozenRequest is freeze's frozen for a request's cells.
+type frozenRequest struct {
+	Request
+	cells [1]Cell
+}
+
+var frozenRequests = sync.Pool{New: func() any { return new(frozenRequest) }}
+
+// Recycle implements tape.Recycler.
+func (f *frozenRequest) Recycle() {
+	*f = frozenRequest{}
+	frozenRequests.Put(f)
+}
+
+// frozenResult is freeze's copy of res.
+func frozenResult(res *Result) *Result { return &freeze(res).Result }
+
+// freeze copies res deeply enough that its caller may change anything in
+// res afterwards: every slice and pointer of the result is copied
+// (strings and json.RawMessage bytes are shared: nothing writes to them).
+// TestFrozenResultCopiesAll keeps it in step with Result.
+func freeze(res *Result) *frozen {
+	f := frozenResults.Get().(*frozen)
+	f.Result = *res
+	cp := &f.Result
 	cp.Content = cloneInto(f.content[:0], res.Content)
 	d := &cp.Details
 	d.Cells = cloneInto(f.cells[:0], d.Cells)
@@ -698,8 +732,12 @@ func frozenResult(res *Result) *Result {
 	for i := range d.Cells {
 		c := &d.Cells[i]
 		if c.ExitCode != nil {
-			code := *c.ExitCode
-			c.ExitCode = &code
+			code := &f.code
+			if i > 0 {
+				code = new(int)
+			}
+			*code = *c.ExitCode
+			c.ExitCode = code
 		}
 		c.StatusEvents = slices.Clone(c.StatusEvents)
 	}
@@ -711,7 +749,7 @@ func frozenResult(res *Result) *Result {
 		dropped := *d.Meta.Dropped
 		d.Meta.Dropped = &dropped
 	}
-	return cp
+	return f
 }
 
 // cloneInto is slices.Clone(s) in buf's room when it fits (buf has length
@@ -751,9 +789,11 @@ func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers 
 	if s.opts.Replay == nil {
 		if b := s.bound; b != nil && b.tape != nil && lang != "py" {
 			// No context.AfterFunc: its goroutine, started when every
-			// cell's context ends, cost more than the rest of this.
-			w := &stopWatch{bytes: -1, ctx: ctx}
-			ctx = context.WithValue(ctx, stopWatchKey{}, w)
+			// cell's context ends, cost more than the rest of this. No
+			// allocation either: the watch is the cell's activity's.
+			if w := watchOf(ctx); w != nil {
+				w.on, w.bytes, w.ctx = true, -1, ctx
+			}
 		}
 		return ctx, nil
 	}
@@ -770,11 +810,15 @@ func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers 
 		ctx = runtimes.WithInterruptAt(ctx, st.At)
 	case lang != "py" && st.ByOutput:
 		wctx, cancel := context.WithCancelCause(ctx)
-		w := &stopWatch{bytes: st.Bytes, cancel: cancel}
+		w := watchOf(ctx)
+		if w == nil {
+			w = new(stopWatch) // a cell without an activity: not counted
+		}
+		w.on, w.bytes, w.cancel = true, st.Bytes, cancel
 		if st.Bytes == 0 {
 			cancel(errReplayedStop)
 		}
-		ctx = context.WithValue(wctx, stopWatchKey{}, w)
+		ctx = wctx
 	default:
 		if st.Cause == tape.CauseTimeout || st.Cause == tape.CauseHardLimit {
 			return ctx, nil // the cell's real timers stop it
@@ -815,10 +859,13 @@ var stopCauses = map[string]error{
 	tape.CauseClosed:    ErrClosed,
 }
 
-// stopWatch counts a cell's output: replayed, it stops the cell once it
-// has written bytes; recorded (bytes -1), it notes what the cell had
-// written before its context ended (ctx).
+// stopWatch counts a cell's output, where the runtime meters no fuel
+// (on): replayed, it stops the cell once it has written bytes; recorded
+// (bytes -1), it notes what the cell had written before its context
+// ended (ctx). It is the cell's activity's (activity.watch), and the
+// cell's activitySink counts.
 type stopWatch struct {
+	on      bool
 	bytes   int64
 	written atomic.Int64
 	atStop  atomic.Int64
@@ -826,18 +873,22 @@ type stopWatch struct {
 	ctx     context.Context
 }
 
-type stopWatchKey struct{}
-
-// watchSink is a cell's sink that counts its output for a stopWatch.
-type watchSink struct {
-	runtimes.Sink
-	w *stopWatch
+// watchOf is the stop watch of the cell whose context is ctx.
+func watchOf(ctx context.Context) *stopWatch {
+	if a, _ := ctx.Value(activityKey{}).(*activity); a != nil {
+		return &a.watch
+	}
+	return nil
 }
 
-func (ws watchSink) Stdout(text string) { ws.Sink.Stdout(text); ws.add(len(text)) }
-func (ws watchSink) Stderr(text string) { ws.Sink.Stderr(text); ws.add(len(text)) }
-func (ws watchSink) add(n int) {
-	w := ws.w
+// Stdout and Stderr write the cell's output, counted by its watch.
+func (a *activitySink) Stdout(text string) { a.cellSink.Stdout(text); a.act.watch.add(len(text)) }
+func (a *activitySink) Stderr(text string) { a.cellSink.Stderr(text); a.act.watch.add(len(text)) }
+
+func (w *stopWatch) add(n int) {
+	if !w.on {
+		return
+	}
 	if w.bytes < 0 {
 		// Recording: what the runtime writes once the context ended
 		// (its lines about the stop) is not the cell's.
@@ -851,14 +902,6 @@ func (ws watchSink) add(n int) {
 	}
 }
 
-// replaySink is the sink a cell writes to: one that counts its output for
-// the stopWatch replayStop armed, if any.
-func replaySink(ctx context.Context, sink runtimes.Sink) runtimes.Sink {
-	if w, ok := ctx.Value(stopWatchKey{}).(*stopWatch); ok {
-		return watchSink{Sink: sink, w: w}
-	}
-	return sink
-}
 
 // tapeStop records a stopped cell (with where the interrupt came, and the
 // output it had written), or, replaying, gives the cell the recorded
@@ -893,7 +936,7 @@ func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, 
 	}
 	p := out.Interrupt
 	rec := tape.Record{Type: tape.TypeStop, Cell: sink.index, Cause: cause, Checks: p.Checks, Sleeps: p.Sleeps, Waits: p.Waits, Fuel: p.Fuel}
-	if w, ok := ctx.Value(stopWatchKey{}).(*stopWatch); ok && out.Interrupt.IsZero() {
+	if w := watchOf(ctx); w != nil && w.on && out.Interrupt.IsZero() {
 		rec.Bytes = w.atStop.Load() // the runtime's own lines about the stop come after
 	}
 	if err := b.tape.Write(rec); err != nil {

@@ -3,8 +3,11 @@ package sandbox
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -89,5 +92,81 @@ func TestFrozenResultCopiesAll(t *testing.T) {
 	want, _ = MarshalResult(empty)
 	if got, _ = MarshalResult(frozenResult(empty)); !bytes.Equal(got, want) {
 		t.Errorf("an empty result, frozen:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestRecordJSONMatchesMarshal: the hand encoders of a recorded request
+// and result (record_json.go) write what json.Marshal does, byte for byte,
+// for every field and for strings of any bytes; a field added to one of
+// the types they encode fails here until they encode it; and a result
+// with JSON display outputs is left to json.Marshal.
+func TestRecordJSONMatchesMarshal(t *testing.T) {
+	known := map[string]string{
+		"Request":     "Cells:cells",
+		"Cell":        "Language:language Code:code Title:title,omitempty TimeoutSeconds:timeout,omitempty Reset:reset,omitempty Fuel:fuel,omitempty",
+		"Result":      "Content:content Details:details",
+		"Content":     "Type:type Text:text,omitempty Data:data,omitempty MIMEType:mimeType,omitempty",
+		"Details":     "Cells:cells Language:language Languages:languages JSONOutputs:jsonOutputs Images:images StatusEvents:statusEvents Meta:meta IsError:isError",
+		"CellResult":  "Index:index Title:title Language:language Code:code Status:status Output:output DurationMs:durationMs ExitCode:exitCode StatusEvents:statusEvents Markdown:markdown",
+		"Image":       "Data:data MIMEType:mimeType",
+		"StatusEvent": "Cell:cell Kind:kind Message:message",
+		"Meta":        "Truncated:truncated,omitempty Dropped:dropped,omitempty",
+		"Truncation":  "Cell:cell OutputID:outputId Bytes:bytes Lines:lines OmittedBytes:omittedBytes OmittedLines:omittedLines Capped:capped,omitempty",
+		"Dropped":     "Images:images,omitempty JSONOutputs:jsonOutputs,omitempty StatusEvents:statusEvents,omitempty",
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[Request](), reflect.TypeFor[Cell](), reflect.TypeFor[Result](), reflect.TypeFor[Content](), reflect.TypeFor[Details](),
+		reflect.TypeFor[CellResult](), reflect.TypeFor[Image](), reflect.TypeFor[StatusEvent](), reflect.TypeFor[Meta](), reflect.TypeFor[Truncation](), reflect.TypeFor[Dropped]()} {
+		var fs []string
+		for f := range typ.Fields() {
+			fs = append(fs, f.Name+":"+f.Tag.Get("json"))
+		}
+		if got := strings.Join(fs, " "); got != known[typ.Name()] {
+			t.Errorf("%s's fields are %q; record_json.go encodes %q: encode the new ones there and list them here", typ.Name(), got, known[typ.Name()])
+		}
+	}
+	if !fastJSON() {
+		t.Fatal("the hand encoders do not match json.Marshal on their samples")
+	}
+	check := func(what string, fast []byte, ok bool, v, wrapped any) {
+		t.Helper()
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok && !bytes.Equal(fast, want) {
+			t.Errorf("%s:\n fast %s\n want %s", what, fast, want)
+		}
+		if w, _ := json.Marshal(wrapped); !bytes.Equal(w, want) {
+			t.Errorf("%s, as the tape's deferred value:\n got %s\nwant %s", what, w, want)
+		}
+	}
+	req, res := jsonSamples()
+	fr := func(q *Request) *frozenRequest { return &frozenRequest{Request: *q} }
+	fz := func(r *Result) *frozen { return &frozen{Result: *r} }
+	fast, ok := fr(req).AppendJSON(nil)
+	check("the sample request", fast, ok, req, fr(req))
+	fast, ok = fz(res).AppendJSON(nil)
+	check("the sample result", fast, ok, res, fz(res))
+	empty := &Result{}
+	fast, ok = fz(empty).AppendJSON(nil)
+	check("an empty result", fast, ok, empty, fz(empty))
+	withJSON := &Result{Details: Details{JSONOutputs: []json.RawMessage{json.RawMessage(`{ "a" : 1 }`)}}}
+	if _, ok := fz(withJSON).AppendJSON(nil); ok {
+		t.Error("a result with JSON outputs was encoded by hand; json.Marshal compacts them")
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 2000 {
+		const pieces = "a\"\\<>&\x00\n\x7f\xe2\x80\xa8\xc3\xa9\xff\xf0\x9f\x98\x80"
+		buf := make([]byte, rng.IntN(12))
+		for j := range buf {
+			buf[j] = pieces[rng.IntN(len(pieces))]
+		}
+		s := string(buf)
+		r := &Result{Content: []Content{{Type: s, Text: s}}, Details: Details{Cells: []CellResult{{Output: s, Status: CellStatus(s)}}, Languages: []string{s}, Meta: Meta{Dropped: &Dropped{JSONOutputs: i}}}}
+		fast, ok = fz(r).AppendJSON(nil)
+		check(fmt.Sprintf("a result of %q", s), fast, ok, r, fz(r))
+		q := &Request{Cells: []Cell{{Code: s, Title: s, Fuel: int64(i)}}}
+		fast, ok = fr(q).AppendJSON(nil)
+		check(fmt.Sprintf("a request of %q", s), fast, ok, q, fr(q))
 	}
 }

@@ -273,7 +273,7 @@ func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellSta
 	cellCtx = withCellLimits(cellCtx, c, s.opts.FuelBudget, s.fuelUsedNow(), hardLimit, timeout)
 	cellCtx, replayedStop := s.replayStop(cellCtx, sink.index, c.Language, timer, hard)
 	start := time.Now()
-	out, reentered, note, err := s.runIn(cellCtx, c, use, statusBundles{replaySink(cellCtx, observed(ctx, sink.index, &activitySink{cellSink: sink, act: act}))})
+	out, reentered, note, err := s.runIn(cellCtx, c, use, statusBundles{observed(ctx, sink.index, &activitySink{cellSink: sink, act: act})})
 	dur := time.Since(start)
 	if note != "" {
 		sink.note(note)
@@ -330,6 +330,7 @@ type activity struct {
 	left     time.Duration // what was left when a call held it
 	nested   int           // nested evals running in the cell now
 	ranNest  bool          // one has run: the timeout is a budget now
+	watch    stopWatch     // its output, counted for a tape's stop (record.go)
 }
 
 type activityKey struct{}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,3 +160,74 @@ func (c countingValue) MarshalJSON() ([]byte, error) {
 type badValue struct{}
 
 func (badValue) MarshalJSON() ([]byte, error) { return nil, errors.New("no JSON for it") }
+
+// appender is a deferred value with its own JSON (tape.JSONAppender), or
+// none (ok false): json.Marshal's of Plain is written then.
+type appender struct {
+	Plain int `json:"plain"`
+	ok    bool
+}
+
+func (a appender) AppendJSON(b []byte) ([]byte, bool) {
+	if !a.ok {
+		return b, false
+	}
+	return fmt.Appendf(b, `{"own":%d}`, a.Plain), true
+}
+
+// TestDeferredJSONAppender: a deferred value that appends its own JSON is
+// written with it, and with json.Marshal's when it declines.
+func TestDeferredJSONAppender(t *testing.T) {
+	var buf bytes.Buffer
+	w, _ := tape.NewWriter(&buf)
+	w.Write(tape.Record{Type: tape.TypeHeader, Header: &tape.Header{Format: tape.FormatVersion, Wasmeval: "test", Root: "/r", Env: map[string]string{}}})
+	w.Write(tape.Deferred(tape.Record{Type: tape.TypeRequest, N: 1}, appender{Plain: 1, ok: true}))
+	w.Write(tape.Deferred(tape.Record{Type: tape.TypeResult, N: 1}, appender{Plain: 2}))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(tp.Events[0].Request) + " " + string(tp.Events[1].Result); got != `{"own":1} {"plain":2}` {
+		t.Errorf("written %s; want the value's own JSON, then json.Marshal's", got)
+	}
+}
+
+// TestDeferredFields: a deferred record with any field but n and nested
+// set is refused (checkDeferred's quick path lists every field).
+func TestDeferredFields(t *testing.T) {
+	typ := reflect.TypeFor[tape.Record]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if !f.IsExported() || f.Name == "Type" || f.Name == "N" || f.Name == "Nested" {
+			continue
+		}
+		r := tape.Record{Type: tape.TypeResult, N: 1}
+		v := reflect.ValueOf(&r).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.Pointer:
+			v.Set(reflect.New(v.Type().Elem()))
+		case reflect.Slice:
+			v.Set(reflect.ValueOf([]byte("1")).Convert(v.Type()))
+		case reflect.String:
+			v.SetString("x")
+		case reflect.Bool:
+			v.SetBool(true)
+		case reflect.Int, reflect.Int64, reflect.Uint32:
+			if v.CanInt() {
+				v.SetInt(1)
+			} else {
+				v.SetUint(1)
+			}
+		default:
+			t.Fatalf("field %s of kind %s: teach this test to set it", f.Name, v.Kind())
+		}
+		var buf bytes.Buffer
+		w, _ := tape.NewWriter(&buf)
+		if err := w.Write(tape.Deferred(r, 1)); err == nil {
+			t.Errorf("a deferred record with %s set was written", f.Name)
+		}
+	}
+}

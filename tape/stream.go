@@ -78,10 +78,25 @@ const (
 
 // lineEncoder encodes records as lines.
 type lineEncoder struct {
-	buf bytes.Buffer
-	enc *json.Encoder // to buf
-	out []byte        // kept for reuse by drains
-	rec Record        // the deferred record being encoded
+	buf  bytes.Buffer
+	enc  *json.Encoder // to buf
+	out  []byte        // kept for reuse by drains
+	rec  Record        // the deferred record being encoded
+	json []byte        // a JSONAppender's JSON, kept for reuse
+}
+
+// JSONAppender is a deferred value (Deferred) that writes its own JSON,
+// faster than json.Marshal: AppendJSON appends exactly what json.Marshal
+// would write for the value, or returns false to have json.Marshal write
+// it.
+type JSONAppender interface {
+	AppendJSON(b []byte) ([]byte, bool)
+}
+
+// Recycler is a deferred value that may be reused once the Writer has its
+// JSON: the Writer calls Recycle then, and uses nothing of it afterwards.
+type Recycler interface {
+	Recycle()
 }
 
 // encode encodes r as a line, in e.buf; trusted skips checking the JSON
@@ -108,7 +123,20 @@ func (e *lineEncoder) encode(r *Record, trusted bool) ([]byte, error) {
 func (e *lineEncoder) encodeDeferred(out []byte, d *deferred) ([]byte, error) {
 	e.rec = d.record() // reused: a Record per line would escape
 	r := &e.rec
-	data, err := json.Marshal(r.value)
+	var data []byte
+	var err error
+	if a, ok := r.value.(JSONAppender); ok {
+		e.json, ok = a.AppendJSON(e.json[:0])
+		if ok {
+			data = e.json
+		}
+	}
+	if data == nil {
+		data, err = json.Marshal(r.value)
+	}
+	if rc, ok := r.value.(Recycler); ok {
+		defer rc.Recycle() // once its JSON is in the line
+	}
 	r.value = nil
 	switch {
 	case err != nil && r.Type == TypeResult:

@@ -26,7 +26,7 @@ type hostCalls struct {
 	started bool // a call was made
 	done    chan callDone
 	wg      sync.WaitGroup
-	order   *callOrder // a recorded or replayed cell's (record.go), or nil
+	order   callOrder // a recorded or replayed cell's (record.go)
 }
 
 type callDone struct {

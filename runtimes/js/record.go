@@ -102,9 +102,11 @@ func (t *CallTicket) order() int64 {
 	return math.MaxInt64
 }
 
-// callOrder is the order state of a cell's host calls (nil when the cell
-// is not run under WithCallOrder); used by the cell's goroutine only.
+// callOrder is the order state of a cell's host calls (on, when the cell
+// is run under WithCallOrder); used by the cell's goroutine only. Its
+// methods do nothing when it is off.
 type callOrder struct {
+	on       bool
 	replayed bool
 	made     int
 	arrivals int
@@ -112,17 +114,16 @@ type callOrder struct {
 	held     []callDone    // replayed answers waiting for their turn, as they came
 }
 
-func newCallOrder(ctx context.Context) *callOrder {
+// newCallOrder is the order state of a cell run with ctx (in its
+// hostCalls: no allocation of its own).
+func newCallOrder(ctx context.Context) callOrder {
 	replayed, ok := ctx.Value(callOrderKey{}).(bool)
-	if !ok {
-		return nil
-	}
-	return &callOrder{replayed: replayed}
+	return callOrder{on: ok, replayed: replayed}
 }
 
 // ticket numbers a new call made with ctx: its context and ticket.
 func (o *callOrder) ticket(ctx context.Context) (context.Context, *CallTicket) {
-	if o == nil {
+	if !o.on {
 		return ctx, nil
 	}
 	o.made++
@@ -136,7 +137,7 @@ func (o *callOrder) ticket(ctx context.Context) (context.Context, *CallTicket) {
 // takes now (d itself but in a replay), or false when the replay holds d
 // back for answers recorded before it, which are still to come.
 func (o *callOrder) came(d callDone) (callDone, bool) {
-	if o == nil || d.ticket == nil {
+	if !o.on || d.ticket == nil {
 		return d, true
 	}
 	o.arrivals++
@@ -153,7 +154,7 @@ func (o *callOrder) came(d callDone) (callDone, bool) {
 // lowest rank, when no call still in flight has a lower rank or one not
 // known yet.
 func (o *callOrder) turn() (callDone, bool) {
-	if o == nil || len(o.held) == 0 {
+	if !o.on || len(o.held) == 0 {
 		return callDone{}, false
 	}
 	best := 0
@@ -181,7 +182,7 @@ func (o *callOrder) taken(t *CallTicket) {
 
 // drained notes an answer the cell ended without taking.
 func (o *callOrder) drained(d callDone) {
-	if o != nil && d.ticket != nil && d.ticket.arrived == 0 {
+	if o.on && d.ticket != nil && d.ticket.arrived == 0 {
 		o.arrivals++
 		d.ticket.arrived = o.arrivals
 	}
@@ -190,7 +191,7 @@ func (o *callOrder) drained(d callDone) {
 // end runs the hooks of the calls whose answers the cell did not take
 // (it ended first), in the order the answers came.
 func (o *callOrder) end() {
-	if o == nil {
+	if !o.on {
 		return
 	}
 	slices.SortStableFunc(o.out, func(a, b *CallTicket) int {
@@ -212,7 +213,7 @@ func (o *callOrder) end() {
 // heldTurn is a replayed answer held earlier whose turn it is now
 // (woken 2), or woken 0; none once ctx is done: the stop comes first.
 func (c *hostCalls) heldTurn(ctx context.Context) (callDone, int) {
-	if c.order == nil || ctx.Err() != nil {
+	if !c.order.on || ctx.Err() != nil {
 		return callDone{}, 0
 	}
 	if d, ok := c.order.turn(); ok {
@@ -225,7 +226,7 @@ func (c *hostCalls) heldTurn(ctx context.Context) (callDone, int) {
 // takes an answer now (*d, which may be another, held before); false:
 // the loop waits on.
 func (c *hostCalls) inTurn(ctx context.Context, d *callDone) bool {
-	if c.order == nil || ctx.Err() != nil {
+	if !c.order.on || ctx.Err() != nil {
 		return true
 	}
 	nd, ok := c.order.came(*d)
