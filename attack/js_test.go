@@ -89,6 +89,13 @@ var jsBombs = []attack{
 	js("deep recursion", `function f(n) { return f(n + 1) + 1 } f(0)`, fail, "Maximum call stack size exceeded"),
 	js("recursion through a getter", `{ const o = {}; Object.defineProperty(o, 'x', { get() { return this.x } }); o.x }`, fail, "Maximum call stack size exceeded"),
 	js("deep JSON.parse", `JSON.parse('['.repeat(1e6))`, fail, "Maximum call stack size exceeded"),
+	// Recursion through native frames (goja re-raises the overflow once per
+	// native frame): it ends the cell within a fraction of a second, and
+	// cannot be caught and repeated.
+	{name: "recursion through map", lang: "js", code: `for (;;) try { (function f() { return [1].map(f) })() } catch {}`,
+		status: fail, want: []string{"Maximum call stack size exceeded"}, within: 3 * time.Second},
+	{name: "recursion through a sort comparator", lang: "js", code: `for (;;) try { (function f() { return [2, 1].sort(() => f()) })() } catch {}`,
+		status: fail, want: []string{"Maximum call stack size exceeded"}, within: 3 * time.Second},
 
 	// BigInt: sizes capped, so that a product or its text is quick.
 	js("BigInt squaring", `{ let x = 3n; for (;;) x = x * x }`, fail, "Maximum BigInt size exceeded"),

@@ -1,9 +1,12 @@
 package attack_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 // deep nests its cell under a recursion limit raised as far as the session
@@ -78,4 +81,53 @@ f()`, "ok"),
 		deep("python recursion stays deep", "def g(n): return n if n == 50000 else g(n + 1)\nprint(g(0))", "50000"),
 		py("the state survives", `print(kept)`, ok, "still here"),
 	})
+}
+
+// TestUncheckedCRecursionRollsBack: recursion through C code that CPython
+// never checks (hash of a tuple nested a million deep) overflows the wasm
+// stack. That ends the instance only: the cell fails saying the runtime
+// crashed and the state was rolled back, the session keeps what earlier
+// cells made (and not what the crashing cell made before it crashed), the
+// host process lives on, and another session keeps its state. make test
+// runs it on both engines.
+func TestUncheckedCRecursionRollsBack(t *testing.T) {
+	testenv.RequirePython(t)
+	ctx := context.Background()
+	bw := newWorld(t)
+	bystander, err := sharedSandbox(t).NewSession(ctx, sessionOptions(bw.root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bystander.Close(ctx)
+	if out, status := eval(t, bystander, "py", "mine = 'bystander state'", 10); status != ok {
+		t.Fatalf("bystander setup: %s %s", status, out)
+	}
+	w := newWorld(t)
+	s, err := sharedSandbox(t).NewSession(ctx, sessionOptions(w.root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	if out, status := eval(t, s, "py", "kept = 'still here'", 10); status != ok {
+		t.Fatalf("setup: %s %s", status, out)
+	}
+	for _, code := range []string{
+		"lost = 1\nt = ()\nfor i in range(1000000): t = (t,)\nprint(hash(t))",
+		"import sys\nsys.setrecursionlimit(10**6)\nlost = 1\nt = ()\nfor i in range(1000000): t = (t,)\nprint(hash(t))",
+	} {
+		start := time.Now()
+		out, status := eval(t, s, "py", code, 60)
+		if status != fail || !strings.Contains(out, "the Python runtime crashed") || !strings.Contains(out, "rolled back to before this cell") {
+			t.Errorf("%q: status %s, want an error that says the runtime crashed and was rolled back:\n%s", code, status, clip(out))
+		}
+		if took := time.Since(start); took > 30*time.Second {
+			t.Errorf("%q took %s", code, took)
+		}
+		if out, status := eval(t, s, "py", "print(kept, 'lost' in globals())", 10); status != ok || strings.TrimSpace(out) != "still here False" {
+			t.Errorf("after %q the session holds: %s %q", code, status, out)
+		}
+	}
+	if out, status := eval(t, bystander, "py", "print(mine)", 10); status != ok || strings.TrimSpace(out) != "bystander state" {
+		t.Errorf("the bystander session lost its state: %s %q", status, out)
+	}
 }
