@@ -261,7 +261,6 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		}(f.Data)
 		frames = append(frames, w)
 	}
-
 	// The cut outputs (up to 64 MiB) and the JavaScript log (up to 1 MiB
 	// of code) are blobs of their own, written only when they change.
 	if h.Outputs, err = d.fieldBlob(st.ID, "outputs", st.Outputs); err != nil {
@@ -285,7 +284,11 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 	if err != nil {
 		return d.unavailable("save "+st.ID, err)
 	}
-	defer os.Remove(tmp) // when not renamed
+	defer func() {
+		if tmp != "" {
+			os.Remove(tmp) // not renamed: the save failed
+		}
+	}()
 	for i, w := range frames {
 		err := <-w.done
 		w.done <- err // for the deferred wait
@@ -298,10 +301,11 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		w.tmp = ""
 	}
 	// The frames' renames come before the record's in the same folder,
-	// and one sync of the folder makes both last (see writeFrame).
+	// and one sync of the folder makes both last (see pendingFrame).
 	if err := os.Rename(tmp, filepath.Join(dir, "state")); err != nil {
 		return d.unavailable("save "+st.ID, err)
 	}
+	tmp = ""
 	if !d.noSync {
 		if err := syncDir(dir); err != nil {
 			return d.unavailable("save "+st.ID, err)
