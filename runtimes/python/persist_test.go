@@ -160,6 +160,7 @@ func TestRestoreRefusesBadState(t *testing.T) {
 		want   string
 	}{
 		{"garbage", []byte("not a state at all"), frames, 0, "malformed"},
+		{"another version", append([]byte("wepy\x03\x00\x00\x00"), index[8:]...), frames, 0, "has version 3; this build reads version 4"},
 		{"cut", index[:len(index)/2], frames, 0, "restore"},
 		{"over the limit", index, frames, 8 << 20, "over the session's limit"},
 		{"a frame damaged", index, damaged(), 0, "does not decompress"},
