@@ -93,6 +93,11 @@ func (b *sizeBound) walked(size int64) {
 // their VMs, which count as walks of size 0), for tests.
 var walks atomic.Int64
 
+// Walks is how many complete walks of sessions' VMs the process has made
+// (and fresh starts of VMs, which count as walks of size 0): each costs
+// milliseconds, so a server should make few.
+func Walks() int64 { return walks.Load() }
+
 // SizeBound is an upper bound of the host memory the instance holds (what
 // ResidentBytes would return), known without walking its VM: its last
 // walk plus what the process allocated while its cells ran since. exact
