@@ -16,7 +16,8 @@ import (
 	"github.com/wasmeval/wasmeval/tape"
 )
 
-// reorderHost answers out of the order of the calls: tool "slow" once
+// reorderHost answers out of the order of the calls: tool "after_agent"
+// once agent() has answered, and a while later; tool "slow" once
 // tool "fast" has answered, and a while later (the guest takes fast's
 // answer meanwhile); the first llm call once the second has answered, and
 // a while later, with "answer 1" and "answer 2" by their arrival, as a
@@ -24,13 +25,13 @@ import (
 // the first llm call has arrived (so the guest makes its second llm call
 // after the first reached the host).
 type reorderHost struct {
-	mu                   sync.Mutex
-	llms                 int
-	fast, second, llmIn1 chan struct{}
+	mu                          sync.Mutex
+	llms                        int
+	fast, second, llmIn1, agent chan struct{}
 }
 
 func newReorderHost() *reorderHost {
-	return &reorderHost{fast: make(chan struct{}), second: make(chan struct{}), llmIn1: make(chan struct{})}
+	return &reorderHost{fast: make(chan struct{}), second: make(chan struct{}), llmIn1: make(chan struct{}), agent: make(chan struct{})}
 }
 
 func (h *reorderHost) Tool(_ context.Context, r hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
@@ -42,6 +43,9 @@ func (h *reorderHost) Tool(_ context.Context, r hostcalls.ToolRequest) (hostcall
 		defer close(h.fast)
 	case "ping":
 		<-h.llmIn1
+	case "after_agent":
+		<-h.agent
+		time.Sleep(50 * time.Millisecond)
 	}
 	return hostcalls.ToolResponse{Result: json.RawMessage(fmt.Sprintf(`{"tool":%q}`, r.Name))}, nil
 }
@@ -62,15 +66,16 @@ func (h *reorderHost) LLM(_ context.Context, r hostcalls.LLMRequest) (hostcalls.
 }
 
 func (h *reorderHost) Agent(context.Context, hostcalls.AgentRequest) (hostcalls.AgentResponse, error) {
-	return hostcalls.AgentResponse{}, nil
+	defer close(h.agent)
+	return hostcalls.AgentResponse{Text: "agent done"}, nil
 }
 
 // TestConcurrentCallsReplayInOrder: a JavaScript cell's concurrent host
 // calls whose answers came out of order (the first made answered last) are
 // recorded in the order the guest took their answers, and replayed, where
 // the tape has every answer at once, in that order: the callbacks that
-// print as each answer comes run in the recorded order, Promise.all gives
-// the same array, and two calls of one request (an llm prompt asked
+// print as each answer comes run in the recorded order (tool, llm and
+// agent calls), Promise.all gives the same array, and two calls of one request (an llm prompt asked
 // twice, answered differently) get the answers they got when recorded.
 func TestConcurrentCallsReplayInOrder(t *testing.T) {
 	ctx := context.Background()
@@ -92,6 +97,9 @@ const x = llm("same prompt").then(t => { seen.push("x"); return t })
 await tool.ping({})
 const y = llm("same prompt").then(t => { seen.push("y"); return t })
 console.log("answers:", JSON.stringify(await Promise.all([x, y])))
+const late = tool.after_agent({}).then(() => seen.push("late"))
+const g = agent("a task").then(r => { seen.push("g"); console.log("agent:", JSON.stringify(r)) })
+await Promise.all([late, g])
 console.log("order:", seen.join(","))`
 	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: code}}})
 	if err != nil {
@@ -103,7 +111,8 @@ console.log("order:", seen.join(","))`
 a: {"tool":"slow"}
 all: [{"tool":"slow"},{"tool":"fast"}]
 answers: ["answer 1","answer 2"]
-order: b,a,y,x
+agent: "agent done"
+order: b,a,y,x,g,late
 `
 	if c.Status != sandbox.StatusComplete || c.Output != want {
 		t.Fatalf("recorded %s %q; want %q", c.Status, c.Output, want)
@@ -118,8 +127,8 @@ order: b,a,y,x
 			made = append(made, fmt.Sprint(r.Made))
 		}
 	}
-	if got := strings.Join(made, ","); got != "2,1,4,5,3" {
-		t.Fatalf("the calls are recorded as made %s; want 2,1,4,5,3 (the order the guest took their answers)", got)
+	if got := strings.Join(made, ","); got != "2,1,4,5,3,7,6" {
+		t.Fatalf("the calls are recorded as made %s; want 2,1,4,5,3,7,6 (the order the guest took their answers)", got)
 	}
 	for i := range 3 { // the replay's own goroutines must not decide the order
 		rep, err := replay.Run(ctx, tp, replay.Options{})
