@@ -902,7 +902,6 @@ func (w *stopWatch) add(n int) {
 	}
 }
 
-
 // tapeStop records a stopped cell (with where the interrupt came, and the
 // output it had written), or, replaying, gives the cell the recorded
 // cause once the replayed stop stopped it: its own context for a time

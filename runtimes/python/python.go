@@ -469,7 +469,7 @@ type Instance struct {
 	// and waits the sleeps and host-call waits it has begun.
 	interruptAt, tripAt   runtimes.InterruptPoint
 	checks, sleeps, waits int64
-	fuelOut             bool // the budget ran out
+	fuelOut               bool // the budget ran out
 
 	sink        runtimes.Sink
 	runCtx      context.Context // the running cell's context
