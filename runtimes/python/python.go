@@ -198,6 +198,9 @@ var fuelOptions = fuel.Options{SkipLeafEntries: true, ChargeOnlyAtEntry: true}
 
 const fuelVersion = "fuel v1 skip-leaf charge-at-entry"
 
+// templateEpoch is the wall clock the template's boot reads (makeTemplate).
+var templateEpoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // makeTemplate starts CPython in a throwaway instance and snapshots it.
 func (r *Runtime) makeTemplate(ctx context.Context) error {
 	dir, err := os.MkdirTemp("", "wasmeval-template-")
@@ -209,7 +212,16 @@ func (r *Runtime) makeTemplate(ctx context.Context) error {
 	// every template (on every machine) orders sets and dicts of str the
 	// same way, which deterministic sessions and replays need. It is the
 	// guest's own secret; its hash flooding would slow only itself.
-	opts := runtimes.InstanceOptions{Root: dir, Rand: mrand.NewChaCha8([32]byte([]byte("wasmeval python template hashes.")))}
+	//
+	// Fixed clocks too: CPython keeps a clock reading from its boot in the
+	// template, and the template's bytes name the states persisted over it
+	// (StateKey), so a template built on another machine, or rebuilt after
+	// its cache entry went, must come out the same for a stored session to
+	// load there. The monotonic clock ticks a microsecond a read.
+	var tick int64
+	opts := runtimes.InstanceOptions{Root: dir, Rand: mrand.NewChaCha8([32]byte([]byte("wasmeval python template hashes."))),
+		Now:      func() time.Time { return templateEpoch },
+		Nanotime: func() int64 { tick += 1000; return tick }}
 
 	// Boot: the module is compiled without its data segments (so that
 	// session instances map the snapshot untouched); write them here, then
