@@ -31,6 +31,10 @@ for i in range(100): os.write(2, b'y' * 1_000_000)
 print('done')`, timeout: 10, status: ok, want: []string{"done"}, maxOut: flood},
 		py("close the standard descriptors", `import os; os.close(0); os.close(1); os.close(2); print('closed')`, ok, "closed"),
 		py("output after closing them", `print('still printing')`, ok, "still printing"),
+		// A cell that drops its streams: its own error is still reported, and
+		// the next cell prints again (every later cell failed in the prelude).
+		py("stdout and stderr set to None", "import sys\nsys.stdout = None\nsys.stderr = None\n1/0", fail, "ZeroDivisionError"),
+		py("stdout and stderr deleted", "import sys\ndel sys.stdout, sys.stderr\nprint('gone')", fail, "RuntimeError: lost sys.stdout"),
 		py("/dev/zero", `open('/dev/zero', 'rb').read(10)`, fail, "FileNotFoundError"),
 		py("/dev/urandom", `open('/dev/urandom', 'rb').read(10)`, fail, "FileNotFoundError"),
 		py("/dev/stdout", `open('/dev/stdout', 'w').write('x')`, fail, "FileNotFoundError"),

@@ -90,6 +90,16 @@ def _input(prompt=""):
 
 sys.stdout = sys.__stdout__ = _Output(STDOUT, "<stdout>")
 sys.stderr = sys.__stderr__ = _Output(STDERR, "<stderr>")
+# The session's own streams: a cell may set sys.stdout or sys.stderr to None
+# (or to an object that fails); the prelude still reports on these, and
+# gives them back to the next cell (run_cell).
+_stdout, _stderr = sys.stdout, sys.stderr
+
+
+def _stream(name, own):
+    """sys.<name> when it can be written to, else the session's own."""
+    s = getattr(sys, name, None)
+    return s if callable(getattr(s, "write", None)) else own
 sys.stdin = sys.__stdin__ = _NoStdin()
 builtins.input = _input
 
@@ -566,7 +576,11 @@ def _report(exc):
     note = _wasmeval_recursion.trim_tracebacks(exc)
     te = traceback.TracebackException(type(exc), exc, _strip_frames(exc.__traceback__))
     _drop_our_frames(te, set())
-    sys.stderr.write("".join(te.format()) + note)
+    text = "".join(te.format()) + note
+    try:
+        _stream("stderr", _stderr).write(text)
+    except Exception:  # a stream of the cell's that fails
+        _stderr.write(text)
 
 
 def run_cell(code):
@@ -574,6 +588,11 @@ def run_cell(code):
     1 when it raised (the traceback has gone to stderr)."""
     global _cell_count, _running
     _cell_count += 1
+    # A stream an earlier cell set to None (or deleted) would leave this
+    # one without output, and the prelude without a stream to report on.
+    for name, own in (("stdout", _stdout), ("stderr", _stderr)):
+        if getattr(sys, name, None) is None:
+            setattr(sys, name, own)
     helpers = sys.modules.get("_wasmeval_helpers")
     # A cell run while another waits in a host call (a nested eval) keeps
     # the waiting cell's pending calls for it.
@@ -603,10 +622,13 @@ def run_cell(code):
         try:
             _report(e)
         except BaseException as e2:
-            sys.stderr.write(f"wasmeval: could not format {type(e).__name__}: {e2!r}\n")
+            _stderr.write(f"wasmeval: could not format {type(e).__name__}: {e2!r}\n")
         return 1
     finally:
-        sys.stdout.flush()
+        try:
+            _stream("stdout", _stdout).flush()
+        except Exception:  # a stream of the cell's whose flush fails
+            pass
         _running -= 1
         if outer is not None:
             helpers.set_cell_state(outer)
