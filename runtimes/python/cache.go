@@ -71,7 +71,7 @@ func (c diskCache) instrument(bin []byte) ([]byte, error) {
 // in the cache.
 func templateKey(parts ...[]byte) string {
 	h := sha256.New()
-	h.Write([]byte("wasmeval python template v2\x00")) // v2: a fixed hash secret
+	h.Write([]byte("wasmeval python template v3\x00")) // v2: a fixed hash secret; v3: fixed clocks (makeTemplate)
 	for _, p := range parts {
 		var n [8]byte
 		binary.LittleEndian.PutUint64(n[:], uint64(len(p)))
@@ -139,7 +139,7 @@ func (r *Runtime) loadTemplate(c diskCache, key string) bool {
 	}
 	r.template, r.flags = wasm.SnapshotFromImage(im), meta.Flags
 	r.heapOnce.Do(func() { r.heap = heap }) // found when it was made
-	now := time.Now() // marks the entry as in use, for pruneCache
+	now := time.Now()                       // marks the entry as in use, for pruneCache
 	_ = os.Chtimes(base+".json", now, now)
 	return true
 }
