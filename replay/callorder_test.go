@@ -79,16 +79,7 @@ func (h *reorderHost) Agent(context.Context, hostcalls.AgentRequest) (hostcalls.
 // twice, answered differently) get the answers they got when recorded.
 func TestConcurrentCallsReplayInOrder(t *testing.T) {
 	ctx := context.Background()
-	sb, err := sandbox.New(ctx, sandbox.Options{Host: newReorderHost()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close(ctx)
-	var buf bytes.Buffer
-	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Record: &buf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, buf := recordingSession(t, sandbox.Options{Host: newReorderHost()})
 	code := `const seen = []
 const a = tool.slow({}).then(r => { seen.push("a"); console.log("a:", JSON.stringify(r)); return r })
 const b = tool.fast({}).then(r => { seen.push("b"); console.log("b:", JSON.stringify(r)); return r })

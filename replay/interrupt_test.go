@@ -45,16 +45,7 @@ func TestInterruptsReplayExactly(t *testing.T) {
 // TestInterruptsReplayExactly; it returns the replay's divergences.
 func interruptsReplay(t *testing.T) []string {
 	ctx := context.Background()
-	sb, err := sandbox.New(ctx, sandbox.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close(ctx)
-	var buf bytes.Buffer
-	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Record: &buf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, buf := recordingSession(t, sandbox.Options{})
 	for _, lang := range []string{"py", "js"} { // the runtimes' start is not in the stops' way
 		if _, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: lang, Code: "1"}}}); err != nil {
 			t.Fatal(err)
@@ -89,7 +80,7 @@ except KeyboardInterrupt:
 	if c := res.Details.Cells[0]; c.Status != sandbox.StatusCancelled {
 		t.Fatalf("the JavaScript cell: %s %q", c.Status, c.Output)
 	}
-	res, err = s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "print(i)"}}})
+	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "print(i)"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,16 +35,7 @@ func TestPackageLayerOnTape(t *testing.T) {
 	testenv.RequirePython(t)
 	ctx := context.Background()
 	layer := layerDir(t, "41")
-	sb, err := sandbox.New(ctx, sandbox.Options{Packages: layer, Preload: []string{"tinypkg"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close(ctx)
-	var buf bytes.Buffer
-	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Record: &buf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, buf := recordingSession(t, sandbox.Options{Packages: layer, Preload: []string{"tinypkg"}})
 	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "import tinypkg\nprint(tinypkg.VALUE + 1)"}}})
 	if err != nil || res.Details.Cells[0].Output != "42\n" {
 		t.Fatalf("%v %+v", err, res)

@@ -51,16 +51,7 @@ func TestInterruptReplaysUnderLoad(t *testing.T) {
 	ctx := context.Background()
 	stop := cpuHog()
 	defer stop()
-	sb, err := sandbox.New(ctx, sandbox.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close(ctx)
-	var buf bytes.Buffer
-	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Record: &buf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, buf := recordingSession(t, sandbox.Options{})
 	if _, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "1"}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -209,3 +209,22 @@ func TestChangedCodeNamesTheRead(t *testing.T) {
 		t.Errorf("divergences %v; want one naming the extra clock read", rep.Divergences)
 	}
 }
+
+// recordingSession is a session of a new sandbox made with opts, whose
+// tape goes into the buffer returned; the sandbox closes when the test
+// ends.
+func recordingSession(t *testing.T, opts sandbox.Options) (*sandbox.Session, *bytes.Buffer) {
+	t.Helper()
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close(ctx) })
+	var buf bytes.Buffer
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Record: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, &buf
+}

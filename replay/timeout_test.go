@@ -25,16 +25,7 @@ func TestTimeoutsReplayExactly(t *testing.T) {
 // it returns the replay's divergences.
 func timeoutsReplay(t *testing.T) []string {
 	ctx := context.Background()
-	sb, err := sandbox.New(ctx, sandbox.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close(ctx)
-	var buf bytes.Buffer
-	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Record: &buf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, buf := recordingSession(t, sandbox.Options{})
 	reqs := []sandbox.Request{
 		{Cells: []sandbox.Cell{{Language: "py", TimeoutSeconds: 1, Code: `i = 0
 def step(n):

@@ -52,16 +52,7 @@ func TestStopInHostCallWaitReplays(t *testing.T) {
 	testenv.RequirePython(t)
 	ctx := context.Background()
 	host := &slowHost{waiting: make(chan struct{})}
-	sb, err := sandbox.New(ctx, sandbox.Options{Host: host})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sb.Close(ctx)
-	var buf bytes.Buffer
-	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Record: &buf})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, buf := recordingSession(t, sandbox.Options{Host: host})
 	code := `r = tool.fast()
 print("fast:", r)
 k = 0
