@@ -7,6 +7,12 @@
 // Randomness comes from the session's source, so a seeded session replays.
 (function (host, internal) {
   'use strict';
+  // Math and Number as they were before any cell ran: the size checks
+  // below (toLength, want) must not call a cell's replacement (issue 9:
+  // `Math.trunc = () => 0` let Buffer.from({ length: 2 ** 28 }) past a
+  // 128 MiB cap, natively, for 50 s). guards.js does the same.
+  const Math = Object.freeze(Object.create(null, Object.getOwnPropertyDescriptors(globalThis.Math)));
+  const Number = globalThis.Number, numberIsFinite = Number.isFinite;
 
   // goja has no Symbol.asyncIterator; it is the registered symbol that
   // esbuild's helpers for lowered `for await` loops and async generators
@@ -145,7 +151,7 @@
   };
   const toLength = (n) => {
     n = Math.trunc(Number(n));
-    return Number.isFinite(n) && n > 0 ? n : 0;
+    return numberIsFinite(n) && n > 0 ? n : 0;
   };
   const typeError = (code, msg) => Object.assign(new TypeError(msg), { code });
   const isView = (v) => ArrayBuffer.isView(v);

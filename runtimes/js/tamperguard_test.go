@@ -27,6 +27,8 @@ func TestGuardsIgnoreReplacedBuiltins(t *testing.T) {
 			`"Maximum BigInt size exceeded: the result would have more than 2097152 bits, the sandbox's limit"`},
 		{"Math.trunc", tamper("const f = Math.trunc; Math.trunc = () => 0", "Math.trunc = f", "new ArrayBuffer(2 ** 31).byteLength"),
 			"'Array buffer allocation failed'"},
+		{"Math.trunc, for Buffer.from", tamper("const f = Math.trunc; Math.trunc = () => 0", "Math.trunc = f", "Buffer.from({ length: 2 ** 28 }).length"),
+			"'Array buffer allocation failed'"},
 		{"Array.isArray", tamper("const f = Array.isArray; Array.isArray = () => false", "Array.isArray = f", "[...Array(2 ** 24)].length"),
 			"'Invalid array length'"},
 		{"WeakMap.prototype.get", tamper("const f = WeakMap.prototype.get; WeakMap.prototype.get = () => 0", "WeakMap.prototype.get = f", chain),
