@@ -13,6 +13,10 @@
   // 128 MiB cap, natively, for 50 s). guards.js does the same.
   const Math = Object.freeze(Object.create(null, Object.getOwnPropertyDescriptors(globalThis.Math)));
   const Number = globalThis.Number, numberIsFinite = Number.isFinite;
+  // The native functions the wrappers below call go through this apply, not
+  // their .call: a cell that replaced Function.prototype.call was handed
+  // Buffer's unguarded alloc.
+  const apply = Reflect.apply;
 
   // goja has no Symbol.asyncIterator; it is the registered symbol that
   // esbuild's helpers for lowered `for await` loops and async generators
@@ -272,12 +276,12 @@
     const from = function (value, enc, ...rest) {
       if (typeof value === 'string') {
         enc = encodingOf(enc);
-        if (hostEncodings.has(enc)) return rawFrom.call(this, host.encodeText(value, enc));
+        if (hostEncodings.has(enc)) return apply(rawFrom, this, [host.encodeText(value, enc)]);
         if (enc !== undefined && enc !== 'utf8' && enc !== 'utf-8' && enc !== 'hex' && enc !== 'base64') {
           throw typeError('ERR_UNKNOWN_ENCODING', `Unknown encoding: ${enc}`);
         }
       }
-      return rawFrom.call(this, value, enc, ...rest);
+      return apply(rawFrom, this, [value, enc, ...rest]);
     };
     const toString = Buffer.prototype.toString;
     Object.defineProperty(Buffer.prototype, 'toString', {
@@ -293,7 +297,7 @@
         }
         if (n >= reserveFrom) host.reserve(n);
         if (hostEncodings.has(enc)) return host.decodeText(this.subarray(start, end), enc);
-        return toString.call(this, enc, start, end);
+        return apply(toString, this, [enc, start, end]);
       },
       writable: true,
       configurable: true,
@@ -308,7 +312,7 @@
         else if (value !== null && typeof value === 'object' && !(value instanceof ArrayBuffer) && !isView(value)) {
           want(toLength(value.length));
         }
-        return from.call(this, value, ...rest);
+        return apply(from, this, [value, ...rest]);
       },
       alloc(size, ...rest) {
         if (typeof size !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "size" argument must be of type number. Received ${internal.inspect(size)}`);
@@ -316,7 +320,7 @@
           throw Object.assign(new RangeError(`The value of "size" is out of range. It must be >= 0 && <= ${maxBytes}. Received ${size}`), { code: 'ERR_OUT_OF_RANGE' });
         }
         want(size);
-        return alloc.call(this, size, ...rest);
+        return apply(alloc, this, [size, ...rest]);
       },
       allocUnsafe(size) {
         return Buffer.alloc(size);
@@ -334,7 +338,7 @@
             throw typeError('ERR_INVALID_ARG_TYPE', `The "list[${i}]" argument must be an instance of Buffer or Uint8Array.`);
           }
         }
-        return totalLength === undefined ? concat.call(this, list) : concat.call(this, list, totalLength);
+        return apply(concat, this, totalLength === undefined ? [list] : [list, totalLength]);
       },
       isBuffer(b) {
         return b instanceof Buffer;
