@@ -209,7 +209,8 @@
     if (args.length === 0) return;
     let chars = len(self);
     let bytes = stringBytes(String(self));
-    for (const a of args) {
+    for (let i = 0; i < args.length; i++) { // not for...of: a cell may replace the list iterator
+      const a = args[i];
       const t = String(a);
       chars += t.length;
       bytes += stringBytes(t);
@@ -229,7 +230,8 @@
   });
   method(Array.prototype, 'concat', (self, args) => {
     let n = toLength(self && self.length);
-    for (const a of args) {
+    for (let i = 0; i < args.length; i++) { // not for...of: a cell may replace the list iterator
+      const a = args[i];
       n += a !== null && typeof a === 'object' && (a[Symbol.isConcatSpreadable] ?? isArray(a)) ? toLength(a.length) : 1;
     }
     if (n > maxElements) throw invalidArray();
@@ -684,7 +686,8 @@
   Object.defineProperty(Object, 'assign', {
     value: {
       assign(target, ...sources) {
-        for (const s of sources) {
+        for (let i = 0; i < sources.length; i++) {
+          const s = sources[i];
           if (typeof s === 'string' || s instanceof String) want(String(s).length * 64);
         }
         return apply(nativeAssign, Object, [target, ...sources]);

@@ -43,6 +43,9 @@ func TestGuardsIgnoreReplacedBuiltins(t *testing.T) {
 			"'undefined'"},
 		{"Function.prototype.call, for Buffer.alloc", "{ let got; const f = Function.prototype.call; Function.prototype.call = function (t, ...a) { got = got || this; return Reflect.apply(this, t, a) }; try { Buffer.alloc(1); Buffer.from([1]); Buffer.concat([Buffer.alloc(1)]); Buffer.from('x', 'latin1').toString('latin1') } finally { Function.prototype.call = f } typeof got }",
 			"'undefined'"},
+		{"Array.prototype[Symbol.iterator], for concat", tamper("const f = Array.prototype[Symbol.iterator]; Array.prototype[Symbol.iterator] = function* () {}", "Array.prototype[Symbol.iterator] = f",
+			"[].concat({ length: 2 ** 25, [Symbol.isConcatSpreadable]: true }).length"),
+			"'Invalid array length'"},
 		{"the built-ins still work", "[JSON.stringify({ a: [1, { b: 2 }] }), [...[1, 2]].length, new ArrayBuffer(8).byteLength, String(2n ** 10n), Object.create(Object.create({ x: 1 })).x, new Proxy({}, {}).y, Math.max(1, 2)]",
 			"[ '{\"a\":[1,{\"b\":2}]}', 2, 8, '1024', 1, undefined, 2 ]"},
 	}
