@@ -109,6 +109,13 @@ type Reentrant interface {
 	RunNested(ctx context.Context, code string, sink Sink) (Outcome, error)
 }
 
+// GuestPATH is the PATH of a session's default environment: a fixed,
+// conventional value, never the host's, whose folders would tell the guest
+// about the host (issue 9: no host configuration reaches the guest). A
+// Jupyter kernel, which runs the host's programs, keeps the host's PATH
+// instead (runtimes/jupyter).
+const GuestPATH = "/usr/local/bin:/usr/bin:/bin"
+
 // ErrNoCellWaiting is RunNested's error when the instance runs no cell that
 // could take the nested one.
 var ErrNoCellWaiting = errors.New("runtimes: no cell of the instance is running")

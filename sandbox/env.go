@@ -8,13 +8,17 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/wasmeval/wasmeval/runtimes"
 )
 
 // The guest's environment.
 //
 // By default (SessionOptions.Env nil) a session's environment is HOME and
-// PWD set to its root, plus these host variables where they are set: PATH,
-// LANG, TZ and every LC_ variable (LC_ALL, LC_CTYPE, LC_TIME, ...). A host
+// PWD set to its root, PATH set to runtimes.GuestPATH (not the host's: its
+// folders are host configuration), plus these host variables where they
+// are set: LANG, TZ and every LC_ variable (LC_ALL, LC_CTYPE, LC_TIME,
+// ...). A host
 // variable whose name looks like a secret's (SecretEnvName) is never
 // copied, whatever the allowlist says. Variables given explicitly
 // (SessionOptions.Env and SetEnv, the command's --env and --env-file, serve's
@@ -24,7 +28,7 @@ import (
 
 // hostEnvAllowlist are the host variables a session's default environment
 // copies, besides every LC_ variable.
-var hostEnvAllowlist = []string{"PATH", "LANG", "TZ"}
+var hostEnvAllowlist = []string{"LANG", "TZ"}
 
 // Caps of an explicit environment, so that a client cannot make every
 // cell's start copy megabytes into the guest.
@@ -68,15 +72,15 @@ func SecretEnvName(name string) bool {
 }
 
 // DefaultEnv returns the environment of a session rooted at root whose
-// SessionOptions.Env is nil: HOME and PWD set to root, and the host's
-// PATH, LANG, TZ and LC_* variables that are set and whose names are not
-// secret-looking (SecretEnvName).
+// SessionOptions.Env is nil: HOME and PWD set to root, PATH to
+// runtimes.GuestPATH, and the host's LANG, TZ and LC_* variables that are
+// set and whose names are not secret-looking (SecretEnvName).
 func DefaultEnv(root string) map[string]string {
 	return defaultEnvFrom(root, os.Environ())
 }
 
 func defaultEnvFrom(root string, hostEnv []string) map[string]string {
-	env := map[string]string{"HOME": root, "PWD": root}
+	env := map[string]string{"HOME": root, "PWD": root, "PATH": runtimes.GuestPATH}
 	for _, kv := range hostEnv {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || SecretEnvName(k) || CheckEnvName(k) != nil || strings.ContainsRune(v, 0) {

@@ -3,16 +3,20 @@ package sandbox_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
 // TestDefaultEnv: the default environment is what the README says: HOME
-// and PWD, and the host's PATH, LANG, TZ and every LC_ variable, never a
-// secret-looking name, in both languages.
+// and PWD, PATH as runtimes.GuestPATH (never the host's, whose folders
+// are host configuration), and the host's LANG, TZ and every LC_
+// variable, never a secret-looking name, in both languages.
 func TestDefaultEnv(t *testing.T) {
+	t.Setenv("PATH", "/opt/host-secret/bin:"+os.Getenv("PATH"))
 	for k, v := range map[string]string{
 		"LC_TIME": "C.UTF-8", "LC_MONETARY": "C", "LANG": "C.UTF-8", "TZ": "UTC",
 		"LC_API_TOKEN": "lc-canary", "WASMEVAL_SEED_SECRET": "canary", "OPENAI_API_KEY": "sk-canary", "EDITOR": "vi",
@@ -20,8 +24,8 @@ func TestDefaultEnv(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	code := map[string]string{
-		"py": `import os; print(' '.join(sorted(os.environ)))`,
-		"js": `print(Object.keys(process.env).sort().join(' '))`,
+		"py": `import os; print(' '.join(sorted(os.environ)), os.environ['PATH'])`,
+		"js": `print(Object.keys(process.env).sort().join(' '), process.env.PATH)`,
 	}
 	sb, err := sandbox.New(context.Background(), sandbox.Options{})
 	if err != nil {
@@ -37,9 +41,14 @@ func TestDefaultEnv(t *testing.T) {
 			defer s.Close(context.Background())
 			got, _ := evalLang(t, s, lang, code[lang])
 			names := strings.Fields(got)
-			want := map[string]bool{"HOME": true, "PWD": true, "LANG": true, "TZ": true, "LC_TIME": true, "LC_MONETARY": true}
+			if len(names) == 0 || names[len(names)-1] != runtimes.GuestPATH {
+				t.Errorf("the guest's PATH is not %s: %q", runtimes.GuestPATH, got)
+			} else {
+				names = names[:len(names)-1]
+			}
+			want := map[string]bool{"HOME": true, "PWD": true, "PATH": true, "LANG": true, "TZ": true, "LC_TIME": true, "LC_MONETARY": true}
 			for _, n := range names {
-				if !want[n] && n != "PATH" && !strings.HasPrefix(n, "LC_") {
+				if !want[n] && !strings.HasPrefix(n, "LC_") {
 					t.Errorf("the guest has %s, which the default environment does not copy", n)
 				}
 				if n == "LC_API_TOKEN" {

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
 	"runtime"
 	"sort"
@@ -322,7 +323,7 @@ func (i *instance) start(ctx context.Context) (kernel.Kernel, error) {
 		return nil, ctx.Err()
 	}
 	defer func() { <-i.rt.starting }()
-	k, err := i.rt.cfg.Start(ctx, kernel.StartOptions{Root: i.opts.Root, Env: i.opts.Env, Python: i.rt.cfg.Python})
+	k, err := i.rt.cfg.Start(ctx, kernel.StartOptions{Root: i.opts.Root, Env: kernelEnv(i.opts.Env), Python: i.rt.cfg.Python})
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +349,7 @@ func (i *instance) bootstrap(ctx context.Context, k kernel.Kernel) error {
 		seed = binary.LittleEndian.Uint64(b[:])
 	}
 	cfg, err := json.Marshal(map[string]any{
-		"cwd": i.opts.Root, "env": i.opts.Env, "set_env": !i.rt.local, "seed": seed, "helpers": i.rt.helpers,
+		"cwd": i.opts.Root, "env": kernelEnv(i.opts.Env), "set_env": !i.rt.local, "seed": seed, "helpers": i.rt.helpers,
 	})
 	if err != nil {
 		return err
@@ -817,3 +818,17 @@ func (h *cellHandler) Input(prompt string, password bool) string {
 var ansi = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
 
 func stripANSI(s string) string { return ansi.ReplaceAllString(s, "") }
+
+// kernelEnv is the session's environment as its kernel gets it: without
+// the default environment's PATH (runtimes.GuestPATH, what a wasm guest
+// sees instead of the host's), so that the kernel, which runs the host's
+// programs, keeps the PATH of its host (a local kernel's from the seed's
+// allowlist, a remote one's its server's). A PATH the session set is kept.
+func kernelEnv(env map[string]string) map[string]string {
+	if env["PATH"] != runtimes.GuestPATH {
+		return env
+	}
+	env = maps.Clone(env)
+	delete(env, "PATH")
+	return env
+}
