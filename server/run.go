@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -96,6 +97,12 @@ func decodeRun(body []byte) (sandbox.Request, error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return sandbox.Request{}, &sandbox.RequestError{Message: `send one JSON object like {"language":"py","code":"print(1)"}`}
+	}
+	// The body goes into an eval request below as it is: it must be JSON
+	// first, or the wrapping would fail and look like an empty request.
+	var v json.RawMessage
+	if err := json.Unmarshal(trimmed, &v); err != nil {
+		return sandbox.Request{}, &sandbox.RequestError{Message: fmt.Sprintf(`not valid JSON: %v; send one JSON object like {"language":"py","code":"print(1)"}`, err)}
 	}
 	wrapped, _ := json.Marshal(map[string]json.RawMessage{"cells": json.RawMessage("[" + string(trimmed) + "]")})
 	req, err := sandbox.DecodeRequest(wrapped)

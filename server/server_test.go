@@ -355,6 +355,11 @@ func TestBadRequest(t *testing.T) {
 		{"run not an object", "/v1/run", `[1]`, "JSON object"},
 		{"run bad language", "/v1/run", `{"language":"rb","code":"1"}`, "language"},
 		{"run unknown field", "/v1/run", `{"language":"js","code":"1","cells":[]}`, "cells"},
+		// A body that is not valid JSON was wrapped into an eval request
+		// that failed to encode, and answered "empty request".
+		{"run cut short", "/v1/run", `{"language":"js","code": [`, `not valid JSON: unexpected end of JSON input; send one JSON object like {"language":"py","code":"print(1)"}`},
+		{"run nested too deep", "/v1/run", `{"code": ` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, "exceeded max depth"},
+		{"run two objects", "/v1/run", `{"language":"js","code":"1"} {}`, "not valid JSON"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
