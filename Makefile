@@ -7,6 +7,8 @@
 #   make check   gofmt, go vet, go mod tidy; fails on a diff
 #   make python  rebuild the committed CPython artifact when its inputs changed
 #                (cached by the hash of its inputs); make python-check verifies it
+#   make python-reproduce  rebuild it in a fresh folder and check it is identical
+#                to the committed one, byte for byte (compiles CPython: not in make test)
 #   make mcp-everything  the npm MCP server that cmd/wasmeval's --tools-mcp test uses
 #   make npm-testdata    the npm packages runtimes/js's node_modules tests load
 #   make py-test-packages  the Debian Python packages the --packages tests mount
@@ -21,7 +23,7 @@ include wasm/python/pins.mk
 
 GO          ?= go
 APT_PACKAGES := clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 dpkg-dev \
-                python3.11 zstd tcl make gcc
+                python3.11 zstd tcl make gcc binaryen
 CACHE_ROOT  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/wasmeval-build
 PY_DIST     := wasm/python/dist
 # The artifact is two builds, each cached under CACHE_ROOT by the hash of its
@@ -168,6 +170,15 @@ python-check:
 	  echo "wasm/python/dist was built from inputs $$(cat $(PY_DIST)/INPUTS 2>/dev/null || echo '(none)'), but they hash to $(PY_HASH) now: run make python and commit wasm/python/dist"; exit 1; }
 	@cd $(PY_DIST) && sha256sum --quiet -c SHA256SUMS || { \
 	  echo "wasm/python/dist's files do not match its SHA256SUMS: run make python and commit wasm/python/dist"; exit 1; }
+
+# python-reproduce builds the artifact again from the pinned sources in a
+# temporary folder (not CACHE_ROOT/work, where py-build built it) and fails
+# unless python.wasm and the zip are identical to wasm/python/dist's, byte
+# for byte (wasm/python/reproduce.sh). It compiles CPython (minutes on 2 idle
+# cores), so make test does not run it.
+.PHONY: python-reproduce
+python-reproduce: python-check deps py-sources
+	JOBS=$$(nproc) bash wasm/python/reproduce.sh "$(SRC_DIR)" "$(PY_DIST)"
 
 # py-build compiles python.wasm; py-stdlib makes the zip (from CPython's Lib/,
 # the interpreter build's sysconfigdata and tzdata) without compiling anything.

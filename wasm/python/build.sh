@@ -9,7 +9,20 @@
 # against their SHA-256 by the Makefile). WORK_DIR is scratch space. OUT_DIR
 # receives python.wasm, builtin-modules.txt and the build's
 # _sysconfigdata_*.py (which stdlib.sh puts into the zip). Toolchain:
-# Debian's clang-14, lld-14, wasi-libc and libclang-rt-14-dev-wasm32.
+# Debian's clang-14, lld-14, wasi-libc and libclang-rt-14-dev-wasm32, and
+# Debian's binaryen (wasm-opt) for the last pass over the linked module.
+#
+# Reproducible: the same inputs give the same bytes whatever WORK_DIR is and
+# whenever it runs (reproduce.sh checks it). The build time CPython records
+# (getbuildinfo.c's DATE and TIME) is SOURCE_DATE_EPOCH, the date of the
+# Debian source's changelog entry; the work folder is mapped to /wasmeval-build
+# in every compile (-ffile-prefix-map, for __FILE__) and rewritten to it in
+# the kept _sysconfigdata.
+#
+# The flags below are the measured winners (README.md, "Speed flags"). The
+# PYBUILD_* variables override them for measuring other variants only; the
+# Makefile never sets them, so a cached or committed artifact is always built
+# with the defaults.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,13 +44,42 @@ ln -s /usr/lib/wasm32-wasi "$sysroot/lib/wasm32-wasi"
 deps=$work/deps
 mkdir -p "$deps/include" "$deps/lib/pkgconfig"
 
-export CC="clang-14 --target=wasm32-wasi --sysroot=$sysroot"
+# -B: clang-14 runs the first wasm-opt it finds (in -B folders, then its
+# own folder, /usr/bin, then PATH) after every optimized link, and binaryen
+# 108 cannot read configure's link-test modules ("Fatal: error parsing
+# wasm"), so with Debian's binaryen installed configure would find no
+# sqlite3. The wasm-opt in no-wasm-opt/ does nothing; the real one runs
+# once, on the linked module, below.
+mkdir -p "$work/no-wasm-opt"
+printf '#!/bin/sh\nexit 0\n' >"$work/no-wasm-opt/wasm-opt"
+chmod +x "$work/no-wasm-opt/wasm-opt"
+export CC="clang-14 --target=wasm32-wasi --sysroot=$sysroot -B$work/no-wasm-opt"
 export AR=llvm-ar-14
 export RANLIB=llvm-ranlib-14
 export PKG_CONFIG_LIBDIR=$deps/lib/pkgconfig
 export PKG_CONFIG_PATH=
 export PKG_CONFIG_SYSROOT_DIR=
-opt="-O2 -g0"
+WASM_OPT=${PYBUILD_WASM_OPT_BIN:-/usr/bin/wasm-opt}
+
+fixed=/wasmeval-build
+opt="${PYBUILD_OPT:--O3} -g0 -ffile-prefix-map=$work=$fixed"
+lto=${PYBUILD_LTO:-}                        # e.g. -flto (compile and link)
+pymalloc=${PYBUILD_PYMALLOC:-yes}           # --with-pymalloc=
+wasm_opt_flags=${PYBUILD_WASM_OPT--O3}      # binaryen's passes; empty: none
+opt="$opt${lto:+ $lto}"
+if [ -n "$wasm_opt_flags" ]; then
+  # Another binaryen optimizes differently: the bytes would not reproduce.
+  v=$("$WASM_OPT" --version 2>/dev/null || echo "none")
+  case "$v" in
+    "wasm-opt version 108"*) ;;
+    *) echo "build.sh: $WASM_OPT is \"$v\"; the artifact is built with binaryen 108 (Debian bookworm's package binaryen; make deps installs it)"; exit 1 ;;
+  esac
+fi
+
+# Always the changelog's date, even when the caller's environment sets one.
+tar -xJf "$src"/python3.11_*.debian.tar.xz -C "$work" debian/changelog
+SOURCE_DATE_EPOCH=$(dpkg-parsechangelog -l "$work/debian/changelog" -STimestamp)
+export SOURCE_DATE_EPOCH
 
 # ---- zlib ------------------------------------------------------------------
 echo "== zlib"
@@ -102,6 +144,10 @@ py=$work/cpython
 mkdir -p "$py"
 tar -xzf "$src"/python3.11_*.orig.tar.gz -C "$py" --strip-components=1
 cat "$here/patches/signalmodule-wasmeval.c" >>"$py/Modules/signalmodule.c"
+# The build time sys.version and platform report: SOURCE_DATE_EPOCH, not now.
+build_date=$(LC_ALL=C date -u -d "@$SOURCE_DATE_EPOCH" '+%b %e %Y')
+build_time=$(LC_ALL=C date -u -d "@$SOURCE_DATE_EPOCH" '+%H:%M:%S')
+sed -i "1i #define DATE \"$build_date\"\n#define TIME \"$build_time\"" "$py/Modules/getbuildinfo.c"
 for p in "$here"/patches/*.patch; do
   patch -d "$py" -p1 --quiet --forward <"$p"
 done
@@ -118,7 +164,7 @@ cat "$py/Tools/wasm/config.site-wasm32-wasi" "$here/config.site-wasmeval" >"$wor
     --with-build-python=/usr/bin/python3.11 \
     --without-ensurepip \
     --disable-test-modules \
-    --with-pymalloc=no \
+    --with-pymalloc="$pymalloc" \
     >"$work/configure.log" 2>&1 || { tail -40 "$work/configure.log"; exit 1; }
   make -j"$jobs" libpython3.11.a pybuilddir.txt >"$work/make.log" 2>&1 || { tail -60 "$work/make.log"; exit 1; }
   # What the interpreter links against (module libraries, emulation libs).
@@ -132,7 +178,13 @@ EOF
     -c "$here/shim/wasmeval.c" -o "$work/wasmeval.o"
   $CC $opt -mexec-model=reactor \
     -z stack-size=8388608 -Wl,--stack-first -Wl,--initial-memory=20971520 \
-    -o "$out/python.wasm" "$work/wasmeval.o" libpython3.11.a $libs -lm
+    -o "$work/python.wasm" "$work/wasmeval.o" libpython3.11.a $libs -lm
+  if [ -n "$wasm_opt_flags" ]; then
+    # shellcheck disable=SC2086
+    "$WASM_OPT" $wasm_opt_flags "$work/python.wasm" -o "$out/python.wasm"
+  else
+    cp "$work/python.wasm" "$out/python.wasm"
+  fi
   # The module list, for the README and for checks.
   grep -o '{"[a-zA-Z0-9_.]*", PyInit_' Modules/config.c | sed 's/{"\(.*\)", PyInit_/\1/' | sort >"$out/builtin-modules.txt"
   echo "_wasmeval" >>"$out/builtin-modules.txt"
@@ -140,6 +192,9 @@ EOF
     grep -qx "$m" "$out/builtin-modules.txt" || { echo "build.sh: module $m was not built in (see $work/configure.log)"; exit 1; }
   done
   sysconfigdata=$(cat pybuilddir.txt)
-  cp "$sysconfigdata"/_sysconfigdata_*.py "$out/"
+  # It records the work folder (srcdir, CFLAGS, ...): the fixed name instead.
+  for f in "$sysconfigdata"/_sysconfigdata_*.py; do
+    sed "s|$work|$fixed|g" "$f" >"$out/$(basename "$f")"
+  done
 )
 ls -l "$out"

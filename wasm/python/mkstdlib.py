@@ -17,6 +17,7 @@ zoneinfo.available_timezones(). Links are stored as copies.
 import importlib.util
 import marshal
 import os
+import pprint
 import sys
 import zipfile
 
@@ -54,11 +55,23 @@ def main(lib, sysconfigdata, zoneinfo, iana_version, out, excluded_list):
                     excluded.append(path)
                     continue
                 add(zf, os.path.join(dirpath, f), path)
-        add(zf, sysconfigdata, os.path.basename(sysconfigdata))
+        add_source(zf, sysconfig_source(sysconfigdata), os.path.basename(sysconfigdata))
         add_tzdata(zf, zoneinfo, iana_version)
     os.replace(tmp, out)
     with open(excluded_list, "w") as fh:
         fh.write("\n".join(sorted(excluded)) + "\n")
+
+
+def sysconfig_source(path):
+    """The interpreter build's _sysconfigdata, printed again: CPython's build
+    pprints it, which wraps long strings by their length, and build.sh
+    rewrote the work folder (of any length) to a fixed one afterwards, so the
+    same values came wrapped differently from builds in different folders."""
+    ns = {}
+    with open(path, encoding="utf-8") as fh:
+        exec(fh.read(), ns)
+    return ("# system configuration generated and used by the sysconfig module\n"
+            "build_time_vars = " + pprint.pformat(ns["build_time_vars"]) + "\n").encode()
 
 
 def add(zf, src, rel):
