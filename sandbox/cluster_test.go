@@ -45,8 +45,11 @@ func TestMemoryEvictionKeepsStoredSession(t *testing.T) {
 		return res.Details.Cells[0].Output
 	}
 	py("x = 41\nopen('f.txt', 'w').write('kept')")
-	if n := m.Sweep(ctx); n == 0 || m.Holds(id) {
-		t.Fatalf("the sweep over a 1-byte budget evicted %d sessions (held: %v)", n, m.Holds(id))
+	// The manager's own background sweep may evict the session before
+	// this one does: what counts is that it is no longer held.
+	m.Sweep(ctx)
+	if m.Holds(id) {
+		t.Fatal("a sweep over a 1-byte budget left the idle session held")
 	}
 	if out := py("print(x + 1, open('f.txt').read())"); strings.TrimSpace(out) != "42 kept" {
 		t.Fatalf("after the eviction: %q", out)
