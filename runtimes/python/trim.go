@@ -4,8 +4,11 @@ import (
 	"encoding/binary"
 )
 
-// The guest's allocator is wasi-libc's dlmalloc 2.8.6 (CPython is built
-// without pymalloc, so every Python object comes from it). WebAssembly
+// The guest's allocator is wasi-libc's dlmalloc 2.8.6. CPython is built
+// with pymalloc (98f57ee), whose 256 KiB arenas come from dlmalloc too (its
+// mmap is wasi-libc's, over malloc) and go back to it when they empty, so
+// what the host gives back is the free dlmalloc chunks: larger objects and
+// emptied arenas, not the free pools of an arena still in use. WebAssembly
 // memory cannot shrink, so dlmalloc never gives memory back: a session that
 // once used 200 MiB keeps 200 MiB of written pages. Its free chunks' content
 // does not matter to it (only their headers do; calloc clears what it hands
