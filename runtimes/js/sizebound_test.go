@@ -41,20 +41,7 @@ func TestSizeBoundCoversGrowth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			inst, err := (&Runtime{}).NewInstance(context.Background(), runtimes.InstanceOptions{MemoryLimitBytes: 1 << 30})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer inst.Close(context.Background())
-			in := inst.(*instance)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			run := func(code string) {
-				t.Helper()
-				if out, err := in.Run(ctx, code, nil); err != nil || out.Failed {
-					t.Fatalf("Run: %+v %v", out, err)
-				}
-			}
+			in, run := testInstance(t, 1<<30)
 			run("globalThis.before = 1")
 			in.ResidentBytes() // a walk: the bound starts from the session's size
 			run(tt.code)
@@ -94,20 +81,7 @@ func TestSizeBoundCoversGrowth(t *testing.T) {
 // walked then: with 100 sessions at work, a quarter of serve's CPU); a
 // cell that grows its session past that tolerance is walked at its end.
 func TestCellEndWalksOnlyPastBound(t *testing.T) {
-	inst, err := (&Runtime{}).NewInstance(context.Background(), runtimes.InstanceOptions{MemoryLimitBytes: 256 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Close(context.Background())
-	in := inst.(*instance)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	run := func(code string) {
-		t.Helper()
-		if out, err := in.Run(ctx, code, nil); err != nil || out.Failed {
-			t.Fatalf("Run: %+v %v", out, err)
-		}
-	}
+	in, run := testInstance(t, 256<<20)
 	run("globalThis.x = 1")
 	in.ResidentBytes()
 	// The process (not the session) grows by 96 MiB.
@@ -128,5 +102,26 @@ func TestCellEndWalksOnlyPastBound(t *testing.T) {
 	run("globalThis.big = 'q'.repeat(48 << 20)")
 	if n := walks.Load() - w0; n != 1 {
 		t.Errorf("a cell that grew its session by 48 MiB was walked %d times at its end, want once", n)
+	}
+}
+
+// testInstance is a new instance with a memory limit of limit bytes, closed
+// when the test ends, and a function that runs a cell in it (a minute at
+// most) and fails the test when the cell fails.
+func testInstance(t *testing.T, limit int64) (*instance, func(code string)) {
+	t.Helper()
+	inst, err := (&Runtime{}).NewInstance(context.Background(), runtimes.InstanceOptions{MemoryLimitBytes: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Close(context.Background()) })
+	in := inst.(*instance)
+	return in, func(code string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if out, err := in.Run(ctx, code, nil); err != nil || out.Failed {
+			t.Fatalf("Run: %+v %v", out, err)
+		}
 	}
 }
