@@ -253,3 +253,23 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// setUpSession is a world and a session of the shared sandbox in it,
+// closed when the test ends, that has run code in lang (nothing when code
+// is empty); the test fails if code does not run.
+func setUpSession(t *testing.T, lang, code string) (*world, *sandbox.Session) {
+	t.Helper()
+	ctx := context.Background()
+	w := newWorld(t)
+	s, err := sharedSandbox(t).NewSession(ctx, sessionOptions(w.root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(ctx) })
+	if code != "" {
+		if out, status := eval(t, s, lang, code, 10); status != ok {
+			t.Fatalf("setting up the session: %s %s", status, out)
+		}
+	}
+	return w, s
+}

@@ -3,7 +3,6 @@ package attack_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -136,22 +135,8 @@ var jsBombs = []attack{
 // session, with state of its own, waits; the process's heap is sampled
 // all the while.
 func TestJavaScriptBombs(t *testing.T) {
-	ctx := context.Background()
-	bw := newWorld(t)
-	bystander, err := sharedSandbox(t).NewSession(ctx, sessionOptions(bw.root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bystander.Close(ctx)
-	if out, status := eval(t, bystander, "js", "globalThis.mine = 'bystander state'; print(mine)", 10); status != ok {
-		t.Fatalf("bystander setup: %s %s", status, out)
-	}
-	w := newWorld(t)
-	s, err := sharedSandbox(t).NewSession(ctx, sessionOptions(w.root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(ctx)
+	_, bystander := setUpSession(t, "js", "globalThis.mine = 'bystander state'; print(mine)")
+	w, s := setUpSession(t, "js", "")
 	peak := heapPeak()
 	for _, c := range jsBombs {
 		if c.timeout == 0 {

@@ -1,7 +1,6 @@
 package attack_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -92,25 +91,8 @@ f()`, "ok"),
 // runs it on both engines.
 func TestUncheckedCRecursionRollsBack(t *testing.T) {
 	testenv.RequirePython(t)
-	ctx := context.Background()
-	bw := newWorld(t)
-	bystander, err := sharedSandbox(t).NewSession(ctx, sessionOptions(bw.root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bystander.Close(ctx)
-	if out, status := eval(t, bystander, "py", "mine = 'bystander state'", 10); status != ok {
-		t.Fatalf("bystander setup: %s %s", status, out)
-	}
-	w := newWorld(t)
-	s, err := sharedSandbox(t).NewSession(ctx, sessionOptions(w.root))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(ctx)
-	if out, status := eval(t, s, "py", "kept = 'still here'", 10); status != ok {
-		t.Fatalf("setup: %s %s", status, out)
-	}
+	_, bystander := setUpSession(t, "py", "mine = 'bystander state'")
+	_, s := setUpSession(t, "py", "kept = 'still here'")
 	for _, code := range []string{
 		"lost = 1\nt = ()\nfor i in range(1000000): t = (t,)\nprint(hash(t))",
 		"import sys\nsys.setrecursionlimit(10**6)\nlost = 1\nt = ()\nfor i in range(1000000): t = (t,)\nprint(hash(t))",
