@@ -98,13 +98,13 @@ func decodeRun(body []byte) (sandbox.Request, error) {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return sandbox.Request{}, &sandbox.RequestError{Message: `send one JSON object like {"language":"py","code":"print(1)"}`}
 	}
-	// The body goes into an eval request below as it is: it must be JSON
-	// first, or the wrapping would fail and look like an empty request.
+	// The body goes into an eval request below as it is, so it must be
+	// JSON first: wrapped invalid, it would be judged as the eval request.
 	var v json.RawMessage
 	if err := json.Unmarshal(trimmed, &v); err != nil {
 		return sandbox.Request{}, &sandbox.RequestError{Message: fmt.Sprintf(`not valid JSON: %v; send one JSON object like {"language":"py","code":"print(1)"}`, err)}
 	}
-	wrapped, _ := json.Marshal(map[string]json.RawMessage{"cells": json.RawMessage("[" + string(trimmed) + "]")})
+	wrapped := append(append([]byte(`{"cells":[`), trimmed...), "]}"...)
 	req, err := sandbox.DecodeRequest(wrapped)
 	if re, ok := err.(*sandbox.RequestError); ok {
 		re.Path = strings.TrimPrefix(strings.TrimPrefix(re.Path, "cells[0]"), ".")
