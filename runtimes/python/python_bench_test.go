@@ -239,11 +239,9 @@ func onEnginesNoFuel(b *testing.B, f func(b *testing.B, r *python.Runtime)) {
 }
 
 // BenchmarkNewSession: a session's interpreter from the template snapshot
-// (target ≤ 10 ms); native-ns/op is a python3.11 -S process start.
+// (target ≤ 10 ms), on each engine; native-ns/op is a python3.11 -S
+// process start.
 func BenchmarkNewSession(b *testing.B) {
-	r := runtimeForTest(b)
-	ctx := context.Background()
-	root := b.TempDir()
 	var nat nativeTimes
 	if py, err := exec.LookPath("/usr/bin/python3.11"); err == nil {
 		const n = 10
@@ -255,17 +253,21 @@ func BenchmarkNewSession(b *testing.B) {
 		}
 		nat.wall = time.Since(t) / n
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		inst, err := r.NewInstance(ctx, runtimes.InstanceOptions{Root: root})
-		if err != nil {
-			b.Fatal(err)
+	onEngines(b, func(b *testing.B, r *python.Runtime) {
+		ctx := context.Background()
+		root := b.TempDir()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			inst, err := r.NewInstance(ctx, runtimes.InstanceOptions{Root: root})
+			if err != nil {
+				b.Fatal(err)
+			}
+			inst.Close(ctx)
 		}
-		inst.Close(ctx)
-	}
-	report(b, nat, 0)
-	b.ReportMetric(float64(r.TemplateSize())/(1<<20), "snapshot-MiB")
+		report(b, nat, 0)
+		b.ReportMetric(float64(r.TemplateSize())/(1<<20), "snapshot-MiB")
+	})
 }
 
 // BenchmarkFuelOverhead runs the same cell alternately in the metered and
@@ -316,33 +318,34 @@ func fuelOverhead(b *testing.B, engine, setup, code string) {
 // BenchmarkIdleSessionsRSS starts 200 sessions, runs one cell in each, and
 // reports the growth of the process's resident memory per session
 // (target ≤ 25 MiB, goal ≤ 5 MiB: the template's pages are shared
-// copy-on-write).
+// copy-on-write), on each engine.
 func BenchmarkIdleSessionsRSS(b *testing.B) {
-	r := runtimeForTest(b)
-	ctx := context.Background()
-	const n = 200
-	var perSession float64
-	for b.Loop() {
-		runtime.GC()
-		before := rss(b)
-		insts := make([]runtimes.Instance, 0, n)
-		for range n {
-			inst, err := r.NewInstance(ctx, runtimes.InstanceOptions{Root: b.TempDir()})
-			if err != nil {
-				b.Fatal(err)
+	onEngines(b, func(b *testing.B, r *python.Runtime) {
+		ctx := context.Background()
+		const n = 200
+		var perSession float64
+		for b.Loop() {
+			runtime.GC()
+			before := rss(b)
+			insts := make([]runtimes.Instance, 0, n)
+			for range n {
+				inst, err := r.NewInstance(ctx, runtimes.InstanceOptions{Root: b.TempDir()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if o, err := inst.Run(ctx, "x = [i for i in range(100)]", nopSink{}); err != nil || o.Failed {
+					b.Fatalf("%v %+v", err, o)
+				}
+				insts = append(insts, inst)
 			}
-			if o, err := inst.Run(ctx, "x = [i for i in range(100)]", nopSink{}); err != nil || o.Failed {
-				b.Fatalf("%v %+v", err, o)
+			runtime.GC()
+			perSession = float64(rss(b)-before) / n / (1 << 20)
+			for _, inst := range insts {
+				inst.Close(ctx)
 			}
-			insts = append(insts, inst)
 		}
-		runtime.GC()
-		perSession = float64(rss(b)-before) / n / (1 << 20)
-		for _, inst := range insts {
-			inst.Close(ctx)
-		}
-	}
-	b.ReportMetric(perSession, "MiB-RSS/session")
+		b.ReportMetric(perSession, "MiB-RSS/session")
+	})
 }
 
 // rss is the process's resident set size in bytes.
@@ -357,40 +360,45 @@ func rss(b *testing.B) int64 {
 }
 
 // BenchmarkReset: a session's Python back to the template (target ≤ 5 ms,
-// goal ≤ 1 ms).
+// goal ≤ 1 ms), on each engine.
 func BenchmarkReset(b *testing.B) {
-	inst, _ := newInstance(b)
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := inst.Reset(ctx); err != nil {
-			b.Fatal(err)
+	onEngines(b, func(b *testing.B, r *python.Runtime) {
+		inst := newInstanceOn(b, r, runtimes.InstanceOptions{})
+		ctx := context.Background()
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := inst.Reset(ctx); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
 }
 
 // BenchmarkFork: a copy of a session's Python state (target ≤ 5 ms, goal
-// ≤ 1 ms), for a light session and one holding 100,000 strings.
+// ≤ 1 ms), for a light session and one holding 100,000 strings, on each
+// engine.
 func BenchmarkFork(b *testing.B) {
 	for _, bc := range []struct{ name, setup string }{
 		{"light", "x = 1"},
 		{"100k-strings", "data = [str(i) for i in range(100000)]"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			inst, _ := newInstance(b)
-			ctx := context.Background()
-			if o, err := inst.Run(ctx, bc.setup, nopSink{}); err != nil || o.Failed {
-				b.Fatalf("%v %+v", err, o)
-			}
-			root := b.TempDir()
-			b.ReportAllocs()
-			for b.Loop() {
-				cp, err := inst.(runtimes.Forker).Fork(ctx, runtimes.InstanceOptions{Root: root})
-				if err != nil {
-					b.Fatal(err)
+			onEngines(b, func(b *testing.B, r *python.Runtime) {
+				inst := newInstanceOn(b, r, runtimes.InstanceOptions{})
+				ctx := context.Background()
+				if o, err := inst.Run(ctx, bc.setup, nopSink{}); err != nil || o.Failed {
+					b.Fatalf("%v %+v", err, o)
 				}
-				cp.Close(ctx)
-			}
+				root := b.TempDir()
+				b.ReportAllocs()
+				for b.Loop() {
+					cp, err := inst.(runtimes.Forker).Fork(ctx, runtimes.InstanceOptions{Root: root})
+					if err != nil {
+						b.Fatal(err)
+					}
+					cp.Close(ctx)
+				}
+			})
 		})
 	}
 }
