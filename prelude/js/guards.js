@@ -20,6 +20,16 @@
   const Math = Object.freeze(Object.create(null, Object.getOwnPropertyDescriptors(globalThis.Math)));
   const isArray = Array.isArray, numberIsFinite = Number.isFinite, construct = Reflect.construct;
   const reflectDefine = Reflect.defineProperty;
+  // The rest come from the prelude's primordials (inspect.js): the error
+  // constructors the guards throw with, a Set of the guards' own, and
+  // the statics they call while cells run. No check destructures its
+  // arguments or spreads a list: both call the array iterator, which a
+  // cell can replace.
+  const P = internal.primordials;
+  const { RangeError, TypeError, URIError } = P;
+  const Set = P.SafeSet;
+  const objectKeys = P.ObjectKeys, objectIs = P.ObjectIs;
+  const isInstance = P.isInstance;
   // uncurry(f)(self, ...args) is f.call(self, ...args), all native (a bound
   // call): no frame of JavaScript, no list.
   const uncurry = (f) => Function.prototype.call.bind(f);
@@ -77,8 +87,9 @@
   // releaseGlobals lets go of global bindings of a cell that left its
   // session over its memory limit; it runs none of the guest's code.
   internal.releaseGlobals = (names) => {
-    for (const name of names) {
-      const d = Reflect.getOwnPropertyDescriptor(globalThis, name);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      const d = P.ReflectGetOwnPropertyDescriptor(globalThis, name);
       if (d === undefined) continue;
       if (d.configurable) delete globalThis[name];
       else if ('value' in d && d.writable) globalThis[name] = undefined;
@@ -115,8 +126,8 @@
   const slotBytes = 16;
   const stringElementBytes = 48;
 
-  method(String.prototype, 'repeat', (self, [count]) => {
-    const n = Math.trunc(Number(count));
+  method(String.prototype, 'repeat', (self, args) => {
+    const n = Math.trunc(Number(args[0]));
     if (n > 0) {
       const s = String(self);
       if (s.length * n > maxStringLength) throw invalidString();
@@ -124,8 +135,9 @@
     }
   });
   for (const name of ['padStart', 'padEnd']) {
-    method(String.prototype, name, (self, [target, fill]) => {
-      const n = toLength(target);
+    method(String.prototype, name, (self, args) => {
+      const fill = args[1];
+      const n = toLength(args[0]);
       if (n > maxStringLength) throw invalidString();
       if (n >= reserveFrom) {
         const wide = bytesPerChar(String(self)) === 2 || (fill !== undefined && bytesPerChar(String(fill)) === 2);
@@ -133,14 +145,16 @@
       }
     });
   }
-  nested(Array.prototype, 'join', (self, [sep]) => {
+  nested(Array.prototype, 'join', (self, args) => {
+    const sep = args[0];
     const n = toLength(self && self.length);
     const sepLen = sep === undefined ? 1 : len(sep);
     if (n > 1 && (n - 1) * sepLen > maxStringLength) throw invalidString();
     if (n > maxElements) throw invalidString();
     if (n > 1000) want(host.joinBytes(self, sep === undefined ? sep : String(sep)));
   });
-  method(String.prototype, 'split', (self, [sep, limit]) => {
+  method(String.prototype, 'split', (self, args) => {
+    const sep = args[0], limit = args[1];
     if (typeof sep !== 'string') return; // a RegExp splits in its own method
     const s = String(self);
     if (s.length * stringElementBytes < reserveFrom) return;
@@ -149,12 +163,13 @@
     want(n * stringElementBytes);
   });
   for (const name of ['replace', 'replaceAll']) {
-    method(String.prototype, name, (self, [pattern, replacement]) => {
+    method(String.prototype, name, (self, args) => {
+      const pattern = args[0], replacement = args[1];
       if (typeof pattern !== 'string' || typeof replacement !== 'string') return;
       const s = String(self);
       if (s.length < 4096) return;
       // $& and friends put up to the whole text in: count them at most.
-      const dollars = replacement.split('$').length - 1;
+      const dollars = host.countOf(replacement, '$');
       const grow = replacement.length + dollars * Math.max(pattern.length, s.length) - pattern.length;
       if (grow <= 0) return;
       const n = name === 'replace' ? 1 : host.countOf(s, pattern);
@@ -182,7 +197,7 @@
     Object.defineProperty(Object, name, {
       value: {
         [name](o) {
-          if (typeof o === 'string' || o instanceof String) want(String(o).length * 64);
+          if (typeof o === 'string' || isInstance(o, String)) want(String(o).length * 64);
           return original(o);
         },
       }[name],
@@ -219,9 +234,9 @@
     want(bytes);
   });
   // Collation keys are several bytes per character.
-  method(String.prototype, 'localeCompare', (self, [that]) => {
+  method(String.prototype, 'localeCompare', (self, args) => {
     const s = String(self);
-    if (s.length > 4096) want((stringBytes(s) + stringBytes(String(that))) * 8);
+    if (s.length > 4096) want((stringBytes(s) + stringBytes(String(args[0]))) * 8);
   });
   method(String.prototype, 'normalize', (self) => {
     const s = String(self);
@@ -265,7 +280,8 @@
     writable: true, configurable: true, enumerable: false,
   });
   nested(Array.prototype, 'toLocaleString', () => {});
-  method(Array.prototype, 'fill', (self, [, start, end]) => {
+  method(Array.prototype, 'fill', (self, args) => {
+    const start = args[1], end = args[2];
     const n = toLength(self && self.length);
     let s = start === undefined ? 0 : Math.trunc(Number(start)) || 0;
     let e = end === undefined ? n : Math.trunc(Number(end)) || 0;
@@ -277,13 +293,13 @@
   });
   const arrayFrom = Array.from;
   Object.defineProperty(Array, 'from', {
-    value: function from(items, ...rest) {
+    value: function from(items) {
       if (items !== null && items !== undefined && typeof items[Symbol.iterator] !== 'function') {
         const n = toLength(items.length);
         if (n > maxElements) throw invalidArray();
         want(n * slotBytes);
       }
-      return apply(arrayFrom, this, [items, ...rest]);
+      return apply(arrayFrom, this, arguments);
     },
     writable: true, configurable: true, enumerable: false,
   });
@@ -305,7 +321,7 @@
     if (a > b) return 1;
     if (a !== a) return b !== b ? 0 : 1; // NaN last
     if (b !== b) return -1;
-    if (a === 0 && b === 0) return Object.is(a, -0) ? (Object.is(b, -0) ? 0 : -1) : (Object.is(b, -0) ? 1 : 0);
+    if (a === 0 && b === 0) return objectIs(a, -0) ? (objectIs(b, -0) ? 0 : -1) : (objectIs(b, -0) ? 1 : 0);
     return 0;
   };
   function sortWith(proto, name, order, limit) {
@@ -329,7 +345,7 @@
           const items = apply(nativeArraySlice, this, []);
           apply(original, items, [compare]);
           apply(nativeObjectAssign, Object, [this, items]);
-          const present = Object.keys(items).length; // the holes sort last
+          const present = objectKeys(items).length; // the holes sort last
           for (let i = present; i < items.length; i++) delete this[i];
           return this;
         }
@@ -419,15 +435,16 @@
     });
     Object.defineProperty(globalThis, name, { value: wrapper, writable: true, configurable: true, enumerable: false });
   }
-  guardConstructor('ArrayBuffer', ([n]) => toLength(n));
+  guardConstructor('ArrayBuffer', (args) => toLength(args[0]));
   for (const name of ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array',
     'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array']) {
     if (typeof globalThis[name] !== 'function') continue;
     const size = globalThis[name].BYTES_PER_ELEMENT;
-    guardConstructor(name, ([n]) => {
+    guardConstructor(name, (args) => {
+      const n = args[0];
       if (typeof n === 'number') return toLength(n) * size;
       if (n !== null && typeof n === 'object' && typeof n[Symbol.iterator] !== 'function' &&
-          !(n instanceof ArrayBuffer)) {
+          !isInstance(n, ArrayBuffer)) {
         return toLength(n.length) * size;
       }
       return 0;
@@ -456,8 +473,9 @@
       const r = apply(exotic, v, [hint]);
       if (!isObject(r)) return r;
     } else {
-      for (const name of hint === 'string' ? ['toString', 'valueOf'] : ['valueOf', 'toString']) {
-        const f = v[name];
+      const names = hint === 'string' ? ['toString', 'valueOf'] : ['valueOf', 'toString'];
+      for (let i = 0; i < names.length; i++) {
+        const f = v[names[i]];
         if (typeof f !== 'function') continue;
         const r = apply(f, v, []);
         if (!isObject(r)) return r;
@@ -674,9 +692,9 @@
   });
   Object.defineProperty(Reflect, 'construct', {
     value: {
-      construct(target, args, ...newTarget) {
+      construct(target, args) {
         checkArguments(args);
-        return apply(nativeConstruct, Reflect, [target, args, ...newTarget]);
+        return apply(nativeConstruct, undefined, arguments);
       },
     }.construct,
     writable: true, configurable: true, enumerable: false,
@@ -688,9 +706,9 @@
       assign(target, ...sources) {
         for (let i = 0; i < sources.length; i++) {
           const s = sources[i];
-          if (typeof s === 'string' || s instanceof String) want(String(s).length * 64);
+          if (typeof s === 'string' || isInstance(s, String)) want(String(s).length * 64);
         }
-        return apply(nativeAssign, Object, [target, ...sources]);
+        return apply(nativeAssign, undefined, arguments);
       },
     }.assign,
     writable: true, configurable: true, enumerable: false,
@@ -752,7 +770,7 @@
     Object.defineProperty(nativeBigInt.prototype, name, {
       value: {
         [name](...args) {
-          if (typeof this === 'bigint' || (isObject(this) && this instanceof nativeBigInt)) {
+          if (typeof this === 'bigint' || (isObject(this) && isInstance(this, nativeBigInt))) {
             const radix = name === 'toString' && args[0] !== undefined ? Math.trunc(Number(args[0])) : 10;
             if (!powerOfTwo(radix)) {
               const bits = bigIntBits(typeof this === 'bigint' ? this : apply(nativeBigInt.prototype.valueOf, this, []));
@@ -919,7 +937,8 @@
     const wrapper = {
       [kind]: function (...args) {
         const body = args.length > 0 ? String(args[args.length - 1]) : '';
-        const params = args.slice(0, -1).map(String).join(',');
+        let params = '';
+        for (let i = 0; i < args.length - 1; i++) params += (i === 0 ? '' : ',') + String(args[i]);
         return host.compileFunction(kind, params, body);
       },
     }[kind];
@@ -940,4 +959,8 @@
     value: { eval(x) { return typeof x === 'string' ? evalScript(x) : x; } }.eval,
     writable: true, configurable: true, enumerable: false,
   });
+
+  // The prelude's primordials take the guarded methods in place of the
+  // native ones they wrap, and are final from here on.
+  internal.refreshPrimordials();
 })

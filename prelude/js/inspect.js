@@ -6,11 +6,173 @@
 (function (host, internal) {
   'use strict';
 
+  // ---- primordials ----
+  // The built-ins the whole prelude calls, taken here, before any cell runs,
+  // as Node's primordials are. A cell may replace Array.prototype.join,
+  // Object.keys, JSON.stringify, Map.prototype.get, the array iterator or a
+  // global itself; a prelude that called the replacement would print wrong,
+  // run the cell's code where it trusts its own (inside a guard, while the
+  // host formats a result) or let it past a limit (issue 9).
+  //
+  // P.ObjectKeys(o) is the original Object.keys; methods are uncurried, so
+  // P.ArrayPrototypeJoin(list, ', ') is list.join(', ') with the original
+  // join, and getters are P.MapPrototypeGetSize(map). Symbols read
+  // P.SymbolIterator. SafeMap, SafeSet, SafeWeakMap and SafeWeakSet keep
+  // their own copies of the methods, so `new P.SafeMap()` reads naturally.
+  //
+  // Files read P's properties when they call, not as they load: guards.js
+  // puts its guarded versions of the methods it wraps in (so the prelude's
+  // own joins and repeats stay within the session's memory limit), then
+  // freezes P. for...of, spread and destructuring of an array call the
+  // array iterator, which a cell can replace too: the prelude loops by index.
+  const P = Object.create(null);
+  internal.primordials = P;
+  {
+    const ReflectApply = Reflect.apply;
+    const ownKeys = Reflect.ownKeys;
+    const describe = Reflect.getOwnPropertyDescriptor;
+    const call = Function.prototype.call;
+    const bind = Function.prototype.bind;
+    const uncurryThis = (f) => ReflectApply(bind, call, [f]);
+    const bindTo = (f, self) => ReflectApply(bind, f, [self]);
+    const upper = (s) => s[0].toUpperCase() + s.slice(1);
+    const nameOf = (key) => (typeof key === 'symbol' ? `Symbol${upper(key.description.slice(7))}` : upper(key));
+    // copy puts src's properties in P under prefix: statics bound to src,
+    // prototype methods (proto) uncurried, getters as prefix + 'Get' + name.
+    const copy = (prefix, src, proto) => {
+      const keys = ownKeys(src);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        if (key === 'constructor' || key === 'prototype' || key === 'caller' || key === 'arguments' ||
+            (typeof key === 'string' && key.startsWith('__'))) continue;
+        const d = describe(src, key);
+        if ('value' in d) {
+          const v = d.value;
+          P[prefix + nameOf(key)] = typeof v !== 'function' ? v : proto ? uncurryThis(v) : bindTo(v, src);
+        } else {
+          if (d.get !== undefined) P[`${prefix}Get${nameOf(key)}`] = proto ? uncurryThis(d.get) : bindTo(d.get, src);
+          if (d.set !== undefined) P[`${prefix}Set${nameOf(key)}`] = proto ? uncurryThis(d.set) : bindTo(d.set, src);
+        }
+      }
+    };
+    const TypedArray = Object.getPrototypeOf(Uint8Array);
+    const intrinsics = {
+      TypedArray,
+      ArrayIterator: Object.getPrototypeOf([][Symbol.iterator]()),
+      MapIterator: Object.getPrototypeOf(new Map()[Symbol.iterator]()),
+      SetIterator: Object.getPrototypeOf(new Set()[Symbol.iterator]()),
+      StringIterator: Object.getPrototypeOf(''[Symbol.iterator]()),
+    };
+    const constructors = ['Array', 'ArrayBuffer', 'BigInt', 'Boolean', 'DataView', 'Date', 'Error', 'EvalError',
+      'Function', 'Map', 'Number', 'Object', 'Promise', 'Proxy', 'RangeError', 'ReferenceError', 'RegExp', 'Set',
+      'String', 'Symbol', 'SyntaxError', 'TypeError', 'URIError', 'WeakMap', 'WeakSet', 'WeakRef', 'AggregateError',
+      'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array',
+      'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array'];
+    // refresh (re)takes everything from globalThis as it is now: here,
+    // before any cell, and from guards.js after it has wrapped its methods.
+    const refresh = () => {
+      for (let i = 0; i < constructors.length; i++) {
+        const name = constructors[i];
+        const C = globalThis[name];
+        if (typeof C !== 'function') continue;
+        P[name] = C;
+        copy(name, C, false);
+        if (C.prototype !== undefined) copy(`${name}Prototype`, C.prototype, true);
+      }
+      const names = ['TypedArray', 'ArrayIterator', 'MapIterator', 'SetIterator', 'StringIterator'];
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i];
+        if (name === 'TypedArray') {
+          P.TypedArray = TypedArray;
+          copy(name, TypedArray, false);
+          copy(`${name}Prototype`, TypedArray.prototype, true);
+        } else {
+          copy(`${name}Prototype`, intrinsics[name], true);
+        }
+      }
+      const namespaces = ['JSON', 'Math', 'Reflect'];
+      for (let i = 0; i < namespaces.length; i++) copy(namespaces[i], globalThis[namespaces[i]], false);
+      const functions = ['parseInt', 'parseFloat', 'isFinite', 'isNaN', 'encodeURIComponent', 'decodeURIComponent',
+        'encodeURI', 'decodeURI', 'escape', 'unescape'];
+      for (let i = 0; i < functions.length; i++) {
+        if (typeof globalThis[functions[i]] === 'function') P[functions[i]] = globalThis[functions[i]];
+      }
+      P.globalThis = globalThis;
+    };
+    refresh();
+    P.uncurryThis = uncurryThis;
+    // makeSafe gives a subclass of a collection its own copies of the
+    // collection's methods, so replacing Map.prototype.get misses it.
+    const makeSafe = (Base, Safe) => {
+      const keys = ownKeys(Base.prototype);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        if (key !== 'constructor') Reflect.defineProperty(Safe.prototype, key, describe(Base.prototype, key));
+      }
+      return Object.freeze(Safe);
+    };
+    P.SafeMap = makeSafe(Map, class SafeMap extends Map {});
+    P.SafeSet = makeSafe(Set, class SafeSet extends Set {});
+    P.SafeWeakMap = makeSafe(WeakMap, class SafeWeakMap extends WeakMap {});
+    P.SafeWeakSet = makeSafe(WeakSet, class SafeWeakSet extends WeakSet {});
+    // refreshPrimordials is for guards.js, once, after it has wrapped the
+    // built-ins: then P is final.
+    internal.refreshPrimordials = () => {
+      refresh();
+      Object.freeze(P);
+      delete internal.refreshPrimordials;
+    };
+  }
+  // The helpers below are in P too, for every file: they do without the
+  // array iterator and without a cell's RegExp.prototype.exec.
+  // P.isInstance(v, C) is `v instanceof C` by the prototype chain, without
+  // C[Symbol.hasInstance], which a cell can define on a built-in.
+  P.isInstance = (v, C) => P.FunctionPrototypeSymbolHasInstance(C, v);
+  // P.regExpReplace(s, re, f) is s.replace(re, f) for a global re, with
+  // the original exec: f gets the match array.
+  P.regExpReplace = (s, re, f) => {
+    let out = '';
+    let last = 0;
+    re.lastIndex = 0;
+    for (let m = P.RegExpPrototypeExec(re, s); m !== null; m = P.RegExpPrototypeExec(re, s)) {
+      out += P.StringPrototypeSlice(s, last, m.index) + f(m);
+      last = m.index + m[0].length;
+      if (m[0].length === 0) re.lastIndex++;
+    }
+    return out + P.StringPrototypeSlice(s, last);
+  };
+  // P.arrayAppend(list, ...values) is list.push(...values) without the
+  // array iterator (rest parameters do not call it).
+  P.arrayAppend = (list, ...values) => {
+    for (let i = 0; i < values.length; i++) P.ArrayPrototypePush(list, values[i]);
+    return list.length;
+  };
+  // P.applyArgs(f, self, args) is f.apply(self, args).
+  P.applyArgs = (f, self, args) => P.ReflectApply(f, self, args);
+  // P.mapEntries(map) and P.setValues(set) list a collection's entries
+  // ([key, value] arrays) and values, with the original iterators.
+  P.mapEntries = (map, max = Infinity) => {
+    const out = [];
+    const it = P.MapPrototypeEntries(map);
+    for (let r = P.MapIteratorPrototypeNext(it); !r.done && out.length < max; r = P.MapIteratorPrototypeNext(it)) {
+      P.ArrayPrototypePush(out, r.value);
+    }
+    return out;
+  };
+  P.setValues = (set, max = Infinity) => {
+    const out = [];
+    const it = P.SetPrototypeValues(set);
+    for (let r = P.SetIteratorPrototypeNext(it); !r.done && out.length < max; r = P.SetIteratorPrototypeNext(it)) {
+      P.ArrayPrototypePush(out, r.value);
+    }
+    return out;
+  };
+
   const kObjectType = 0;
   const kArrayType = 1;
   const kArrayExtrasType = 2;
   const kMinLineWidth = 16;
-  const customInspectSymbol = Symbol.for('nodejs.util.inspect.custom');
+  const customInspectSymbol = P.SymbolFor('nodejs.util.inspect.custom');
   const keyStrRegExp = /^[a-zA-Z_][a-zA-Z_0-9]*$/;
   const numberRegExp = /^(0|[1-9][0-9]*)$/;
 
@@ -29,9 +191,9 @@
     numericSeparator: false,
   };
 
-  const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
-  const isEnumerable = (o, k) => Object.prototype.propertyIsEnumerable.call(o, k);
-  const objectToString = (v) => Object.prototype.toString.call(v);
+  const hasOwn = (o, k) => P.ObjectPrototypeHasOwnProperty(o, k);
+  const isEnumerable = (o, k) => P.ObjectPrototypePropertyIsEnumerable(o, k);
+  const objectToString = (v) => P.ObjectPrototypeToString(v);
 
   // Brand checks that do not depend on V8 internals: each calls a method
   // that throws a TypeError on anything but its own kind of object.
@@ -45,31 +207,27 @@
       }
     };
   }
-  const getter = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).get;
-  const mapSize = getter(Map.prototype, 'size');
-  const setSize = getter(Set.prototype, 'size');
-  const isMap = brand((v) => mapSize.call(v));
-  const isSet = brand((v) => setSize.call(v));
-  const isWeakMap = brand((v) => WeakMap.prototype.has.call(v, {}));
-  const isWeakSet = brand((v) => WeakSet.prototype.has.call(v, {}));
-  const isDate = brand((v) => Date.prototype.getTime.call(v));
-  const regExpSource = getter(RegExp.prototype, 'source');
-  const isRegExp = (v) => v !== RegExp.prototype && brand((x) => regExpSource.call(x))(v);
-  const abByteLength = getter(ArrayBuffer.prototype, 'byteLength');
-  const isArrayBuffer = brand((v) => abByteLength.call(v));
-  const dvByteLength = getter(DataView.prototype, 'byteLength');
-  const isDataView = brand((v) => dvByteLength.call(v));
-  const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
-  const typedArrayTag = getter(TypedArrayPrototype, Symbol.toStringTag);
-  const isTypedArray = (v) => typedArrayTag.call(v) !== undefined;
-  const isNumberObject = (v) => typeof v === 'object' && brand((x) => Number.prototype.valueOf.call(x))(v);
-  const isStringObject = (v) => typeof v === 'object' && brand((x) => String.prototype.valueOf.call(x))(v);
-  const isBooleanObject = (v) => typeof v === 'object' && brand((x) => Boolean.prototype.valueOf.call(x))(v);
-  const isBigIntObject = (v) => typeof v === 'object' && brand((x) => BigInt.prototype.valueOf.call(x))(v);
-  const isSymbolObject = (v) => typeof v === 'object' && brand((x) => Symbol.prototype.valueOf.call(x))(v);
+  const mapSize = P.MapPrototypeGetSize;
+  const setSize = P.SetPrototypeGetSize;
+  const isMap = brand((v) => mapSize(v));
+  const isSet = brand((v) => setSize(v));
+  const isWeakMap = brand((v) => P.WeakMapPrototypeHas(v, {}));
+  const isWeakSet = brand((v) => P.WeakSetPrototypeHas(v, {}));
+  const isDate = brand((v) => P.DatePrototypeGetTime(v));
+  const RegExpPrototype = RegExp.prototype;
+  const isRegExp = (v) => v !== RegExpPrototype && brand((x) => P.RegExpPrototypeGetSource(x))(v);
+  const isArrayBuffer = brand((v) => P.ArrayBufferPrototypeGetByteLength(v));
+  const isDataView = brand((v) => P.DataViewPrototypeGetByteLength(v));
+  const typedArrayTag = P.TypedArrayPrototypeGetSymbolToStringTag;
+  const isTypedArray = (v) => typedArrayTag(v) !== undefined;
+  const isNumberObject = (v) => typeof v === 'object' && brand((x) => P.NumberPrototypeValueOf(x))(v);
+  const isStringObject = (v) => typeof v === 'object' && brand((x) => P.StringPrototypeValueOf(x))(v);
+  const isBooleanObject = (v) => typeof v === 'object' && brand((x) => P.BooleanPrototypeValueOf(x))(v);
+  const isBigIntObject = (v) => typeof v === 'object' && brand((x) => P.BigIntPrototypeValueOf(x))(v);
+  const isSymbolObject = (v) => typeof v === 'object' && brand((x) => P.SymbolPrototypeValueOf(x))(v);
   const isBoxedPrimitive = (v) => isNumberObject(v) || isStringObject(v) || isBooleanObject(v) ||
     isBigIntObject(v) || isSymbolObject(v);
-  const isError = (v) => v instanceof Error || objectToString(v) === '[object Error]';
+  const isError = (v) => P.isInstance(v, P.Error) || objectToString(v) === '[object Error]';
   const isArguments = (v) => objectToString(v) === '[object Arguments]';
   const GeneratorFunctionPrototype = Object.getPrototypeOf(function* () {});
   const AsyncFunctionPrototype = Object.getPrototypeOf(async function () {});
@@ -81,7 +239,7 @@
   }
 
   function protoChainHas(v, proto) {
-    for (let p = Object.getPrototypeOf(v); p !== null; p = Object.getPrototypeOf(p)) {
+    for (let p = P.ObjectGetPrototypeOf(v); p !== null; p = P.ObjectGetPrototypeOf(p)) {
       if (p === proto) return true;
     }
     return false;
@@ -98,42 +256,42 @@
       case 13: return '\\r';
       case 39: return "\\'";
       case 92: return '\\\\';
-      default: return '\\x' + code.toString(16).toUpperCase().padStart(2, '0');
+      default: return '\\x' + P.StringPrototypePadStart(P.StringPrototypeToUpperCase(P.NumberPrototypeToString(code, 16)), 2, '0');
     }
   }
 
   function strEscape(str) {
     // Node picks the quote that needs no escaping: ' then " then `.
     let quote = "'";
-    if (str.includes("'")) {
-      if (!str.includes('"')) quote = '"';
-      else if (!str.includes('`') && !str.includes('${')) quote = '`';
+    if (P.StringPrototypeIncludes(str, "'")) {
+      if (!P.StringPrototypeIncludes(str, '"')) quote = '"';
+      else if (!P.StringPrototypeIncludes(str, '`') && !P.StringPrototypeIncludes(str, '${')) quote = '`';
     }
     let result = '';
     let last = 0;
     for (let i = 0; i < str.length; i++) {
-      const point = str.charCodeAt(i);
+      const point = P.StringPrototypeCharCodeAt(str, i);
       if ((point === 39 && quote === "'") || point === 92 || point < 32 || (point > 126 && point < 160)) {
-        result += str.slice(last, i) + escapeChar(point);
+        result += P.StringPrototypeSlice(str, last, i) + escapeChar(point);
         last = i + 1;
       } else if (point >= 0xd800 && point <= 0xdfff) {
         if (point <= 0xdbff && i + 1 < str.length) {
-          const next = str.charCodeAt(i + 1);
+          const next = P.StringPrototypeCharCodeAt(str, i + 1);
           if (next >= 0xdc00 && next <= 0xdfff) {
             i++;
             continue;
           }
         }
-        result += str.slice(last, i) + '\\u' + point.toString(16).toUpperCase();
+        result += P.StringPrototypeSlice(str, last, i) + '\\u' + P.StringPrototypeToUpperCase(P.NumberPrototypeToString(point, 16));
         last = i + 1;
       }
     }
-    if (last !== str.length) result += str.slice(last);
+    if (last !== str.length) result += P.StringPrototypeSlice(str, last);
     return quote + result + quote;
   }
 
   function formatNumber(n) {
-    if (Object.is(n, -0)) return '-0';
+    if (P.ObjectIs(n, -0)) return '-0';
     return `${n}`;
   }
 
@@ -147,14 +305,15 @@
         let trailer = '';
         if (value.length > ctx.maxStringLength) {
           const remaining = value.length - ctx.maxStringLength;
-          value = value.slice(0, ctx.maxStringLength);
+          value = P.StringPrototypeSlice(value, 0, ctx.maxStringLength);
           trailer = `... ${remaining} more character${remaining > 1 ? 's' : ''}`;
         }
         if (ctx.compact !== true && value.length > kMinLineWidth &&
             value.length > ctx.breakLength - ctx.indentationLvl - 4) {
-          const lines = value.split(/(?<=\n)/);
+          const lines = splitAfterNewlines(value);
           if (lines.length > 1) {
-            return lines.map(strEscape).join(` +\n${' '.repeat(ctx.indentationLvl + 2)}`) + trailer;
+            for (let i = 0; i < lines.length; i++) lines[i] = strEscape(lines[i]);
+            return P.ArrayPrototypeJoin(lines, ` +\n${P.StringPrototypeRepeat(' ', ctx.indentationLvl + 2)}`) + trailer;
           }
         }
         return strEscape(value) + trailer;
@@ -163,8 +322,20 @@
       case 'bigint': return formatBigInt(value);
       case 'boolean': return `${value}`;
       case 'undefined': return 'undefined';
-      default: return Symbol.prototype.toString.call(value);
+      default: return P.SymbolPrototypeToString(value);
     }
+  }
+
+  // splitAfterNewlines is s.split(/(?<=\n)/): the lines with their ends.
+  function splitAfterNewlines(s) {
+    const lines = [];
+    let from = 0;
+    for (let i = P.StringPrototypeIndexOf(s, '\n'); i !== -1; i = P.StringPrototypeIndexOf(s, '\n', from)) {
+      P.ArrayPrototypePush(lines, P.StringPrototypeSlice(s, from, i + 1));
+      from = i + 1;
+    }
+    if (from < s.length || lines.length === 0) P.ArrayPrototypePush(lines, P.StringPrototypeSlice(s, from));
+    return lines;
   }
 
   // ---- objects ----
@@ -173,12 +344,12 @@
     let firstProto;
     let o = obj;
     while (o !== null && o !== undefined) {
-      const descriptor = Object.getOwnPropertyDescriptor(o, 'constructor');
+      const descriptor = P.ObjectGetOwnPropertyDescriptor(o, 'constructor');
       if (descriptor !== undefined && typeof descriptor.value === 'function' &&
           descriptor.value.name !== '' && isInstanceof(obj, descriptor.value)) {
-        return String(descriptor.value.name);
+        return P.String(descriptor.value.name);
       }
-      o = Object.getPrototypeOf(o);
+      o = P.ObjectGetPrototypeOf(o);
       if (firstProto === undefined) firstProto = o;
     }
     if (firstProto === null) return null;
@@ -187,7 +358,7 @@
 
   function isInstanceof(obj, ctor) {
     try {
-      return obj instanceof ctor;
+      return P.isInstance(obj, ctor); // not ctor[Symbol.hasInstance], which a cell can define
     } catch (e) {
       return false;
     }
@@ -203,14 +374,14 @@
   }
 
   function getKeys(value, showHidden) {
-    const symbols = Object.getOwnPropertySymbols(value);
+    const symbols = P.ObjectGetOwnPropertySymbols(value);
     let keys;
     if (showHidden) {
-      keys = Object.getOwnPropertyNames(value);
-      if (symbols.length !== 0) keys.push(...symbols);
+      keys = P.ObjectGetOwnPropertyNames(value);
+      for (let i = 0; i < symbols.length; i++) P.ArrayPrototypePush(keys, symbols[i]);
     } else {
-      keys = Object.keys(value);
-      for (const s of symbols) if (isEnumerable(value, s)) keys.push(s);
+      keys = P.ObjectKeys(value);
+      for (let i = 0; i < symbols.length; i++) if (isEnumerable(value, symbols[i])) P.ArrayPrototypePush(keys, symbols[i]);
     }
     return keys;
   }
@@ -219,15 +390,17 @@
     // Very long arrays: listing every index to find the few extra keys costs
     // more than it is worth.
     if (value.length > 100000) return [];
-    const keys = showHidden ? Object.getOwnPropertyNames(value) : Object.keys(value);
+    const keys = showHidden ? P.ObjectGetOwnPropertyNames(value) : P.ObjectKeys(value);
     const out = [];
-    for (const k of keys) {
-      if (!numberRegExp.test(k) || +k > 2 ** 32 - 2) {
-        if (k !== 'length' || !Array.isArray(value)) out.push(k);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      if (!P.RegExpPrototypeTest(numberRegExp, k) || +k > 2 ** 32 - 2) {
+        if (k !== 'length' || !P.ArrayIsArray(value)) P.ArrayPrototypePush(out, k);
       }
     }
-    for (const s of Object.getOwnPropertySymbols(value)) {
-      if (showHidden || isEnumerable(value, s)) out.push(s);
+    const symbols = P.ObjectGetOwnPropertySymbols(value);
+    for (let i = 0; i < symbols.length; i++) {
+      if (showHidden || isEnumerable(value, symbols[i])) P.ArrayPrototypePush(out, symbols[i]);
     }
     return out;
   }
@@ -246,18 +419,18 @@
       }
       if (typeof maybeCustom === 'function' && maybeCustom !== inspect) {
         const depth = ctx.depth === null ? null : ctx.depth - recurseTimes;
-        const opts = Object.assign({}, ctx, { depth });
-        const ret = maybeCustom.call(value, depth, opts, inspect);
+        const opts = P.ObjectAssign({}, ctx, { depth });
+        const ret = P.ReflectApply(maybeCustom, value, [depth, opts, inspect]);
         if (ret !== value) {
           if (typeof ret !== 'string') return formatValue(ctx, ret, recurseTimes);
-          return ret.replaceAll('\n', `\n${' '.repeat(ctx.indentationLvl)}`);
+          return P.StringPrototypeReplaceAll(ret, '\n', `\n${P.StringPrototypeRepeat(' ', ctx.indentationLvl)}`);
         }
       }
     }
-    if (ctx.seen.includes(value)) {
+    if (P.ArrayPrototypeIncludes(ctx.seen, value)) {
       let index = 1;
       if (ctx.circular === undefined) {
-        ctx.circular = new Map();
+        ctx.circular = new P.SafeMap();
         ctx.circular.set(value, index);
       } else {
         index = ctx.circular.get(value);
@@ -274,9 +447,9 @@
   function formatRaw(ctx, value, recurseTimes, typedArray) {
     let keys;
     const constructor = getConstructorName(value);
-    let tag = value[Symbol.toStringTag];
+    let tag = value[P.SymbolToStringTag];
     if (typeof tag !== 'string' || (tag !== '' &&
-        (ctx.showHidden ? hasOwn : isEnumerable)(value, Symbol.toStringTag))) {
+        (ctx.showHidden ? hasOwn : isEnumerable)(value, P.SymbolToStringTag))) {
       tag = '';
     }
     let base = '';
@@ -285,9 +458,9 @@
     let noIterator = true;
     let extrasType = kObjectType;
 
-    if (typeof value[Symbol.iterator] === 'function' || constructor === null) {
+    if (typeof value[P.SymbolIterator] === 'function' || constructor === null) {
       noIterator = false;
-      if (Array.isArray(value)) {
+      if (P.ArrayIsArray(value)) {
         const prefix = (constructor !== 'Array' || tag !== '')
           ? getPrefix(constructor, tag, 'Array', `(${value.length})`) : '';
         keys = getOwnNonIndexProperties(value, ctx.showHidden);
@@ -296,14 +469,14 @@
         extrasType = kArrayExtrasType;
         formatter = formatArray;
       } else if (isSet(value)) {
-        const size = setSize.call(value);
+        const size = setSize(value);
         const prefix = getPrefix(constructor, tag, 'Set', `(${size})`);
         keys = getKeys(value, ctx.showHidden);
         formatter = formatSet;
         if (size === 0 && keys.length === 0) return `${prefix}{}`;
         braces = [`${prefix}{`, '}'];
       } else if (isMap(value)) {
-        const size = mapSize.call(value);
+        const size = mapSize(value);
         const prefix = getPrefix(constructor, tag, 'Map', `(${size})`);
         keys = getKeys(value, ctx.showHidden);
         formatter = formatMap;
@@ -311,11 +484,11 @@
         braces = [`${prefix}{`, '}'];
       } else if (isTypedArray(value)) {
         keys = getOwnNonIndexProperties(value, ctx.showHidden);
-        const fallback = constructor === null ? typedArrayTag.call(value) : '';
-        const size = value.length;
+        const fallback = constructor === null ? typedArrayTag(value) : '';
+        const size = P.TypedArrayPrototypeGetLength(value);
         const prefix = getPrefix(constructor, tag, fallback, `(${size})`);
         braces = [`${prefix}[`, ']'];
-        if (value.length === 0 && keys.length === 0 && !ctx.showHidden) return `${braces[0]}]`;
+        if (size === 0 && keys.length === 0 && !ctx.showHidden) return `${braces[0]}]`;
         formatter = formatTypedArray;
         extrasType = kArrayExtrasType;
       } else {
@@ -334,20 +507,20 @@
           braces[1] = ']';
           extrasType = kArrayExtrasType;
           formatter = formatArray;
-          keys = getOwnNonIndexProperties(value, ctx.showHidden).filter((k) => k !== 'length');
+          keys = P.ArrayPrototypeFilter(getOwnNonIndexProperties(value, ctx.showHidden), (k) => k !== 'length');
         } else if (tag !== '') {
           braces[0] = `${getPrefix(constructor, tag, 'Object')}{`;
         }
         if (keys.length === 0 && formatter !== formatArray) return `${braces[0]}}`;
       } else if (isRegExp(value)) {
-        base = RegExp.prototype.toString.call(value);
+        base = P.RegExpPrototypeToString(value);
         const prefix = getPrefix(constructor, tag, 'RegExp');
         if (prefix !== 'RegExp ') base = `${prefix}${base}`;
         if (keys.length === 0 || (recurseTimes > ctx.depth && ctx.depth !== null)) return base;
       } else if (isDate(value)) {
-        base = Number.isNaN(Date.prototype.getTime.call(value))
-          ? Date.prototype.toString.call(value)
-          : Date.prototype.toISOString.call(value);
+        base = P.NumberIsNaN(P.DatePrototypeGetTime(value))
+          ? P.DatePrototypeToString(value)
+          : P.DatePrototypeToISOString(value);
         const prefix = getPrefix(constructor, tag, 'Date');
         if (prefix !== 'Date ') base = `${prefix}${base}`;
         if (keys.length === 0) return base;
@@ -359,13 +532,13 @@
         if (typedArray === undefined) {
           formatter = formatArrayBuffer;
         } else if (keys.length === 0) {
-          return prefix + `{ byteLength: ${formatNumber(value.byteLength)} }`;
+          return prefix + `{ byteLength: ${formatNumber(P.ArrayBufferPrototypeGetByteLength(value))} }`;
         }
         braces[0] = `${prefix}{`;
-        keys.unshift('byteLength');
+        P.ArrayPrototypeUnshift(keys, 'byteLength');
       } else if (isDataView(value)) {
         braces[0] = `${getPrefix(constructor, tag, 'DataView')}{`;
-        keys.unshift('byteLength', 'byteOffset', 'buffer');
+        P.ArrayPrototypeUnshift(keys, 'byteLength', 'byteOffset', 'buffer');
       } else if (host.promiseState(value) !== undefined) {
         braces[0] = `${getPrefix(constructor, tag, 'Promise')}{`;
         formatter = formatPromise;
@@ -385,25 +558,25 @@
     }
 
     if (recurseTimes > ctx.depth && ctx.depth !== null) {
-      let constructorName = getPrefix(constructor, tag, 'Object').slice(0, -1);
+      let constructorName = P.StringPrototypeSlice(getPrefix(constructor, tag, 'Object'), 0, -1);
       if (constructor !== null) constructorName = `[${constructorName}]`;
       return constructorName;
     }
     recurseTimes += 1;
-    ctx.seen.push(value);
+    P.ArrayPrototypePush(ctx.seen, value);
     ctx.currentDepth = recurseTimes;
     let output;
     const indentationLvl = ctx.indentationLvl;
     try {
       output = formatter(ctx, value, recurseTimes);
       for (let i = 0; i < keys.length; i++) {
-        output.push(formatProperty(ctx, value, recurseTimes, keys[i], extrasType));
+        P.ArrayPrototypePush(output, formatProperty(ctx, value, recurseTimes, keys[i], extrasType));
       }
     } catch (err) {
-      if (err instanceof RangeError) {
-        ctx.seen.pop();
+      if (P.isInstance(err, P.RangeError)) {
+        P.ArrayPrototypePop(ctx.seen);
         ctx.indentationLvl = indentationLvl;
-        return `[${getPrefix(constructor, tag, 'Object').slice(0, -1)}: Inspection interrupted prematurely. Maximum call stack size exceeded.]`;
+        return `[${P.StringPrototypeSlice(getPrefix(constructor, tag, 'Object'), 0, -1)}: Inspection interrupted prematurely. Maximum call stack size exceeded.]`;
       }
       throw err;
     }
@@ -418,14 +591,14 @@
         }
       }
     }
-    ctx.seen.pop();
+    P.ArrayPrototypePop(ctx.seen);
     if (ctx.sorted) {
       const comparator = ctx.sorted === true ? undefined : ctx.sorted;
       if (extrasType === kObjectType) {
-        output.sort(comparator);
+        P.ArrayPrototypeSort(output, comparator);
       } else if (keys.length > 1) {
-        const sorted = output.slice(output.length - keys.length).sort(comparator);
-        output.splice(output.length - keys.length, keys.length, ...sorted);
+        const sorted = P.ArrayPrototypeSort(P.ArrayPrototypeSlice(output, output.length - keys.length), comparator);
+        for (let i = 0; i < sorted.length; i++) output[output.length - keys.length + i] = sorted[i];
       }
     }
     return reduceToSingleString(ctx, output, base, braces, extrasType, recurseTimes, value);
@@ -434,24 +607,24 @@
   function getFunctionBase(value, constructor, tag) {
     let stringified = '';
     try {
-      stringified = Function.prototype.toString.call(value);
+      stringified = P.FunctionPrototypeToString(value);
     } catch (e) {
       // not a plain function
     }
-    if (stringified.startsWith('class') && stringified.endsWith('}')) {
-      const slice = stringified.slice(5, -1);
-      const bracketIndex = slice.indexOf('{');
-      if (bracketIndex !== -1 && (!slice.slice(0, bracketIndex).includes('(') ||
-          /^\s*(?:extends\s+[\w$.]+\s*)?\{/.test(slice.replace(/(\/\/.*?\n)|(\/\*(.|\n)*?\*\/)/g, '')))) {
+    if (P.StringPrototypeStartsWith(stringified, 'class') && P.StringPrototypeEndsWith(stringified, '}')) {
+      const slice = P.StringPrototypeSlice(stringified, 5, -1);
+      const bracketIndex = P.StringPrototypeIndexOf(slice, '{');
+      if (bracketIndex !== -1 && (!P.StringPrototypeIncludes(P.StringPrototypeSlice(slice, 0, bracketIndex), '(') ||
+          P.RegExpPrototypeTest(/^\s*(?:extends\s+[\w$.]+\s*)?\{/, P.regExpReplace(slice, /(\/\/.*?\n)|(\/\*(.|\n)*?\*\/)/g, () => '')))) {
         return getClassBase(value, constructor, tag);
       }
     }
     let type = 'Function';
     if (protoChainHas(value, GeneratorFunctionPrototype)) type = `Generator${type}`;
     // goja gives async methods Function.prototype: their source tells.
-    if (protoChainHas(value, AsyncFunctionPrototype) || /^async[\s*(]/.test(stringified)) type = `Async${type}`;
+    if (protoChainHas(value, AsyncFunctionPrototype) || P.RegExpPrototypeTest(/^async[\s*(]/, stringified)) type = `Async${type}`;
     if (AsyncGeneratorFunctionPrototype !== null && protoChainHas(value, AsyncGeneratorFunctionPrototype)) {
-      type = `AsyncGenerator${type.replace('Generator', '')}`;
+      type = `AsyncGenerator${P.StringPrototypeReplace(type, 'Generator', '')}`;
     }
     let base = `[${type}`;
     if (constructor === null) base += ' (null prototype)';
@@ -469,7 +642,7 @@
     if (constructor !== 'Function' && constructor !== null) base += ` [${constructor}]`;
     if (tag !== '' && constructor !== tag) base += ` [${tag}]`;
     if (constructor !== null) {
-      const superName = Object.getPrototypeOf(value).name;
+      const superName = P.ObjectGetPrototypeOf(value).name;
       if (superName) base += ` extends ${superName}`;
     } else {
       base += ' extends [null prototype]';
@@ -482,26 +655,26 @@
     let primitive;
     if (isNumberObject(value)) {
       type = 'Number';
-      primitive = Number.prototype.valueOf.call(value);
+      primitive = P.NumberPrototypeValueOf(value);
     } else if (isStringObject(value)) {
       type = 'String';
-      primitive = String.prototype.valueOf.call(value);
-      keys.splice(0, primitive.length);
+      primitive = P.StringPrototypeValueOf(value);
+      P.ArrayPrototypeSplice(keys, 0, primitive.length);
     } else if (isBooleanObject(value)) {
       type = 'Boolean';
-      primitive = Boolean.prototype.valueOf.call(value);
+      primitive = P.BooleanPrototypeValueOf(value);
     } else if (isBigIntObject(value)) {
       type = 'BigInt';
-      primitive = BigInt.prototype.valueOf.call(value);
+      primitive = P.BigIntPrototypeValueOf(value);
     } else {
       type = 'Symbol';
-      primitive = Symbol.prototype.valueOf.call(value);
+      primitive = P.SymbolPrototypeValueOf(value);
     }
     let base = `[${type}`;
     if (type !== constructor) {
       base += constructor === null ? ' (null prototype)' : ` (${constructor})`;
     }
-    base += `: ${formatPrimitive(primitive, Object.assign({}, ctx, { compact: true }))}]`;
+    base += `: ${formatPrimitive(primitive, P.ObjectAssign({}, ctx, { compact: true }))}]`;
     if (tag !== '' && tag !== constructor) base += ` [${tag}]`;
     return base;
   }
@@ -509,19 +682,21 @@
   // cleanStack turns goja's stack text into Node's: four-space "at" lines,
   // no program counters, and no frames of the prelude.
   function cleanStack(stack) {
-    const lines = String(stack).split('\n');
+    const lines = P.StringPrototypeSplit(P.String(stack), '\n');
     const out = [];
-    for (let line of lines) {
-      if (line.startsWith('\tat ')) {
+    for (let i = 0; i < lines.length; i++) {
+      let line = lines[i];
+      if (P.StringPrototypeStartsWith(line, '\tat ')) {
         // The prelude's frames and the host's Go functions are not the
         // guest's business.
-        if (line.includes('wasmeval:prelude/') || /^\tat github\.com\/wasmeval\/.* \(native\)$/.test(line)) continue;
-        line = '    at ' + line.slice(4).replace(/:(\d+):(\d+)\(\d+\)/g, ':$1:$2');
+        if (P.StringPrototypeIncludes(line, 'wasmeval:prelude/') ||
+            P.RegExpPrototypeTest(/^\tat github\.com\/wasmeval\/.* \(native\)$/, line)) continue;
+        line = '    at ' + P.regExpReplace(P.StringPrototypeSlice(line, 4), /:(\d+):(\d+)\(\d+\)/g, (m) => `:${m[1]}:${m[2]}`);
       }
-      out.push(line);
+      P.ArrayPrototypePush(out, line);
     }
-    while (out.length > 0 && out[out.length - 1] === '') out.pop();
-    return out.join('\n');
+    while (out.length > 0 && out[out.length - 1] === '') P.ArrayPrototypePop(out);
+    return P.ArrayPrototypeJoin(out, '\n');
   }
 
   function getStackString(err) {
@@ -533,7 +708,7 @@
     }
     if (stack) return cleanStack(stack);
     try {
-      return Error.prototype.toString.call(err);
+      return P.ErrorPrototypeToString(err);
     } catch (e) {
       return '[object Error]';
     }
@@ -542,35 +717,36 @@
   function formatError(err, constructor, tag, ctx, keys) {
     let stack = getStackString(err);
     if (!ctx.showHidden && keys.length !== 0) {
-      for (const name of ['name', 'message', 'stack']) {
-        const index = keys.indexOf(name);
-        if (index !== -1 && stack.includes(err[name])) keys.splice(index, 1);
+      const names = ['name', 'message', 'stack'];
+      for (let i = 0; i < names.length; i++) {
+        const index = P.ArrayPrototypeIndexOf(keys, names[i]);
+        if (index !== -1 && P.StringPrototypeIncludes(stack, err[names[i]])) P.ArrayPrototypeSplice(keys, index, 1);
       }
     }
-    if ('cause' in err && (keys.length === 0 || !keys.includes('cause'))) keys.push('cause');
-    if (Array.isArray(err.errors) && (keys.length === 0 || !keys.includes('errors'))) keys.push('errors');
-    let pos = (err.message && stack.indexOf(err.message)) || -1;
+    if ('cause' in err && (keys.length === 0 || !P.ArrayPrototypeIncludes(keys, 'cause'))) P.ArrayPrototypePush(keys, 'cause');
+    if (P.ArrayIsArray(err.errors) && (keys.length === 0 || !P.ArrayPrototypeIncludes(keys, 'errors'))) P.ArrayPrototypePush(keys, 'errors');
+    let pos = (err.message && P.StringPrototypeIndexOf(stack, err.message)) || -1;
     if (pos !== -1) pos += err.message.length;
-    const stackStart = stack.indexOf('\n    at', pos);
+    const stackStart = P.StringPrototypeIndexOf(stack, '\n    at', pos);
     if (stackStart === -1) {
       stack = `[${stack}]`;
     }
     if (ctx.indentationLvl !== 0) {
-      stack = stack.replaceAll('\n', `\n${' '.repeat(ctx.indentationLvl)}`);
+      stack = P.StringPrototypeReplaceAll(stack, '\n', `\n${P.StringPrototypeRepeat(' ', ctx.indentationLvl)}`);
     }
     return stack;
   }
 
   function formatArray(ctx, value, recurseTimes) {
     const valLen = value.length;
-    const len = Math.min(Math.max(0, ctx.maxArrayLength), valLen);
+    const len = P.MathMin(P.MathMax(0, ctx.maxArrayLength), valLen);
     const remaining = valLen - len;
     const output = [];
     for (let i = 0; i < len; i++) {
       if (!hasOwn(value, i)) return formatSpecialArray(ctx, value, recurseTimes, len, output, i);
-      output.push(formatProperty(ctx, value, recurseTimes, i, kArrayType));
+      P.ArrayPrototypePush(output, formatProperty(ctx, value, recurseTimes, i, kArrayType));
     }
-    if (remaining > 0) output.push(remainingText(remaining));
+    if (remaining > 0) P.ArrayPrototypePush(output, remainingText(remaining));
     return output;
   }
 
@@ -579,36 +755,36 @@
   }
 
   function formatSpecialArray(ctx, value, recurseTimes, maxLength, output, i) {
-    const keys = Object.keys(value);
+    const keys = P.ObjectKeys(value);
     let index = i;
     for (; i < keys.length && output.length < maxLength; i++) {
       const key = keys[i];
       const tmp = +key;
       if (tmp > 2 ** 32 - 2) break;
       if (`${index}` !== key) {
-        if (!numberRegExp.test(key)) break;
+        if (!P.RegExpPrototypeTest(numberRegExp, key)) break;
         const emptyItems = tmp - index;
-        output.push(`<${emptyItems} empty item${emptyItems > 1 ? 's' : ''}>`);
+        P.ArrayPrototypePush(output, `<${emptyItems} empty item${emptyItems > 1 ? 's' : ''}>`);
         index = tmp;
         if (output.length === maxLength) break;
       }
-      output.push(formatProperty(ctx, value, recurseTimes, key, kArrayType));
+      P.ArrayPrototypePush(output, formatProperty(ctx, value, recurseTimes, key, kArrayType));
       index++;
     }
     const remaining = value.length - index;
     if (output.length !== maxLength) {
-      if (remaining > 0) output.push(`<${remaining} empty item${remaining > 1 ? 's' : ''}>`);
+      if (remaining > 0) P.ArrayPrototypePush(output, `<${remaining} empty item${remaining > 1 ? 's' : ''}>`);
     } else if (remaining > 0) {
-      output.push(remainingText(remaining));
+      P.ArrayPrototypePush(output, remainingText(remaining));
     }
     return output;
   }
 
   function formatTypedArray(ctx, value) {
-    const length = value.length;
-    const maxLength = Math.min(Math.max(0, ctx.maxArrayLength), length);
+    const length = P.TypedArrayPrototypeGetLength(value);
+    const maxLength = P.MathMin(P.MathMax(0, ctx.maxArrayLength), length);
     const remaining = length - maxLength;
-    const output = new Array(maxLength);
+    const output = new P.Array(maxLength);
     for (let i = 0; i < maxLength; ++i) {
       output[i] = typeof value[i] === 'bigint' ? formatBigInt(value[i]) : formatNumber(value[i]);
     }
@@ -617,53 +793,56 @@
   }
 
   function formatArrayBuffer(ctx, value) {
-    const buffer = new Uint8Array(value);
-    const shown = Math.min(ctx.maxArrayLength, buffer.length);
+    const buffer = new P.Uint8Array(value);
+    const bufferLength = P.TypedArrayPrototypeGetLength(buffer);
+    const shown = P.MathMin(ctx.maxArrayLength, bufferLength);
     let str = '';
     for (let i = 0; i < shown; i++) {
-      str += (i === 0 ? '' : ' ') + buffer[i].toString(16).padStart(2, '0');
+      str += (i === 0 ? '' : ' ') + P.StringPrototypePadStart(P.NumberPrototypeToString(buffer[i], 16), 2, '0');
     }
-    const remaining = buffer.length - ctx.maxArrayLength;
+    const remaining = bufferLength - ctx.maxArrayLength;
     if (remaining > 0) str += ` ... ${remaining} more byte${remaining > 1 ? 's' : ''}`;
     return [`[Uint8Contents]: <${str}>`];
   }
 
   function formatSet(ctx, value, recurseTimes) {
-    const length = setSize.call(value);
-    const maxLength = Math.min(Math.max(0, ctx.maxArrayLength), length);
+    const length = setSize(value);
+    const maxLength = P.MathMin(P.MathMax(0, ctx.maxArrayLength), length);
     const remaining = length - maxLength;
     const output = [];
     ctx.indentationLvl += 2;
     let i = 0;
-    for (const v of Set.prototype.values.call(value)) {
-      if (i >= maxLength) break;
-      output.push(formatValue(ctx, v, recurseTimes));
-      i++;
+    const values = P.setValues(value, maxLength);
+    for (; i < values.length; i++) {
+      P.ArrayPrototypePush(output, formatValue(ctx, values[i], recurseTimes));
     }
-    if (remaining > 0) output.push(remainingText(remaining));
+    if (remaining > 0) P.ArrayPrototypePush(output, remainingText(remaining));
     ctx.indentationLvl -= 2;
     return output;
   }
 
   function formatMap(ctx, value, recurseTimes) {
-    const length = mapSize.call(value);
-    const maxLength = Math.min(Math.max(0, ctx.maxArrayLength), length);
+    const length = mapSize(value);
+    const maxLength = P.MathMin(P.MathMax(0, ctx.maxArrayLength), length);
     const remaining = length - maxLength;
     const output = [];
     ctx.indentationLvl += 2;
     let i = 0;
-    for (const [k, v] of Map.prototype.entries.call(value)) {
-      if (i >= maxLength) break;
-      output.push(`${formatValue(ctx, k, recurseTimes)} => ${formatValue(ctx, v, recurseTimes)}`);
-      i++;
+    const entries = P.mapEntries(value, maxLength);
+    for (; i < entries.length; i++) {
+      const k = entries[i][0];
+      const v = entries[i][1];
+      P.ArrayPrototypePush(output, `${formatValue(ctx, k, recurseTimes)} => ${formatValue(ctx, v, recurseTimes)}`);
     }
-    if (remaining > 0) output.push(remainingText(remaining));
+    if (remaining > 0) P.ArrayPrototypePush(output, remainingText(remaining));
     ctx.indentationLvl -= 2;
     return output;
   }
 
   function formatPromise(ctx, value, recurseTimes) {
-    const [state, result] = host.promiseState(value);
+    const promise = host.promiseState(value);
+    const state = promise[0];
+    const result = promise[1];
     if (state === 'pending') return ['<pending>'];
     ctx.indentationLvl += 2;
     const str = formatValue(ctx, result, recurseTimes);
@@ -679,13 +858,13 @@
     let name;
     let str;
     let extra = ' ';
-    const desc = Object.getOwnPropertyDescriptor(value, key) || { value: value[key], enumerable: true };
+    const desc = P.ObjectGetOwnPropertyDescriptor(value, key) || { value: value[key], enumerable: true };
     if (desc.value !== undefined) {
       const diff = (ctx.compact !== true || type !== kObjectType) ? 2 : 3;
       ctx.indentationLvl += diff;
       str = formatValue(ctx, desc.value, recurseTimes);
       if (diff === 3 && ctx.breakLength < str.length) {
-        extra = `\n${' '.repeat(ctx.indentationLvl)}`;
+        extra = `\n${P.StringPrototypeRepeat(' ', ctx.indentationLvl)}`;
       }
       ctx.indentationLvl -= diff;
     } else if (desc.get !== undefined) {
@@ -697,12 +876,12 @@
     }
     if (type === kArrayType) return str;
     if (typeof key === 'symbol') {
-      name = `[${Symbol.prototype.toString.call(key)}]`;
+      name = `[${P.SymbolPrototypeToString(key)}]`;
     } else if (key === '__proto__') {
       name = "['__proto__']";
     } else if (desc.enumerable === false) {
       name = `[${key}]`;
-    } else if (keyStrRegExp.test(key)) {
+    } else if (P.RegExpPrototypeTest(keyStrRegExp, key)) {
       name = key;
     } else {
       name = strEscape(key);
@@ -717,7 +896,7 @@
       totalLength += output[i].length;
       if (totalLength > ctx.breakLength) return false;
     }
-    return base === '' || !base.includes('\n');
+    return base === '' || !P.StringPrototypeIncludes(base, '\n');
   }
 
   function groupArrayElements(ctx, output, value) {
@@ -727,7 +906,7 @@
     let outputLength = output.length;
     if (ctx.maxArrayLength < output.length) outputLength--;
     const separatorSpace = 2;
-    const dataLen = new Array(outputLength);
+    const dataLen = new P.Array(outputLength);
     for (; i < outputLength; i++) {
       const len = output[i].length;
       dataLen[i] = len;
@@ -738,11 +917,11 @@
     if (actualMax * 3 + ctx.indentationLvl < ctx.breakLength &&
         (totalLength / actualMax > 5 || maxLength <= 6)) {
       const approxCharHeights = 2.5;
-      const averageBias = Math.sqrt(actualMax - totalLength / output.length);
-      const biasedMax = Math.max(actualMax - 3 - averageBias, 1);
-      const columns = Math.min(
-        Math.round(Math.sqrt(approxCharHeights * biasedMax * outputLength) / biasedMax),
-        Math.floor((ctx.breakLength - ctx.indentationLvl) / actualMax),
+      const averageBias = P.MathSqrt(actualMax - totalLength / output.length);
+      const biasedMax = P.MathMax(actualMax - 3 - averageBias, 1);
+      const columns = P.MathMin(
+        P.MathRound(P.MathSqrt(approxCharHeights * biasedMax * outputLength) / biasedMax),
+        P.MathFloor((ctx.breakLength - ctx.indentationLvl) / actualMax),
         ctx.compact * 4,
         15,
       );
@@ -754,34 +933,34 @@
         for (let j = i; j < output.length; j += columns) {
           if (dataLen[j] > lineLength) lineLength = dataLen[j];
         }
-        maxLineLength.push(lineLength + separatorSpace);
+        P.ArrayPrototypePush(maxLineLength, lineLength + separatorSpace);
       }
-      let order = 'padStart';
+      let order = P.StringPrototypePadStart;
       if (value !== undefined) {
         for (let i = 0; i < output.length; i++) {
           if (typeof value[i] !== 'number' && typeof value[i] !== 'bigint') {
-            order = 'padEnd';
+            order = P.StringPrototypePadEnd;
             break;
           }
         }
       }
       for (let i = 0; i < outputLength; i += columns) {
-        const max = Math.min(i + columns, outputLength);
+        const max = P.MathMin(i + columns, outputLength);
         let str = '';
         let j = i;
         for (; j < max - 1; j++) {
           const padding = maxLineLength[j - i] + output[j].length - dataLen[j];
-          str += `${output[j]}, `[order](padding, ' ');
+          str += order(`${output[j]}, `, padding, ' ');
         }
-        if (order === 'padStart') {
+        if (order === P.StringPrototypePadStart) {
           const padding = maxLineLength[j - i] + output[j].length - dataLen[j] - separatorSpace;
-          str += output[j].padStart(padding, ' ');
+          str += P.StringPrototypePadStart(output[j], padding, ' ');
         } else {
           str += output[j];
         }
-        tmp.push(str);
+        P.ArrayPrototypePush(tmp, str);
       }
-      if (ctx.maxArrayLength < output.length) tmp.push(output[outputLength]);
+      if (ctx.maxArrayLength < output.length) P.ArrayPrototypePush(tmp, output[outputLength]);
       output = tmp;
     }
     return output;
@@ -797,27 +976,27 @@
         if (ctx.currentDepth - recurseTimes < ctx.compact && entries === output.length) {
           const start = output.length + ctx.indentationLvl + braces[0].length + base.length + 10;
           if (isBelowBreakLength(ctx, output, start, base)) {
-            const joinedOutput = output.join(', ');
-            if (!joinedOutput.includes('\n')) {
+            const joinedOutput = P.ArrayPrototypeJoin(output, ', ');
+            if (!P.StringPrototypeIncludes(joinedOutput, '\n')) {
               return `${base ? `${base} ` : ''}${braces[0]} ${joinedOutput} ${braces[1]}`;
             }
           }
         }
       }
-      const indentation = `\n${' '.repeat(ctx.indentationLvl)}`;
-      return `${base ? `${base} ` : ''}${braces[0]}${indentation}  ${output.join(`,${indentation}  `)}${indentation}${braces[1]}`;
+      const indentation = `\n${P.StringPrototypeRepeat(' ', ctx.indentationLvl)}`;
+      return `${base ? `${base} ` : ''}${braces[0]}${indentation}  ${P.ArrayPrototypeJoin(output, `,${indentation}  `)}${indentation}${braces[1]}`;
     }
     if (isBelowBreakLength(ctx, output, 0, base)) {
-      return `${braces[0]}${base ? ` ${base}` : ''} ${output.join(', ')} ${braces[1]}`;
+      return `${braces[0]}${base ? ` ${base}` : ''} ${P.ArrayPrototypeJoin(output, ', ')} ${braces[1]}`;
     }
-    const indentation = `\n${' '.repeat(ctx.indentationLvl)}`;
+    const indentation = `\n${P.StringPrototypeRepeat(' ', ctx.indentationLvl)}`;
     const ln = base === '' && braces[0].length === 1 ? ' ' : `${base ? ` ${base}` : ''}\n${indentation}  `;
-    return `${braces[0]}${ln}${output.join(`,\n${indentation}  `)} ${braces[1]}`;
+    return `${braces[0]}${ln}${P.ArrayPrototypeJoin(output, `,\n${indentation}  `)} ${braces[1]}`;
   }
 
   // primitiveCtx is all that formatPrimitive reads, for the common case of
   // a primitive shown with the default options.
-  const primitiveCtx = Object.freeze({
+  const primitiveCtx = P.ObjectFreeze({
     compact: defaultOptions.compact,
     breakLength: defaultOptions.breakLength,
     maxStringLength: defaultOptions.maxStringLength,
@@ -847,8 +1026,9 @@
       circular: undefined,
     };
     if (typeof opts === 'object' && opts !== null) {
-      for (const key of Object.keys(opts)) {
-        if (hasOwn(defaultOptions, key)) ctx[key] = opts[key];
+      const keys = P.ObjectKeys(opts);
+      for (let i = 0; i < keys.length; i++) {
+        if (hasOwn(defaultOptions, keys[i])) ctx[keys[i]] = opts[keys[i]];
       }
     }
     if (ctx.depth === Infinity) ctx.depth = null;
@@ -859,27 +1039,26 @@
   inspect.custom = customInspectSymbol;
   inspect.defaultOptions = defaultOptions;
 
+  // builtInToStrings are the built-in toString methods as the VM started.
+  const builtInToStrings = [Object.prototype.toString, Error.prototype.toString, Array.prototype.toString,
+    Date.prototype.toString, RegExp.prototype.toString, Function.prototype.toString, Number.prototype.toString,
+    String.prototype.toString, Boolean.prototype.toString];
+
   function hasBuiltInToString(value) {
     let proto = value;
     while (proto !== null && proto !== undefined) {
-      const desc = Object.getOwnPropertyDescriptor(proto, 'toString');
-      if (desc !== undefined) {
-        return desc.value === Object.prototype.toString || desc.value === Error.prototype.toString ||
-          desc.value === Array.prototype.toString || desc.value === Date.prototype.toString ||
-          desc.value === RegExp.prototype.toString || desc.value === Function.prototype.toString ||
-          desc.value === Number.prototype.toString || desc.value === String.prototype.toString ||
-          desc.value === Boolean.prototype.toString;
-      }
-      proto = Object.getPrototypeOf(proto);
+      const desc = P.ObjectGetOwnPropertyDescriptor(proto, 'toString');
+      if (desc !== undefined) return P.ArrayPrototypeIncludes(builtInToStrings, desc.value);
+      proto = P.ObjectGetPrototypeOf(proto);
     }
     return true;
   }
 
   function tryStringify(arg) {
     try {
-      return JSON.stringify(arg);
+      return P.JSONStringify(arg);
     } catch (err) {
-      if (err instanceof TypeError && /circular/i.test(err.message)) return '[Circular]';
+      if (P.isInstance(err, P.TypeError) && P.RegExpPrototypeTest(/circular/i, err.message)) return '[Circular]';
       throw err;
     }
   }
@@ -896,15 +1075,15 @@
       let tempStr;
       let lastPos = 0;
       for (let i = 0; i < first.length - 1; i++) {
-        if (first.charCodeAt(i) !== 37) continue; // '%'
-        const nextChar = first.charCodeAt(++i);
+        if (P.StringPrototypeCharCodeAt(first, i) !== 37) continue; // '%'
+        const nextChar = P.StringPrototypeCharCodeAt(first, ++i);
         if (a + 1 !== args.length) {
           switch (nextChar) {
             case 115: { // 's'
               const arg = args[++a];
               if (typeof arg === 'number') tempStr = formatNumber(arg);
               else if (typeof arg === 'bigint') tempStr = formatBigInt(arg);
-              else if (typeof arg !== 'object' || arg === null || !hasBuiltInToString(arg)) tempStr = String(arg);
+              else if (typeof arg !== 'object' || arg === null || !hasBuiltInToString(arg)) tempStr = P.String(arg);
               else tempStr = inspect(arg, { depth: 0, colors: false, compact: 3 });
               break;
             }
@@ -913,7 +1092,7 @@
               const n = args[++a];
               if (typeof n === 'bigint') tempStr = formatBigInt(n);
               else if (typeof n === 'symbol') tempStr = 'NaN';
-              else tempStr = formatNumber(Number(n));
+              else tempStr = formatNumber(P.Number(n));
               break;
             }
             case 79: tempStr = inspect(args[++a]); break; // 'O'
@@ -922,30 +1101,30 @@
               const n = args[++a];
               if (typeof n === 'bigint') tempStr = formatBigInt(n);
               else if (typeof n === 'symbol') tempStr = 'NaN';
-              else tempStr = formatNumber(Number.parseInt(n));
+              else tempStr = formatNumber(P.NumberParseInt(n));
               break;
             }
             case 102: { // 'f'
               const n = args[++a];
-              tempStr = typeof n === 'symbol' ? 'NaN' : formatNumber(Number.parseFloat(n));
+              tempStr = typeof n === 'symbol' ? 'NaN' : formatNumber(P.NumberParseFloat(n));
               break;
             }
             case 99: a += 1; tempStr = ''; break; // 'c'
-            case 37: str += first.slice(lastPos, i); lastPos = i + 1; continue; // '%'
+            case 37: str += P.StringPrototypeSlice(first, lastPos, i); lastPos = i + 1; continue; // '%'
             default: continue;
           }
-          if (lastPos !== i - 1) str += first.slice(lastPos, i - 1);
+          if (lastPos !== i - 1) str += P.StringPrototypeSlice(first, lastPos, i - 1);
           str += tempStr;
           lastPos = i + 1;
         } else if (nextChar === 37) {
-          str += first.slice(lastPos, i);
+          str += P.StringPrototypeSlice(first, lastPos, i);
           lastPos = i + 1;
         }
       }
       if (lastPos !== 0) {
         a++;
         join = ' ';
-        if (lastPos < first.length) str += first.slice(lastPos);
+        if (lastPos < first.length) str += P.StringPrototypeSlice(first, lastPos);
       }
     }
     while (a < args.length) {
