@@ -3,22 +3,25 @@
 (function (host, internal) {
   'use strict';
 
+  // The built-ins as the VM started (inspect.js): a cell that replaces
+  // one changes nothing here.
+  const P = internal.primordials;
   const { format, inspect } = internal;
   let groupIndent = '';
-  const counts = new Map();
-  const timers = new Map();
+  const counts = new P.SafeMap();
+  const timers = new P.SafeMap();
 
   function indent(text) {
     if (groupIndent === '') return text;
-    return groupIndent + text.replaceAll('\n', '\n' + groupIndent);
+    return groupIndent + P.StringPrototypeReplaceAll(text, '\n', '\n' + groupIndent);
   }
 
   function out(...args) {
-    host.stdout(indent(format(...args)) + '\n');
+    host.stdout(indent(P.ReflectApply(format, undefined, args)) + '\n');
   }
 
   function err(...args) {
-    host.stderr(indent(format(...args)) + '\n');
+    host.stderr(indent(P.ReflectApply(format, undefined, args)) + '\n');
   }
 
   const console = {
@@ -28,17 +31,18 @@
     warn: err,
     error: err,
     trace(...args) {
-      const stack = internal.cleanStack(new Error().stack).split('\n').slice(1).join('\n');
-      err(`Trace${args.length > 0 ? ': ' + format(...args) : ''}${stack ? '\n' + stack : ''}`);
+      const lines = P.StringPrototypeSplit(internal.cleanStack(new P.Error().stack), '\n');
+      const stack = P.ArrayPrototypeJoin(P.ArrayPrototypeSlice(lines, 1), '\n');
+      err(`Trace${args.length > 0 ? ': ' + P.ReflectApply(format, undefined, args) : ''}${stack ? '\n' + stack : ''}`);
     },
     dir(value, options) {
-      host.stdout(indent(inspect(value, Object.assign({ customInspect: false }, options))) + '\n');
+      host.stdout(indent(inspect(value, P.ObjectAssign({ customInspect: false }, options))) + '\n');
     },
     dirxml: out,
     assert(condition, ...args) {
       if (!condition) {
         args[0] = `Assertion failed${args.length === 0 ? '' : `: ${args[0]}`}`;
-        err(...args);
+        P.ReflectApply(err, undefined, args);
       }
     },
     count(label = 'default') {
@@ -51,14 +55,14 @@
       counts.delete(`${label}`);
     },
     group(...label) {
-      if (label.length > 0) out(...label);
+      if (label.length > 0) P.ReflectApply(out, undefined, label);
       groupIndent += '  ';
     },
     groupEnd() {
-      groupIndent = groupIndent.slice(0, -2);
+      groupIndent = P.StringPrototypeSlice(groupIndent, 0, -2);
     },
     time(label = 'default') {
-      timers.set(`${label}`, Date.now());
+      timers.set(`${label}`, P.DateNow());
     },
     timeLog(label = 'default', ...data) {
       const start = timers.get(`${label}`);
@@ -66,7 +70,9 @@
         err(`Warning: No such label '${label}' for console.timeLog()`);
         return;
       }
-      out(`${label}: ${Date.now() - start}ms`, ...data);
+      const args = [`${label}: ${P.DateNow() - start}ms`];
+      for (let i = 0; i < data.length; i++) P.ArrayPrototypePush(args, data[i]);
+      P.ReflectApply(out, undefined, args);
     },
     timeEnd(label = 'default') {
       const start = timers.get(`${label}`);
@@ -75,7 +81,7 @@
         return;
       }
       timers.delete(`${label}`);
-      out(`${label}: ${Date.now() - start}ms`);
+      out(`${label}: ${P.DateNow() - start}ms`);
     },
     table(data) {
       out(data);
@@ -83,17 +89,18 @@
   };
   console.groupCollapsed = console.group;
 
+  const ObjectPrototype = Object.prototype;
   const isPlain = (v) => {
-    if (Array.isArray(v)) return true;
+    if (P.ArrayIsArray(v)) return true;
     if (typeof v !== 'object' || v === null) return false;
-    const proto = Object.getPrototypeOf(v);
-    return proto === Object.prototype || proto === null;
+    const proto = P.ObjectGetPrototypeOf(v);
+    return proto === ObjectPrototype || proto === null;
   };
 
   // bundleOf maps one display() argument to its MIME bundle.
   function bundleOf(value) {
     if (typeof value === 'string') return { 'text/plain': value };
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    if (value !== null && typeof value === 'object' && !P.ArrayIsArray(value)) {
       if (value.type === 'image' && typeof value.data === 'string') {
         return { [typeof value.mimeType === 'string' ? value.mimeType : 'image/png']: value.data };
       }
@@ -107,7 +114,7 @@
     if (isPlain(value)) {
       let json;
       try {
-        json = JSON.stringify(value);
+        json = P.JSONStringify(value);
       } catch (e) {
         json = undefined;
       }
@@ -117,15 +124,15 @@
   }
 
   function display(...values) {
-    for (const value of values) host.display(bundleOf(value));
+    for (let i = 0; i < values.length; i++) host.display(bundleOf(values[i]));
   }
 
-  const define = (name, value) => Object.defineProperty(globalThis, name, {
+  const define = (name, value) => P.ObjectDefineProperty(globalThis, name, {
     value, writable: true, configurable: true, enumerable: false,
   });
   define('console', console);
   define('print', function print(...args) {
-    out(...args);
+    P.ReflectApply(out, undefined, args);
   });
   define('display', display);
 })

@@ -7,6 +7,27 @@
 (function (host, internal) {
   'use strict';
 
+  // The built-ins as the VM started (inspect.js): a cell that replaces
+  // one changes nothing here. Promises are made with P.PromiseResolve,
+  // new P.Promise and P.PromisePrototypeThen.
+  const P = internal.primordials;
+  const then = (p, onFulfilled, onRejected) => P.PromisePrototypeThen(p, onFulfilled, onRejected);
+  const hasOwn = (o, key) => P.ObjectPrototypeHasOwnProperty(o, key);
+  const isArray = P.ArrayIsArray;
+  // jsonParse is JSON.parse as the host guards it (runtimes/js/js.go), which
+  // it puts in place after the prelude has run, before any cell: the first
+  // call of internal.helpers is the host's, at that point, and takes it.
+  let jsonParse = P.JSONParse;
+  const moduleHelpers = internal.helpers;
+  let settled = false;
+  internal.helpers = function helpers(...args) {
+    if (!settled) {
+      settled = true;
+      jsonParse = P.FunctionPrototypeBind(JSON.parse, JSON);
+    }
+    return P.ReflectApply(moduleHelpers, undefined, args);
+  };
+
   const MAX_CONCURRENCY = 16;
 
   class HostCallError extends Error {
@@ -19,8 +40,8 @@
   // call makes one host call; with full, it resolves to the whole
   // response (result and extras such as output_id).
   function call(request, full) {
-    return host.call(JSON.stringify(request)).then((text) => {
-      const r = JSON.parse(text);
+    return then(host.call(P.JSONStringify(request)), (text) => {
+      const r = jsonParse(text);
       if (r.error) throw new HostCallError(r.error.message);
       if (full) return r;
       return r.result === undefined ? null : r.result;
@@ -29,19 +50,19 @@
 
   function opts(o, name) {
     if (o === undefined || o === null) return {};
-    if (typeof o !== 'object' || Array.isArray(o)) {
-      throw new TypeError(`${name}: the options must be an object, not ${o === null ? 'null' : typeof o}`);
+    if (typeof o !== 'object' || isArray(o)) {
+      throw new P.TypeError(`${name}: the options must be an object, not ${o === null ? 'null' : typeof o}`);
     }
     return o;
   }
 
   function pathOf(p, name) {
-    if (typeof p !== 'string') throw new TypeError(`${name}: the path must be a string, not ${typeof p}`);
+    if (typeof p !== 'string') throw new P.TypeError(`${name}: the path must be a string, not ${typeof p}`);
     return p;
   }
 
   function textOf(s, name) {
-    if (typeof s !== 'string') throw new TypeError(`${name}: the content must be a string, not ${typeof s}`);
+    if (typeof s !== 'string') throw new P.TypeError(`${name}: the content must be a string, not ${typeof s}`);
     return s;
   }
 
@@ -49,9 +70,9 @@
   function async(fn) {
     return function (...args) {
       try {
-        return fn.apply(this, args);
+        return P.ReflectApply(fn, this, args);
       } catch (e) {
-        return Promise.reject(e);
+        return P.PromiseReject(e);
       }
     };
   }
@@ -89,10 +110,10 @@
   // ('text' joins several under headers). See the Python helper.
   const output = async((...ids) => {
     let o = {};
-    if (ids.length > 0 && ids[ids.length - 1] !== null && typeof ids[ids.length - 1] === 'object') o = opts(ids.pop(), 'output');
-    ids.forEach((id) => {
-      if (typeof id !== 'string') throw new TypeError(`output: an id is a string like 'out-1', not ${typeof id}`);
-    });
+    if (ids.length > 0 && ids[ids.length - 1] !== null && typeof ids[ids.length - 1] === 'object') o = opts(P.ArrayPrototypePop(ids), 'output');
+    for (let i = 0; i < ids.length; i++) {
+      if (typeof ids[i] !== 'string') throw new P.TypeError(`output: an id is a string like 'out-1', not ${typeof ids[i]}`);
+    }
     return call({
       op: 'output', ids, format: o.format || 'raw', query: o.query || '',
       offset: pick(o, 'offset', 'offset', 1), limit: pick(o, 'limit', 'limit', null),
@@ -101,27 +122,27 @@
 
   const env = (key, value) => {
     const e = process.env;
-    if (key === undefined || key === null) return Object.assign({}, e);
-    if (value === undefined || value === null) return Object.prototype.hasOwnProperty.call(e, key) ? e[key] : null;
-    e[key] = String(value);
-    return String(value);
+    if (key === undefined || key === null) return P.ObjectAssign({}, e);
+    if (value === undefined || value === null) return hasOwn(e, key) ? e[key] : null;
+    e[key] = P.String(value);
+    return P.String(value);
   };
 
   const linesOf = (text) => {
     if (typeof text === 'string') {
-      const lines = text.split(/\r\n|\n|\r/);
-      if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+      const lines = P.StringPrototypeSplit(P.StringPrototypeReplaceAll(P.StringPrototypeReplaceAll(text, '\r\n', '\n'), '\r', '\n'), '\n');
+      if (lines.length > 0 && lines[lines.length - 1] === '') P.ArrayPrototypePop(lines);
       return lines;
     }
-    return Array.from(text, String);
+    return P.ArrayFrom(text, P.String);
   };
 
   // Python's str ordering: by code point, not UTF-16 unit.
   const cmp = (a, b) => {
-    const x = Array.from(a);
-    const y = Array.from(b);
-    for (let i = 0; i < Math.min(x.length, y.length); i++) {
-      const d = x[i].codePointAt(0) - y[i].codePointAt(0);
+    const x = P.ArrayFrom(a);
+    const y = P.ArrayFrom(b);
+    for (let i = 0; i < P.MathMin(x.length, y.length); i++) {
+      const d = P.StringPrototypeCodePointAt(x[i], 0) - P.StringPrototypeCodePointAt(y[i], 0);
       if (d !== 0) return d;
     }
     return x.length - y.length;
@@ -130,38 +151,47 @@
   const sort = (text, o) => {
     o = opts(o, 'sort');
     let lines = linesOf(text);
-    if (o.unique) lines = [...new Set(lines)];
-    lines.sort(cmp);
-    if (o.reverse) lines.reverse();
-    return lines.join('\n');
+    if (o.unique) {
+      const seen = new P.SafeSet();
+      for (let i = 0; i < lines.length; i++) seen.add(lines[i]);
+      lines = P.setValues(seen);
+    }
+    P.ArrayPrototypeSort(lines, cmp);
+    if (o.reverse) P.ArrayPrototypeReverse(lines);
+    return P.ArrayPrototypeJoin(lines, '\n');
   };
 
   const uniq = (text, o) => {
     o = opts(o, 'uniq');
     const out = [];
-    for (const line of linesOf(text)) {
+    const lines = linesOf(text);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
       if (out.length > 0 && out[out.length - 1][1] === line) out[out.length - 1][0]++;
-      else out.push([1, line]);
+      else P.ArrayPrototypePush(out, [1, line]);
     }
-    if (o.count) return out.map(([n, line]) => `${String(n).padStart(7)} ${line}`).join('\n');
-    return out.map(([, line]) => line).join('\n');
+    if (o.count) return P.ArrayPrototypeJoin(P.ArrayPrototypeMap(out, (e) => `${P.StringPrototypePadStart(P.String(e[0]), 7)} ${e[1]}`), '\n');
+    return P.ArrayPrototypeJoin(P.ArrayPrototypeMap(out, (e) => e[1]), '\n');
   };
 
   const counter = (items, o) => {
     o = opts(o, 'counter');
-    const counts = new Map();
-    for (const x of typeof items === 'string' ? linesOf(items) : items) counts.set(x, (counts.get(x) || 0) + 1);
-    const pairs = [...counts.entries()];
+    const counts = new P.SafeMap();
+    // A string's lines, else any iterable's items (Array.from takes the
+    // iterable's own iterator: the original one for an array).
+    const list = typeof items === 'string' ? linesOf(items) : isArray(items) ? items : P.ArrayFrom(items);
+    for (let i = 0; i < list.length; i++) counts.set(list[i], (counts.get(list[i]) || 0) + 1);
+    const pairs = P.mapEntries(counts);
     // Array.prototype.sort is stable: ties keep their first appearance.
-    pairs.sort((a, b) => (o.reverse ? a[1] - b[1] : b[1] - a[1]));
-    return o.limit === undefined || o.limit === null ? pairs : pairs.slice(0, o.limit);
+    P.ArrayPrototypeSort(pairs, (a, b) => (o.reverse ? a[1] - b[1] : b[1] - a[1]));
+    return o.limit === undefined || o.limit === null ? pairs : P.ArrayPrototypeSlice(pairs, 0, o.limit);
   };
 
   const log = (message) => {
-    host.status('log', String(message));
+    host.status('log', P.String(message));
   };
   const phase = (title) => {
-    host.status('phase', String(title));
+    host.status('phase', P.String(title));
   };
   // budget(): the cell's budgets as one object; budget.total(),
   // budget.spent(), budget.remaining() (Infinity where there is no
@@ -170,21 +200,22 @@
   const budget = () => call({ op: 'budget' });
   const dims = (d, inf) => {
     const out = {};
-    for (const [k, v] of Object.entries(d)) out[k] = inf && v === null ? Infinity : v;
+    const keys = P.ObjectKeys(d);
+    for (let i = 0; i < keys.length; i++) out[keys[i]] = inf && d[keys[i]] === null ? Infinity : d[keys[i]];
     return out;
   };
-  budget.total = () => budget().then((b) => dims(b.total, false));
-  budget.spent = () => budget().then((b) => dims(b.spent, false));
-  budget.remaining = () => budget().then((b) => dims(b.remaining, true));
-  budget.hard = () => budget().then((b) => !!b.hard);
+  budget.total = () => then(budget(), (b) => dims(b.total, false));
+  budget.spent = () => then(budget(), (b) => dims(b.spent, false));
+  budget.remaining = () => then(budget(), (b) => dims(b.remaining, true));
+  budget.hard = () => then(budget(), (b) => !!b.hard);
 
-  const tool = new Proxy({}, {
+  const tool = new P.Proxy({}, {
     get(_, name) {
       if (typeof name !== 'string') return undefined;
       return async((args) => {
         if (args === undefined || args === null) args = {};
-        if (typeof args !== 'object' || Array.isArray(args)) {
-          throw new TypeError(`tool.${name}: the arguments must be an object, not ${Array.isArray(args) ? 'an array' : typeof args}`);
+        if (typeof args !== 'object' || isArray(args)) {
+          throw new P.TypeError(`tool.${name}: the arguments must be an object, not ${isArray(args) ? 'an array' : typeof args}`);
         }
         return call({ op: 'tool', name, args });
       });
@@ -193,7 +224,7 @@
 
   const llm = async((prompt, o) => {
     o = opts(o, 'llm');
-    return call({ op: 'llm', prompt: String(prompt), model: o.model || 'default', system: o.system || '', schema: o.schema || null });
+    return call({ op: 'llm', prompt: P.String(prompt), model: o.model || 'default', system: o.system || '', schema: o.schema || null });
   });
 
   // agent(prompt, {agentType = 'task', model, context, label, schema}):
@@ -204,10 +235,10 @@
     const agentType = pick(o, 'agent_type', 'agentType', '') || 'task';
     const name = o.label || agentType;
     host.status('agent', `${name}: started`);
-    return call({
-      op: 'agent', prompt: String(prompt), agent_type: agentType, model: o.model || '',
+    return then(call({
+      op: 'agent', prompt: P.String(prompt), agent_type: agentType, model: o.model || '',
       context: o.context || '', label: o.label || '', schema: o.schema || null,
-    }, true).then((r) => {
+    }, true), (r) => {
       host.status('agent', `${r.output_id || name}: done`);
       return r.result === undefined ? null : r.result;
     });
@@ -215,18 +246,18 @@
 
   const parallel = async((thunks, o) => {
     o = opts(o, 'parallel');
-    const fns = Array.from(thunks);
-    fns.forEach((f, i) => {
-      if (typeof f !== 'function') throw new TypeError(`parallel: item ${i} is a ${typeof f}, not a function of no arguments`);
-    });
-    const concurrency = o.concurrency === undefined ? 4 : o.concurrency;
-    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
-      throw new RangeError(`parallel: concurrency is ${concurrency}; give 1..${MAX_CONCURRENCY}`);
+    const fns = P.ArrayFrom(thunks);
+    for (let i = 0; i < fns.length; i++) {
+      if (typeof fns[i] !== 'function') throw new P.TypeError(`parallel: item ${i} is a ${typeof fns[i]}, not a function of no arguments`);
     }
-    const results = new Array(fns.length);
+    const concurrency = o.concurrency === undefined ? 4 : o.concurrency;
+    if (!P.NumberIsInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+      throw new P.RangeError(`parallel: concurrency is ${concurrency}; give 1..${MAX_CONCURRENCY}`);
+    }
+    const results = new P.Array(fns.length);
     let next = 0;
     let failed = false;
-    return new Promise((resolve, reject) => {
+    return new P.Promise((resolve, reject) => {
       let running = 0;
       const launch = () => {
         if (failed) return;
@@ -237,7 +268,7 @@
         while (running < concurrency && next < fns.length) {
           const i = next++;
           running++;
-          Promise.resolve().then(() => fns[i]()).then((v) => {
+          then(then(P.PromiseResolve(), () => fns[i]()), (v) => {
             results[i] = v;
             running--;
             launch();
@@ -253,13 +284,14 @@
 
   const pipeline = async((items, ...stages) => {
     let o = {};
-    if (stages.length > 0 && typeof stages[stages.length - 1] !== 'function') o = opts(stages.pop(), 'pipeline');
-    stages.forEach((s) => {
-      if (typeof s !== 'function') throw new TypeError(`pipeline: a stage is a ${typeof s}, not a function`);
-    });
-    let p = Promise.resolve(Array.from(items));
-    for (const stage of stages) {
-      p = p.then((xs) => parallel(xs.map((x) => () => stage(x)), o));
+    if (stages.length > 0 && typeof stages[stages.length - 1] !== 'function') o = opts(P.ArrayPrototypePop(stages), 'pipeline');
+    for (let i = 0; i < stages.length; i++) {
+      if (typeof stages[i] !== 'function') throw new P.TypeError(`pipeline: a stage is a ${typeof stages[i]}, not a function`);
+    }
+    let p = P.PromiseResolve(P.ArrayFrom(items));
+    for (let i = 0; i < stages.length; i++) {
+      const stage = stages[i];
+      p = then(p, (xs) => parallel(P.ArrayPrototypeMap(xs, (x) => () => stage(x)), o));
     }
     return p;
   });
@@ -270,15 +302,16 @@
   const STATUS_MIME = ['application/x-wasmeval-status', 'application/x-omp-status'];
   const shownDisplay = globalThis.display;
   const display = typeof shownDisplay !== 'function' ? shownDisplay : function display(...values) {
-    for (const value of values) {
-      const mime = value !== null && typeof value === 'object' && !Array.isArray(value)
-        ? STATUS_MIME.find((k) => Object.prototype.hasOwnProperty.call(value, k)) : undefined;
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      const mime = value !== null && typeof value === 'object' && !isArray(value)
+        ? P.ArrayPrototypeFind(STATUS_MIME, (k) => hasOwn(value, k)) : undefined;
       if (mime === undefined) {
         shownDisplay(value);
         continue;
       }
       const payload = value[mime];
-      host.display({ [mime]: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+      host.display({ [mime]: typeof payload === 'string' ? payload : P.JSONStringify(payload) });
     }
   };
 
@@ -287,7 +320,8 @@
     HostCallError,
   };
   if (typeof shownDisplay === 'function') helpers.display = display;
-  for (const [name, value] of Object.entries(helpers)) {
-    Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+  const names = P.ObjectKeys(helpers);
+  for (let i = 0; i < names.length; i++) {
+    P.ObjectDefineProperty(globalThis, names[i], { value: helpers[names[i]], writable: true, configurable: true, enumerable: false });
   }
 })

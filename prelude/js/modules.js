@@ -5,10 +5,15 @@
 (function (host, internal) {
   'use strict';
 
-  const namespaces = new WeakMap();
+  // The built-ins as the VM started (inspect.js): a cell that replaces
+  // one changes nothing here.
+  const P = internal.primordials;
+  const defineProperty = (o, key, desc) => P.ObjectDefineProperty(o, key, desc);
+  const hasOwn = (o, key) => P.ObjectPrototypeHasOwnProperty(o, key);
+  const namespaces = new P.SafeWeakMap();
   // esModules are the exports objects of ES modules (exportLocals marks
   // them): their namespace is the object itself.
-  const esModules = new WeakSet();
+  const esModules = new P.SafeWeakSet();
 
   // namespaceOf is what `import * as ns` sees: an ES module's exports as
   // they are, a CommonJS module's exports as named exports plus default
@@ -18,19 +23,21 @@
       if (esModules.has(exports)) return exports;
       const cached = namespaces.get(exports);
       if (cached !== undefined) return cached;
-      const ns = Object.create(null);
-      for (const key of Object.keys(exports)) {
+      const ns = P.ObjectCreate(null);
+      const keys = P.ObjectKeys(exports);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
         if (key === 'default') continue;
-        Object.defineProperty(ns, key, { enumerable: true, get: () => exports[key] });
+        defineProperty(ns, key, { enumerable: true, get: () => exports[key] });
       }
-      Object.defineProperty(ns, 'default', { enumerable: true, value: exports });
-      Object.defineProperty(ns, Symbol.toStringTag, { value: 'Module' });
+      defineProperty(ns, 'default', { enumerable: true, value: exports });
+      defineProperty(ns, P.SymbolToStringTag, { value: 'Module' });
       namespaces.set(exports, ns);
       return ns;
     }
-    const ns = Object.create(null);
-    Object.defineProperty(ns, 'default', { enumerable: true, value: exports });
-    Object.defineProperty(ns, Symbol.toStringTag, { value: 'Module' });
+    const ns = P.ObjectCreate(null);
+    defineProperty(ns, 'default', { enumerable: true, value: exports });
+    defineProperty(ns, P.SymbolToStringTag, { value: 'Module' });
     return ns;
   }
 
@@ -38,25 +45,30 @@
   // `export { a as b } from` (names [[from, to], ...]).
   function reexport(exports, ns, names) {
     if (names === null) {
-      for (const key of Object.keys(ns)) {
-        if (key === 'default' || Object.prototype.hasOwnProperty.call(exports, key)) continue;
-        Object.defineProperty(exports, key, { enumerable: true, configurable: true, get: () => ns[key] });
+      const keys = P.ObjectKeys(ns);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        if (key === 'default' || hasOwn(exports, key)) continue;
+        defineProperty(exports, key, { enumerable: true, configurable: true, get: () => ns[key] });
       }
       return;
     }
-    for (const [from, to] of names) {
+    for (let i = 0; i < names.length; i++) {
+      const from = names[i][0];
+      const to = names[i][1];
       const get = from === '*' ? () => ns : () => ns[from];
-      Object.defineProperty(exports, to, { enumerable: true, configurable: true, get });
+      defineProperty(exports, to, { enumerable: true, configurable: true, get });
     }
   }
 
   // exportLocals defines live getters for `export` declarations.
   function exportLocals(exports, getters) {
-    for (const name of Object.keys(getters)) {
-      Object.defineProperty(exports, name, { enumerable: true, configurable: true, get: getters[name] });
+    const names = P.ObjectKeys(getters);
+    for (let i = 0; i < names.length; i++) {
+      defineProperty(exports, names[i], { enumerable: true, configurable: true, get: getters[names[i]] });
     }
-    if (!Object.prototype.hasOwnProperty.call(exports, '__esModule')) {
-      Object.defineProperty(exports, '__esModule', { value: true });
+    if (!hasOwn(exports, '__esModule')) {
+      defineProperty(exports, '__esModule', { value: true });
     }
     esModules.add(exports);
   }
@@ -65,24 +77,26 @@
   // (os.homedir(): HOME, the session root by default), as the seed's
   // imports do; a file there still has to be inside the root.
   const home = (specifier) => {
-    if (specifier !== '~' && !specifier.startsWith('~/')) return specifier;
-    return internal.builtin('os').homedir().replace(/\/+$/, '') + specifier.slice(1);
+    if (specifier !== '~' && !P.StringPrototypeStartsWith(specifier, '~/')) return specifier;
+    let home = internal.builtin('os').homedir();
+    while (P.StringPrototypeEndsWith(home, '/')) home = P.StringPrototypeSlice(home, 0, -1);
+    return home + P.StringPrototypeSlice(specifier, 1);
   };
 
   // helpers builds the __wasmeval object that rewritten import and export
   // statements call, bound to one module's directory and exports object;
   // requireFrom loads with the "import" export conditions.
   internal.helpers = function helpers(requireFrom, exports, meta) {
-    return Object.freeze({
+    return P.ObjectFreeze({
       meta,
       import(specifier) {
         return namespaceOf(requireFrom(home(specifier)));
       },
       dynamicImport(specifier) {
         try {
-          return Promise.resolve(namespaceOf(requireFrom(home(String(specifier)))));
+          return P.PromiseResolve(namespaceOf(requireFrom(home(P.String(specifier)))));
         } catch (err) {
-          return Promise.reject(err);
+          return P.PromiseReject(err);
         }
       },
       reexport,

@@ -4,10 +4,15 @@
 (function (host, internal) {
   'use strict';
 
+  // The built-ins as the VM started (inspect.js): a cell that replaces
+  // one changes nothing here.
+  const P = internal.primordials;
+  const queueMicrotask = globalThis.queueMicrotask; // timers.js's, whatever a cell puts there
+
   // exitCodes maps each ProcessExit thrown to its code: the host asks it of
   // every value that ends a cell, which must run none of that value's code
   // (instanceof would call a Proxy's getPrototypeOf trap).
-  const exitCodes = new WeakMap();
+  const exitCodes = new P.SafeWeakMap();
   class ProcessExit extends Error {
     constructor(code) {
       super(`process.exit(${code}) called: the sandbox does not exit, the cell stops here`);
@@ -17,7 +22,7 @@
     }
   }
 
-  const env = Object.assign({}, host.env);
+  const env = P.ObjectAssign({}, host.env);
   const cwd = host.cwd;
   const process = {
     env,
@@ -35,23 +40,23 @@
       return cwd;
     },
     chdir() {
-      throw new Error('process.chdir() is not available in the sandbox');
+      throw new P.Error('process.chdir() is not available in the sandbox');
     },
     exit(code) {
       if (code === undefined) code = process.exitCode === undefined ? 0 : process.exitCode;
-      throw new ProcessExit(Number(code) | 0);
+      throw new ProcessExit(P.Number(code) | 0);
     },
     abort() {
       throw new ProcessExit(134);
     },
     nextTick(callback, ...args) {
-      queueMicrotask(() => callback(...args));
+      queueMicrotask(() => P.ReflectApply(callback, undefined, args));
     },
     hrtime: Object.assign(function hrtime(previous) {
       const ns = host.monotonicNanos();
-      let s = Math.floor(ns / 1e9);
+      let s = P.MathFloor(ns / 1e9);
       let n = ns % 1e9;
-      if (Array.isArray(previous)) {
+      if (P.ArrayIsArray(previous)) {
         s -= previous[0];
         n -= previous[1];
         if (n < 0) {
@@ -62,7 +67,7 @@
       return [s, n];
     }, {
       bigint() {
-        return BigInt(host.monotonicNanos());
+        return P.BigInt(host.monotonicNanos());
       },
     }),
     uptime() {
@@ -81,18 +86,18 @@
       return process;
     },
     emitWarning(warning) {
-      console.warn(`Warning: ${warning instanceof Error ? warning.message : warning}`);
+      console.warn(`Warning: ${P.isInstance(warning, P.Error) ? warning.message : warning}`);
     },
     stdout: {
       write(chunk) {
-        host.stdout(String(chunk));
+        host.stdout(P.String(chunk));
         return true;
       },
       isTTY: false,
     },
     stderr: {
       write(chunk) {
-        host.stderr(String(chunk));
+        host.stderr(P.String(chunk));
         return true;
       },
       isTTY: false,

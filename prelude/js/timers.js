@@ -5,12 +5,15 @@
 (function (host, internal) {
   'use strict';
 
+  // The built-ins as the VM started (inspect.js): a cell that replaces
+  // one changes nothing here.
+  const P = internal.primordials;
   const kID = Symbol('timerID');
   const maxDelay = 2 ** 31 - 1;
 
   class Timeout {
     constructor(id) {
-      Object.defineProperty(this, kID, { value: id });
+      P.ObjectDefineProperty(this, kID, { value: id });
     }
     ref() {
       host.refTimer(this[kID], true);
@@ -40,14 +43,14 @@
 
   function checkCallback(callback) {
     if (typeof callback !== 'function') {
-      const err = new TypeError(`The "callback" argument must be of type function. Received ${internal.inspect(callback)}`);
+      const err = new P.TypeError(`The "callback" argument must be of type function. Received ${internal.inspect(callback)}`);
       err.code = 'ERR_INVALID_ARG_TYPE';
       throw err;
     }
   }
 
   function delayOf(delay) {
-    delay = Number(delay);
+    delay = P.Number(delay);
     if (!(delay >= 1 && delay <= maxDelay)) return 1;
     return delay;
   }
@@ -56,7 +59,7 @@
     checkCallback(callback);
     let timer;
     const id = host.setTimer(() => {
-      callback.apply(timer, args);
+      P.ReflectApply(callback, timer, args);
     }, delay, repeat);
     timer = new Kind(id);
     return timer;
@@ -64,11 +67,11 @@
 
   function clear(timer) {
     if (timer === null || timer === undefined) return;
-    const id = typeof timer === 'object' ? timer[kID] : Number(timer);
-    if (id !== undefined && !Number.isNaN(id)) host.clearTimer(id);
+    const id = typeof timer === 'object' ? timer[kID] : P.Number(timer);
+    if (id !== undefined && !P.NumberIsNaN(id)) host.clearTimer(id);
   }
 
-  const define = (name, value) => Object.defineProperty(globalThis, name, {
+  const define = (name, value) => P.ObjectDefineProperty(globalThis, name, {
     value, writable: true, configurable: true, enumerable: false,
   });
   define('setTimeout', function setTimeout(callback, delay, ...args) {
@@ -92,6 +95,6 @@
   const resolved = Promise.resolve();
   define('queueMicrotask', function queueMicrotask(callback) {
     checkCallback(callback);
-    resolved.then(() => callback());
+    P.PromisePrototypeThen(resolved, () => callback());
   });
 })
