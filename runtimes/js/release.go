@@ -58,6 +58,10 @@ func (in *instance) globalShares() (size int64, shares map[string]int64) {
 		w.push(reflect.ValueOf(r))
 	}
 	w.run()
+	if w.failed {
+		size, _ = in.failedWalkSize(0)
+		return size, nil
+	}
 	// In the order of their names, so that data two globals share goes to
 	// the same one every time.
 	slices.SortFunc(pointers, func(a, b held) int { return strings.Compare(a.name, b.name) })
@@ -73,6 +77,10 @@ func (in *instance) globalShares() (size int64, shares map[string]int64) {
 		w.push(h.v)
 		w.run()
 		shares[h.name] = w.bytes + w.spanBytes - before
+	}
+	if w.failed {
+		size, _ = in.failedWalkSize(0)
+		return size, nil
 	}
 	return max(w.total()-base, 0), shares
 }

@@ -1,7 +1,9 @@
 package js
 
 import (
+	"log/slog"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -38,13 +40,13 @@ const walkBudgetObjects = 20_000_000
 
 // sizeOf returns the bytes reachable from roots, stopping once the count
 // passes budget (then over is true).
-func sizeOf(budget int64, roots ...any) (size int64, over bool) {
+func sizeOf(budget int64, roots ...any) (size int64, over, failed bool) {
 	w := walker{budget: budget}
 	for _, r := range roots {
 		w.push(reflect.ValueOf(r))
 	}
 	w.run()
-	return w.total(), w.over
+	return w.total(), w.over, w.failed
 }
 
 type span struct{ start, end uintptr }
@@ -54,6 +56,8 @@ type walker struct {
 	bytes  int64
 	visits int
 	over   bool
+	// failed is set when the walk panicked (see run).
+	failed bool
 	// seen has the memory of the structs, arrays and maps counted, by
 	// address (marks.go).
 	seen  marks
@@ -231,7 +235,22 @@ func (w *walker) counted(p uintptr, n int64) int64 {
 	return int64(fresh) * 8
 }
 
+// run walks what is on the stack and in the lists. A walk reads goja's
+// unexported structures by reflect: one that panics
+// (a layout it does not expect, data that changed under it) must not take
+// the host and every other session down. It stops, is marked failed and
+// over, and is logged; its callers then go by the session's size bound
+// (sizebound.go) instead.
 func (w *walker) run() {
+	defer func() {
+		if r := recover(); r != nil {
+			w.failed, w.over = true, true
+			slog.Error("js: a walk of a session's memory failed; its size bound stands in for it", "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	if walkFault != nil {
+		walkFault()
+	}
 	for !w.over && (len(w.stack) > 0 || w.refill()) {
 		// Merging the spans costs a sort: only as their number doubles.
 		if w.budget > 0 && len(w.strings) > 2*w.checkedSpans && w.bytes+w.spanBytes > w.budget {
@@ -375,13 +394,15 @@ type typeFacts struct {
 	fields      []int // of a struct: the fields that may hold pointers
 }
 
+// factsOf returns t's facts, complete: walks on other goroutines (other
+// sessions', the memory monitor's) read them as soon as they are stored,
+// so they are stored only once made. A type refers to itself only through
+// a pointer, slice or map, which hasPointers answers without recursing.
 func factsOf(t reflect.Type) *typeFacts {
 	if f, ok := typeInfo.Load(t); ok {
 		return f.(*typeFacts)
 	}
 	f := &typeFacts{}
-	// Store first: a recursive type refers to itself.
-	typeInfo.Store(t, f)
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Interface, reflect.Slice, reflect.Map, reflect.String:
 		f.hasPointers = true
@@ -396,7 +417,8 @@ func factsOf(t reflect.Type) *typeFacts {
 		}
 		f.hasPointers = len(f.fields) > 0
 	}
-	return f
+	got, _ := typeInfo.LoadOrStore(t, f)
+	return got.(*typeFacts)
 }
 
 func hasPointers(t reflect.Type) bool {
@@ -429,7 +451,10 @@ func (in *instance) measure(budget int64) (size int64, over bool) {
 	if budget > 0 {
 		budget += base
 	}
-	n, over := sizeOf(budget, in.vmRoots()...)
+	n, over, failed := sizeOf(budget, in.vmRoots()...)
+	if failed {
+		return in.failedWalkSize(budget)
+	}
 	return max(n-base, 0), over
 }
 
@@ -437,6 +462,20 @@ var (
 	freshOnce sync.Once
 	freshN    int64
 )
+
+// walkFault, when set (by tests only), is called as each walk starts: a
+// panic from it is a walk failing.
+var walkFault func()
+
+// failedWalkSize is what measure returns for a walk that failed: the
+// session's size bound, an upper bound of what it holds, judged against
+// budget as a walk would be (budget counts a fresh VM; the bound does not).
+// over is true only when the bound itself passes the budget: a failed walk
+// must not fail a cell that is within its limit.
+func (in *instance) failedWalkSize(budget int64) (size int64, over bool) {
+	size = in.bound.base + in.bound.grown()
+	return size, budget > 0 && size+freshSize() > budget
+}
 
 // freshSize is the size of a VM that has run the prelude and nothing else,
 // measured once per process on a VM of its own.
@@ -446,7 +485,7 @@ func freshSize() int64 {
 		probe.opts.Now = time.Now
 		probe.opts.Rand = zeroReader{}
 		if err := probe.start(); err == nil {
-			freshN, _ = sizeOf(0, probe.vmRoots()...)
+			freshN, _, _ = sizeOf(0, probe.vmRoots()...)
 		}
 	})
 	return freshN
