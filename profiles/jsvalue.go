@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/parser"
+	"github.com/wasmeval/wasmeval/internal/goja/ast"
+	"github.com/wasmeval/wasmeval/internal/goja/parser"
 
 	"github.com/wasmeval/wasmeval/sandbox"
 )

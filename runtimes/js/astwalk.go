@@ -3,7 +3,7 @@ package js
 import (
 	"reflect"
 
-	"github.com/dop251/goja/file"
+	"github.com/wasmeval/wasmeval/internal/goja/file"
 )
 
 // The passes over a cell's syntax tree (hoist.go, relational.go,

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/dop251/goja"
+	"github.com/wasmeval/wasmeval/internal/goja"
 )
 
 // BigInt elements that come through goja's other doors.

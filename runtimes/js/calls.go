@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/dop251/goja"
+	"github.com/wasmeval/wasmeval/internal/goja"
 )
 
 // maxCallsInFlight caps a cell's host calls at once, as the Python

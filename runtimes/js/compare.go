@@ -9,9 +9,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/token"
+	"github.com/wasmeval/wasmeval/internal/goja"
+	"github.com/wasmeval/wasmeval/internal/goja/ast"
+	"github.com/wasmeval/wasmeval/internal/goja/token"
 )
 
 // Comparisons of a BigInt with a text.

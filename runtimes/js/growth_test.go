@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dop251/goja/ast"
+	"github.com/wasmeval/wasmeval/internal/goja/ast"
 )
 
 // guardNames returns the names of the source guards that src, rewritten,

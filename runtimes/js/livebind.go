@@ -3,8 +3,8 @@ package js
 import (
 	"reflect"
 
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/unistring"
+	"github.com/wasmeval/wasmeval/internal/goja/ast"
+	"github.com/wasmeval/wasmeval/internal/goja/unistring"
 )
 
 // Imports in a module file are live bindings, as in ES modules: a binding

@@ -4,7 +4,7 @@ import (
 	"container/heap"
 	"time"
 
-	"github.com/dop251/goja"
+	"github.com/wasmeval/wasmeval/internal/goja"
 )
 
 // The event loop is the session's own and runs on the goroutine of Run:

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/dop251/goja/parser"
 	"github.com/evanw/esbuild/pkg/api"
+	"github.com/wasmeval/wasmeval/internal/goja/parser"
 )
 
 // Lowering syntax goja does not parse.

@@ -18,7 +18,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/dop251/goja"
+	"github.com/wasmeval/wasmeval/internal/goja"
 )
 
 // Memory.

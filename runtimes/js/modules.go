@@ -12,10 +12,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/file"
-	"github.com/dop251/goja/parser"
+	"github.com/wasmeval/wasmeval/internal/goja"
+	"github.com/wasmeval/wasmeval/internal/goja/ast"
+	"github.com/wasmeval/wasmeval/internal/goja/file"
+	"github.com/wasmeval/wasmeval/internal/goja/parser"
 )
 
 // require and import load files inside the session root and nothing else:

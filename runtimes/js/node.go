@@ -23,9 +23,9 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja_nodejs/buffer"
-	nodeurl "github.com/dop251/goja_nodejs/url"
+	"github.com/wasmeval/wasmeval/internal/goja"
+	"github.com/wasmeval/wasmeval/internal/goja_nodejs/buffer"
+	nodeurl "github.com/wasmeval/wasmeval/internal/goja_nodejs/url"
 
 	"github.com/wasmeval/wasmeval/wasm"
 )

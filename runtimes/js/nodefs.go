@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dop251/goja"
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/sys"
+	"github.com/wasmeval/wasmeval/internal/goja"
 
 	"github.com/wasmeval/wasmeval/wasm"
 )

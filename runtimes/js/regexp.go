@@ -10,7 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/dlclark/regexp2/v2"
-	"github.com/dop251/goja"
+	"github.com/wasmeval/wasmeval/internal/goja"
 )
 
 // Regular expressions.
@@ -361,7 +361,7 @@ func hookPrograms(progs []*goja.Program) {
 			}
 		case reflect.Struct:
 			// Only goja's own structs hold programs and patterns.
-			if v.Type().PkgPath() != "github.com/dop251/goja" {
+			if v.Type().PkgPath() != "github.com/wasmeval/wasmeval/internal/goja" {
 				return
 			}
 			for i := range v.NumField() {

@@ -4,8 +4,8 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/token"
+	"github.com/wasmeval/wasmeval/internal/goja/ast"
+	"github.com/wasmeval/wasmeval/internal/goja/token"
 )
 
 // Relational chains.

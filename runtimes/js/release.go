@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dop251/goja"
+	"github.com/wasmeval/wasmeval/internal/goja"
 )
 
 // Releasing what a failed cell grew.

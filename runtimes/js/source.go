@@ -5,12 +5,12 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/dop251/goja"
-	"github.com/dop251/goja/ast"
-	"github.com/dop251/goja/file"
-	"github.com/dop251/goja/parser"
-	"github.com/dop251/goja/token"
-	"github.com/dop251/goja/unistring"
+	"github.com/wasmeval/wasmeval/internal/goja"
+	"github.com/wasmeval/wasmeval/internal/goja/ast"
+	"github.com/wasmeval/wasmeval/internal/goja/file"
+	"github.com/wasmeval/wasmeval/internal/goja/parser"
+	"github.com/wasmeval/wasmeval/internal/goja/token"
+	"github.com/wasmeval/wasmeval/internal/goja/unistring"
 )
 
 // Source guards: all code the guest runs (cells, modules, eval, the

@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"strconv"
 
-	"github.com/dop251/goja"
+	"github.com/wasmeval/wasmeval/internal/goja"
 
-	"github.com/dop251/goja/ast"
+	"github.com/wasmeval/wasmeval/internal/goja/ast"
 )
 
 // Template literals.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/dop251/goja/file"
 	"github.com/evanw/esbuild/pkg/api"
+	"github.com/wasmeval/wasmeval/internal/goja/file"
 )
 
 // TypeScript cells.
