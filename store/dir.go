@@ -10,58 +10,57 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func init() { Register("dir", openDirURL) }
 
 // Dir is the store of one process's sessions in a folder (dir:///path):
 // sessions survive a restart of that process. Each session is a folder
-// named by its id:
+// named by its id holding one file, its log:
 //
-//	<id>/state          the record: magic, checksum, header (JSON), Python index
-//	<id>/frame-<sha256> each Python frame, named by its hash
-//	<id>/files/<sha256> each regular file's content, named by its hash
+//	<id>/log   a header, then commit records, each a whole saved state
+//	           over the ones before it
 //
-// A Save writes the files and frames it adds first (each to a temporary
-// name, synced, then renamed), then the record the same way, then removes
-// the files no record names any more: a crash at any point leaves the old
-// record or the new one, each with all its files. A Save after a light
-// eval writes one new frame and the record, not the whole Python state.
-// Load checks the record's checksum and every file's and frame's hash.
+// A Save appends one record holding what the state adds (the new Python
+// frame, changed files' contents, the metadata and the Python index) and
+// syncs the file once (fdatasync): a light eval's save is one write and
+// one sync, with no file made, renamed or removed. Each record carries a
+// CRC-32C (over a salt of its log, its sequence number and its bytes); a
+// load takes the last record whose check holds, so a crash at any point,
+// even mid-write, leaves the state of the last completed Save (or of the
+// one in flight, when its bytes all reached the disk), never a mix. Once
+// the log holds much more than the state needs (dropped frames, files
+// changed since), a Save writes the state whole to a new log, synced,
+// renamed over the old one and its folder synced (as the first save of a
+// session does). Load checks every file's and frame's SHA-256 besides.
 //
-// By default every file and folder change is synced before a Save
-// returns, so a saved state survives a crash of the machine too; with
-// NoSync (dir:///path?sync=none) nothing is synced, so a saved state
-// survives the process being killed (the kernel keeps what it wrote) but
-// a machine crash may lose recent saves; a record is never left half
-// written either way (it is renamed into place whole).
+// By default every Save is synced before it returns, so a saved state
+// survives a crash of the machine too; with NoSync (dir:///path?sync=none)
+// nothing is synced, so a saved state survives the process being killed
+// (the kernel keeps what it wrote) but a machine crash may lose recent
+// saves; a record is never taken half written either way.
 //
 // Two processes must not share a Dir: it locks within the process only.
 type Dir struct {
 	root   string
 	noSync bool
-	mu     sync.RWMutex // Save and Delete exclude Load
-	// last is the header each id was last saved with, so a Save
-	// need not read the record back (this process is the Dir's only
-	// writer).
-	last    map[string]*dirHeader
-	lastOut map[string]lastBlob // by id/field
-	// blobsWritten says the Save in progress wrote a blob whose folder
-	// is not synced yet (under mu).
-	blobsWritten bool
+	// mu: Save, Load and the rest take it shared (each session's log has
+	// a lock of its own); Delete takes it alone.
+	mu     sync.RWMutex
+	logsMu sync.Mutex
+	logs   map[string]*dirLog
 }
-
-// dirMagic starts every record; the version after it is Format.
-const dirMagic = "wasmeval-state\n"
 
 // dirHeader is a record's metadata and file list.
 type dirHeader struct {
@@ -71,19 +70,19 @@ type dirHeader struct {
 	Format    int            `json:"format"`
 	Epoch     int64          `json:"epoch"`
 	Options   []byte         `json:"options,omitempty"`
-	Outputs   string         `json:"outputs,omitempty"` // the SHA-256 of its blob in files/
+	Outputs   string         `json:"outputs,omitempty"` // the SHA-256 of its blob
 	FuelUsed  uint64         `json:"fuelUsed"`
-	JS        string         `json:"js,omitempty"` // the SHA-256 of its blob in files/
+	JS        string         `json:"js,omitempty"` // the SHA-256 of its blob
 	Meta      []byte         `json:"meta,omitempty"`
 	Files     []dirFileEntry `json:"files"`
 	PythonLen int            `json:"pythonLen"`
 	// Frames are the SHA-256 of the Python frames, in order; each is a
-	// blob in files/.
+	// blob of the log.
 	Frames []string `json:"frames,omitempty"`
 }
 
-// dirFileEntry is one file of a record: a regular file's content is in
-// files/<SHA256>; a symlink's target is in Target.
+// dirFileEntry is one file of a record: a regular file's content is the
+// blob named by its SHA256; a symlink's target is in Target.
 type dirFileEntry struct {
 	Path    string      `json:"path"`
 	Mode    fs.FileMode `json:"mode"`
@@ -102,7 +101,7 @@ func OpenDir(path string) (*Dir, error) {
 	if err := os.MkdirAll(path, 0o700); err != nil {
 		return nil, fmt.Errorf("store: dir store: %w", err)
 	}
-	return &Dir{root: filepath.Clean(path), last: map[string]*dirHeader{}, lastOut: map[string]lastBlob{}}, nil
+	return &Dir{root: filepath.Clean(path), logs: map[string]*dirLog{}}, nil
 }
 
 // NoSync makes d skip syncing (see Dir); for tests and for operators who
@@ -142,6 +141,401 @@ func (d *Dir) Root() string { return d.root }
 
 func (d *Dir) sessionDir(id string) string { return filepath.Join(d.root, id) }
 
+// The log's layout (little endian):
+//
+//	header:  "wasmeval-log\n" | Format u32 | salt [8]
+//	record:  recMagic u32 | payload length u64 | sequence u64 | CRC u32 | payload
+//	payload: header length u32 | header JSON | Python index length u64 | Python index |
+//	         blob count u32 | per blob: SHA-256 [32] | length u64 | bytes
+//
+// A record's CRC-32C covers the log's salt, its length and sequence and
+// its payload; sequence numbers count from 1 with no gap. The salt is
+// random per log, so bytes of a file (a session's own content, inside a
+// blob) cannot pass for a record of the log. A record's header names the
+// blobs of its state, each in it or in an earlier record of the log.
+const (
+	logName    = "log"
+	logMagic   = "wasmeval-log\n"
+	logHeadLen = len(logMagic) + 4 + 8
+	recMagic   = 0x31636572 // "rec1"
+	recHeadLen = 4 + 8 + 8 + 4
+	// maxLogs bounds the sessions whose log a Dir keeps open; past it, it
+	// forgets some (they are read again on their next use).
+	maxLogs = 1024
+)
+
+// compactSlack: a log is written anew once it holds more than twice what
+// its state needs plus this (a light eval's record is some tens of KiB: a
+// compaction every hundred saves or so). A variable for tests.
+var compactSlack int64 = 4 << 20
+
+// dirLog is what a Dir knows of one session's log, under mu.
+type dirLog struct {
+	mu   sync.Mutex
+	gone bool     // no longer in Dir.logs: look the id up again
+	f    *os.File // open for appending; nil when there is no log
+	// fi is the log as this Dir last left it: a log changed or replaced
+	// behind its back (its folder moved away, a file written over it) is
+	// read again.
+	fi   os.FileInfo
+	end  int64 // where the next record goes
+	seq  uint64
+	salt [8]byte
+	// The last commit: its header (nil when none), and its record's
+	// place.
+	head             *dirHeader
+	lastOff, lastLen int64
+	blobs            map[string]blobLoc // every blob of the log, by hex SHA-256
+	live             int64              // bytes the last commit's state needs
+	// bad is why the log cannot be read (wrapping ErrCorrupt or
+	// ErrFormat): loads fail with it, a full save replaces the log.
+	bad error
+	// oldLayout: the session is in the layout of an earlier build (a
+	// state file and blob files), which a full save replaces.
+	oldLayout bool
+	// scanned is the log's bytes as last read whole, kept for the Load
+	// that follows the read (then dropped).
+	scanned []byte
+	lastOut map[string]lastBlob // by field
+}
+
+// blobLoc is where a blob's bytes are in the log.
+type blobLoc struct {
+	off int64
+	n   int64
+}
+
+// lastBlob remembers the slice a Save wrote as a blob, and its hash.
+type lastBlob struct {
+	p   *byte
+	n   int
+	sum string
+}
+
+func (l *dirLog) reset() {
+	if l.f != nil {
+		l.f.Close()
+	}
+	l.f, l.fi, l.end, l.seq, l.salt = nil, nil, 0, 0, [8]byte{}
+	l.head, l.lastOff, l.lastLen, l.blobs, l.live = nil, 0, 0, nil, 0
+	l.bad, l.oldLayout, l.scanned, l.lastOut = nil, false, nil, nil
+}
+
+// logFor returns id's log, locked and up to date with the file.
+func (d *Dir) logFor(id string) (*dirLog, error) {
+	for {
+		d.logsMu.Lock()
+		l := d.logs[id]
+		if l == nil {
+			d.forgetSome()
+			l = &dirLog{}
+			d.logs[id] = l
+		}
+		d.logsMu.Unlock()
+		l.mu.Lock()
+		if l.gone {
+			l.mu.Unlock()
+			continue
+		}
+		if err := d.refresh(id, l); err != nil {
+			l.mu.Unlock()
+			return nil, err
+		}
+		return l, nil
+	}
+}
+
+// forgetSome drops logs nobody uses when there are too many (under
+// logsMu).
+func (d *Dir) forgetSome() {
+	if len(d.logs) < maxLogs {
+		return
+	}
+	for id, l := range d.logs {
+		if len(d.logs) < maxLogs*3/4 {
+			return
+		}
+		if l.mu.TryLock() {
+			l.gone = true
+			l.reset()
+			l.mu.Unlock()
+			delete(d.logs, id)
+		}
+	}
+}
+
+// refresh makes l what id's log on disk holds: as l has it when the file
+// is the one l last wrote, else read again.
+func (d *Dir) refresh(id string, l *dirLog) error {
+	path := filepath.Join(d.sessionDir(id), logName)
+	fi, err := os.Lstat(path)
+	if l.f != nil && err == nil && os.SameFile(fi, l.fi) && fi.Size() == l.fi.Size() && fi.ModTime().Equal(l.fi.ModTime()) {
+		return nil
+	}
+	l.reset()
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			return d.unavailable("open "+id, err)
+		}
+		if _, rerr := os.Stat(d.root); rerr != nil {
+			// The store's folder itself is gone (an unmounted disk): an
+			// outage, not a session that does not exist.
+			return d.unavailable("open "+id, rerr)
+		}
+		if _, serr := os.Lstat(filepath.Join(d.sessionDir(id), "state")); serr == nil {
+			l.oldLayout = true
+			l.bad = fmt.Errorf("%w: session %s was stored by an earlier wasmeval build in the folder layout (a state file), which this build does not read; run that build to use it, or delete the session", ErrFormat, id)
+		}
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return d.unavailable("open "+id, err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		f.Close()
+		return d.unavailable("read "+id, err)
+	}
+	l.f = f
+	if err := l.scan(id, data); err != nil {
+		l.bad = err
+	} else if l.end < int64(len(data)) {
+		// A record cut short by a crash (its check fails): the next one
+		// goes in its place.
+		if err := f.Truncate(l.end); err != nil {
+			l.reset()
+			return d.unavailable("open "+id, err)
+		}
+	}
+	if l.fi, err = f.Stat(); err != nil {
+		l.reset()
+		return d.unavailable("open "+id, err)
+	}
+	l.scanned = data
+	return nil
+}
+
+// scan reads a log's records into l; the last whose check holds is the
+// state. It fails (ErrCorrupt, ErrFormat) for a file that is no log, or
+// whose first record does not check.
+func (l *dirLog) scan(id string, data []byte) error {
+	corrupt := func(why string) error {
+		return fmt.Errorf("%w: session %s: %s; it is not loaded", ErrCorrupt, id, why)
+	}
+	if len(data) < logHeadLen || string(data[:len(logMagic)]) != logMagic {
+		return corrupt("its log is not a wasmeval session log")
+	}
+	if v := binary.LittleEndian.Uint32(data[len(logMagic):]); v != Format {
+		return fmt.Errorf("%w: session %s was stored in format %d; this build reads format %d", ErrFormat, id, v, Format)
+	}
+	copy(l.salt[:], data[len(logMagic)+4:])
+	l.blobs = map[string]blobLoc{}
+	off := int64(logHeadLen)
+	for off+recHeadLen <= int64(len(data)) {
+		rec := data[off:]
+		n := binary.LittleEndian.Uint64(rec[4:])
+		seq := binary.LittleEndian.Uint64(rec[12:])
+		if binary.LittleEndian.Uint32(rec) != recMagic || seq != l.seq+1 || n > uint64(len(rec)-recHeadLen) {
+			break
+		}
+		if recCRC(l.salt, rec[:recHeadLen], rec[recHeadLen:recHeadLen+n]) != binary.LittleEndian.Uint32(rec[20:]) {
+			// The last record cut short or half written by a crash is
+			// dropped; a damaged record that whole ones follow is not a
+			// crash's, and the state past it is lost: the log is refused
+			// rather than loaded as it was some saves ago.
+			if next := rec[recHeadLen+n:]; len(next) >= recHeadLen && binary.LittleEndian.Uint32(next) == recMagic &&
+				binary.LittleEndian.Uint64(next[12:]) == seq+1 {
+				return corrupt(fmt.Sprintf("record %d of its log is damaged", seq))
+			}
+			break
+		}
+		h, _, blobs, err := parsePayload(rec[recHeadLen:recHeadLen+n], off+recHeadLen)
+		if err != nil || h.ID != id {
+			return corrupt(fmt.Sprintf("record %d does not decode (%v)", seq, err))
+		}
+		for _, b := range blobs {
+			l.blobs[b.name] = b.loc
+		}
+		l.head, l.seq, l.lastOff, l.lastLen = h, seq, off, recHeadLen+int64(n)
+		off += recHeadLen + int64(n)
+	}
+	if l.head == nil {
+		return corrupt("its log holds no whole record")
+	}
+	l.end = off
+	l.live = liveBytes(l.head, l.blobs)
+	return nil
+}
+
+// recCRC is a record's check: CRC-32C of the salt, the record's length and
+// sequence, and its payload.
+func recCRC(salt [8]byte, head, payload []byte) uint32 {
+	c := crc32.Checksum(salt[:], castagnoli)
+	c = crc32.Update(c, castagnoli, head[4:20])
+	return crc32.Update(c, castagnoli, payload)
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+type blobEntry struct {
+	name string
+	loc  blobLoc
+}
+
+// parsePayload splits a record's payload (at offset base of its log) into
+// its header, Python index and blobs.
+func parsePayload(p []byte, base int64) (*dirHeader, []byte, []blobEntry, error) {
+	short := errors.New("cut short")
+	if len(p) < 4 {
+		return nil, nil, nil, short
+	}
+	hn := uint64(binary.LittleEndian.Uint32(p))
+	if hn+12 > uint64(len(p)) {
+		return nil, nil, nil, short
+	}
+	var h dirHeader
+	if err := json.Unmarshal(p[4:4+hn], &h); err != nil {
+		return nil, nil, nil, err
+	}
+	at := 4 + hn
+	pn := binary.LittleEndian.Uint64(p[at:])
+	at += 8
+	if pn > uint64(len(p))-at || uint64(h.PythonLen) != pn {
+		return nil, nil, nil, errors.New("the Python index does not fit")
+	}
+	python := p[at : at+pn]
+	at += pn
+	if uint64(len(p))-at < 4 {
+		return nil, nil, nil, short
+	}
+	count := binary.LittleEndian.Uint32(p[at:])
+	at += 4
+	blobs := make([]blobEntry, 0, count)
+	for range count {
+		if uint64(len(p))-at < 40 {
+			return nil, nil, nil, short
+		}
+		name := hex.EncodeToString(p[at : at+32])
+		n := binary.LittleEndian.Uint64(p[at+32:])
+		at += 40
+		if n > uint64(len(p))-at {
+			return nil, nil, nil, short
+		}
+		blobs = append(blobs, blobEntry{name, blobLoc{base + int64(at), int64(n)}})
+		at += n
+	}
+	if at != uint64(len(p)) {
+		return nil, nil, nil, errors.New("trailing bytes")
+	}
+	return &h, python, blobs, nil
+}
+
+// liveBytes is what h's state takes in a log: its blobs (each once).
+func liveBytes(h *dirHeader, blobs map[string]blobLoc) int64 {
+	seen := map[string]bool{}
+	var n int64
+	for _, name := range h.blobNames() {
+		if !seen[name] {
+			seen[name] = true
+			n += blobs[name].n + 40
+		}
+	}
+	return n
+}
+
+// blobNames lists the blobs h's state names, in the order a whole log
+// holds them.
+func (h *dirHeader) blobNames() []string {
+	var out []string
+	if h.Outputs != "" {
+		out = append(out, h.Outputs)
+	}
+	if h.JS != "" {
+		out = append(out, h.JS)
+	}
+	out = append(out, h.Frames...)
+	for _, e := range h.Files {
+		if e.SHA256 != "" {
+			out = append(out, e.SHA256)
+		}
+	}
+	return out
+}
+
+// record lays out a record of l's log: its pieces (large blobs are
+// written from the caller's slices, not copied) and its length.
+type record struct {
+	pieces [][]byte
+	n      int64
+	head   [recHeadLen]byte
+}
+
+func (r *record) add(b []byte) {
+	r.n += int64(len(b))
+	if k := len(r.pieces) - 1; len(b) < 32<<10 && k > 0 && cap(r.pieces[k])-len(r.pieces[k]) >= len(b) {
+		r.pieces[k] = append(r.pieces[k], b...)
+		return
+	}
+	if len(b) < 32<<10 {
+		r.pieces = append(r.pieces, append(make([]byte, 0, 64<<10), b...))
+		return
+	}
+	r.pieces = append(r.pieces, b)
+}
+
+// newRecord starts a record whose payload is the header hj, the Python
+// index and n blobs (added with addBlob).
+func newRecord(hj, python []byte, n int) *record {
+	r := &record{pieces: [][]byte{nil}}
+	var b [8]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(len(hj)))
+	r.add(b[:4])
+	r.add(hj)
+	binary.LittleEndian.PutUint64(b[:], uint64(len(python)))
+	r.add(b[:])
+	r.add(python)
+	binary.LittleEndian.PutUint32(b[:], uint32(n))
+	r.add(b[:4])
+	return r
+}
+
+// addBlob adds a blob, returning its bytes' offset in the payload.
+func (r *record) addBlob(sum []byte, data []byte) int64 {
+	var b [8]byte
+	r.add(sum)
+	binary.LittleEndian.PutUint64(b[:], uint64(len(data)))
+	r.add(b[:])
+	off := r.n
+	r.add(data)
+	return off
+}
+
+// finish fills the record's head for sequence seq of a log salted salt.
+func (r *record) finish(salt [8]byte, seq uint64) {
+	binary.LittleEndian.PutUint32(r.head[:], recMagic)
+	binary.LittleEndian.PutUint64(r.head[4:], uint64(r.n))
+	binary.LittleEndian.PutUint64(r.head[12:], seq)
+	c := crc32.Checksum(salt[:], castagnoli)
+	c = crc32.Update(c, castagnoli, r.head[4:20])
+	for _, p := range r.pieces {
+		c = crc32.Update(c, castagnoli, p)
+	}
+	binary.LittleEndian.PutUint32(r.head[20:], c)
+	r.pieces[0] = r.head[:]
+}
+
+// writeAt writes the record's pieces at off of f.
+func (r *record) writeAt(f *os.File, off int64) error {
+	for _, p := range r.pieces {
+		if _, err := f.WriteAt(p, off); err != nil {
+			return err
+		}
+		off += int64(len(p))
+	}
+	return nil
+}
+
 // Save implements Store.
 func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 	if err := CheckID(st.ID); err != nil {
@@ -155,35 +549,42 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.blobsWritten = false
-	dir := d.sessionDir(st.ID)
-	prev, err := d.last[st.ID], error(nil)
-	if prev == nil {
-		prev, _, err = d.readHeader(st.ID)
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	l, err := d.logFor(st.ID)
+	if err != nil {
+		return err
 	}
+	defer l.mu.Unlock()
+	l.scanned = nil
+	prev := l.head
 	switch {
-	case errors.Is(err, ErrNotFound) && !st.FullFiles:
-		return fmt.Errorf("store: save %s: no record to apply a delta of files to (deleted meanwhile?); save the whole set: %w", st.ID, err)
-	case errors.Is(err, ErrNotFound):
-		prev = nil
-	case err != nil && !st.FullFiles:
-		return fmt.Errorf("store: save %s: the stored record cannot be read, so a delta cannot be applied to it: %w", st.ID, err)
-	case err != nil:
-		prev = nil // a full save replaces a corrupt record
+	case l.bad != nil && !st.FullFiles:
+		return fmt.Errorf("store: save %s: the stored record cannot be read, so a delta cannot be applied to it: %w", st.ID, l.bad)
+	case prev == nil && !st.FullFiles:
+		return fmt.Errorf("store: save %s: no record to apply a delta of files to (deleted meanwhile?); save the whole set: %w", st.ID, ErrNotFound)
 	}
 	if prev != nil && epoch < prev.Epoch {
 		return fmt.Errorf("%w: session %s is stored at epoch %d, this save has %d", ErrStaleEpoch, st.ID, prev.Epoch, epoch)
+	}
+	// The blobs this save adds to the log, and every blob's bytes it has
+	// at hand (for a log written whole).
+	var added []string
+	have := map[string][]byte{}
+	addBlob := func(name string, data []byte) {
+		if _, ok := have[name]; ok {
+			return
+		}
+		have[name] = data
+		if _, ok := l.blobs[name]; !ok {
+			added = append(added, name)
+		}
 	}
 	files := map[string]dirFileEntry{}
 	if prev != nil && !st.FullFiles {
 		for _, e := range prev.Files {
 			files[e.Path] = e
 		}
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o700); err != nil {
-		return d.unavailable("save "+st.ID, err)
 	}
 	for _, f := range st.Files {
 		if f.Deleted {
@@ -203,9 +604,7 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		case f.Mode.IsRegular():
 			sum := sha256.Sum256(f.Data)
 			e.SHA256, e.Size = hex.EncodeToString(sum[:]), int64(len(f.Data))
-			if err := d.writeBlob(filepath.Join(dir, "files", e.SHA256), f.Data); err != nil {
-				return d.unavailable("save "+st.ID+": "+f.Path, err)
-			}
+			addBlob(e.SHA256, f.Data)
 		default:
 			return fmt.Errorf("store: save %s: %s has mode %v; a store keeps regular files, folders and symlinks only", st.ID, f.Path, f.Mode)
 		}
@@ -220,264 +619,234 @@ func (d *Dir) Save(ctx context.Context, st *State, epoch int64) error {
 		h.Files = append(h.Files, e)
 	}
 	sort.Slice(h.Files, func(i, j int) bool { return h.Files[i].Path < h.Files[j].Path })
-	// The Python frames: the ones the last record named are there (a
-	// light eval adds one frame); a new one is checked, then written.
-	var known map[string]bool
-	if prev != nil {
-		known = make(map[string]bool, len(prev.Frames))
-		for _, f := range prev.Frames {
-			known[f] = true
-		}
-	}
+	// The Python frames: the ones the log holds are not written again
+	// (a light eval adds one frame); a new one is checked first.
 	h.Frames = make([]string, len(st.PythonFrames))
-	var frames []*pendingFrame
-	defer func() {
-		for _, w := range frames {
-			<-w.done // no write outlives the Save
-			if w.tmp != "" {
-				os.Remove(w.tmp) // not renamed: the save failed
-			}
-		}
-	}()
 	for i, f := range st.PythonFrames {
 		name := hex.EncodeToString(f.Sum[:])
 		h.Frames[i] = name
-		if !known[name] {
+		if _, ok := l.blobs[name]; !ok {
 			if err := checkFrame(st.ID, i, f); err != nil {
 				return err
 			}
 		}
-		path := filepath.Join(dir, framePrefix+name)
-		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(f.Data)) {
-			continue
-		}
-		// Written and synced while the record is (below): their syncs
-		// overlap.
-		w := &pendingFrame{path: path, done: make(chan error, 1)}
-		go func(data []byte) {
-			var err error
-			w.tmp, err = d.writeTemp(dir, data)
-			w.done <- err
-		}(f.Data)
-		frames = append(frames, w)
+		addBlob(name, f.Data)
 	}
 	// The cut outputs (up to 64 MiB) and the JavaScript log (up to 1 MiB
 	// of code) are blobs of their own, written only when they change.
-	if h.Outputs, err = d.fieldBlob(st.ID, "outputs", st.Outputs); err != nil {
-		return err
-	}
-	if h.JS, err = d.fieldBlob(st.ID, "js", st.JS); err != nil {
-		return err
-	}
-	if d.blobsWritten && !d.noSync {
-		// The blobs' names in files/ last before a record names them.
-		if err := syncDir(filepath.Join(dir, "files")); err != nil {
-			return d.unavailable("save "+st.ID, err)
-		}
-	}
-	d.blobsWritten = false
-	head, err := encodeRecord(&h, st.Python)
+	h.Outputs = l.fieldBlob("outputs", st.Outputs, addBlob)
+	h.JS = l.fieldBlob("js", st.JS, addBlob)
+	hj, err := json.Marshal(&h)
 	if err != nil {
 		return fmt.Errorf("store: save %s: %w", st.ID, err)
 	}
-	tmp, err := d.writeTemp(dir, head, st.Python)
-	if err != nil {
+	// Appended, unless the log would then hold much more than the state
+	// needs (or there is no log to append to).
+	var live int64
+	for _, name := range h.blobNames() {
+		if b, ok := have[name]; ok {
+			live += int64(len(b)) + 40
+		} else {
+			live += l.blobs[name].n + 40
+		}
+	}
+	var recLen int64
+	for _, name := range added {
+		recLen += int64(len(have[name])) + 40
+	}
+	if l.f == nil || l.bad != nil || l.end+recLen > 2*live+compactSlack {
+		return d.rewrite(ctx, l, &h, hj, st.Python, have)
+	}
+	rec := newRecord(hj, st.Python, len(added))
+	locs := make([]int64, len(added))
+	for i, name := range added {
+		sum, _ := hex.DecodeString(name)
+		locs[i] = rec.addBlob(sum, have[name])
+	}
+	rec.finish(l.salt, l.seq+1)
+	if err := rec.writeAt(l.f, l.end); err != nil {
+		l.f.Truncate(l.end) // best effort: a later record goes there anyway
+		l.fi = nil          // read again next time
 		return d.unavailable("save "+st.ID, err)
 	}
+	if !d.noSync {
+		if err := unix.Fdatasync(int(l.f.Fd())); err != nil {
+			l.fi = nil
+			return d.unavailable("save "+st.ID, err)
+		}
+	}
+	fi, err := l.f.Stat()
+	if err != nil {
+		l.fi = nil
+		return d.unavailable("save "+st.ID, err)
+	}
+	addWritten(ctx, recHeadLen+rec.n)
+	base := l.end + recHeadLen
+	for i, name := range added {
+		l.blobs[name] = blobLoc{base + locs[i], int64(len(have[name]))}
+	}
+	l.fi, l.head, l.seq, l.lastOff, l.lastLen = fi, &h, l.seq+1, l.end, recHeadLen+rec.n
+	l.end += recHeadLen + rec.n
+	l.live = live
+	return nil
+}
+
+// fieldBlob names the blob of a field of the state ("" for none) and adds
+// it. A save handing the very slice it handed last time (the Store
+// contract lets a store keep it) does not even hash it again.
+func (l *dirLog) fieldBlob(field string, b []byte, add func(string, []byte)) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if l.lastOut == nil {
+		l.lastOut = map[string]lastBlob{}
+	}
+	name := ""
+	if o := l.lastOut[field]; o.n == len(b) && o.p == &b[0] {
+		name = o.sum
+	} else {
+		sum := sha256.Sum256(b)
+		name = hex.EncodeToString(sum[:])
+		l.lastOut[field] = lastBlob{p: &b[0], n: len(b), sum: name}
+	}
+	add(name, b)
+	return name
+}
+
+// rewrite writes the state h whole to a new log (synced) renamed over
+// l's, then syncs the folder: the first save of a session, a log that
+// could not be read, and compaction.
+func (d *Dir) rewrite(ctx context.Context, l *dirLog, h *dirHeader, hj, python []byte, have map[string][]byte) error {
+	dir := d.sessionDir(h.ID)
+	fail := func(err error) error { return d.unavailable("save "+h.ID, err) }
+	_, statErr := os.Lstat(dir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fail(err)
+	}
+	names := h.blobNames()
+	seen := map[string]bool{}
+	var uniq []string
+	for _, name := range names {
+		if !seen[name] {
+			seen[name] = true
+			uniq = append(uniq, name)
+		}
+	}
+	rec := newRecord(hj, python, len(uniq))
+	locs := make([]int64, len(uniq))
+	sizes := make([]int64, len(uniq))
+	for i, name := range uniq {
+		data, ok := have[name]
+		if !ok {
+			loc, ok := l.blobs[name]
+			if !ok || l.f == nil {
+				return fmt.Errorf("%w: session %s: blob %s is not in its log; save the whole set", ErrCorrupt, h.ID, name)
+			}
+			data = make([]byte, loc.n)
+			if _, err := l.f.ReadAt(data, loc.off); err != nil {
+				return fail(err)
+			}
+			if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != name {
+				return fmt.Errorf("%w: session %s: a file's content in its log does not match its checksum; save the whole set", ErrCorrupt, h.ID)
+			}
+		}
+		sum, _ := hex.DecodeString(name)
+		locs[i], sizes[i] = rec.addBlob(sum, data), int64(len(data))
+	}
+	var salt [8]byte
+	rand.Read(salt[:])
+	rec.finish(salt, 1)
+	head := make([]byte, logHeadLen)
+	copy(head, logMagic)
+	binary.LittleEndian.PutUint32(head[len(logMagic):], Format)
+	copy(head[len(logMagic)+4:], salt[:])
+	f, err := os.CreateTemp(dir, ".tmp-")
+	if err != nil {
+		return fail(err)
+	}
+	tmp := f.Name()
+	ok := false
 	defer func() {
-		if tmp != "" {
-			os.Remove(tmp) // not renamed: the save failed
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
 		}
 	}()
-	for i, w := range frames {
-		err := <-w.done
-		w.done <- err // for the deferred wait
-		if err != nil {
-			return d.unavailable(fmt.Sprintf("save %s: new Python frame %d", st.ID, i), err)
-		}
-		if err := os.Rename(w.tmp, w.path); err != nil {
-			return d.unavailable("save "+st.ID, err)
-		}
-		w.tmp = ""
+	if _, err := f.Write(head); err != nil {
+		return fail(err)
 	}
-	// The frames' renames come before the record's in the same folder,
-	// and one sync of the folder makes both last (see pendingFrame).
-	if err := os.Rename(tmp, filepath.Join(dir, "state")); err != nil {
-		return d.unavailable("save "+st.ID, err)
+	if err := rec.writeAt(f, int64(logHeadLen)); err != nil {
+		return fail(err)
 	}
-	tmp = ""
+	if !d.noSync {
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, logName)); err != nil {
+		return fail(err)
+	}
 	if !d.noSync {
 		if err := syncDir(dir); err != nil {
-			return d.unavailable("save "+st.ID, err)
+			return fail(err)
+		}
+		if statErr != nil {
+			// A new session folder: its entry in the store's folder must
+			// last.
+			if err := syncDir(d.root); err != nil {
+				return fail(err)
+			}
 		}
 	}
-	if prev == nil && !d.noSync {
-		// A new session folder: its entry in the store's folder must last.
-		if err := syncDir(d.root); err != nil {
-			return d.unavailable("save "+st.ID, err)
+	ok = true
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		l.reset()
+		return fail(err)
+	}
+	addWritten(ctx, int64(logHeadLen)+recHeadLen+rec.n)
+	if l.oldLayout {
+		// What an earlier build left goes.
+		os.Remove(filepath.Join(dir, "state"))
+		os.RemoveAll(filepath.Join(dir, "files"))
+		if old, err := filepath.Glob(filepath.Join(dir, "frame-*")); err == nil {
+			for _, p := range old {
+				os.Remove(p)
+			}
 		}
 	}
-	d.last[st.ID] = &h
-	switch {
-	case prev == nil:
-	case prev.Outputs != h.Outputs || prev.JS != h.JS || !sameBlobs(prev.Files, h.Files):
-		d.collect(dir, &h)
-	case !slices.Equal(prev.Frames, h.Frames):
-		// Only frames changed (a light eval): the ones the last record
-		// named and this one does not go, without listing the folders.
-		keep := make(map[string]bool, len(h.Frames))
-		for _, f := range h.Frames {
-			keep[f] = true
-		}
-		for _, f := range prev.Frames {
-			if !keep[f] {
-				os.Remove(filepath.Join(dir, framePrefix+f))
+	lastOut := l.lastOut
+	l.reset()
+	l.f, l.fi, l.salt, l.seq, l.head, l.lastOut = f, fi, salt, 1, h, lastOut
+	l.lastOff, l.lastLen = int64(logHeadLen), recHeadLen+rec.n
+	l.end = l.lastOff + l.lastLen
+	l.blobs = make(map[string]blobLoc, len(uniq))
+	base := int64(logHeadLen) + recHeadLen
+	for i, name := range uniq {
+		l.blobs[name] = blobLoc{base + locs[i], sizes[i]}
+	}
+	l.live = liveBytes(h, l.blobs)
+	// Temporary files of saves a crash interrupted.
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".tmp-") {
+				os.Remove(filepath.Join(dir, e.Name()))
 			}
 		}
 	}
 	return nil
 }
 
-// fieldBlob writes b, a field of id's state, as a blob named by its
-// SHA-256 and returns the name ("" for none). A save handing the very
-// slice it handed last time (the Store contract lets a store keep it) does
-// not even hash it again.
-func (d *Dir) fieldBlob(id, field string, b []byte) (string, error) {
-	if len(b) == 0 {
-		return "", nil
+// read returns n bytes of l's log at off: from the bytes last read whole,
+// else from the file.
+func (l *dirLog) read(off, n int64) ([]byte, error) {
+	if l.scanned != nil && off+n <= int64(len(l.scanned)) {
+		return l.scanned[off : off+n : off+n], nil
 	}
-	key := id + "/" + field
-	if o := d.lastOut[key]; o.n == len(b) && o.p == &b[0] {
-		return o.sum, nil
-	}
-	sum := sha256.Sum256(b)
-	name := hex.EncodeToString(sum[:])
-	if err := d.writeBlob(filepath.Join(d.sessionDir(id), "files", name), b); err != nil {
-		return "", d.unavailable("save "+id+": "+field, err)
-	}
-	d.lastOut[key] = lastBlob{p: &b[0], n: len(b), sum: name}
-	return name, nil
-}
-
-// lastBlob remembers the slice a Save wrote as a blob, and its hash.
-type lastBlob struct {
-	p   *byte
-	n   int
-	sum string
-}
-
-// sameBlobs reports whether two file lists name the same contents, so no
-// blob became garbage.
-func sameBlobs(a, b []dirFileEntry) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].SHA256 != b[i].SHA256 {
-			return false
-		}
-	}
-	return true
-}
-
-// collect removes the file blobs and frames of dir that no entry names
-// (left by earlier records), and temporary files of interrupted saves.
-func (d *Dir) collect(dir string, h *dirHeader) {
-	keep := map[string]bool{h.Outputs: true, h.JS: true}
-	for _, f := range h.Frames {
-		keep[f] = true
-	}
-	for _, e := range h.Files {
-		if e.SHA256 != "" {
-			keep[e.SHA256] = true
-		}
-	}
-	if blobs, err := os.ReadDir(filepath.Join(dir, "files")); err == nil {
-		for _, b := range blobs {
-			if !keep[b.Name()] {
-				os.Remove(filepath.Join(dir, "files", b.Name()))
-			}
-		}
-	}
-	if entries, err := os.ReadDir(dir); err == nil {
-		for _, e := range entries {
-			if name, ok := strings.CutPrefix(e.Name(), framePrefix); ok && !keep[name] || strings.HasPrefix(e.Name(), ".tmp-") {
-				os.Remove(filepath.Join(dir, e.Name()))
-			}
-		}
-	}
-}
-
-// encodeRecord lays a record out: magic, format (u32), CRC-32C of the
-// rest (u32; the files' contents are checked by their SHA-256 names),
-// header length (u32), header JSON, Python state. It returns the record
-// up to the Python state, which follows it unchanged.
-func encodeRecord(h *dirHeader, python []byte) ([]byte, error) {
-	hj, err := json.Marshal(h)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(dirMagic)+12+len(hj))
-	out = append(out, dirMagic...)
-	out = binary.LittleEndian.AppendUint32(out, Format)
-	out = binary.LittleEndian.AppendUint32(out, 0) // the CRC, below
-	body := len(out)
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(hj)))
-	out = append(out, hj...)
-	crc := crc32.Update(crc32.Checksum(out[body:], castagnoli), castagnoli, python)
-	binary.LittleEndian.PutUint32(out[body-4:], crc)
-	return out, nil
-}
-
-// decodeRecord checks a record and splits it into its header and Python
-// state.
-func decodeRecord(id string, b []byte) (*dirHeader, []byte, error) {
-	corrupt := func(why string) error {
-		return fmt.Errorf("%w: session %s: %s; it is not loaded", ErrCorrupt, id, why)
-	}
-	if len(b) < len(dirMagic)+12 || string(b[:len(dirMagic)]) != dirMagic {
-		return nil, nil, corrupt("not a wasmeval state record")
-	}
-	b = b[len(dirMagic):]
-	if v := binary.LittleEndian.Uint32(b); v != Format {
-		return nil, nil, fmt.Errorf("%w: session %s was stored in format %d; this build reads format %d", ErrFormat, id, v, Format)
-	}
-	want, body := binary.LittleEndian.Uint32(b[4:]), b[8:]
-	if crc32.Checksum(body, castagnoli) != want {
-		return nil, nil, corrupt("the record's checksum does not match")
-	}
-	n := binary.LittleEndian.Uint32(body)
-	if uint64(n) > uint64(len(body)-4) {
-		return nil, nil, corrupt("the header runs past the record")
-	}
-	var h dirHeader
-	if err := json.Unmarshal(body[4:4+n], &h); err != nil {
-		return nil, nil, corrupt("the header does not decode: " + err.Error())
-	}
-	python := body[4+n:]
-	if h.ID != id || len(python) != h.PythonLen {
-		return nil, nil, corrupt("the header does not fit the record")
-	}
-	return &h, python, nil
-}
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// readHeader reads and checks the record of id.
-func (d *Dir) readHeader(id string) (*dirHeader, []byte, error) {
-	b, err := os.ReadFile(filepath.Join(d.sessionDir(id), "state"))
-	if errors.Is(err, fs.ErrNotExist) {
-		if _, rerr := os.Stat(d.root); rerr != nil {
-			// The store's folder itself is gone (an unmounted disk): an
-			// outage, not a session that does not exist.
-			return nil, nil, d.unavailable("load "+id, rerr)
-		}
-		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, id)
-	}
-	if err != nil {
-		return nil, nil, d.unavailable("load "+id, err)
-	}
-	return decodeRecord(id, b)
+	b := make([]byte, n)
+	_, err := l.f.ReadAt(b, off)
+	return b, err
 }
 
 // Load implements Store.
@@ -490,12 +859,50 @@ func (d *Dir) Load(ctx context.Context, id, artifact string) (*State, error) {
 	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	h, python, err := d.readHeader(id)
+	l, err := d.logFor(id)
 	if err != nil {
 		return nil, err
 	}
+	defer l.mu.Unlock()
+	defer func() { l.scanned = nil }()
+	if l.bad != nil {
+		return nil, l.bad
+	}
+	if l.head == nil {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	// The last record is read back and checked again (its bytes may have
+	// changed on disk since this Dir wrote them); the blobs of earlier
+	// records are checked by their SHA-256 below.
+	rec, err := l.read(l.lastOff, l.lastLen)
+	if err != nil {
+		return nil, d.unavailable("load "+id, err)
+	}
+	if binary.LittleEndian.Uint32(rec) != recMagic || recCRC(l.salt, rec[:recHeadLen], rec[recHeadLen:]) != binary.LittleEndian.Uint32(rec[20:]) {
+		l.fi = nil // read again next time
+		return nil, fmt.Errorf("%w: session %s: its last record does not match its checksum; it is not loaded", ErrCorrupt, id)
+	}
+	h, python, _, err := parsePayload(rec[recHeadLen:], 0)
+	if err != nil || h.ID != id {
+		return nil, fmt.Errorf("%w: session %s: its last record does not decode (%v); it is not loaded", ErrCorrupt, id, err)
+	}
 	if h.Artifact != artifact {
 		return nil, fmt.Errorf("%w: session %s was saved by a build whose Python template is %q, this one's is %q; it cannot be resumed here (run the build that saved it)", ErrArtifactMismatch, id, h.Artifact, artifact)
+	}
+	blob := func(name, what string) ([]byte, error) {
+		loc, ok := l.blobs[name]
+		if !ok {
+			return nil, fmt.Errorf("%w: session %s: %s is missing from its log; it is not loaded", ErrCorrupt, id, what)
+		}
+		b, err := l.read(loc.off, loc.n)
+		if err != nil {
+			return nil, d.unavailable("load "+id, err)
+		}
+		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != name {
+			l.fi = nil
+			return nil, fmt.Errorf("%w: session %s: %s does not match its checksum; it is not loaded", ErrCorrupt, id, what)
+		}
+		return b, nil
 	}
 	st := &State{
 		ID: h.ID, Owner: h.Owner, Artifact: h.Artifact, Format: h.Format, Epoch: h.Epoch,
@@ -503,28 +910,23 @@ func (d *Dir) Load(ctx context.Context, id, artifact string) (*State, error) {
 		FuelUsed: h.FuelUsed, Meta: h.Meta, Files: make([]File, 0, len(h.Files)),
 	}
 	for i, name := range h.Frames {
-		f := Frame{}
-		data, err := os.ReadFile(filepath.Join(d.sessionDir(id), framePrefix+name))
-		if err == nil {
-			f.Sum, f.Data = sha256.Sum256(data), data
+		data, err := blob(name, fmt.Sprintf("Python frame %d", i))
+		if err != nil {
+			return nil, err
 		}
-		if err != nil || hex.EncodeToString(f.Sum[:]) != name {
-			return nil, fmt.Errorf("%w: session %s: Python frame %d is missing or does not match its checksum (%v); it is not loaded", ErrCorrupt, id, i, err)
-		}
+		f := Frame{Data: data}
+		hex.Decode(f.Sum[:], []byte(name))
 		st.PythonFrames = append(st.PythonFrames, f)
 	}
-	for _, f := range []struct {
-		name, sum string
-		to        *[]byte
-	}{{"outputs", h.Outputs, &st.Outputs}, {"JavaScript log", h.JS, &st.JS}} {
-		if f.sum == "" {
-			continue
+	if h.Outputs != "" {
+		if st.Outputs, err = blob(h.Outputs, "its outputs"); err != nil {
+			return nil, err
 		}
-		b, err := os.ReadFile(filepath.Join(d.sessionDir(id), "files", f.sum))
-		if sum := sha256.Sum256(b); err != nil || hex.EncodeToString(sum[:]) != f.sum {
-			return nil, fmt.Errorf("%w: session %s: its %s is missing or does not match its checksum (%v); it is not loaded", ErrCorrupt, id, f.name, err)
+	}
+	if h.JS != "" {
+		if st.JS, err = blob(h.JS, "its JavaScript log"); err != nil {
+			return nil, err
 		}
-		*f.to = b
 	}
 	for _, e := range h.Files {
 		if err := CheckPath(e.Path); err != nil {
@@ -535,12 +937,12 @@ func (d *Dir) Load(ctx context.Context, id, artifact string) (*State, error) {
 		case e.Mode&fs.ModeSymlink != 0:
 			f.Data = []byte(e.Target)
 		case e.Mode.IsRegular():
-			data, err := os.ReadFile(filepath.Join(d.sessionDir(id), "files", e.SHA256))
+			data, err := blob(e.SHA256, "the content of "+e.Path)
 			if err != nil {
-				return nil, fmt.Errorf("%w: session %s: the content of %s is missing: %v", ErrCorrupt, id, e.Path, err)
+				return nil, err
 			}
-			if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != e.SHA256 || int64(len(data)) != e.Size {
-				return nil, fmt.Errorf("%w: session %s: the content of %s does not match its checksum; it is not loaded", ErrCorrupt, id, e.Path)
+			if int64(len(data)) != e.Size {
+				return nil, fmt.Errorf("%w: session %s: the content of %s does not match its size; it is not loaded", ErrCorrupt, id, e.Path)
 			}
 			f.Data = data
 		}
@@ -556,10 +958,16 @@ func (d *Dir) Delete(ctx context.Context, id string) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.logsMu.Lock()
+	if l := d.logs[id]; l != nil {
+		l.mu.Lock()
+		l.gone = true
+		l.reset()
+		l.mu.Unlock()
+		delete(d.logs, id)
+	}
+	d.logsMu.Unlock()
 	dir := d.sessionDir(id)
-	delete(d.last, id)
-	delete(d.lastOut, id+"/outputs")
-	delete(d.lastOut, id+"/js")
 	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -575,6 +983,16 @@ func (d *Dir) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
+// recordFile is the file that tells a session's folder holds a record:
+// its log, or the state file of an earlier build's layout.
+func (d *Dir) recordFile(id string) (os.FileInfo, error) {
+	fi, err := os.Lstat(filepath.Join(d.sessionDir(id), logName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return os.Lstat(filepath.Join(d.sessionDir(id), "state"))
+	}
+	return fi, err
+}
+
 // List implements Store.
 func (d *Dir) List(ctx context.Context) ([]string, error) {
 	d.mu.RLock()
@@ -588,14 +1006,14 @@ func (d *Dir) List(ctx context.Context) ([]string, error) {
 		if !e.IsDir() || CheckID(e.Name()) != nil {
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(d.root, e.Name(), "state")); err == nil {
+		if _, err := d.recordFile(e.Name()); err == nil {
 			ids = append(ids, e.Name())
 		}
 	}
 	return ids, nil
 }
 
-// SavedBefore implements Aged, by the time of each record's file.
+// SavedBefore implements Aged, by the time of each log's file.
 func (d *Dir) SavedBefore(ctx context.Context, t time.Time) ([]string, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
@@ -608,7 +1026,7 @@ func (d *Dir) SavedBefore(ctx context.Context, t time.Time) ([]string, error) {
 		if !e.IsDir() || CheckID(e.Name()) != nil {
 			continue
 		}
-		if fi, err := os.Lstat(filepath.Join(d.root, e.Name(), "state")); err == nil && fi.ModTime().Before(t) {
+		if fi, err := d.recordFile(e.Name()); err == nil && fi.ModTime().Before(t) {
 			ids = append(ids, e.Name())
 		}
 	}
@@ -626,86 +1044,18 @@ func (d *Dir) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Close implements Store.
-func (d *Dir) Close() error { return nil }
-
-// writeBlob writes a content-addressed file, unless it is there already.
-// Its folder is synced once before the record is written (Save), not
-// after every blob.
-func (d *Dir) writeBlob(path string, data []byte) error {
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
-		return nil
+// Close implements Store: it closes the logs it holds open.
+func (d *Dir) Close() error {
+	d.logsMu.Lock()
+	defer d.logsMu.Unlock()
+	for id, l := range d.logs {
+		l.mu.Lock()
+		l.gone = true
+		l.reset()
+		l.mu.Unlock()
+		delete(d.logs, id)
 	}
-	d.blobsWritten = true
-	return d.writeFile(path, false, data)
-}
-
-// framePrefix names a Python frame's file in a session's folder.
-const framePrefix = "frame-"
-
-// pendingFrame is a new Python frame being written by a Save: to tmp,
-// then renamed to path once it is synced (done).
-//
-// A frame's file is synced, but not its folder: the frames are in the
-// record's folder, which Save syncs once the record is renamed into
-// place, and the frames' and the record's syncs overlap, so a light
-// eval's save waits for two rounds of syncs, not four. A crash before the
-// folder's sync cannot leave the new record without its frames on the
-// file systems this runs on (ext4, xfs: a folder's changes reach the disk
-// in the order they were made, and the frames' renames come first).
-type pendingFrame struct {
-	path, tmp string
-	done      chan error // the write's result (read twice: put back)
-}
-
-// writeAtomic writes data to path through a synced temporary file renamed
-// over it, then syncs the folder, so path holds the old bytes or the new
-// ones after a crash (without syncing: after the process is killed).
-func (d *Dir) writeAtomic(path string, pieces ...[]byte) error {
-	return d.writeFile(path, true, pieces...)
-}
-
-// writeTemp writes pieces to a new temporary file in dir, synced (unless
-// NoSync), and returns its name.
-func (d *Dir) writeTemp(dir string, pieces ...[]byte) (string, error) {
-	f, err := os.CreateTemp(dir, ".tmp-")
-	if err != nil {
-		return "", err
-	}
-	tmp := f.Name()
-	for _, p := range pieces {
-		if err == nil {
-			_, err = f.Write(p)
-		}
-	}
-	if err == nil && !d.noSync {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return "", err
-	}
-	return tmp, nil
-}
-
-// writeFile is writeAtomic, syncing the folder only when syncFolder.
-func (d *Dir) writeFile(path string, syncFolder bool, pieces ...[]byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := d.writeTemp(dir, pieces...)
-	if err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if d.noSync || !syncFolder {
-		return nil
-	}
-	return syncDir(dir)
+	return nil
 }
 
 func syncDir(dir string) error {

@@ -89,10 +89,9 @@ func TestDirRoundTrip(t *testing.T) {
 	if err != nil || !slices.Equal(ids, []string{"abc123"}) {
 		t.Fatalf("List = %v, %v", ids, err)
 	}
-	// Blobs of files no record names are gone.
-	blobs, _ := os.ReadDir(filepath.Join(s.Root(), "abc123", "files"))
-	if len(blobs) != 4 { // "one" (twice, one blob), "one, changed", "three", the outputs
-		t.Fatalf("%d blobs kept, want 4", len(blobs))
+	// The session is its log alone.
+	if entries, _ := os.ReadDir(filepath.Join(s.Root(), "abc123")); len(entries) != 1 || entries[0].Name() != "log" {
+		t.Fatalf("the session's folder holds %v, want its log alone", entries)
 	}
 	if err := s.Delete(ctx, "abc123"); err != nil {
 		t.Fatal(err)
@@ -154,22 +153,23 @@ func TestDirCorrupt(t *testing.T) {
 		damage func(t *testing.T, dir string)
 		want   error
 	}{
-		{"record byte flipped", func(t *testing.T, dir string) { flip(t, filepath.Join(dir, "s1", "state"), -3) }, store.ErrCorrupt},
-		{"record cut", func(t *testing.T, dir string) { cut(t, filepath.Join(dir, "s1", "state")) }, store.ErrCorrupt},
-		{"not a record", func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, "s1", "state"), []byte("hello"), 0o600)
+		{"record byte flipped", func(t *testing.T, dir string) { flip(t, logOf(dir, "s1"), -3) }, store.ErrCorrupt},
+		{"record cut", func(t *testing.T, dir string) { cut(t, logOf(dir, "s1")) }, store.ErrCorrupt},
+		{"not a log", func(t *testing.T, dir string) {
+			os.WriteFile(logOf(dir, "s1"), []byte("hello"), 0o600)
 		}, store.ErrCorrupt},
-		{"file content changed", func(t *testing.T, dir string) {
-			blobs, _ := filepath.Glob(filepath.Join(dir, "s1", "files", "*"))
-			flip(t, blobs[0], 0)
+		{"file content changed", func(t *testing.T, dir string) { flipAt(t, logOf(dir, "s1"), "content") }, store.ErrCorrupt},
+		{"another format", func(t *testing.T, dir string) { flip(t, logOf(dir, "s1"), len("wasmeval-log\n")) }, store.ErrFormat},
+		{"python frame changed", func(t *testing.T, dir string) { flipAt(t, logOf(dir, "s1"), "frame") }, store.ErrCorrupt},
+		{"earlier record damaged", func(t *testing.T, dir string) {
+			// Whole records follow the damaged one: not a crash's tail,
+			// and loading the state before it would lose saves.
+			flipAt(t, logOf(dir, "s1"), "content")
 		}, store.ErrCorrupt},
-		{"file content missing", func(t *testing.T, dir string) {
-			blobs, _ := filepath.Glob(filepath.Join(dir, "s1", "files", "*"))
-			os.Remove(blobs[0])
-		}, store.ErrCorrupt},
-		{"another format", func(t *testing.T, dir string) { flip(t, filepath.Join(dir, "s1", "state"), len("wasmeval-state\n")) }, store.ErrFormat},
-		{"python frame changed", func(t *testing.T, dir string) { flip(t, frameBlob(dir, "s1", testFrame("frame")), 0) }, store.ErrCorrupt},
-		{"python frame missing", func(t *testing.T, dir string) { os.Remove(frameBlob(dir, "s1", testFrame("frame"))) }, store.ErrCorrupt},
+		{"earlier build's layout", func(t *testing.T, dir string) {
+			os.Remove(logOf(dir, "s1"))
+			os.WriteFile(filepath.Join(dir, "s1", "state"), []byte("wasmeval-state\n"), 0o600)
+		}, store.ErrFormat},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, dir := openDir(t)
@@ -179,6 +179,12 @@ func TestDirCorrupt(t *testing.T) {
 				Files:        []store.File{{Path: "f.txt", Mode: 0o644, Data: []byte("content")}}}
 			if err := s.Save(ctx, st, 1); err != nil {
 				t.Fatal(err)
+			}
+			if tc.name == "earlier record damaged" {
+				later := &store.State{ID: "s1", Artifact: "py-1", Python: []byte("pages 2"), PythonFrames: []store.Frame{testFrame("frame")}}
+				if err := s.Save(ctx, later, 1); err != nil {
+					t.Fatal(err)
+				}
 			}
 			tc.damage(t, dir)
 			got, err := s.Load(ctx, "s1", "py-1")
@@ -202,6 +208,23 @@ func flip(t *testing.T, path string, at int) {
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// logOf is the log of session id of the dir store at root.
+func logOf(root, id string) string { return filepath.Join(root, id, "log") }
+
+// flipAt flips the first byte of the last occurrence of what in path.
+func flipAt(t *testing.T, path, what string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.LastIndex(b, []byte(what))
+	if i < 0 {
+		t.Fatalf("%q is not in %s", what, path)
+	}
+	flip(t, path, i)
 }
 
 func cut(t *testing.T, path string) {

@@ -2,12 +2,7 @@ package store
 
 import (
 	"context"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -67,43 +62,22 @@ func (d *Dir) Summaries(ctx context.Context, owner string) ([]Summary, error) {
 	return out, nil
 }
 
-// maxDirHeader bounds the header a summary reads: a header lists the
-// session's files, so a session of many files has a long one.
-const maxDirHeader = 64 << 20
-
-// readHeaderOnly reads the header of id's record (as decodeRecord lays
-// it out) and the record's modification time, without its Python state
-// and without checking its checksum.
+// readHeaderOnly returns the header of id's last record and when it was
+// saved (its log's modification time).
 func (d *Dir) readHeaderOnly(id string) (*dirHeader, time.Time, error) {
-	f, err := os.Open(filepath.Join(d.sessionDir(id), "state"))
+	l, err := d.logFor(id)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, time.Time{}, err
+	defer l.mu.Unlock()
+	l.scanned = nil
+	if l.bad != nil {
+		return nil, time.Time{}, l.bad
 	}
-	pre := make([]byte, len(dirMagic)+12)
-	if _, err := io.ReadFull(f, pre); err != nil || string(pre[:len(dirMagic)]) != dirMagic {
-		return nil, time.Time{}, fmt.Errorf("%w: session %s: not a wasmeval state record", ErrCorrupt, id)
+	if l.head == nil {
+		return nil, time.Time{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
-	if v := binary.LittleEndian.Uint32(pre[len(dirMagic):]); v != Format {
-		return nil, time.Time{}, fmt.Errorf("%w: session %s was stored in format %d", ErrFormat, id, v)
-	}
-	n := binary.LittleEndian.Uint32(pre[len(dirMagic)+8:])
-	if n > maxDirHeader || int64(n) > fi.Size() {
-		return nil, time.Time{}, fmt.Errorf("%w: session %s: the header runs past the record", ErrCorrupt, id)
-	}
-	hj := make([]byte, n)
-	if _, err := io.ReadFull(f, hj); err != nil {
-		return nil, time.Time{}, err
-	}
-	var h dirHeader
-	if err := json.Unmarshal(hj, &h); err != nil {
-		return nil, time.Time{}, fmt.Errorf("%w: session %s: %v", ErrCorrupt, id, err)
-	}
-	return &h, fi.ModTime(), nil
+	return l.head, l.fi.ModTime(), nil
 }
 
 // Summaries implements Summarizer with one query on the sessions table.

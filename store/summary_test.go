@@ -62,7 +62,7 @@ func TestSummaries(t *testing.T) {
 			if tc.name != "dir" {
 				return
 			}
-			if err := os.WriteFile(filepath.Join(root, "a-session", "state"), []byte("not a record"), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(root, "a-session", "log"), []byte("not a record"), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			if got, err := sum.Summaries(ctx, "alice"); err != nil || len(got) != 1 || got[0].ID != "b-session" {
