@@ -73,6 +73,12 @@ type ManagerOptions struct {
 	// of a session (store.Store.Save); nil means 1, for a store only this
 	// process writes.
 	StoreEpoch func(id string) int64
+	// JSJournalBytes caps each stored session's JavaScript journal, from
+	// which a load rebuilds its JavaScript state (jsjournal.go): its cells,
+	// their inputs and the files they found. Past it the journal is
+	// dropped, and a load resets JavaScript, saying why. Zero means
+	// DefaultJSJournalBytes; negative means no journal.
+	JSJournalBytes int64
 }
 
 // Defaults of ManagerOptions.

@@ -30,10 +30,12 @@ import (
 // session id the manager does not hold loads it from the store (its owner
 // must match), so a restarted process finds every session.
 //
-// JavaScript state cannot be saved (a goja VM cannot be serialized): a
-// session loaded from the store starts JavaScript afresh, and its next
-// JavaScript or TypeScript cell carries a "state_reset" status event
-// saying so.
+// JavaScript state cannot be saved (a goja VM cannot be serialized): the
+// session keeps a journal of its JavaScript cells and their inputs
+// instead, from which a load rebuilds it at its next JavaScript cell
+// (jsjournal.go). When it cannot (no journal: past its cap, a cell that was
+// stopped; a replay that diverged), that cell starts JavaScript afresh and
+// carries a "state_reset" status event saying so and why.
 
 // ErrStore is wrapped by the errors of the session store: a session whose
 // state could not be saved after its eval, or one that could not be
@@ -54,26 +56,6 @@ type persistedOptions struct {
 	Env           map[string]string `json:"env,omitempty"`
 	PythonBackend string            `json:"python,omitempty"`
 }
-
-// persistedJS says whether the session had JavaScript state when saved,
-// and the JavaScript and TypeScript cells that made it (since the VM
-// started or was reset), in the order they ran, for a replay that would
-// rebuild it (not built: a load resets JavaScript). Truncated says the
-// cells passed maxJSLog and are not all there.
-type persistedJS struct {
-	Had       bool              `json:"had"`
-	Cells     []persistedJSCell `json:"cells,omitempty"`
-	Truncated bool              `json:"truncated,omitempty"`
-}
-
-// persistedJSCell is one JavaScript or TypeScript cell that ran.
-type persistedJSCell struct {
-	Language string `json:"language"` // js or ts
-	Code     string `json:"code"`
-}
-
-// maxJSLog caps the code of the JavaScript cells a session records.
-const maxJSLog = 1 << 20
 
 // persistedMeta is the rest of a session's metadata.
 type persistedMeta struct {
@@ -118,10 +100,10 @@ type sessionStore struct {
 	// outputsNext.
 	outputs     []byte
 	outputsNext string
-	// js is the JavaScript cells run since the VM started (persistedJS).
-	js      persistedJS
-	jsBytes int
-	jsJSON  []byte // js as last marshalled; nil when it changed since
+	// jrnl is the JavaScript journal (jsjournal.go); jsWhy says why a
+	// load could not rebuild JavaScript, for the reset's note.
+	jrnl  jsJournal
+	jsWhy string
 }
 
 // fileStamp is what tells a changed file from an unchanged one: a file
@@ -146,6 +128,7 @@ func (s *Session) persistAfterEval(ctx context.Context, res *Result, err error) 
 	if s.persist == nil {
 		return res, err
 	}
+	s.journalEvalEnded(res, err) // jsjournal.go
 	perr := s.saveState(ctx)
 	if err != nil {
 		return res, err
@@ -196,16 +179,7 @@ func (s *Session) saveState(ctx context.Context) error {
 			reset = append(reset, "py") // a native kernel's state cannot be saved
 		}
 	}
-	if !hasJS && (p.js.Had || p.js.Cells != nil) {
-		p.js.Cells, p.js.Truncated, p.jsBytes, p.jsJSON = nil, false, 0, nil
-	}
-	if p.js.Had != hasJS {
-		p.js.Had, p.jsJSON = hasJS, nil
-	}
-	if p.jsJSON == nil { // marshalled again only when the log changed
-		p.jsJSON, _ = json.Marshal(p.js)
-	}
-	st.JS = p.jsJSON
+	s.journalSave(st, hasJS) // the JavaScript journal (jsjournal.go)
 	st.Meta, _ = json.Marshal(persistedMeta{Created: p.created, Reset: reset, Languages: s.liveLanguages(), Clock: s.clockState()})
 	// Outputs change only when one is added (next counts them): the
 	// bytes saved last time are given again otherwise, so a store may
@@ -246,38 +220,35 @@ func (s *Session) dropPersistCache() {
 	}
 }
 
-// beforeCell records a JavaScript or TypeScript cell (c as the request
-// gave it) in the session's JavaScript log, and tells the first cell of a
-// language whose state a load could not bring back that it starts afresh.
-func (s *Session) beforeCell(c Cell, sink *cellSink) {
+// beforeCell journals a JavaScript or TypeScript cell (c as the request
+// gave it), rebuilding JavaScript state a load brought back as a journal
+// (jsjournal.go), and tells the first cell of a language whose state a
+// load could not bring back that it starts afresh. It returns the context
+// to run the cell with.
+func (s *Session) beforeCell(ctx context.Context, c Cell, sink *cellSink) context.Context {
 	if s.persist == nil {
-		return
+		return ctx
 	}
 	lang := c.Language
 	if lang == "ts" {
 		lang = "js"
 	}
 	if lang == "js" {
-		p := s.persist
-		p.jsJSON = nil
-		if c.Reset {
-			p.js.Cells, p.js.Truncated, p.jsBytes = nil, false, 0
-		}
-		if p.jsBytes += len(c.Code); p.jsBytes > maxJSLog {
-			p.js.Cells, p.js.Truncated = nil, true
-		} else if !p.js.Truncated {
-			p.js.Cells = append(p.js.Cells, persistedJSCell{Language: c.Language, Code: c.Code})
-		}
+		ctx = s.journalCell(ctx, c, sink)
 	}
 	if !slices.Contains(s.persist.reset, lang) {
-		return
+		return ctx
 	}
 	s.persist.reset = slices.DeleteFunc(s.persist.reset, func(l string) bool { return l == lang })
-	what := "JavaScript"
+	what, why := "JavaScript", ""
 	if lang == "py" {
 		what = "Python"
+	} else if s.persist.jsWhy != "" {
+		why = " (it could not be rebuilt from its journal: " + s.persist.jsWhy + ")"
+		s.persist.jsWhy = ""
 	}
-	sink.Status("state_reset", fmt.Sprintf("%s state was reset: this session was restored from its store after the server restarted or moved it, and its %s globals are gone; its files, outputs and other languages' state were kept", what, lang))
+	sink.Status("state_reset", fmt.Sprintf("%s state was reset: this session was restored from its store after the server restarted or moved it, and its %s globals are gone%s; its files, outputs and other languages' state were kept", what, lang, why))
+	return ctx
 }
 
 // diffRoot walks root and returns its stamps and the entries that differ
@@ -536,6 +507,7 @@ func (m *Manager) attachStore(ctx context.Context, sess *Session, id, owner stri
 	}
 	opts, _ := json.Marshal(persistedOptions{Env: sess.opts.SetEnv, PythonBackend: sess.opts.PythonBackend})
 	sess.persist = &sessionStore{st: m.opts.Store, id: id, owner: owner, artifact: key, epoch: m.epoch(id), options: opts, created: time.Now()}
+	sess.persist.jrnl.limit = journalLimit(m.opts.JSJournalBytes)
 	if err := acquire(ctx, sess.sem); err != nil {
 		return err
 	}
@@ -611,9 +583,12 @@ func (m *Manager) load(owner, id string) error {
 	}
 	var po persistedOptions
 	var meta persistedMeta
-	var js persistedJS
-	if err := errors.Join(unmarshalIf(st.Options, &po), unmarshalIf(st.Meta, &meta), unmarshalIf(st.JS, &js)); err != nil {
+	if err := errors.Join(unmarshalIf(st.Options, &po), unmarshalIf(st.Meta, &meta)); err != nil {
 		return fmt.Errorf("%w: session %s: its record's metadata does not decode: %v", ErrStore, id, err)
+	}
+	pyFrames, jrnl, jsWhy, err := loadJournal(st, m.opts.JSJournalBytes) // jsjournal.go
+	if err != nil {
+		return fmt.Errorf("%w: session %s: %v", ErrStore, id, err)
 	}
 	root := filepath.Join(m.opts.Workspace, id)
 	if err := restoreRoot(root, st.Files); err != nil {
@@ -648,8 +623,8 @@ func (m *Manager) load(owner, id string) error {
 		if !ok {
 			return fail(errors.New("its Python state needs the CPython runtime"))
 		}
-		frames := make([]python.Frame, len(st.PythonFrames))
-		for i, f := range st.PythonFrames {
+		frames := make([]python.Frame, len(pyFrames))
+		for i, f := range pyFrames {
 			frames[i] = python.Frame(f)
 		}
 		// The cache is seeded with the loaded frames: the first save
@@ -661,7 +636,7 @@ func (m *Manager) load(owner, id string) error {
 		sess.instances["py"] = inst
 	}
 	reset := meta.Reset
-	if js.Had && !slices.Contains(reset, "js") {
+	if jsWhy != "" && !slices.Contains(reset, "js") {
 		reset = append(reset, "js")
 	}
 	created := meta.Created
@@ -669,7 +644,7 @@ func (m *Manager) load(owner, id string) error {
 		created = time.Now()
 	}
 	opts, _ := json.Marshal(po)
-	sess.persist = &sessionStore{st: m.opts.Store, id: id, owner: owner, artifact: key, epoch: max(st.Epoch, m.epoch(id)), options: opts, created: created, reset: reset, py: pyCache}
+	sess.persist = &sessionStore{st: m.opts.Store, id: id, owner: owner, artifact: key, epoch: max(st.Epoch, m.epoch(id)), options: opts, created: created, reset: reset, py: pyCache, jrnl: jrnl, jsWhy: jsWhy}
 	if base, _, err := diffRoot(root, nil, time.Now(), true); err == nil {
 		sess.persist.base = base
 	}

@@ -209,7 +209,7 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink, depth int
 		sink.note(note)
 		return StatusError, 0, nil
 	}
-	s.beforeCell(c, sink) // the JavaScript log, state a load could not bring back (persist.go)
+	ctx = s.beforeCell(ctx, c, sink) // the JavaScript journal, state a load could not bring back (persist.go)
 	ctx, c = asRuntimeCell(ctx, c)
 	fctx, fcancel := context.WithCancelCause(ctx)
 	f := &frame{n: &s.nest, depth: depth, lang: c.Language, ctx: fctx}
