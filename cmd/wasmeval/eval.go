@@ -271,17 +271,15 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		write = st.result
 	}
 
-	lines := readLines(stdin, maxLineBytes)
+	lines := newLineSource(ctx, stdin, maxLineBytes) // evalstdin.go
 	defer lines.stop()
 	status := exitOK
 	raise := func(code int) { status = max(status, code) }
 	for n := 1; ; n++ {
-		var ln line
-		select {
-		case <-ctx.Done():
+		ln, interrupted := lines.next(ctx)
+		if interrupted {
 			fmt.Fprintln(stderr, "wasmeval eval: interrupted")
 			return exitInterrupted
-		case ln = <-lines.c:
 		}
 		st.at(n)
 		if ln.err != nil {

@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -145,5 +147,103 @@ func TestEvalReaderGoesAway(t *testing.T) {
 	}
 	if ee.ExitCode() != exitHost || !strings.Contains(stderr.String(), "writing results") {
 		t.Errorf("exit status %d, stderr %q; want 3 and a message about writing results", ee.ExitCode(), stderr.String())
+	}
+}
+
+// blockingPipe is a pipe in blocking mode, as a parent process hands one
+// to eval (os.Pipe's are non-blocking).
+func blockingPipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	r, w = os.NewFile(uintptr(p[0]), "stdin"), os.NewFile(uintptr(p[1]), "stdin-w")
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
+func nonblocking(t *testing.T, f *os.File) bool {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags int
+	rc.Control(func(fd uintptr) { flags, err = fcntl(int(fd), syscall.F_GETFL, 0) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return flags&syscall.O_NONBLOCK != 0
+}
+
+// TestEvalPipeStdin: a pipe on stdin is read through the Go poller on
+// eval's own goroutine (evalstdin.go, issue 15: no hand-off from a reading
+// goroutine per line): its lines are answered in order, the end of input
+// ends eval with 0, an interrupt while eval waits for a line ends it with
+// 130, and the pipe is left in blocking mode, as it was given.
+func TestEvalPipeStdin(t *testing.T) {
+	withFakeSession(t)
+	r, _ := blockingPipe(t)
+	src := newLineSource(context.Background(), r, maxLineBytes)
+	if _, ok := src.(*polledLines); !ok {
+		t.Fatalf("a pipe on stdin is read by %T, want *polledLines", src)
+	}
+	if !nonblocking(t, r) {
+		t.Error("stdin is not in non-blocking mode while eval reads it through the poller")
+	}
+	src.stop()
+	if nonblocking(t, r) {
+		t.Error("stdin is left in non-blocking mode")
+	}
+	if src, ok := newLineSource(context.Background(), strings.NewReader(""), 10).(*lineStream); !ok {
+		t.Errorf("a reader that is no file is read by %T, want *lineStream", src)
+	} else {
+		src.stop()
+	}
+
+	for _, interrupt := range []bool{false, true} {
+		r, w := blockingPipe(t)
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer outR.Close()
+		defer outW.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		done := make(chan int, 1)
+		var errb lockedBuffer
+		go func() { done <- doMain(ctx, []string{"eval", "--cwd", t.TempDir()}, r, outW, &errb) }()
+		answers := bufio.NewReader(outR)
+		for _, text := range []string{"one", "two"} {
+			io.WriteString(w, req("ok "+text)+"\n\n") // and a blank line, skipped
+			ans, err := answers.ReadString('\n')
+			if err != nil || !strings.Contains(ans, `"output":"`+text+`\n"`) {
+				t.Fatalf("answer %q, %v; want the output %s", ans, err, text)
+			}
+		}
+		want := exitOK
+		if interrupt {
+			time.Sleep(20 * time.Millisecond) // eval waits for the next line
+			cancel()
+			want = exitInterrupted
+		} else {
+			w.Close()
+		}
+		select {
+		case code := <-done:
+			if code != want {
+				t.Errorf("interrupt %v: exit %d, want %d; stderr: %s", interrupt, code, want, errb.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("interrupt %v: eval did not stop", interrupt)
+		}
+		if interrupt && !strings.Contains(errb.String(), "interrupted") {
+			t.Errorf("stderr %q does not say eval was interrupted", errb.String())
+		}
+		if nonblocking(t, r) {
+			t.Errorf("interrupt %v: stdin is left in non-blocking mode", interrupt)
+		}
 	}
 }
