@@ -110,7 +110,7 @@ while True:
 			}
 			t.Logf("ran %v, %d sub-agent evals", took.Round(100*time.Millisecond), h.evals.Load())
 			c := res.Details.Cells[0]
-			if took > 10*time.Second {
+			if took > testenv.Stretch(10*time.Second) {
 				t.Errorf("the cell ran %v with a 3 s timeout (%d sub-agent evals)", took.Round(100*time.Millisecond), h.evals.Load())
 			}
 			if c.Status != fail || !strings.Contains(c.Output, "timed out after 3 seconds") || strings.Contains(c.Output, "hard limit") {
@@ -122,7 +122,7 @@ while True:
 			if n := h.late.Load(); n > 1 {
 				t.Errorf("%d agent calls reached the host after the cell was stopped", n)
 			}
-			if last := time.Unix(0, h.last.Load()); h.evals.Load() > 0 && last.Sub(start) > 8*time.Second {
+			if last := time.Unix(0, h.last.Load()); h.evals.Load() > 0 && last.Sub(start) > testenv.Stretch(8*time.Second) {
 				t.Errorf("a sub-agent eval started %v after the cell did", last.Sub(start).Round(100*time.Millisecond))
 			}
 			// A nested cell that ran past the waiting cell's stop says why

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/runtimes/js"
 	"github.com/wasmeval/wasmeval/runtimes/runtimetest"
@@ -18,7 +19,7 @@ import (
 // recover: the process died.
 
 // hostileTimeout is the timeout of the hostile cells; each must end within
-// it and a grace.
+// it and a grace (stretched by the machine's load: testenv.Stretch).
 const (
 	hostileTimeout = 2 * time.Second
 	hostileGrace   = 3 * time.Second
@@ -58,7 +59,7 @@ func TestHostileThrownValues(t *testing.T) {
 			defer cancel()
 			start := time.Now()
 			out, rec := s.runCtx(ctx, tt.code)
-			if d := time.Since(start); d > hostileTimeout+hostileGrace {
+			if d := time.Since(start); d > hostileTimeout+testenv.Stretch(hostileGrace) {
 				t.Errorf("the cell took %v, want at most its timeout and %v", d, hostileGrace)
 			}
 			if !out.Failed {
@@ -216,7 +217,7 @@ func TestLongNativePaths(t *testing.T) {
 			defer cancel()
 			start := time.Now()
 			out, rec := s.runCtx(ctx, tt.code)
-			if d := time.Since(start); d > hostileTimeout+hostileGrace {
+			if d := time.Since(start); d > hostileTimeout+testenv.Stretch(hostileGrace) {
 				t.Errorf("the cell took %v, want at most its timeout and %v", d, hostileGrace)
 			}
 			if !out.Failed {
@@ -292,7 +293,7 @@ func TestBigIntTextIsQuick(t *testing.T) {
 	if got != "[ 631306, 631306, 631306, 524288 ]" {
 		t.Errorf("lengths = %s", got)
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > testenv.Stretch(3*time.Second) {
 		t.Errorf("three conversions took %v", d)
 	}
 	want(t, "one bit more", s.fails("big * 2n"), "Maximum BigInt size exceeded: the result would have more than 2097152 bits")
@@ -377,7 +378,7 @@ func TestBigIntComparedWithLongText(t *testing.T) {
 		start := time.Now()
 		out, rec := s.runCtx(ctx, tt.code)
 		cancel()
-		if d := time.Since(start); d > hostileTimeout+hostileGrace {
+		if d := time.Since(start); d > hostileTimeout+testenv.Stretch(hostileGrace) {
 			t.Errorf("%s: took %v", tt.code, d)
 		}
 		if out.Failed {
