@@ -2,10 +2,12 @@ package replay
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -25,7 +27,8 @@ var worldOps = map[string]bool{"tool": true, "llm": true, "agent": true}
 // call is a recorded host call.
 type call struct {
 	req, answer []byte
-	made        int // a JavaScript call's number among its cell's (format 3)
+	made        int // its number among its cell's calls (format 3: JavaScript's; 4: Python's too)
+	wait        int // the Python cell's wait that took its answer (format 4)
 	used        bool
 }
 
@@ -34,9 +37,13 @@ type inputs struct {
 	wall, mono []int64
 	rand       []byte
 	calls      []*call
-	stops      map[int]*stop // by cell index
+	stops      map[stopKey]*stop
 	nested     []*nestedReq
 }
+
+// stopKey names a stopped cell: its index in the request being replayed
+// (n 0), or in the nested request n (format 4).
+type stopKey struct{ n, cell int }
 
 // nestedReq is a request recorded while a cell waited in a host call: it
 // ran before the answer of calls[beforeCall] was recorded.
@@ -86,6 +93,9 @@ type feed struct {
 
 	// run runs a nested request in the session being replayed.
 	run func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error)
+	// nestedLangs are the languages of the nested requests' cells, by
+	// request, once they ran.
+	nestedLangs map[int][]string
 
 	divs    []Divergence // of the request being replayed
 	inexact []string     // cells that cannot be replayed exactly
@@ -116,10 +126,10 @@ func (f *feed) end() []Divergence {
 	if f.randAt < len(in.rand) {
 		f.diverge("random", fmt.Sprintf("the guest read %d random bytes; the tape recorded %d", f.randAt, len(in.rand)), "", "")
 	}
-	for cell, st := range in.stops {
-		if !st.used {
-			f.divs = append(f.divs, Divergence{Request: f.n, Cell: cell, What: "stop",
-				Message: fmt.Sprintf("the tape recorded this cell stopped by its %s; the replay did not run it", st.cause)})
+	for _, k := range slices.SortedFunc(maps.Keys(in.stops), func(a, b stopKey) int { return cmp.Or(a.n-b.n, a.cell-b.cell) }) {
+		if st := in.stops[k]; !st.used {
+			f.divs = append(f.divs, Divergence{Request: f.request(k.n), Cell: k.cell, What: "stop",
+				Message: fmt.Sprintf("the tape recorded this cell stopped by %s; the replay did not run it", stopWhat(st.cause))})
 		}
 	}
 	for _, nr := range in.nested {
@@ -207,17 +217,26 @@ func (f *feed) Start() time.Time {
 	return time.Unix(0, f.start).UTC()
 }
 
+// request is the number on the tape of request n as the sandbox names it
+// (ReplayFeed.Stop): 0 is the request being replayed.
+func (f *feed) request(n int) int {
+	if n == 0 {
+		return f.n
+	}
+	return n
+}
+
 // Stop implements sandbox.ReplayFeed.
-func (f *feed) Stop(cell int) (sandbox.ReplayStop, bool) {
+func (f *feed) Stop(request, cell int) (sandbox.ReplayStop, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	st, ok := f.cur.stops[cell]
+	st, ok := f.cur.stops[stopKey{request, cell}]
 	if !ok {
 		return sandbox.ReplayStop{}, false
 	}
 	if !st.used { // the session may ask more than once
 		st.used = true
-		if note := f.stopNote(cell, st); note != "" {
+		if note := f.stopNote(request, cell, st); note != "" {
 			f.inexact = append(f.inexact, note)
 		}
 	}
@@ -228,14 +247,19 @@ func (f *feed) Stop(cell int) (sandbox.ReplayStop, bool) {
 // cannot deliver at the recorded point, or "" for one it can: a stop at a
 // fuel check, sleep or host-call wait (Python), or before the cell
 // started. The caller holds mu.
-func (f *feed) stopNote(cell int, st *stop) string {
+func (f *feed) stopNote(request, cell int, st *stop) string {
 	if st.beforeStart || !st.at.IsZero() {
 		return ""
 	}
-	lang := ""
-	if cell < len(f.langs) {
-		lang = f.langs[cell]
+	langs := f.langs
+	if request != 0 {
+		langs = f.nestedLangs[request]
 	}
+	lang := ""
+	if cell < len(langs) {
+		lang = langs[cell]
+	}
+	n := f.request(request)
 	if lang == "py" {
 		if f.format >= 3 {
 			// Stopped before its Run began any of its code (its context
@@ -243,33 +267,33 @@ func (f *feed) stopNote(cell int, st *stop) string {
 			// a done context, returns at once too.
 			return ""
 		}
-		return fmt.Sprintf("request %d, cell %d: stopped by %s when recorded, at a point a tape of format %d cannot name (before the cell started, or while it waited for a host call's answer): replayed as stopped before it ran, so if it had run, its output and state may differ", f.n, cell, stopWhat(st.cause), f.format)
+		return fmt.Sprintf("request %d, cell %d: stopped by %s when recorded, at a point a tape of format %d cannot name (before the cell started, or while it waited for a host call's answer): replayed as stopped before it ran, so if it had run, its output and state may differ", n, cell, stopWhat(st.cause), f.format)
 	}
 	how := "replayed with a real timer"
 	if f.byOutput {
 		how = fmt.Sprintf("stopped once it had written the same output (%d bytes)", st.bytes)
 	}
-	return fmt.Sprintf("request %d, cell %d: stopped by %s when recorded, at a point the tape cannot name (JavaScript meters no fuel): %s, so its output and state may differ", f.n, cell, stopWhat(st.cause), how)
+	return fmt.Sprintf("request %d, cell %d: stopped by %s when recorded, at a point the tape cannot name (JavaScript meters no fuel): %s, so its output and state may differ", n, cell, stopWhat(st.cause), how)
 }
 
 // Stopped implements sandbox.ReplayStopped: a replayed interrupt that
 // came at another point than the recorded one (another fuel check or
 // sleep, or the same check after another amount of fuel) is a divergence,
 // named before the output it changes.
-func (f *feed) Stopped(cell int, at runtimes.InterruptPoint) {
+func (f *feed) Stopped(request, cell int, at runtimes.InterruptPoint) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	st, ok := f.cur.stops[cell]
+	st, ok := f.cur.stops[stopKey{request, cell}]
 	if !ok || st.at.IsZero() || at == st.at {
 		return
 	}
 	if n := len(f.roots); n >= 2 && len(f.roots[n-2]) != len(f.roots[n-1]) {
 		// Expected: see Player.rootDir. The output may still match.
 		f.inexact = append(f.inexact, fmt.Sprintf("request %d, cell %d: stopped by %s when recorded %s, replayed %s: the replay's root path (%d bytes) is not as long as the recorded one (%d bytes), which moves the guest's fuel checks a little; replay in a folder whose path has the recorded length, or let the replay choose one (no --cwd)",
-			f.n, cell, stopWhat(st.cause), pointText(st.at), pointText(at), len(f.roots[n-1]), len(f.roots[n-2])))
+			f.request(request), cell, stopWhat(st.cause), pointText(st.at), pointText(at), len(f.roots[n-1]), len(f.roots[n-2])))
 		return
 	}
-	f.divs = append(f.divs, Divergence{Request: f.n, Cell: cell, What: "stop",
+	f.divs = append(f.divs, Divergence{Request: f.request(request), Cell: cell, What: "stop",
 		Message:  fmt.Sprintf("the replayed interrupt (%s) came at another point of the cell's work than the recorded one", stopWhat(st.cause)),
 		Expected: pointText(st.at), Got: pointText(at)})
 }
@@ -416,6 +440,32 @@ func (f *feed) CallOrdered(ctx context.Context, request []byte, made int, serve 
 	return got
 }
 
+// Taken implements sandbox.ReplayTaken: a replayed guest that took a
+// call's answer in another of its waits for host calls (a Python cell's
+// call_wait) than the recorded one diverged there, as a tape whose calls
+// were reordered does: the call is named, with both waits.
+func (f *feed) Taken(index, wait int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.format < 4 || index < 0 || index >= len(f.cur.calls) {
+		return // a tape that does not record the waits
+	}
+	c := f.cur.calls[index]
+	if c.wait == wait {
+		return
+	}
+	f.diverge("host call", fmt.Sprintf("the guest took the answer of this call (its call %d) %s; the tape recorded it taken %s, so the answers reached the guest in another order than recorded",
+		c.made, waitText(wait), waitText(c.wait)), string(f.local(c.req)), "")
+}
+
+// waitText says in which wait a call's answer was taken.
+func waitText(wait int) string {
+	if wait == 0 {
+		return "in none of its waits (the cell ended first)"
+	}
+	return fmt.Sprintf("in its wait %d for host calls", wait)
+}
+
 // compact is JSON without insignificant space (as the recorder writes it).
 func compact(b []byte) []byte {
 	var v json.RawMessage
@@ -469,7 +519,7 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 		case tape.TypeRand:
 			pending.rand = append(pending.rand, e.Data...)
 		case tape.TypeCall:
-			pending.calls = append(pending.calls, &call{req: e.Call, answer: e.Answer, made: e.Made})
+			pending.calls = append(pending.calls, &call{req: e.Call, answer: e.Answer, made: e.Made, wait: e.Wait})
 		case tape.TypeFork:
 			if e.Header == nil {
 				return nil, nil, nil, nil, errors.New("replay: the tape is of a forked session and does not hold the session it was forked from " +
@@ -479,9 +529,9 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 			forks[len(reqs)+len(nestedN)+1] = e
 		case tape.TypeStop:
 			if pending.stops == nil {
-				pending.stops = map[int]*stop{}
+				pending.stops = map[stopKey]*stop{}
 			}
-			pending.stops[e.Cell] = &stop{at: runtimes.InterruptPoint{Checks: e.Checks, Sleeps: e.Sleeps, Waits: e.Waits, Fuel: e.Fuel}, cause: e.Cause, bytes: e.Bytes, beforeStart: e.BeforeStart}
+			pending.stops[stopKey{e.N, e.Cell}] = &stop{at: runtimes.InterruptPoint{Checks: e.Checks, Sleeps: e.Sleeps, Waits: e.Waits, Fuel: e.Fuel}, cause: e.Cause, bytes: e.Bytes, beforeStart: e.BeforeStart}
 		}
 	}
 	return reqs, results, ins, forks, nil
@@ -497,7 +547,18 @@ func (f *feed) runNested(ctx context.Context, nr *nestedReq) {
 	case f.run == nil:
 		divs = []Divergence{{Request: nr.req.N, Cell: -1, What: "nested request", Message: "no session to run it in"}}
 	default:
-		res, evalErr := f.run(ctx, req)
+		langs := make([]string, len(req.Cells))
+		for i, c := range req.Cells {
+			langs[i] = c.Language
+		}
+		f.mu.Lock()
+		if f.nestedLangs == nil {
+			f.nestedLangs = map[int][]string{}
+		}
+		f.nestedLangs[nr.req.N] = langs
+		f.mu.Unlock()
+		// Its cells' stops are request N's on the tape (format 4).
+		res, evalErr := f.run(sandbox.WithReplayedRequest(ctx, nr.req.N), req)
 		if nr.result.Type == "" {
 			divs = []Divergence{{Request: nr.req.N, Cell: -1, What: "result", Message: "the tape holds no result of this nested request"}}
 		} else {

@@ -294,6 +294,7 @@ func (s *Session) evalNested(ctx context.Context, req Request, parent *frame) (*
 	defer act.nestedRun()()
 	// Its cells' budget helper bounds their time by the parent's.
 	ctx = context.WithValue(ctx, outerKey{}, parent)
+	ctx = s.tapeNestedContext(ctx, req) // record.go: its stops are its own on the tape
 	return s.evalCells(ctx, req, parent.depth+1)
 }
 

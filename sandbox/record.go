@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/runtimes"
-	"github.com/wasmeval/wasmeval/runtimes/js"
+	"github.com/wasmeval/wasmeval/runtimes/callorder"
 	"github.com/wasmeval/wasmeval/tape"
 	"github.com/wasmeval/wasmeval/wasm"
 	"github.com/wasmeval/wasmeval/wasm/python"
@@ -59,27 +59,58 @@ type ReplayFeed interface {
 	// changes are stamped with until the guest reads a clock); zero when
 	// the tape does not say.
 	Start() time.Time
-	// Stop says whether the request's cell of that index was stopped
-	// when recorded (by its time limit, an interrupt, a cancellation), and
-	// where.
-	Stop(cell int) (ReplayStop, bool)
+	// Stop says whether the cell of that index was stopped when recorded
+	// (by its time limit, an interrupt, a cancellation), and where: a
+	// cell of the request being replayed (request 0), or of the nested
+	// request of that number (an eval run inside a waiting cell, replayed
+	// with a context from WithReplayedRequest).
+	Stop(request, cell int) (ReplayStop, bool)
 }
 
-// ReplayOrdered is a ReplayFeed that answers a JavaScript host call knowing
-// its number among its cell's calls (made, from 1), and tells matched,
+// ReplayOrdered is a ReplayFeed that answers a host call knowing its
+// number among its cell's calls (made, from 1), and tells matched,
 // before it answers, which of the request's recorded calls it is (its
 // index, -1 for none): the runtime hands the guest the answers in the
 // order the tape recorded them, which is the order the recorded guest
-// took them (js.WithCallOrder).
+// took them (package callorder).
 type ReplayOrdered interface {
 	CallOrdered(ctx context.Context, request []byte, made int, serve func(context.Context, []byte) []byte, matched func(index int)) []byte
 }
 
+// ReplayTaken is a ReplayOrdered that is told when the replayed guest
+// took the answer of the recorded call of that index (ReplayOrdered's
+// matched), and in which of its cell's waits for host calls (a Python
+// cell's call_wait, from 1; 0 for JavaScript, or an answer it never
+// took), to compare with the wait the tape recorded.
+type ReplayTaken interface {
+	Taken(index, wait int)
+}
+
 // ReplayStopped is a ReplayFeed that is told where a replayed cell's
 // stop came (Outcome.Interrupt: the fuel check or sleep, and the fuel
-// used then), to compare it with the recorded one.
+// used then), to compare it with the recorded one; request is as for
+// ReplayFeed.Stop.
 type ReplayStopped interface {
-	Stopped(cell int, at runtimes.InterruptPoint)
+	Stopped(request, cell int, at runtimes.InterruptPoint)
+}
+
+// tapeRequestKey carries, in the context of a nested eval's cells, the
+// number of its request on the tape (recorded or replayed), by which
+// its cells' stops are recorded and looked up.
+type tapeRequestKey struct{}
+
+// WithReplayedRequest returns a context for the Eval that replays the
+// tape's nested request n (a replay's ReplayFeed runs those): its cells'
+// stops are those the tape recorded for request n (ReplayFeed.Stop).
+func WithReplayedRequest(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, tapeRequestKey{}, n)
+}
+
+// tapeRequestOf is the number of the nested request whose cell runs with
+// ctx, or 0 for a cell of the top-level request.
+func tapeRequestOf(ctx context.Context) int {
+	n, _ := ctx.Value(tapeRequestKey{}).(int)
+	return n
 }
 
 // ReplayStop is where and why a recorded cell was stopped.
@@ -112,6 +143,11 @@ type boundary struct {
 	mu       sync.Mutex
 	requests int          // requests recorded so far, nested ones included
 	nested   map[int]bool // the nested requests waiting for their results
+	// claims are the numbers of nested requests recorded whose evals
+	// have not taken them yet (tapeNestedContext), by the request's first
+	// cell: the Eval recording one and the evalNested running it get the
+	// same cells.
+	claims map[*Cell][]int
 	// last is the wall time the guest read last (Unix nanoseconds), or the
 	// session's start: in a deterministic, recorded or replayed session,
 	// what the guest changes in the root is stamped with it, the same on
@@ -214,9 +250,9 @@ func (s *Session) startBoundary() error {
 			if f := frameOf(ctx); f != nil && waitsForEvals(req) {
 				defer f.hold()()
 			}
-			if t := js.TicketOf(ctx); t != nil {
+			if t := callorder.TicketOf(ctx); t != nil {
 				if o, ok := feed.(ReplayOrdered); ok {
-					return o.CallOrdered(ctx, req, t.Made(), serve, t.SetRank)
+					return o.CallOrdered(ctx, req, t.Made(), serve, replayMatched(feed, t))
 				}
 			}
 			return feed.Call(ctx, req, serve)
@@ -366,12 +402,15 @@ func (s *Session) startTape(out io.Writer, src *Session) error {
 	b.call = func(ctx context.Context, req []byte) []byte {
 		ans := call(ctx, req)
 		rec := tape.Record{Type: tape.TypeCall, Call: compactJSON(req), Answer: compactJSON(ans)}
-		if t := js.TicketOf(ctx); t != nil {
-			// A JavaScript call: written when the guest takes its answer,
-			// so that the tape holds the calls in the order the guest saw
-			// their answers, which its replay hands them over in.
+		if t := callorder.TicketOf(ctx); t != nil {
+			// Written when the guest takes its answer, so that the tape
+			// holds the calls in the order the guest saw their answers,
+			// which its replay hands them over in (in the same waits).
 			rec.Made = t.Made()
-			t.WhenTaken(func() { w.Write(rec) })
+			t.WhenTaken(func() {
+				rec.Wait = t.Wait()
+				w.Write(rec)
+			})
 			return ans
 		}
 		w.Write(rec)
@@ -596,8 +635,12 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 	if nested {
 		if b.nested == nil {
 			b.nested = map[int]bool{}
+			b.claims = map[*Cell][]int{}
 		}
 		b.nested[n] = true
+		if len(req.Cells) > 0 {
+			b.claims[&req.Cells[0]] = append(b.claims[&req.Cells[0]], n)
+		}
 	}
 	b.mu.Unlock()
 	b.tape.Hold() // until its result (finishRequest): a frame holds whole requests
@@ -631,6 +674,9 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 	b.mu.Lock()
 	nested := b.nested[n]
 	delete(b.nested, n)
+	if nested {
+		b.dropClaim(n) // its eval did not run (the session closed first)
+	}
 	b.mu.Unlock()
 	rec := tape.Record{Type: tape.TypeResult, N: n, Nested: nested}
 	if evalErr != nil {
@@ -783,9 +829,7 @@ func MarshalResult(res *Result) ([]byte, error) {
 // Recording, it counts a cell's output where the runtime meters no fuel,
 // so that tapeStop can record how much it had written when stopped.
 func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers ...*time.Timer) (context.Context, error) {
-	if lang == "js" {
-		ctx = s.orderCalls(ctx)
-	}
+	ctx = s.orderCalls(ctx)
 	if s.opts.Replay == nil {
 		if b := s.bound; b != nil && b.tape != nil && lang != "py" {
 			// No context.AfterFunc: its goroutine, started when every
@@ -797,7 +841,7 @@ func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers 
 		}
 		return ctx, nil
 	}
-	st, ok := s.opts.Replay.Stop(cell)
+	st, ok := s.opts.Replay.Stop(tapeRequestOf(ctx), cell)
 	if !ok {
 		return ctx, nil
 	}
@@ -834,17 +878,34 @@ func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers 
 	return ctx, err
 }
 
-// orderCalls returns the context of a JavaScript cell whose host calls are
-// recorded in the order its guest takes their answers, or replayed in the
-// recorded order (js.WithCallOrder), when the session records or replays.
+// orderCalls returns the context of a cell whose host calls are recorded
+// in the order its guest takes their answers, or replayed in the recorded
+// order (callorder.With), when the session records or replays.
 func (s *Session) orderCalls(ctx context.Context) context.Context {
 	switch _, ordered := s.opts.Replay.(ReplayOrdered); {
 	case ordered:
-		return js.WithCallOrder(ctx, true)
+		return callorder.With(ctx, true)
 	case s.opts.Replay == nil && s.bound != nil && s.bound.tape != nil:
-		return js.WithCallOrder(ctx, false)
+		return callorder.With(ctx, false)
 	}
 	return ctx
+}
+
+// replayMatched is the matched function of a replayed call of ticket t
+// (ReplayOrdered): it gives the call its rank, and has feed told, if it
+// wants to be (ReplayTaken), when and in which wait the guest took the
+// answer.
+func replayMatched(feed ReplayFeed, t *callorder.Ticket) func(int) {
+	rt, ok := feed.(ReplayTaken)
+	if !ok {
+		return t.SetRank
+	}
+	return func(index int) {
+		t.SetRank(index)
+		if index >= 0 {
+			t.WhenTaken(func() { rt.Taken(index, t.Wait()) })
+		}
+	}
 }
 
 // errReplayedStop stops a replayed cell where its recording was stopped.
@@ -909,7 +970,7 @@ func (w *stopWatch) add(n int) {
 func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, sink *cellSink, out runtimes.Outcome, replayed error) {
 	if replayed != nil {
 		if r, ok := s.opts.Replay.(ReplayStopped); ok {
-			r.Stopped(sink.index, out.Interrupt)
+			r.Stopped(tapeRequestOf(ctx), sink.index, out.Interrupt)
 		}
 		if !out.Interrupted {
 			return
@@ -934,7 +995,7 @@ func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, 
 		return
 	}
 	p := out.Interrupt
-	rec := tape.Record{Type: tape.TypeStop, Cell: sink.index, Cause: cause, Checks: p.Checks, Sleeps: p.Sleeps, Waits: p.Waits, Fuel: p.Fuel}
+	rec := tape.Record{Type: tape.TypeStop, N: tapeRequestOf(ctx), Cell: sink.index, Cause: cause, Checks: p.Checks, Sleeps: p.Sleeps, Waits: p.Waits, Fuel: p.Fuel}
 	if w := watchOf(ctx); w != nil && w.on && out.Interrupt.IsZero() {
 		rec.Bytes = w.atStop.Load() // the runtime's own lines about the stop come after
 	}
@@ -977,7 +1038,7 @@ func (s *Session) tapeStopBeforeStart(ctx context.Context, sink *cellSink) {
 	if cause == "" {
 		return
 	}
-	if err := b.tape.Write(tape.Record{Type: tape.TypeStop, Cell: sink.index, Cause: cause, BeforeStart: true}); err != nil {
+	if err := b.tape.Write(tape.Record{Type: tape.TypeStop, N: tapeRequestOf(ctx), Cell: sink.index, Cause: cause, BeforeStart: true}); err != nil {
 		s.sb.opts.Logger.Warn("recording a stop", "err", err)
 	}
 }
@@ -991,7 +1052,7 @@ func (s *Session) replayBeforeStart(ctx context.Context, sink *cellSink) bool {
 	if s.opts.Replay == nil {
 		return false
 	}
-	st, ok := s.opts.Replay.Stop(sink.index)
+	st, ok := s.opts.Replay.Stop(tapeRequestOf(ctx), sink.index)
 	if !ok || !st.BeforeStart {
 		return false
 	}
@@ -1070,6 +1131,48 @@ func copyTimes(src, dst string) {
 	for _, p := range slices.Backward(dirs) {
 		if fi, err := from.Stat(p); err == nil {
 			to.Chtimes(p, fi.ModTime(), fi.ModTime())
+		}
+	}
+}
+
+// tapeNestedContext returns the context of a nested eval of req, just
+// recorded (tapeNestedRequest) in a recording session: its number on the
+// tape goes with its cells, whose stops are recorded by it
+// (tapeRequestOf). A replayed nested eval's context has it from the
+// replay (WithReplayedRequest).
+func (s *Session) tapeNestedContext(ctx context.Context, req Request) context.Context {
+	b := s.bound
+	if b == nil || b.tape == nil || len(req.Cells) == 0 {
+		return ctx
+	}
+	key := &req.Cells[0]
+	b.mu.Lock()
+	ns := b.claims[key]
+	if len(ns) == 0 {
+		b.mu.Unlock()
+		return ctx
+	}
+	n := ns[0]
+	if len(ns) == 1 {
+		delete(b.claims, key)
+	} else {
+		b.claims[key] = ns[1:]
+	}
+	b.mu.Unlock()
+	return context.WithValue(ctx, tapeRequestKey{}, n)
+}
+
+// dropClaim forgets nested request n's claim, if its eval did not take
+// it; the caller holds mu.
+func (b *boundary) dropClaim(n int) {
+	for key, ns := range b.claims {
+		if i := slices.Index(ns, n); i >= 0 {
+			if ns = slices.Delete(ns, i, i+1); len(ns) == 0 {
+				delete(b.claims, key)
+			} else {
+				b.claims[key] = ns
+			}
+			return
 		}
 	}
 }

@@ -28,7 +28,18 @@ import (
 // tape replays as recorded: a JavaScript cell stopped before it started
 // is replayed as one stopped before it wrote anything, and a Python cell
 // stopped in a host call's wait is named in the report as not exact.
-const FormatVersion = 3
+//
+// Version 4 added a Python call's made and wait (its number among its
+// cell's calls, and the cell's wait for host calls, call_wait, in which
+// the guest took its answer: Python calls too are recorded in the order
+// the guest took their answers, and replay hands them over in that order,
+// each in its recorded wait) and a stop's n (the nested request whose
+// cell was stopped, for a cell of an eval run inside a waiting cell). A
+// version 3 tape replays as recorded: its Python calls are handed over in
+// the order they were recorded, without checking the wait, and the stops
+// of its nested cells are taken for those of the enclosing request's
+// cells of the same index.
+const FormatVersion = 4
 
 // MinFormatVersion is the oldest tape format this package reads.
 const MinFormatVersion = 1
@@ -85,9 +96,11 @@ const (
 //	clock    Clock ("wall" or "mono"), NS
 //	rand     Data (the bytes the guest read)
 //	call     Call (the host call's JSON request), Answer (its JSON answer),
-//	         Made (a JavaScript call's number among its cell's calls, from
-//	         1, in the order the cell made them; the calls are recorded in
-//	         the order the guest took their answers)
+//	         Made (the call's number among its cell's calls, from 1, in the
+//	         order the cell made them; the calls are recorded in the order
+//	         the guest took their answers), Wait (a Python call's: the
+//	         number of its cell's wait for host calls, call_wait, from 1,
+//	         in which the guest took the answer; 0 for one it never took)
 //	result   N, and Result (the result's JSON) or Error (a host error)
 //	fork     Header: the session was made here by a fork of the session
 //	         recorded so far, and the events after it are the fork's (whose
@@ -102,7 +115,9 @@ const (
 //	         used Fuel units; all 0 where the runtime meters no fuel, where
 //	         Bytes is the output the cell had written when stopped.
 //	         BeforeStart: the cell was stopped while its runtime was still
-//	         starting, before any of its code ran (all the others 0)
+//	         starting, before any of its code ran (all the others 0).
+//	         N: the cell is one of the nested request N (an eval run
+//	         inside a waiting cell); left out for the request's own cells
 type Record struct {
 	Type   string  `json:"t"`
 	Header *Header `json:"header,omitempty"`
@@ -128,6 +143,7 @@ type Record struct {
 	Call   json.RawMessage `json:"call,omitempty"`
 	Answer json.RawMessage `json:"answer,omitempty"`
 	Made   int             `json:"made,omitempty"`
+	Wait   int             `json:"wait,omitempty"`
 
 	Cell   int    `json:"cell,omitempty"`
 	Cause  string `json:"cause,omitempty"`
@@ -278,12 +294,15 @@ func (r *Record) Check() error {
 			return fmt.Errorf("a rand record needs data")
 		}
 	case TypeCall:
-		allowed = "call answer made"
+		allowed = "call answer made wait"
 		if len(r.Call) == 0 || len(r.Answer) == 0 {
 			return fmt.Errorf("a call record needs call and answer")
 		}
 		if r.Made < 0 {
 			return fmt.Errorf("a call record's made is %d; give the call's number among its cell's calls, from 1 (or leave it out)", r.Made)
+		}
+		if r.Wait < 0 {
+			return fmt.Errorf("a call record's wait is %d; give the number of the cell's wait that took its answer, from 1 (or leave it out)", r.Wait)
 		}
 	case TypeResult:
 		allowed = "n nested result error"
@@ -291,12 +310,12 @@ func (r *Record) Check() error {
 			return fmt.Errorf("a result record needs n (from 1) and one of result or error")
 		}
 	case TypeStop:
-		allowed = "cell cause checks sleeps waits fuel bytes before_start"
+		allowed = "n cell cause checks sleeps waits fuel bytes before_start"
 		if !slices.Contains(causes, r.Cause) {
 			return fmt.Errorf("stop cause %q; give one of %q", r.Cause, causes)
 		}
-		if r.Cell < 0 || r.Fuel < 0 || r.Checks < 0 || r.Sleeps < 0 || r.Waits < 0 || r.Bytes < 0 {
-			return fmt.Errorf("a stop record needs a cell index, checks, sleeps, waits, fuel and bytes of 0 or more")
+		if r.Cell < 0 || r.Fuel < 0 || r.Checks < 0 || r.Sleeps < 0 || r.Waits < 0 || r.Bytes < 0 || r.N < 0 {
+			return fmt.Errorf("a stop record needs a cell index, checks, sleeps, waits, fuel, bytes and n of 0 or more")
 		}
 		if r.BeforeStart && (r.Checks != 0 || r.Sleeps != 0 || r.Waits != 0 || r.Fuel != 0 || r.Bytes != 0) {
 			return fmt.Errorf("a stop record with before_start has no checks, sleeps, waits, fuel or bytes: the cell ran none of its code")
@@ -333,7 +352,7 @@ func (r *Record) checkDeferred() error {
 	// The usual case, without fields' closure calls (TestDeferredFields
 	// keeps this list whole).
 	if r.Header == nil && r.Path == "" && r.Mode == 0 && len(r.Data) == 0 && r.Size == 0 && r.SHA256 == "" && r.Target == "" && r.MTime == nil &&
-		r.Error == "" && r.Clock == "" && r.NS == nil && len(r.Call) == 0 && len(r.Answer) == 0 && r.Made == 0 &&
+		r.Error == "" && r.Clock == "" && r.NS == nil && len(r.Call) == 0 && len(r.Answer) == 0 && r.Made == 0 && r.Wait == 0 &&
 		r.Cell == 0 && r.Cause == "" && r.Checks == 0 && r.Sleeps == 0 && r.Waits == 0 && r.Fuel == 0 && r.Bytes == 0 && !r.BeforeStart {
 		return nil
 	}
@@ -383,6 +402,7 @@ func (r *Record) fields(fs []string) []string {
 	add(len(r.Call) > 0, "call")
 	add(len(r.Answer) > 0, "answer")
 	add(r.Made != 0, "made")
+	add(r.Wait != 0, "wait")
 	add(r.Cell != 0, "cell")
 	add(r.Cause != "", "cause")
 	add(r.Checks != 0, "checks")

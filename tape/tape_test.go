@@ -212,7 +212,7 @@ func TestFormats(t *testing.T) {
 	for _, tc := range []struct {
 		format int
 		want   string
-	}{{1, ""}, {2, ""}, {tape.FormatVersion, ""}, {tape.FormatVersion + 1, "this wasmeval reads formats 1 to 3"}, {0, "this wasmeval reads formats"}} {
+	}{{1, ""}, {2, ""}, {tape.FormatVersion, ""}, {tape.FormatVersion + 1, "this wasmeval reads formats 1 to 4"}, {0, "this wasmeval reads formats"}} {
 		h := header()
 		h.Header.Format = tc.format
 		line, _ := json.Marshal(h)
@@ -282,6 +282,51 @@ func TestFormat3Fields(t *testing.T) {
 	zw.Close()
 	if tp, err := tape.Read(bytes.NewReader(old.Bytes())); err != nil || len(tp.Events) != 3 {
 		t.Errorf("a format 2 tape with a fork: %v", err)
+	}
+}
+
+// TestFormat4Fields: a call's wait and a nested cell's stop (n) read back
+// as written; negative ones are refused; a format 3 reader's tape (no
+// wait, no n) still reads.
+func TestFormat4Fields(t *testing.T) {
+	recs := []tape.Record{
+		header(),
+		{Type: tape.TypeRequest, N: 1, Request: json.RawMessage(`{}`)},
+		{Type: tape.TypeCall, Call: json.RawMessage(`{"op":"tool"}`), Answer: json.RawMessage(`{"result":3}`), Made: 3, Wait: 1},
+		{Type: tape.TypeRequest, N: 2, Nested: true, Request: json.RawMessage(`{}`)},
+		{Type: tape.TypeStop, N: 2, Cell: 0, Cause: tape.CauseTimeout, Checks: 9, Fuel: 99},
+		{Type: tape.TypeResult, N: 2, Nested: true, Result: json.RawMessage(`{}`)},
+		{Type: tape.TypeStop, Cell: 0, Cause: tape.CauseTimeout, Checks: 4, Fuel: 44},
+		{Type: tape.TypeResult, N: 1, Result: json.RawMessage(`{}`)},
+	}
+	var buf bytes.Buffer
+	w, _ := tape.NewWriter(&buf)
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Write(tape.Record{Type: tape.TypeCall, Call: json.RawMessage(`{}`), Answer: json.RawMessage(`{}`), Wait: -1}); err == nil || !strings.Contains(err.Error(), "wait is -1") {
+		t.Errorf("a call taken in wait -1: %v", err)
+	}
+	if err := w.Write(tape.Record{Type: tape.TypeStop, N: -2, Cause: tape.CauseTimeout}); err == nil {
+		t.Error("a stop of request -2 was written")
+	}
+	if err := w.Write(tape.Record{Type: tape.TypeClock, Clock: tape.ClockWall, NS: new(int64), Wait: 1}); err == nil || !strings.Contains(err.Error(), `no field "wait"`) {
+		t.Errorf("a clock record with a wait: %v", err)
+	}
+	w.Close()
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(append([]tape.Record{header()}, tp.Events...))
+	want, _ := json.Marshal(recs)
+	if !bytes.Equal(got, want) {
+		t.Errorf("read back:\n got %s\nwant %s", got, want)
+	}
+	if !bytes.Contains(got, []byte(`"wait":1`)) || !bytes.Contains(got, []byte(`{"t":"stop","n":2,`)) {
+		t.Errorf("the new fields are not in %s", got)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/runtimes"
+	"github.com/wasmeval/wasmeval/runtimes/callorder"
 )
 
 // Limits on a cell's host calls. A request larger than maxRequest gets an
@@ -38,16 +39,19 @@ type calls struct {
 	inFlight int
 	done     chan finished
 	results  map[int32]finished
+	order    callorder.Cell[finished] // a recorded or replayed cell's (callorder.go)
 }
 
 type finished struct {
 	id   int32
 	resp []byte
 	held int64 // bytes of budget held for resp until the guest has it
+	// ticket orders the call's answer in a recorded or replayed cell.
+	ticket *callorder.Ticket
 }
 
 func newCalls(ctx context.Context, handle func(context.Context, []byte) []byte, budget *hostcalls.CallBudget) *calls {
-	c := &calls{handle: handle, budget: budget, done: make(chan finished, maxInFlight), results: map[int32]finished{}}
+	c := &calls{handle: handle, budget: budget, done: make(chan finished, maxInFlight), results: map[int32]finished{}, order: callorder.NewCell[finished](ctx)}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	return c
 }
@@ -61,11 +65,15 @@ func (c *calls) close() {
 	for {
 		select {
 		case f := <-c.done:
+			c.order.Drained(f.ticket)
 			c.release(f.held)
 			continue
 		default:
 		}
 		break
+	}
+	for _, f := range c.order.End() { // callorder.go: held back by a replay
+		c.release(f.held)
 	}
 	for id, f := range c.results {
 		c.release(f.held)
@@ -95,6 +103,7 @@ func (c *calls) start(req []byte, reserved int64, refusal string) int32 {
 	id := c.next
 	c.inFlight++
 	c.wg.Add(1)
+	ctx, ticket := c.order.Ticket(c.ctx) // callorder.go
 	go func() {
 		defer c.wg.Done()
 		var resp []byte
@@ -104,7 +113,7 @@ func (c *calls) start(req []byte, reserved int64, refusal string) int32 {
 		case c.handle == nil:
 			resp = errorResponse("this sandbox has no host calls configured")
 		default:
-			resp = c.handle(c.ctx, req)
+			resp = c.handle(ctx, req)
 		}
 		// The request is done with. The answer waits for room in the
 		// budget before it is queued, until the guest takes it: a guest
@@ -117,7 +126,7 @@ func (c *calls) start(req []byte, reserved int64, refusal string) int32 {
 				held, resp = 0, errorResponse("the cell ended before its answer could be kept")
 			}
 		}
-		c.done <- finished{id, resp, held}
+		c.done <- finished{id, resp, held, ticket}
 	}()
 	return id
 }
@@ -134,6 +143,9 @@ func (in *Instance) waitCall() int32 {
 		return -1
 	}
 	for {
+		if f, ok := in.heldTurn(); ok { // callorder.go: a replay's, in the recorded order
+			return in.tookCall(f)
+		}
 		select {
 		case f := <-c.done:
 			if in.runCtx.Err() != nil {
@@ -142,7 +154,9 @@ func (in *Instance) waitCall() int32 {
 				c.done <- f // buffered (maxInFlight): taken by close
 				return in.stopWait()
 			}
-			return in.tookCall(f)
+			if f, ok := in.inTurn(f); ok { // callorder.go
+				return in.tookCall(f)
+			}
 		case req := <-in.reentry.ch:
 			// An eval of the session while this cell waits: run it here.
 			in.runNested(req)
@@ -343,12 +357,18 @@ func (in *Instance) runNested(req *nestedRun) {
 	sink, runCtx, calls := in.sink, in.runCtx, in.calls
 	interrupted, trippedAt, firstTrip := in.interrupted.Load(), in.trippedAt, in.firstTrip
 	fuelStart, fuelBudget, fuelOut := in.fuelStart, in.fuelBudget, in.fuelOut
+	// Where its stop comes is counted in its own work, as a cell's
+	// (a recording's stop point, a replay's WithInterruptAt).
+	interruptAt, tripAt := in.interruptAt, in.tripAt
+	checks, sleeps, waits := in.checks, in.sleeps, in.waits
 
 	in.sink, in.runCtx, in.calls = req.sink, req.ctx, nil
 	in.interrupted.Store(false)
 	in.trippedAt, in.firstTrip = time.Time{}, time.Time{}
 	in.fuelOut = false
 	in.fuelBudget, _ = runtimes.FuelBudget(req.ctx)
+	in.interruptAt, _ = runtimes.InterruptAt(req.ctx)
+	in.tripAt, in.checks, in.sleeps, in.waits = runtimes.InterruptPoint{}, 0, 0, 0
 	if in.fuel != nil {
 		in.fuelStart = in.fuelUsed()
 		if in.fuelBudget > 0 {
@@ -371,13 +391,15 @@ func (in *Instance) runNested(req *nestedRun) {
 	if in.calls != nil {
 		in.calls.close()
 	}
-	out := in.fuelOut
+	out, at := in.fuelOut, in.tripAt
 
 	// The waiting cell's state, back; the nested cell's fuel is its own.
 	in.sink, in.runCtx, in.calls = sink, runCtx, calls
 	in.interrupted.Store(interrupted)
 	in.trippedAt, in.firstTrip = trippedAt, firstTrip
 	in.fuelStart, in.fuelBudget, in.fuelOut = fuelStart+used, fuelBudget, fuelOut
+	in.interruptAt, in.tripAt = interruptAt, tripAt
+	in.checks, in.sleeps, in.waits = checks, sleeps, waits
 
 	if err != nil {
 		var what string
@@ -394,9 +416,9 @@ func (in *Instance) runNested(req *nestedRun) {
 		}
 		req.sink.Stderr(fmt.Sprintf("\n%s; this cell ran inside a cell that waited for a host call, which is stopped too (the session's Python state is rolled back to before the outermost cell, or restarted)\n", what))
 		in.reentry.broken = err
-		req.out = runtimes.Outcome{Failed: true, Interrupted: stopped && !out, FuelExhausted: out, FuelUsed: used}
+		req.out = runtimes.Outcome{Failed: true, Interrupted: stopped && !out, FuelExhausted: out, FuelUsed: used, Interrupt: at}
 		return
 	}
 	halted := stopped && rc != 0
-	req.out = runtimes.Outcome{Failed: rc != 0, Interrupted: halted && !out, FuelExhausted: halted && out, FuelUsed: used}
+	req.out = runtimes.Outcome{Failed: rc != 0, Interrupted: halted && !out, FuelExhausted: halted && out, FuelUsed: used, Interrupt: at}
 }

@@ -1,0 +1,243 @@
+// Package callorder keeps the order in which a cell's guest takes the
+// answers of its concurrent host calls, for a recorded or replayed
+// session. It is shared by the runtimes (JavaScript's event loop, Python's
+// call_wait) and the sandbox that records and replays them.
+//
+// A cell's host calls run at once, each on a goroutine of its own, and the
+// runtime hands the guest their answers in the order they come. Which
+// comes first is an accident of timing when recorded; a replay, which has
+// every answer at once, would hand them over in yet another order, and a
+// guest that prints each answer as it comes would print another text. So
+// under With each call's context carries a Ticket: a recorder writes the
+// call when the guest takes its answer (Ticket.WhenTaken), so the tape
+// holds the calls in the order the guest saw their answers, and a replay
+// says which recorded call each replayed one is (Ticket.SetRank), and the
+// runtime holds an answer back (Cell) until those recorded before it have
+// been taken.
+package callorder
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+type orderKey struct{}
+
+// With returns a context whose cell numbers its host calls and hands each
+// call's context a Ticket (TicketOf); replayed says the cell is replayed:
+// its answers are handed to the guest in the order of their ranks
+// (Ticket.SetRank) rather than as they come.
+func With(ctx context.Context, replayed bool) context.Context {
+	return context.WithValue(ctx, orderKey{}, replayed)
+}
+
+type ticketKey struct{}
+
+// Ranks of a ticket before SetRank, and of one SetRank gave no place.
+const (
+	rankUnknown = -2
+	rankNone    = -1
+)
+
+// Ticket is one host call of a cell run under With.
+type Ticket struct {
+	made int
+	rank atomic.Int64
+
+	mu    sync.Mutex
+	taken func()
+	// wait is the guest's wait for host calls in which it took the answer
+	// (Python's call_wait, counted over its cell; 0 where the runtime has
+	// no such waits); set before taken runs.
+	wait atomic.Int64
+
+	// arrived is when its answer came, counted in the order answers came
+	// (0: not yet); used by the cell's goroutine only.
+	arrived int
+}
+
+// TicketOf returns the ticket of the host call whose context is ctx, or
+// nil when its cell is not run under With.
+func TicketOf(ctx context.Context) *Ticket {
+	t, _ := ctx.Value(ticketKey{}).(*Ticket)
+	return t
+}
+
+// Made is the call's number among its cell's calls, from 1, in the order
+// the guest made them.
+func (t *Ticket) Made() int { return t.made }
+
+// Wait is the number of the guest's wait for host calls (Python's
+// call_wait, counted over its cell from 1) in which it took the call's
+// answer; 0 before it took it, for an answer it never took, and where the
+// runtime has no such waits (JavaScript).
+func (t *Ticket) Wait() int { return int(t.wait.Load()) }
+
+// WhenTaken makes f run when the guest takes the call's answer, on the
+// cell's goroutine, or when the cell ends without taking it. It must be
+// called before the call returns its answer.
+func (t *Ticket) WhenTaken(f func()) {
+	t.mu.Lock()
+	t.taken = f
+	t.mu.Unlock()
+}
+
+// SetRank gives a replayed call its place among the recorded answers
+// (the guest takes answers of lower rank first); a negative rank (a call
+// the tape does not hold) gives it none: it is handed over after those
+// that have one, as it comes. It must be called before the call returns.
+func (t *Ticket) SetRank(rank int) {
+	if rank < 0 {
+		rank = rankNone
+	}
+	t.rank.Store(int64(rank))
+}
+
+func (t *Ticket) take() {
+	t.mu.Lock()
+	f := t.taken
+	t.taken = nil
+	t.mu.Unlock()
+	if f != nil {
+		f()
+	}
+}
+
+// order is the rank by which held answers are compared.
+func (t *Ticket) order() int64 {
+	if r := t.rank.Load(); r >= 0 {
+		return r
+	}
+	return math.MaxInt64
+}
+
+// Cell is the order state of a cell's host calls, whose answers are of
+// type D (on, when the cell is run under With); used by the cell's
+// goroutine only. Its methods do nothing when it is off. Its zero value
+// is off.
+type Cell[D any] struct {
+	on       bool
+	replayed bool
+	made     int
+	arrivals int
+	out      []*Ticket // the calls whose answers were not taken, as made
+	held     []held[D] // replayed answers waiting for their turn, as they came
+}
+
+type held[D any] struct {
+	t *Ticket
+	d D
+}
+
+// NewCell is the order state of a cell run with ctx.
+func NewCell[D any](ctx context.Context) Cell[D] {
+	replayed, ok := ctx.Value(orderKey{}).(bool)
+	return Cell[D]{on: ok, replayed: replayed}
+}
+
+// On says whether the cell's calls are ordered (recorded or replayed).
+func (o *Cell[D]) On() bool { return o.on }
+
+// Ticket numbers a new call made with ctx: its context and ticket (ctx
+// and nil when the cell is not ordered).
+func (o *Cell[D]) Ticket(ctx context.Context) (context.Context, *Ticket) {
+	if !o.on {
+		return ctx, nil
+	}
+	o.made++
+	t := &Ticket{made: o.made}
+	t.rank.Store(rankUnknown)
+	o.out = append(o.out, t)
+	return context.WithValue(ctx, ticketKey{}, t), t
+}
+
+// Came takes the answer d of the call t that just came, in the guest's
+// wait-th wait for host calls (0 where the runtime has none): it returns
+// the answer the guest takes now (d itself but in a replay), or false
+// when the replay holds d back for answers recorded before it, which are
+// still to come. A nil t (a call made without a ticket) is taken at once.
+func (o *Cell[D]) Came(t *Ticket, d D, wait int) (D, bool) {
+	if !o.on || t == nil {
+		return d, true
+	}
+	o.arrivals++
+	t.arrived = o.arrivals
+	if !o.replayed {
+		o.taken(t, wait)
+		return d, true
+	}
+	o.held = append(o.held, held[D]{t, d})
+	return o.Turn(wait)
+}
+
+// Turn returns the held answer whose turn it is, if any, for the guest's
+// wait-th wait: the one of the lowest rank, when no call still in flight
+// has a lower rank or one not known yet.
+func (o *Cell[D]) Turn(wait int) (D, bool) {
+	var none D
+	if !o.on || len(o.held) == 0 {
+		return none, false
+	}
+	best := 0
+	for i := range o.held {
+		if o.held[i].t.order() < o.held[best].t.order() {
+			best = i
+		}
+	}
+	r := o.held[best].t.order()
+	for _, t := range o.out {
+		if t.arrived == 0 && (t.rank.Load() == rankUnknown || t.order() < r) {
+			return none, false
+		}
+	}
+	h := o.held[best]
+	o.held = slices.Delete(o.held, best, best+1)
+	o.taken(h.t, wait)
+	return h.d, true
+}
+
+func (o *Cell[D]) taken(t *Ticket, wait int) {
+	o.out = slices.DeleteFunc(o.out, func(x *Ticket) bool { return x == t })
+	t.wait.Store(int64(wait))
+	t.take()
+}
+
+// Drained notes the answer of call t, which the cell ended without
+// taking.
+func (o *Cell[D]) Drained(t *Ticket) {
+	if o.on && t != nil && t.arrived == 0 {
+		o.arrivals++
+		t.arrived = o.arrivals
+	}
+}
+
+// End runs the hooks of the calls whose answers the cell did not take
+// (it ended first), in the order the answers came, and returns the
+// answers a replay held back, which the guest never took.
+func (o *Cell[D]) End() []D {
+	if !o.on {
+		return nil
+	}
+	slices.SortStableFunc(o.out, func(a, b *Ticket) int {
+		x, y := a.arrived, b.arrived
+		if x == 0 {
+			x = math.MaxInt
+		}
+		if y == 0 {
+			y = math.MaxInt
+		}
+		return x - y
+	})
+	for _, t := range o.out {
+		t.take()
+	}
+	var left []D
+	for _, h := range o.held {
+		left = append(left, h.d)
+	}
+	o.out, o.held = nil, nil
+	return left
+}
