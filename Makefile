@@ -64,13 +64,15 @@ demo: build
 	cd bin/demo && { rc=0; ../wasmeval eval < ../../examples/demo/session.ndjson || rc=$$?; [ $$rc -le 1 ]; }
 
 # The packages whose tests run guest wasm (Python, the filesystem guest),
-# run again on the second engine (wazero is the default: README, "Engines").
+# run again on the second engine: the first round runs on the default,
+# wasmtime (a cgo build: README, "Engines"), the second on wazero, the
+# default of a CGO_ENABLED=0 build.
 WASM_TEST_PKGS := ./wasm/... ./runtimes/python/... ./sandbox/... ./attack/... ./cmd/wasmeval/... \
                   ./server/... ./replay/... ./profiles/...
 
 test: python-check go-deps mcp-everything mcp-inspector npm-testdata py-test-packages jupyter-deps cluster-deps
 	WASMEVAL_REQUIRE_PYTHON=1 WASMEVAL_REQUIRE_CLUSTER=1 $(GO) test -count=1 -timeout 40m ./...
-	WASMEVAL_ENGINE=wasmtime WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -timeout 40m $(WASM_TEST_PKGS)
+	WASMEVAL_ENGINE=wazero WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -timeout 40m $(WASM_TEST_PKGS)
 	WASMEVAL_REQUIRE_PYTHON=1 $(GO) test -count=1 -timeout 40m -run '^$$' -bench . -benchtime=1x ./...
 
 # One run, one package at a time (-p 1: two packages' benchmarks would

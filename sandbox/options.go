@@ -51,9 +51,11 @@ type Options struct {
 	// "ts" follows "js" unless listed itself: TypeScript cells run on the
 	// JavaScript runtime. What the commands' --languages flag sets.
 	Languages []string
-	// Engine is the WebAssembly engine Python runs on: "wazero" or
-	// "wasmtime" (which needs a binary built with cgo). Empty means
-	// $WASMEVAL_ENGINE, else wazero (README.md, "Engines", says why).
+	// Engine is the WebAssembly engine Python runs on: "wasmtime" (which
+	// needs a binary built with cgo) or "wazero". Empty means
+	// $WASMEVAL_ENGINE, else wasm.DefaultEngine: wasmtime where it is
+	// compiled in, wazero in a build with CGO_ENABLED=0 (README.md,
+	// "Engines", gives the figures that chose it).
 	// What the commands' --engine flag sets.
 	Engine string
 	// PythonBackend is where Python cells run: PythonWasm ("wasm", the

@@ -48,6 +48,29 @@ func TestResolveEngine(t *testing.T) {
 	}
 }
 
+// TestDefaultEngine: with nothing configured and $WASMEVAL_ENGINE unset, a
+// build with cgo (as this file is) compiles on wasmtime, the faster engine
+// (README.md, "Engines"); wasmtime_nocgo.go keeps wazero for the others.
+func TestDefaultEngine(t *testing.T) {
+	t.Setenv(wasm.EngineEnv, "")
+	if wasm.DefaultEngine != wasm.EngineWasmtime {
+		t.Fatalf("DefaultEngine = %q in a build with cgo, want %q", wasm.DefaultEngine, wasm.EngineWasmtime)
+	}
+	bin, err := wasmtime.Wat2Wasm(`(module (func (export "f") (result i32) i32.const 1))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := wasm.CompileModule(ctx, "", wasm.Config{}, bin, "t", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if c.Engine() != wasm.EngineWasmtime {
+		t.Errorf("compiled on %s with no engine named, want %s", c.Engine(), wasm.EngineWasmtime)
+	}
+}
+
 // engineGuest exercises what the runtimes need of an engine: host
 // functions (with the caller's context and memory), WASI through the
 // ModuleConfig, a mutable global, memory growth, traps, host panics and

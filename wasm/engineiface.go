@@ -21,9 +21,10 @@ const (
 // with it (make test).
 const EngineEnv = "WASMEVAL_ENGINE"
 
-// DefaultEngine is the engine used when none is configured and EngineEnv is
-// unset. wazero stays the default: see README.md, "Engines".
-const DefaultEngine = EngineWazero
+// DefaultEngine (wasmtime.go, wasmtime_nocgo.go) is the engine used when
+// none is configured and EngineEnv is unset: wasmtime where it is compiled
+// in (cgo), wazero in a binary built with CGO_ENABLED=0. README.md,
+// "Engines", gives the figures that chose it.
 
 // ResolveEngine returns the engine name meant by name: name itself when
 // set, else $WASMEVAL_ENGINE, else DefaultEngine. A name that is not an

@@ -47,6 +47,11 @@ import (
 // front (a static memory: it never moves), so sessions share the
 // template's pages and MemoryHandle's dirty page tracking works unchanged.
 
+// DefaultEngine is wasmtime where it is compiled in: faster than wazero on
+// what users feel (cells, fib and loops, process start, session start and
+// fork) by the figures of README.md, "Engines".
+const DefaultEngine = EngineWasmtime
+
 // wasmtimeStack is the native stack wasm code may use (wasmtime's default
 // is 512 KiB). CPython's own C stack is in linear memory; this bounds the
 // native frames of deep C recursion, which traps (a crash the host rolls

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,8 +25,8 @@ func TestEngineFlagBadValues(t *testing.T) {
 			t.Errorf("%s --engine v8: status %d, first line %q; want %d and a line naming the flag and the engines", cmd, code, line, exitInvalid)
 		}
 		code, stdout, _ := run(t, context.Background(), "", cmd, "--help")
-		if code != exitOK || !strings.Contains(stdout, "\n  --engine NAME") {
-			t.Errorf("%s --help does not explain --engine", cmd)
+		if code != exitOK || !strings.Contains(stdout, "\n  --engine NAME") || !strings.Contains(stdout, "else "+wasm.DefaultEngine+" (this binary's") {
+			t.Errorf("%s --help does not explain --engine and name this binary's default (%s):\n%s", cmd, wasm.DefaultEngine, stdout)
 		}
 	}
 }
@@ -39,5 +42,43 @@ func TestEvalEngineFlag(t *testing.T) {
 		if code != exitOK || len(res) != 1 || summary(res[0]) != "text: 42" {
 			t.Errorf("--engine %s: status %d, stdout %s, stderr %s", engine, code, stdout, stderr)
 		}
+	}
+}
+
+// TestEngineDefaultWithoutCgo: a binary built with CGO_ENABLED=0 has no
+// wasmtime, so its default is wazero: --help says so, eval runs Python
+// with no --engine (and $WASMEVAL_ENGINE unset), and --engine wasmtime
+// fails with a message that says how to get it. The test binary itself
+// (cgo) defaults to wasmtime (TestEngineFlagBadValues, wasm's
+// TestDefaultEngine).
+func TestEngineDefaultWithoutCgo(t *testing.T) {
+	testenv.RequirePython(t)
+	if testing.Short() {
+		t.Skip("builds wasmeval without cgo")
+	}
+	bin := filepath.Join(t.TempDir(), "wasmeval")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("CGO_ENABLED=0 go build: %v\n%s", err, out)
+	}
+	env := append(os.Environ(), wasm.EngineEnv+"=")
+	help := exec.Command(bin, "eval", "--help")
+	help.Env = env
+	out, _ := help.Output()
+	if !strings.Contains(string(out), "else wazero (this binary's") {
+		t.Errorf("eval --help of a build without cgo does not name wazero as its default:\n%s", out)
+	}
+	eval := exec.Command(bin, "eval", "--cwd", t.TempDir())
+	eval.Env, eval.Stdin = env, strings.NewReader(req("print(6 * 7)"))
+	out, err := eval.Output()
+	if res := results(t, string(out)); err != nil || len(res) != 1 || summary(res[0]) != "text: 42" {
+		t.Errorf("eval without --engine: %v, stdout %s", err, out)
+	}
+	eval = exec.Command(bin, "eval", "--cwd", t.TempDir(), "--engine", "wasmtime")
+	eval.Env, eval.Stdin = env, strings.NewReader(req("print(1)"))
+	out, _ = eval.CombinedOutput()
+	if !strings.Contains(string(out), "built without cgo; build it with CGO_ENABLED=1") {
+		t.Errorf("eval --engine wasmtime in a build without cgo: %s", out)
 	}
 }
