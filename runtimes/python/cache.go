@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/wasmeval/wasmeval/wasm"
@@ -148,22 +150,79 @@ func (r *Runtime) loadTemplate(c diskCache, key string) bool {
 // stays in the cache.
 const cacheMaxAge = 14 * 24 * time.Hour
 
+// cacheMaxBytes caps what the cache's templates, instrumented modules and
+// start entries take on disk together. Each artifact, stdlib, prelude and
+// package layer makes entries of its own (a template is some 20-50 MiB
+// allocated), and the age limit alone let a machine that ran many of them
+// in two weeks (a developer's, a CI runner's) keep gigabytes: past the cap
+// the entries used least recently go first. A variable for tests.
+var cacheMaxBytes int64 = 2 << 30
+
 // pruneCache removes the cached templates and instrumented modules that no
-// process has used for cacheMaxAge: each artifact version leaves ~30 MiB.
+// process has used for cacheMaxAge, then the least recently used ones past
+// cacheMaxBytes. Processes touch what they use (wasm.TouchInUse), and one
+// that has loaded an entry holds a copy: removing it cannot break them.
 func pruneCache(dir string) {
-	for _, pat := range []string{"python-template-*.json", "python-fuel-*.wasm", "python-start-*.bin"} {
+	type entry struct {
+		files []string
+		used  time.Time
+		bytes int64
+	}
+	entries := map[string]*entry{}
+	for _, pat := range []string{"python-template-*", "python-fuel-*", "python-start-*"} {
 		files, _ := filepath.Glob(filepath.Join(dir, pat))
 		for _, f := range files {
-			if st, err := os.Stat(f); err == nil && time.Since(st.ModTime()) > cacheMaxAge {
-				os.Remove(f)
-				os.Remove(f + ".stamp")
-				if strings.HasSuffix(f, ".json") {
-					os.Remove(strings.TrimSuffix(f, ".json") + ".mem")
-					os.Remove(strings.TrimSuffix(f, ".json") + ".mem.stamp")
-				}
+			st, err := os.Lstat(f)
+			if err != nil || !st.Mode().IsRegular() {
+				continue
 			}
+			// An entry is its files: NAME.json, NAME.mem and their stamps.
+			name := filepath.Base(f)
+			for _, ext := range []string{".stamp", ".json", ".mem", ".wasm", ".bin"} {
+				name = strings.TrimSuffix(name, ext)
+			}
+			e := entries[name]
+			if e == nil {
+				e = &entry{}
+				entries[name] = e
+			}
+			e.files = append(e.files, f)
+			if st.ModTime().After(e.used) {
+				e.used = st.ModTime()
+			}
+			e.bytes += allocatedBytes(st)
 		}
 	}
+	list := make([]*entry, 0, len(entries))
+	for _, e := range entries {
+		if time.Since(e.used) > cacheMaxAge {
+			removeAll(e.files)
+			continue
+		}
+		list = append(list, e)
+	}
+	slices.SortFunc(list, func(a, b *entry) int { return b.used.Compare(a.used) })
+	var total int64
+	for i, e := range list {
+		total += e.bytes
+		if i > 0 && total > cacheMaxBytes { // the newest stays, whatever its size
+			removeAll(e.files)
+		}
+	}
+}
+
+func removeAll(files []string) {
+	for _, f := range files {
+		os.Remove(f)
+	}
+}
+
+// allocatedBytes is what a file takes on disk: templates are sparse.
+func allocatedBytes(st os.FileInfo) int64 {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		return sys.Blocks * 512
+	}
+	return st.Size()
 }
 
 // saveTemplate stores the template for later processes; failing to is not
