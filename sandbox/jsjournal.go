@@ -746,7 +746,7 @@ func (s *Session) journalEvalEnded(res *Result, err error) {
 		data := journalEnc.EncodeAll(b, nil)
 		j.frames = append(j.frames, store.Frame{Sum: sha256.Sum256(data), Data: data})
 		j.bytes += int64(len(data))
-			if j.bytes > j.limit {
+		if j.bytes > j.limit {
 			j.drop(j.capWhy())
 			return
 		}

@@ -22,9 +22,11 @@ const storeUsage = `  --store URL
         disk; dir:///path?sync=none skips the syncs (faster; a killed
         process loses nothing, a machine crash may lose recent saves). With
         --workspace the default is dir://WORKSPACE/.store; without one, no
-        store. "none" keeps none. JavaScript state cannot be saved: after a
-        restart a session's next JavaScript cell says its JavaScript state
-        was reset
+        store. "none" keeps none. JavaScript state is rebuilt at a
+        session's next JavaScript cell by replaying a journal of its
+        JavaScript cells and their inputs; when it cannot be (the journal
+        passed its 16 MiB cap, a cell was stopped, the replay diverged),
+        that cell says its JavaScript state was reset, and why
 `
 
 func (f *storeFlags) register(fs *flag.FlagSet) {

@@ -80,8 +80,8 @@ func (p *serveProcess) eval(t *testing.T, token, id, lang, code string) evalAnsw
 // TestServeSurvivesSIGKILL: a `wasmeval serve --workspace W` killed with
 // SIGKILL, once after three evals and once with a cell in flight, comes
 // back on the same workspace with every session as of its last
-// completed eval: Python variables, files, cut outputs; JavaScript state
-// reset and said so. Another token still gets 404.
+// completed eval: Python variables, files, cut outputs, and JavaScript
+// state, rebuilt from its journal. Another token still gets 404.
 func TestServeSurvivesSIGKILL(t *testing.T) {
 	testenv.RequirePython(t)
 	const token, other = "store-token", "other-token"
@@ -119,8 +119,8 @@ func TestServeSurvivesSIGKILL(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || strings.Count(string(full), "row") != 5000 {
 		t.Fatalf("output %s after the restart: %d, %d rows", outID, resp.StatusCode, strings.Count(string(full), "row"))
 	}
-	js := p.eval(t, token, id, "js", "typeof j")
-	if js.Content[0].Text != "'undefined'" || len(js.Details.StatusEvents) == 0 || js.Details.StatusEvents[0].Kind != "state_reset" {
+	js := p.eval(t, token, id, "js", "j + 1")
+	if js.Content[0].Text != "6" || len(js.Details.StatusEvents) != 0 {
 		t.Fatalf("JavaScript after the restart: %+v", js)
 	}
 	if got := p.eval(t, token, idle.ID, "py", "print('idle ok')").Content[0].Text; got != "idle ok" {
