@@ -57,7 +57,9 @@ func benchManager(b *testing.B, st store.Store) *sandbox.Manager {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { sb.Close(ctx) })
-	mo := sandbox.ManagerOptions{Workspace: b.TempDir(), IdleTimeout: -1, TrimIdleAfter: -1}
+	// Checkpoints on, as serve has them: a persist then takes the pages
+	// that changed from the checkpoint's write tracking.
+	mo := sandbox.ManagerOptions{Workspace: b.TempDir(), IdleTimeout: -1, TrimIdleAfter: -1, Session: sandbox.SessionOptions{Checkpoints: true}}
 	if st != nil {
 		mo.Store = st
 	}

@@ -43,6 +43,10 @@ type checkpoint struct {
 	// whole.
 	lastCopied int
 	lastWhole  bool
+	// changed marks the pages changed since the last persist, counted
+	// from the persist since names (0: not known); see persisttrack.go.
+	changed []uint64
+	since   uint64
 }
 
 // takeCheckpoint brings the checkpoint up to the instance at rest, given
@@ -138,6 +142,7 @@ func (c *checkpoint) update(h *wasm.MemoryHandle, all []byte, written []uint32) 
 		}
 		copy(c.data[int(s-1)*4096:], src)
 		c.lastCopied++
+		c.mark(p)
 	}
 	c.size = uint32(len(all))
 	// The pages listed stay unprotected: the next cell likely writes them
@@ -158,7 +163,7 @@ func (c *checkpoint) update(h *wasm.MemoryHandle, all []byte, written []uint32) 
 // whole takes the checkpoint afresh: every page the guest has written
 // since the template, from a new interval of write tracking.
 func (c *checkpoint) whole(in *Instance, all []byte) error {
-	c.valid, c.mem = false, nil
+	c.valid, c.mem, c.since = false, nil, 0
 	size := uint32(len(all))
 	tracked := false
 	if in.mem.TrackWrites(size) == nil {
@@ -241,6 +246,7 @@ func (c *checkpoint) forget(first, end uint32) {
 		}
 		c.free = append(c.free, c.slot[p]-1)
 		c.slot[p] = 0
+		c.mark(p)
 		c.has[p/64] &^= 1 << (p % 64)
 		p++
 	}
@@ -254,7 +260,7 @@ func (c *checkpoint) copied() int { return (c.next - len(c.free)) * 4096 }
 
 // drop releases the checkpoint's memory.
 func (c *checkpoint) drop() {
-	c.valid, c.mem = false, nil
+	c.valid, c.mem, c.since = false, nil, 0
 	c.slot, c.has, c.free, c.next, c.data = nil, nil, nil, 0, nil
 	c.buf.Release()
 }
@@ -268,7 +274,7 @@ func (in *Instance) rollback(ctx context.Context) error {
 		return errors.New("python: no checkpoint")
 	}
 	in.close(ctx)
-	c.mem = nil
+	c.mem, c.since = nil, 0
 	if err := in.r.instantiate(ctx, in, wasm.MemoryOptions{Image: in.r.template.Image()}); err != nil {
 		return err
 	}

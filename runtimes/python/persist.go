@@ -82,6 +82,11 @@ type StateCache struct {
 	frames  []*frame
 	gen     uint64 // counts persists
 	scratch []byte
+	// since names the persist the checkpoint's marks count from, when
+	// this cache made it (persisttrack.go); tracked says the last persist
+	// took the changed pages from the marks.
+	since   uint64
+	tracked bool
 }
 
 // frame is one compressed frame of a StateCache.
@@ -184,19 +189,45 @@ func (in *Instance) PersistState(ctx context.Context, cache *StateCache) (index 
 	cache.init()
 	mem := in.mod.Memory()
 	size := mem.Size()
-	dirty, err := in.mem.DirtyPages(size)
-	if err != nil {
-		return nil, nil, fmt.Errorf("python: persist: %w", err)
-	}
 	all, ok := mem.Read(0, size)
 	if !ok {
 		return nil, nil, fmt.Errorf("python: persist: cannot read %d bytes of memory", size)
 	}
 	page := func(p uint32) []byte { off := p * pageBytes; return all[off:min(off+pageBytes, size)] }
 	// Pages new or changed since the last persist go into a new frame;
-	// their old copies, and pages no longer written, go stale.
+	// their old copies, and pages no longer written, go stale. Which
+	// pages changed is known from the checkpoint's write tracking when it
+	// followed the memory since this cache's last persist
+	// (persisttrack.go); else every written page is hashed and compared.
 	var fresh []uint32
 	cache.gen++
+	changed, since := in.ckpt.changes(in)
+	cache.tracked = since != 0 && since == cache.since
+	defer func() { cache.since = in.ckpt.restartChanges(in) }()
+	if cache.tracked {
+		for _, p := range changed {
+			old, had := cache.sums[p]
+			if !in.ckpt.holds(p) || p >= (size+pageBytes-1)/pageBytes {
+				if had { // given back: the template's again
+					delete(cache.sums, p)
+					cache.stale(p)
+				}
+				continue
+			}
+			sum := maphash.Bytes(cache.seed, page(p))
+			if had && old.sum == sum {
+				continue // changed and changed back
+			}
+			cache.sums[p] = pageSum{sum, cache.gen}
+			fresh = append(fresh, p)
+			cache.stale(p)
+		}
+		return cache.compress(enc, fresh, page, size), cache.frameList(), nil
+	}
+	dirty, err := in.mem.DirtyPages(size)
+	if err != nil {
+		return nil, nil, fmt.Errorf("python: persist: %w", err)
+	}
 	for _, p := range dirty {
 		sum := maphash.Bytes(cache.seed, page(p))
 		if old, ok := cache.sums[p]; ok && old.sum == sum {
@@ -215,6 +246,12 @@ func (in *Instance) PersistState(ctx context.Context, cache *StateCache) (index 
 			}
 		}
 	}
+	return cache.compress(enc, fresh, page, size), cache.frameList(), nil
+}
+
+// compress makes the new frames of a persist: the fresh pages, and the
+// live pages of the frames at most half live. It returns the index.
+func (cache *StateCache) compress(enc *zstd.Encoder, fresh []uint32, page func(uint32) []byte, size uint32) []byte {
 	// Frames at most half live are compressed again, their live pages
 	// with the fresh ones, so stale bytes stay under the live ones.
 	kept := cache.frames[:0]
@@ -255,7 +292,7 @@ func (in *Instance) PersistState(ctx context.Context, cache *StateCache) (index 
 		}
 		cache.frames = append(cache.frames, f)
 	}
-	return cache.index(size), cache.frameList(), nil
+	return cache.index(size)
 }
 
 // pageSum is a live page's hash, and the persist that last saw it
