@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/wasmeval/wasmeval/internal/benchreport/cputime"
+	"github.com/wasmeval/wasmeval/internal/benchreport/linepipe"
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/wasm"
 )
@@ -101,56 +99,42 @@ func reportNative(b *testing.B, native nativeTimes, cpu time.Duration) {
 	}
 }
 
-// cpu is the CPU time process p has used so far; ok false when it
-// cannot be read.
-func (p *lineProcess) cpu() (time.Duration, bool) { return cputime.Process(p.cmd.Process.Pid) }
-
 // lineProcess is a process that answers one JSON line on stdin with one
-// on stdout: `wasmeval eval`, or the native loop below.
+// on stdout: `wasmeval eval`, or the native loop below, driven by the
+// harness all the line benchmarks share (internal/benchreport/linepipe).
 type lineProcess struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
+	*linepipe.Process
+	stderr *lockedBuffer
 }
 
 func startLineProcess(b *testing.B, name string, args ...string) *lineProcess {
 	b.Helper()
-	cmd := exec.Command(name, args...)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cmd.Stderr = &lockedBuffer{}
-	if err := cmd.Start(); err != nil {
-		b.Fatalf("%s: %v", name, err)
-	}
-	p := &lineProcess{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	b.Cleanup(func() {
-		in.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	return p
+	return startLineCmd(b, linepipe.Start, exec.Command(name, args...))
 }
+
+// startLineCmd starts cmd with start (linepipe.Start, or StartPolled for
+// the floor benchmark's comparison).
+func startLineCmd(b *testing.B, start func(*exec.Cmd) (*linepipe.Process, error), cmd *exec.Cmd) *lineProcess {
+	b.Helper()
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	p, err := start(cmd)
+	if err != nil {
+		b.Fatalf("%s: %v", cmd.Path, err)
+	}
+	b.Cleanup(func() { p.Close(30 * time.Second) })
+	return &lineProcess{Process: p, stderr: stderr}
+}
+
+// cpu is the CPU time process p has used so far; ok false when it
+// cannot be read.
+func (p *lineProcess) cpu() (time.Duration, bool) { return p.CPU() }
 
 // roundTrip writes line (with its newline) and returns the answer line.
 func (p *lineProcess) roundTrip(b *testing.B, line []byte) []byte {
-	if _, err := p.in.Write(line); err != nil {
-		b.Fatalf("writing a line: %v", err)
-	}
-	ans, err := p.out.ReadBytes('\n')
+	ans, err := p.RoundTrip(line)
 	if err != nil {
-		b.Fatalf("reading the answer: %v (stderr: %s)", err, p.cmd.Stderr.(*lockedBuffer).String())
+		b.Fatalf("%v (stderr: %s)", err, p.stderr.String())
 	}
 	return ans
 }

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBenchScriptUsage: bench.mjs refuses arguments it does not know,
@@ -36,13 +37,10 @@ func TestBenchScriptServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { s.in.Close(); s.cmd.Wait() }()
+	defer s.p.Close(30 * time.Second)
 	ask := func(line string) answer {
 		t.Helper()
-		if _, err := s.in.Write([]byte(line + "\n")); err != nil {
-			t.Fatal(err)
-		}
-		ans, err := s.out.ReadBytes('\n')
+		ans, err := s.p.RoundTrip([]byte(line + "\n"))
 		if err != nil {
 			t.Fatalf("%v; stderr %s", err, s.stderr.String())
 		}

@@ -1,11 +1,9 @@
 package pyodide_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/internal/benchreport/cputime"
+	"github.com/wasmeval/wasmeval/internal/benchreport/linepipe"
 	"github.com/wasmeval/wasmeval/internal/benchreport/pyodide"
 	"github.com/wasmeval/wasmeval/internal/testenv"
 )
@@ -78,8 +77,7 @@ func script(b *testing.B) string {
 // b.N-style benchmark function runs several times).
 type server struct {
 	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
+	p      *linepipe.Process // the harness cmd/wasmeval's line benchmarks use too
 	stderr bytes.Buffer
 	loadNS float64
 }
@@ -93,8 +91,7 @@ var (
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if srv != nil {
-		srv.in.Close()
-		srv.cmd.Wait()
+		srv.p.Close(30 * time.Second)
 	}
 	os.Exit(code)
 }
@@ -113,18 +110,10 @@ func start(node, script, dir string) (*server, error) {
 	s := &server{cmd: exec.Command(node, script, dir, "serve")}
 	s.cmd.Stderr = &s.stderr
 	var err error
-	if s.in, err = s.cmd.StdinPipe(); err != nil {
+	if s.p, err = linepipe.Start(s.cmd); err != nil {
 		return nil, err
 	}
-	out, err := s.cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	s.out = bufio.NewReaderSize(out, 1<<20)
-	if err := s.cmd.Start(); err != nil {
-		return nil, err
-	}
-	line, err := s.out.ReadBytes('\n')
+	line, err := s.p.ReadLine()
 	var ready struct {
 		Ready  bool
 		LoadNS float64 `json:"load_ns"`
@@ -146,12 +135,9 @@ type answer struct {
 }
 
 func (s *server) roundTrip(b *testing.B, line []byte) []byte {
-	if _, err := s.in.Write(line); err != nil {
-		b.Fatalf("writing to node: %v; stderr: %s", err, s.stderr.String())
-	}
-	ans, err := s.out.ReadBytes('\n')
+	ans, err := s.p.RoundTrip(line)
 	if err != nil {
-		b.Fatalf("reading node's answer: %v; stderr: %s", err, s.stderr.String())
+		b.Fatalf("node: %v; stderr: %s", err, s.stderr.String())
 	}
 	return ans
 }
