@@ -178,8 +178,23 @@ func (o *Cell[D]) Came(t *Ticket, d D, wait int) (D, bool) {
 // has a lower rank or one not known yet.
 func (o *Cell[D]) Turn(wait int) (D, bool) {
 	var none D
-	if !o.on || len(o.held) == 0 {
+	best := o.due()
+	if best < 0 {
 		return none, false
+	}
+	h := o.held[best]
+	o.held = slices.Delete(o.held, best, best+1)
+	o.taken(h.t, wait)
+	return h.d, true
+}
+
+// Due says whether a held answer's turn has come (Turn would return it).
+func (o *Cell[D]) Due() bool { return o.due() >= 0 }
+
+// due is the index in held of the answer whose turn it is, or -1.
+func (o *Cell[D]) due() int {
+	if !o.on || len(o.held) == 0 {
+		return -1
 	}
 	best := 0
 	for i := range o.held {
@@ -190,13 +205,19 @@ func (o *Cell[D]) Turn(wait int) (D, bool) {
 	r := o.held[best].t.order()
 	for _, t := range o.out {
 		if t.arrived == 0 && (t.rank.Load() == rankUnknown || t.order() < r) {
-			return none, false
+			return -1
 		}
 	}
-	h := o.held[best]
-	o.held = slices.Delete(o.held, best, best+1)
-	o.taken(h.t, wait)
-	return h.d, true
+	return best
+}
+
+// Hold keeps the answer d of call t, which just came, without handing it
+// over (a replayed cell that is to be stopped before it takes another
+// answer); Turn hands it over later, or End returns it.
+func (o *Cell[D]) Hold(t *Ticket, d D) {
+	o.arrivals++
+	t.arrived = o.arrivals
+	o.held = append(o.held, held[D]{t, d})
 }
 
 func (o *Cell[D]) taken(t *Ticket, wait int) {

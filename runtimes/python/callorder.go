@@ -27,3 +27,19 @@ func (in *Instance) heldTurn() (finished, bool) {
 func (in *Instance) inTurn(f finished) (finished, bool) {
 	return in.calls.order.Came(f.ticket, f, int(in.waits))
 }
+
+// stopTurn delivers a replayed interrupt due in the current wait
+// (beginWait) when its time has come, and says whether it did: at once
+// in a cell whose calls are not ordered; else once an answer the guest
+// would take is there. Until then the wait runs what is handed to it: an
+// agent() or tool() call replays the evals its host ran in the session
+// (nested in this wait) before it answers, as they ran before the
+// recorded stop. The answers it held stay untaken (End gives them back).
+func (in *Instance) stopTurn() bool {
+	c := in.calls
+	if c.order.On() && !c.order.Due() {
+		return false
+	}
+	in.tripInWait()
+	return true
+}

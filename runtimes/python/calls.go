@@ -139,11 +139,13 @@ func (in *Instance) waitCall() int32 {
 	if c.inFlight == 0 {
 		return -2
 	}
-	if in.beginWait() { // python.go: a replayed stop in this wait
-		return -1
-	}
+	stopDue := in.beginWait() // python.go: a replayed stop in this wait
 	for {
-		if f, ok := in.heldTurn(); ok { // callorder.go: a replay's, in the recorded order
+		if stopDue {
+			if in.stopTurn() { // callorder.go
+				return -1
+			}
+		} else if f, ok := in.heldTurn(); ok { // callorder.go: a replay's, in the recorded order
 			return in.tookCall(f)
 		}
 		select {
@@ -153,6 +155,10 @@ func (in *Instance) waitCall() int32 {
 				// it, and answered): the stop comes first.
 				c.done <- f // buffered (maxInFlight): taken by close
 				return in.stopWait()
+			}
+			if stopDue {
+				c.order.Hold(f.ticket, f) // for stopTurn
+				continue
 			}
 			if f, ok := in.inTurn(f); ok { // callorder.go
 				return in.tookCall(f)

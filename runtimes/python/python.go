@@ -818,17 +818,19 @@ func (in *Instance) nanosleep(ns int64) {
 // beginWait counts a wait for host calls' answers (call_wait) and says
 // whether a replayed interrupt comes in it: the recorded cell was stopped
 // while it waited there, so the replay stops it there too, without taking
-// an answer (which the tape gives at once).
+// an answer (which the tape gives at once), once the evals nested in the
+// wait have run (stopTurn).
 func (in *Instance) beginWait() bool {
 	in.waits++
 	at := in.interruptAt
-	if at.Waits == 0 || in.waits < at.Waits || in.interrupted.Load() {
-		return false
-	}
-	in.tripAt = at
+	return at.Waits != 0 && in.waits >= at.Waits && !in.interrupted.Load()
+}
+
+// tripInWait delivers a replayed interrupt in the current wait.
+func (in *Instance) tripInWait() {
+	in.tripAt = in.interruptAt
 	in.trip(time.Now())
 	in.firstTrip = in.trippedAt
-	return true
 }
 
 // waitStopped notes where a cell stopped while it waited for host calls
