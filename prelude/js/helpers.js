@@ -14,6 +14,14 @@
   const then = (p, onFulfilled, onRejected) => P.PromisePrototypeThen(p, onFulfilled, onRejected);
   const hasOwn = (o, key) => P.ObjectPrototypeHasOwnProperty(o, key);
   const isArray = P.ArrayIsArray;
+  // listOf is Array.from(items), by index for an array (not through its
+  // iterator, which a cell can replace).
+  const listOf = (items) => {
+    if (!isArray(items)) return P.ArrayFrom(items);
+    const list = new P.Array(items.length);
+    for (let i = 0; i < items.length; i++) list[i] = items[i];
+    return list;
+  };
   // jsonParse is JSON.parse as the host guards it (runtimes/js/js.go), which
   // it puts in place after the prelude has run, before any cell: the first
   // call of internal.helpers is the host's, at that point, and takes it.
@@ -177,9 +185,8 @@
   const counter = (items, o) => {
     o = opts(o, 'counter');
     const counts = new P.SafeMap();
-    // A string's lines, else any iterable's items (Array.from takes the
-    // iterable's own iterator: the original one for an array).
-    const list = typeof items === 'string' ? linesOf(items) : isArray(items) ? items : P.ArrayFrom(items);
+    // A string's lines, else any iterable's items.
+    const list = typeof items === 'string' ? linesOf(items) : listOf(items);
     for (let i = 0; i < list.length; i++) counts.set(list[i], (counts.get(list[i]) || 0) + 1);
     const pairs = P.mapEntries(counts);
     // Array.prototype.sort is stable: ties keep their first appearance.
@@ -246,7 +253,7 @@
 
   const parallel = async((thunks, o) => {
     o = opts(o, 'parallel');
-    const fns = P.ArrayFrom(thunks);
+    const fns = listOf(thunks);
     for (let i = 0; i < fns.length; i++) {
       if (typeof fns[i] !== 'function') throw new P.TypeError(`parallel: item ${i} is a ${typeof fns[i]}, not a function of no arguments`);
     }
@@ -288,7 +295,7 @@
     for (let i = 0; i < stages.length; i++) {
       if (typeof stages[i] !== 'function') throw new P.TypeError(`pipeline: a stage is a ${typeof stages[i]}, not a function`);
     }
-    let p = P.PromiseResolve(P.ArrayFrom(items));
+    let p = P.PromiseResolve(listOf(items));
     for (let i = 0; i < stages.length; i++) {
       const stage = stages[i];
       p = then(p, (xs) => parallel(P.ArrayPrototypeMap(xs, (x) => () => stage(x)), o));

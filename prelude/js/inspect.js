@@ -216,11 +216,17 @@
   const isDate = brand((v) => P.DatePrototypeGetTime(v));
   const RegExpPrototype = RegExp.prototype;
   const isRegExp = (v) => v !== RegExpPrototype && brand((x) => P.RegExpPrototypeGetSource(x))(v);
-  const isArrayBuffer = brand((v) => P.ArrayBufferPrototypeGetByteLength(v));
+  // Not the byteLength getter: goja's error for a value that is no
+  // ArrayBuffer turns the value into text, calling its toString.
+  const isArrayBuffer = brand((v) => new P.DataView(v, 0, 0));
   const isDataView = brand((v) => P.DataViewPrototypeGetByteLength(v));
   const typedArrayTag = P.TypedArrayPrototypeGetSymbolToStringTag;
   const isTypedArray = (v) => typedArrayTag(v) !== undefined;
-  const isNumberObject = (v) => typeof v === 'object' && brand((x) => P.NumberPrototypeValueOf(x))(v);
+  // goja's error for a value that is no Number turns it into text (its
+  // toString): only a value that says it is a Number is tried (a Number
+  // given a Symbol.toStringTag of its own shows as an object).
+  const isNumberObject = (v) => typeof v === 'object' && objectToString(v) === '[object Number]' &&
+    brand((x) => P.NumberPrototypeValueOf(x))(v);
   const isStringObject = (v) => typeof v === 'object' && brand((x) => P.StringPrototypeValueOf(x))(v);
   const isBooleanObject = (v) => typeof v === 'object' && brand((x) => P.BooleanPrototypeValueOf(x))(v);
   const isBigIntObject = (v) => typeof v === 'object' && brand((x) => P.BigIntPrototypeValueOf(x))(v);
