@@ -553,28 +553,52 @@ func (j *jsJournal) restart() {
 	}
 }
 
-// nestedNow says whether a cell of the session is running: a cell that
-// begins now runs nested in it.
-func (s *Session) nestedNow() bool {
+// nestedIn says whether a cell of the session is running (of language
+// lang, when not ""): a cell that begins now runs nested in it.
+func (s *Session) nestedIn(lang string) bool {
 	s.nest.mu.Lock()
 	defer s.nest.mu.Unlock()
-	return len(s.nest.frames) > 0
+	for _, f := range s.nest.frames {
+		if lang == "" || f.lang == lang {
+			return true
+		}
+	}
+	return false
 }
 
-// journalCell journals a JavaScript or TypeScript cell c about to run
-// (beforeCell), first rebuilding the VM from a journal loaded from the
-// store; it returns the context to run the cell with.
-func (s *Session) journalCell(ctx context.Context, c Cell, sink *cellSink) context.Context {
+// journalCell journals a cell c of language lang ("js" for TypeScript)
+// about to run (beforeCell): a JavaScript cell gets an entry, after the
+// VM is rebuilt from a journal loaded from the store. It returns the
+// context to run the cell with.
+func (s *Session) journalCell(ctx context.Context, c Cell, lang string, sink *cellSink) context.Context {
 	p := s.persist
 	j := &p.jrnl
-	if s.nestedNow() {
+	if lang != "js" {
+		if j.tap != nil && j.dropped == "" && s.nestedIn("js") {
+			// It may change the files under the waiting JavaScript cell,
+			// which the journal would not see.
+			j.drop("a cell ran inside a JavaScript cell that waited in agent() or tool(), which the journal cannot replay")
+		}
+		return ctx
+	}
+	if s.nestedIn("") {
+		if j.pending != nil {
+			// Not rebuilt under a waiting cell, whose files it would change.
+			j.pending = nil
+			p.reset = append(slices.DeleteFunc(p.reset, func(l string) bool { return l == "js" }), "js")
+			p.jsWhy = "its first JavaScript cell since ran inside a cell that waited in agent() or tool()"
+		}
 		if j.tap != nil && j.dropped == "" {
 			j.drop("a JavaScript cell ran inside a cell that waited in agent() or tool(), which the journal cannot replay in order")
 		}
 		return ctx
 	}
 	if j.pending != nil {
-		s.rebuildJS(ctx, j)
+		if c.Reset {
+			j.pending = nil // reset anyway: nothing to rebuild, nothing to tell
+		} else {
+			s.rebuildJS(ctx, j)
+		}
 	}
 	s.imu.Lock()
 	inst := s.instances["js"]
@@ -744,13 +768,26 @@ func (s *Session) journalEvalEnded(res *Result, err error) {
 			return
 		}
 		data := journalEnc.EncodeAll(b, nil)
-		j.frames = append(j.frames, store.Frame{Sum: sha256.Sum256(data), Data: data})
+		j.frames = mergeFrames(append(j.frames, store.Frame{Sum: sha256.Sum256(data), Data: data}))
 		j.bytes += int64(len(data))
 		if j.bytes > j.limit {
 			j.drop(j.capWhy())
 			return
 		}
 	}
+}
+
+// mergeFrames merges the last frame into the one before while that one is
+// at most twice its size, so that a journal of n entries is O(log n)
+// frames, each byte rewritten O(log n) times: a store's record names its
+// frames, and a long session's list would otherwise grow by one a cell.
+// Frames are zstd frames, so a merge is their concatenation.
+func mergeFrames(frames []store.Frame) []store.Frame {
+	for n := len(frames); n >= 2 && len(frames[n-2].Data) <= 2*len(frames[n-1].Data); n-- {
+		data := append(slices.Clip(frames[n-2].Data), frames[n-1].Data...)
+		frames = append(frames[:n-2], store.Frame{Sum: sha256.Sum256(data), Data: data})
+	}
+	return frames
 }
 
 func orText(a, b string) string {
@@ -844,7 +881,7 @@ func (s *Session) rebuildJS(ctx context.Context, j *jsJournal) {
 	frames := j.pending
 	j.pending = nil
 	start := time.Now()
-	inst, t, why := s.replayJournal(ctx, frames)
+	inst, t, n, why := s.replayJournal(ctx, frames)
 	if why != "" {
 		if inst != nil {
 			s.dropInstance("js")
@@ -858,7 +895,7 @@ func (s *Session) rebuildJS(ctx context.Context, j *jsJournal) {
 		s.sb.opts.Logger.Warn("the session's JavaScript state could not be rebuilt from its journal", "root", s.opts.Root, "why", why)
 		return
 	}
-	j.inst, j.tap, j.frames, j.n = inst, t, frames, len(frames)
+	j.inst, j.tap, j.frames, j.n = inst, t, frames, n
 	j.bytes = 0
 	for _, f := range frames {
 		j.bytes += int64(len(f.Data))
@@ -868,20 +905,20 @@ func (s *Session) rebuildJS(ctx context.Context, j *jsJournal) {
 	t.mu.Lock()
 	t.mode, t.feed, t.rec = tapLive, nil, j.limit >= 0
 	t.mu.Unlock()
-	s.sb.opts.Logger.Info("the session's JavaScript state was rebuilt from its journal", "root", s.opts.Root, "cells", len(frames), "ms", time.Since(start).Milliseconds())
+	s.sb.opts.Logger.Info("the session's JavaScript state was rebuilt from its journal", "root", s.opts.Root, "cells", n, "ms", time.Since(start).Milliseconds())
 }
 
 // replayJournal runs the journal's cells on a new VM fed from it, each on
 // the files as it found them, and puts the root back as it is now. It
-// returns the VM and its tap, or why it could not.
-func (s *Session) replayJournal(ctx context.Context, frames []store.Frame) (runtimes.Instance, *jsTap, string) {
+// returns the VM, its tap and the number of cells, or why it could not.
+func (s *Session) replayJournal(ctx context.Context, frames []store.Frame) (runtimes.Instance, *jsTap, int, string) {
 	if err := journalCodec(); err != nil {
-		return nil, nil, fmt.Sprintf("its journal could not be read: %v", err)
+		return nil, nil, 0, fmt.Sprintf("its journal could not be read: %v", err)
 	}
 	root := s.opts.Root
 	_, live, err := diffRoot(root, nil, time.Now(), false)
 	if err != nil {
-		return nil, nil, fmt.Sprintf("its files could not be read: %v", err)
+		return nil, nil, 0, fmt.Sprintf("its files could not be read: %v", err)
 	}
 	b := s.bound
 	var lastStamp int64
@@ -906,16 +943,20 @@ func (s *Session) replayJournal(ctx context.Context, frames []store.Frame) (runt
 	}
 	files := map[string]store.File{}
 	var inst runtimes.Instance
-	fail := func(why string) (runtimes.Instance, *jsTap, string) { return inst, nil, why }
+	fail := func(why string) (runtimes.Instance, *jsTap, int, string) { return inst, nil, 0, why }
+	var entries []jsEntry
 	for i, f := range frames {
-		var e jsEntry
 		data, err := journalDec.DecodeAll(f.Data, nil)
-		if err == nil {
-			err = json.Unmarshal(data, &e)
+		dec := json.NewDecoder(bytes.NewReader(data))
+		for err == nil && dec.More() {
+			entries = append(entries, jsEntry{})
+			err = dec.Decode(&entries[len(entries)-1])
 		}
 		if err != nil {
-			return fail(fmt.Sprintf("its journal's entry %d does not decode: %v", i+1, err))
+			return fail(fmt.Sprintf("its journal's frame %d does not decode: %v", i+1, err))
 		}
+	}
+	for i, e := range entries {
 		name := fmt.Sprintf("cell %d of its journal (%s)", i+1, quote(excerpt(e.Code, 60)))
 		if e.FullFiles {
 			clear(files)
@@ -978,7 +1019,7 @@ func (s *Session) replayJournal(ctx context.Context, frames []store.Frame) (runt
 		}
 	}
 	if inst == nil {
-		return nil, nil, "its JavaScript journal is empty"
+		return nil, nil, 0, "its JavaScript journal is empty"
 	}
-	return inst, t, ""
+	return inst, t, len(entries), ""
 }

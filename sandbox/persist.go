@@ -233,9 +233,7 @@ func (s *Session) beforeCell(ctx context.Context, c Cell, sink *cellSink) contex
 	if lang == "ts" {
 		lang = "js"
 	}
-	if lang == "js" {
-		ctx = s.journalCell(ctx, c, sink)
-	}
+	ctx = s.journalCell(ctx, c, lang, sink)
 	if !slices.Contains(s.persist.reset, lang) {
 		return ctx
 	}

@@ -88,7 +88,7 @@ func TestManagerStoreRestart(t *testing.T) {
 	evalText(t, m1, "alice", id, "py", "import json\nanswer = {'n': 42}\nopen('notes.txt', 'w').write('kept')\nimport os\nos.makedirs('sub/deeper', exist_ok=True)\nopen('sub/deeper/x.bin', 'wb').write(bytes(range(256)))")
 	evalText(t, m1, "alice", id, "js", "var jsGlobal = 7")
 	evalText(t, m1, "alice", id, "ts", "let typed: number = jsGlobal + 1")
-	// The record holds the JavaScript journal: two entries, as frames.
+	// The record holds the JavaScript journal, as frames after Python's.
 	key, err := m1.StateKeyForTest(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestManagerStoreRestart(t *testing.T) {
 		Had    bool
 		Frames int
 	}
-	if err := json.Unmarshal(rec.JS, &jsLog); err != nil || !jsLog.Had || jsLog.V != 1 || jsLog.Frames != 2 || len(rec.PythonFrames) < 2 {
+	if err := json.Unmarshal(rec.JS, &jsLog); err != nil || !jsLog.Had || jsLog.V != 1 || jsLog.Frames < 1 || len(rec.PythonFrames) <= jsLog.Frames {
 		t.Fatalf("the record's JavaScript: %s (%v)", rec.JS, err)
 	}
 	res := evalText(t, m1, "alice", id, "py", "print('line\\n' * 5000)")
