@@ -75,11 +75,8 @@ func (v *valueBigInt) Equals(other Value) bool {
 		}
 		return false
 	case String:
-		bigInt, err := stringToBigInt(o.toTrimmedUTF8())
-		if err != nil {
-			return false
-		}
-		return bigInt.Cmp((*big.Int)(v)) == 0
+		c, ok := compareBigIntText((*big.Int)(v), o.toTrimmedUTF8()) // wasmeval: not stringToBigInt
+		return ok && c == 0
 	case valueBool:
 		return (*big.Int)(v).Int64() == o.ToInteger()
 	case *Object:
@@ -122,7 +119,8 @@ func (v *valueBigInt) hash(hash *maphash.Hash) uint64 {
 	return h
 }
 
-func toBigInt(value Value) *valueBigInt {
+// wasmeval: maxBits limits a BigInt parsed from text (0: no limit).
+func toBigInt(value Value, maxBits int) *valueBigInt {
 	// Undefined	Throw a TypeError exception.
 	// Null			Throw a TypeError exception.
 	// Boolean		Return 1n if prim is true and 0n if prim is false.
@@ -136,8 +134,11 @@ func toBigInt(value Value) *valueBigInt {
 	case *valueBigInt:
 		return prim
 	case String:
-		bigInt, err := stringToBigInt(prim.toTrimmedUTF8())
+		bigInt, err := stringToBigInt(prim.toTrimmedUTF8(), maxBits)
 		if err != nil {
+			if err, ok := err.(*bigIntTooBig); ok {
+				panic(rangeError(err.Error()))
+			}
 			panic(syntaxError(fmt.Sprintf("Cannot convert %s to a BigInt", prim)))
 		}
 		return (*valueBigInt)(bigInt)
@@ -146,13 +147,13 @@ func toBigInt(value Value) *valueBigInt {
 	case *Symbol:
 		panic(typeError("Cannot convert Symbol to a BigInt"))
 	case *Object:
-		return toBigInt(prim.toPrimitiveNumber())
+		return toBigInt(prim.toPrimitiveNumber(), maxBits)
 	default:
 		panic(typeError(fmt.Sprintf("Cannot convert %s to a BigInt", prim)))
 	}
 }
 
-func numberToBigInt(v Value) *valueBigInt {
+func numberToBigInt(v Value, maxBits int) *valueBigInt {
 	switch v := toNumeric(v).(type) {
 	case *valueBigInt:
 		return v
@@ -171,22 +172,29 @@ func numberToBigInt(v Value) *valueBigInt {
 		prim := v.toPrimitiveNumber()
 		switch prim.(type) {
 		case valueInt, valueFloat:
-			return numberToBigInt(prim)
+			return numberToBigInt(prim, maxBits)
 		default:
-			return toBigInt(prim)
+			return toBigInt(prim, maxBits)
 		}
 	default:
 		panic(newTypeError("Cannot convert %s to a BigInt", v))
 	}
 }
 
-func stringToBigInt(str string) (*big.Int, error) {
+// wasmeval: maxBits limits the result (0: no limit); a text that does not
+// fit an int64 is read by scanBigIntText and refused with *bigIntTooBig
+// before its parse when too long (bigint_text.go).
+func stringToBigInt(str string, maxBits int) (*big.Int, error) {
 	var bigint big.Int
 	n, err := stringToInt(str)
 	if err != nil {
 		switch {
 		case isRangeErr(err):
-			bigint.SetString(str, 0)
+			t, ok := scanBigIntText(str)
+			if !ok {
+				return nil, strconv.ErrSyntax
+			}
+			return t.parse(maxBits)
 		case err == strconv.ErrSyntax:
 		default:
 			return nil, strconv.ErrSyntax
@@ -243,7 +251,7 @@ func (r *Runtime) bigint_asIntN(call FunctionCall) Value {
 	if bits < 0 {
 		panic(r.NewTypeError("Invalid value: not (convertible to) a safe integer"))
 	}
-	bigint := toBigInt(call.Argument(1))
+	bigint := toBigInt(call.Argument(1), r.maxBigIntBits)
 
 	twoToBits := new(big.Int).Lsh(big.NewInt(1), uint(bits))
 	mod := new(big.Int).Mod((*big.Int)(bigint), twoToBits)
@@ -262,7 +270,7 @@ func (r *Runtime) bigint_asUintN(call FunctionCall) Value {
 	if bits < 0 {
 		panic(r.NewTypeError("Invalid value: not (convertible to) a safe integer"))
 	}
-	bigint := (*big.Int)(toBigInt(call.Argument(1)))
+	bigint := (*big.Int)(toBigInt(call.Argument(1), r.maxBigIntBits))
 	ret := new(big.Int).Mod(bigint, new(big.Int).Lsh(big.NewInt(1), uint(bits)))
 	return (*valueBigInt)(ret)
 }
@@ -297,9 +305,9 @@ func (r *Runtime) builtin_BigInt(call FunctionCall) Value {
 	if len(call.Arguments) > 0 {
 		switch v := call.Argument(0).(type) {
 		case *valueBigInt, valueInt, valueFloat, *Object:
-			return numberToBigInt(v)
+			return numberToBigInt(v, r.maxBigIntBits)
 		default:
-			return toBigInt(v)
+			return toBigInt(v, r.maxBigIntBits)
 		}
 	}
 	return (*valueBigInt)(big.NewInt(0))
@@ -311,7 +319,7 @@ func (r *Runtime) builtin_newBigInt(args []Value, newTarget *Object) *Object {
 	}
 	var v Value
 	if len(args) > 0 {
-		v = numberToBigInt(args[0])
+		v = numberToBigInt(args[0], r.maxBigIntBits)
 	} else {
 		v = (*valueBigInt)(big.NewInt(0))
 	}

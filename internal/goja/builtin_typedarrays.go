@@ -1240,7 +1240,7 @@ func (r *Runtime) typedArrayProto_with(call FunctionCall) Value {
 	var numericValue Value
 	switch ta.typedArray.(type) {
 	case *bigInt64Array, *bigUint64Array:
-		numericValue = toBigInt(call.Argument(1))
+		numericValue = (*valueBigInt)(toBigUint64(call.Argument(1))) // wasmeval: not toBigInt (bigint_text.go)
 	default:
 		numericValue = call.Argument(1).ToNumber()
 	}

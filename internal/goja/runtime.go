@@ -206,6 +206,9 @@ type Runtime struct {
 	// Stack for tracking objects currently being converted to string
 	// to detect and handle circular references
 	toStringStack []*Object
+
+	// wasmeval: the largest BigInt made from text (SetMaxBigIntBits).
+	maxBigIntBits int
 }
 
 type StackFrame struct {

@@ -277,11 +277,8 @@ func (s asciiString) Equals(other Value) bool {
 	}
 
 	if o, ok := other.(*valueBigInt); ok {
-		bigInt, err := stringToBigInt(s.toTrimmedUTF8())
-		if err != nil {
-			return false
-		}
-		return bigInt.Cmp((*big.Int)(o)) == 0
+		c, ok := compareBigIntText((*big.Int)(o), s.toTrimmedUTF8()) // wasmeval: not stringToBigInt
+		return ok && c == 0
 	}
 
 	if o, ok := other.(*Object); ok {

@@ -611,17 +611,9 @@ func (a *bigInt64Array) get(idx int) Value {
 	return (*valueBigInt)(big.NewInt(*a.ptr(idx)))
 }
 
+// wasmeval: through bigIntBits64, which reads a text in linear time.
 func toBigInt64(v Value) *big.Int {
-	n := (*big.Int)(toBigInt(v))
-
-	twoTo64 := new(big.Int).Lsh(big.NewInt(1), 64)
-	twoTo63 := new(big.Int).Lsh(big.NewInt(1), 63)
-
-	int64bit := new(big.Int).Mod(n, twoTo64)
-	if int64bit.Cmp(twoTo63) >= 0 {
-		return int64bit.Sub(int64bit, twoTo64)
-	}
-	return int64bit
+	return big.NewInt(int64(bigIntBits64(v)))
 }
 
 func (a *bigInt64Array) set(idx int, value Value) {
@@ -675,9 +667,9 @@ func (a *bigUint64Array) get(idx int) Value {
 	return (*valueBigInt)(new(big.Int).SetUint64(*a.ptr(idx)))
 }
 
+// wasmeval: through bigIntBits64, which reads a text in linear time.
 func toBigUint64(v Value) *big.Int {
-	n := (*big.Int)(toBigInt(v))
-	return new(big.Int).Mod(n, new(big.Int).Lsh(big.NewInt(1), 64))
+	return new(big.Int).SetUint64(bigIntBits64(v))
 }
 
 func (a *bigUint64Array) set(idx int, value Value) {
@@ -788,7 +780,7 @@ func (a *typedArrayObject) isValidIntegerIndex(idx int) bool {
 func (a *typedArrayObject) _putIdx(idx int, v Value) {
 	switch a.typedArray.(type) {
 	case *bigInt64Array, *bigUint64Array:
-		v = toBigInt(v)
+		v = (*valueBigInt)(toBigUint64(v)) // wasmeval: not toBigInt (bigint_text.go)
 	default:
 		v = v.ToNumber()
 	}

@@ -4497,20 +4497,21 @@ func cmp(px, py Value) Value {
 		ret = xs.CompareTo(ys) < 0
 		goto end
 	} else {
+		// wasmeval: compareBigIntText, not stringToBigInt (bigint_text.go).
 		if px, ok := px.(*valueBigInt); ok && isPyString {
-			ny, err := stringToBigInt(ys.toTrimmedUTF8())
-			if err != nil {
+			c, ok := compareBigIntText((*big.Int)(px), ys.toTrimmedUTF8())
+			if !ok {
 				return _undefined
 			}
-			ret = (*big.Int)(px).Cmp(ny) < 0
+			ret = c < 0
 			goto end
 		}
 		if py, ok := py.(*valueBigInt); ok && isPxString {
-			nx, err := stringToBigInt(xs.toTrimmedUTF8())
-			if err != nil {
+			c, ok := compareBigIntText((*big.Int)(py), xs.toTrimmedUTF8())
+			if !ok {
 				return _undefined
 			}
-			ret = nx.Cmp((*big.Int)(py)) < 0
+			ret = c > 0
 			goto end
 		}
 	}

@@ -243,6 +243,8 @@ func (in *instance) start() error {
 	}
 	vm := goja.New()
 	vm.SetMaxCallStackSize(maxCallStackSize)
+	// goja's own BigInt(text) refuses, as guards.js's operators do, a result past the session's limit (internal/goja/bigint_text.go).
+	vm.SetMaxBigIntBits(int(bigIntBitsFor(in.memLimit)))
 	vm.SetTimeSource(in.now)
 	vm.SetRandSource(in.random)
 	vm.SetPromiseRejectionTracker(in.trackRejection)
