@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wasmeval/wasmeval/sandbox"
@@ -547,14 +548,6 @@ type nodeStore struct {
 	inner store.Store
 }
 
-func stateSize(st *store.State) int {
-	size := len(st.Options) + len(st.Python) + len(st.Outputs) + len(st.JS) + len(st.Meta)
-	for _, f := range st.Files {
-		size += len(f.Path) + len(f.Data)
-	}
-	return size
-}
-
 // Save saves at the epoch of the node's lease, whatever epoch it is
 // given, and measures the save.
 func (s *nodeStore) Save(ctx context.Context, st *store.State, epoch int64) error {
@@ -573,12 +566,13 @@ func (s *nodeStore) Save(ctx context.Context, st *store.State, epoch int64) erro
 		epoch = e
 	}
 	start := time.Now()
-	err := s.inner.Save(ctx, st, epoch)
+	var written atomic.Int64 // what the store wrote: new frames, changed files, the record
+	err := s.inner.Save(store.WithWritten(ctx, &written), st, epoch)
 	m.persistSeconds.Observe(time.Since(start).Seconds())
 	m.persists.WithLabelValues(outcome(err)).Inc()
 	switch {
 	case err == nil:
-		m.persistBytes.Add(float64(stateSize(st)))
+		m.persistBytes.Add(float64(written.Load()))
 	case errors.Is(err, store.ErrStaleEpoch) && s.n.leases != nil:
 		s.n.lose(context.WithoutCancel(ctx), st.ID, err.Error(), true)
 	case errors.Is(err, store.ErrNotFound):

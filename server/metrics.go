@@ -38,7 +38,7 @@ func newNodeMetrics(n *Node) *nodeMetrics {
 		}, []string{"outcome"}),
 		persistBytes: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "wasmeval_persist_bytes_total", ConstLabels: labels,
-			Help: "Bytes of session state sent to the store (Python pages, changed files, metadata).",
+			Help: "Bytes the saves of session state wrote to the store: new Python frames, changed files, the record (its metadata and Python index).",
 		}),
 		persistSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "wasmeval_persist_duration_seconds", ConstLabels: labels,

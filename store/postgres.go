@@ -390,10 +390,21 @@ func (p *Postgres) Save(ctx context.Context, st *State, epoch int64) error {
 			js = EXCLUDED.js, meta = EXCLUDED.meta, fuel_used = EXCLUDED.fuel_used, checksum = EXCLUDED.checksum, saved = now()`,
 		rec.ID, rec.Owner, rec.Artifact, rec.Format, epoch, nonNil(rec.Options), hashes, nonNil(rec.Python), nonNil(rec.Outputs),
 		nonNil(rec.JS), nonNil(rec.Meta), int64(rec.FuelUsed), recordSum(&rec, files))
+	// The bytes the save sends to be written (WithWritten): the record's
+	// row, the new frames' and the changed files' rows.
+	written := int64(len(rec.ID) + len(rec.Owner) + len(rec.Artifact) + len(rec.Options) + 32*len(hashes) +
+		len(rec.Python) + len(rec.Outputs) + len(rec.JS) + len(rec.Meta) + 32 + 3*8)
+	for _, f := range st.Files {
+		written += int64(len(f.Path) + len(f.Data))
+		if !f.Deleted {
+			written += 32 + 2*8
+		}
+	}
 	queued := map[[32]byte]bool{}
 	for _, f := range rec.PythonFrames {
 		if !stored[string(f.Sum[:])] && !queued[f.Sum] {
 			queued[f.Sum] = true
+			written += int64(32 + len(f.Data))
 			write.Queue(`INSERT INTO wasmeval_chunks (id, hash, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, st.ID, f.Sum[:], nonNil(f.Data))
 		}
 	}
@@ -406,6 +417,7 @@ func (p *Postgres) Save(ctx context.Context, st *State, epoch int64) error {
 		return p.fail(ctx, "saving session "+st.ID, err)
 	}
 	committed = true
+	addWritten(ctx, written)
 	p.framesMu.Lock()
 	p.frames[st.ID] = saved
 	p.framesMu.Unlock()
