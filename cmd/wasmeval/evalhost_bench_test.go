@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
 
+	"github.com/wasmeval/wasmeval/internal/benchreport/cputime"
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/profiles"
 	"github.com/wasmeval/wasmeval/sandbox"
+	"github.com/wasmeval/wasmeval/wasm"
 )
 
 // trivialResult is the result line of a trivial cell (`x = 1`), as eval
@@ -33,5 +37,55 @@ func BenchmarkEvalLineHost(b *testing.B) {
 		if err := w.write(&res); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkEvalSession is an eval line's session part in process, without
+// the pipes: the session eval opens (openSession, checkpoints on, as eval
+// runs it) evaluating the trivial cell of BenchmarkEvalLine, its result
+// encoded and written to a buffer as eval writes it, on each engine. It is
+// the step between runtimes/python's BenchmarkTrivialCellCheckpoints (the
+// runtime alone) and BenchmarkEvalLine (the whole round trip through a
+// process's stdin and stdout; BenchmarkEvalLineFloor is its floor), so the
+// three say what each layer adds (issue 15). cpu-ns/op is this process's
+// CPU time per op, all threads (the checkpoint the cell leaves is taken in
+// a goroutine of its own, off the next cell's path).
+func BenchmarkEvalSession(b *testing.B) {
+	testenv.RequirePython(b)
+	line := []byte(`{"cells":[{"language":"py","code":"x = 1"}]}`)
+	for _, engine := range wasm.Engines() {
+		b.Run("engine="+engine, func(b *testing.B) {
+			ctx := context.Background()
+			sess, err := openSession(ctx, sandbox.SessionOptions{Root: b.TempDir(), Checkpoints: true}, sandbox.Options{Engine: engine})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer sess.Close(ctx)
+			var out bytes.Buffer
+			w := newResultWriter(&out)
+			run := func() {
+				req, ok := profiles.EvalRequest(line)
+				if !ok {
+					b.Fatal("not read by profiles.EvalRequest")
+				}
+				res, err := sess.Eval(ctx, req)
+				if err != nil || res.Details.IsError {
+					b.Fatalf("%v %+v", err, res)
+				}
+				out.Reset()
+				if err := w.write(res); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for range 100 { // warm the session
+				run()
+			}
+			b.ResetTimer()
+			c0 := cputime.Self()
+			for b.Loop() {
+				run()
+			}
+			reportNative(b, nativeTimes{}, cputime.Self()-c0)
+		})
 	}
 }
