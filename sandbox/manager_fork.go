@@ -21,10 +21,14 @@ func (m *Manager) Fork(ctx context.Context, owner, id string) (string, error) {
 		return "", err
 	}
 	defer m.release(src)
-	return m.add(ctx, owner, func(so SessionOptions) (*Session, error) {
+	id, err = m.add(ctx, owner, func(so SessionOptions) (*Session, error) {
 		so.SetEnv = src.sess.opts.SetEnv // the source's own variables (CreateWithEnv), over the copy's defaults
 		return src.sess.Fork(ctx, so)
 	})
+	if err == nil {
+		m.chargeAdded(ctx, id) // budgetload.go: the copy counts from the start
+	}
+	return id, err
 }
 
 // OwnerLen is the number of sessions owner holds, for per-owner quotas.
