@@ -547,7 +547,7 @@ func (m *Manager) loadMissing(owner, id string) error {
 			done := make(chan struct{})
 			ms.loading[id] = done
 			ms.mu.Unlock()
-			err := m.load(owner, id)
+			err := m.chargeLoaded(id, m.load(owner, id)) // budgetload.go
 			ms.mu.Lock()
 			delete(ms.loading, id)
 			ms.mu.Unlock()
