@@ -6,8 +6,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -317,5 +319,64 @@ func TestWasmtimeCache(t *testing.T) {
 	}
 	if entries, _ := filepath.Glob(filepath.Join(dir, "wasmtime", "*.cwasm")); len(entries) != 1 {
 		t.Errorf("cache entries %v, want the new one", entries)
+	}
+}
+
+// TestWasmtimeCacheLoad: a cached compiled module is loaded without being
+// read into this process's heap (a warm start's largest cost was copying
+// its 20 MiB twice, into a buffer and into wasmtime's memory), and the
+// code that runs is a private copy: writing over the cache file after the
+// load changes nothing the instance runs.
+func TestWasmtimeCacheLoad(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	cfg := wasm.Config{CacheDir: dir}
+	var wat strings.Builder
+	wat.WriteString("(module (memory (export \"memory\") 1)\n")
+	for i := range 8000 { // about 1.5 MiB of native code
+		fmt.Fprintf(&wat, "(func $f%d (param i32) (result i32) local.get 0 i32.const %d i32.mul i32.const %d i32.xor local.get 0 i32.const 3 i32.shl i32.add)\n", i, i+1, i*7)
+	}
+	wat.WriteString("(func (export \"f\") (result i32) i32.const 6 call $f7999 drop i32.const 42))")
+	bin, err := wasmtime.Wat2Wasm(wat.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := wasm.CompileModule(ctx, wasm.EngineWasmtime, cfg, bin, "t", nil) // compiles and caches
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close(ctx)
+	entries, _ := filepath.Glob(filepath.Join(dir, "wasmtime", "*.cwasm"))
+	if len(entries) != 1 {
+		t.Fatalf("cache entries %v, want one", entries)
+	}
+	st, err := os.Stat(entries[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	c, err = wasm.CompileModule(ctx, wasm.EngineWasmtime, cfg, bin, "t", nil) // loads
+	runtime.ReadMemStats(&m1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	alloc := m1.TotalAlloc - m0.TotalAlloc
+	t.Logf("loading a %d-byte entry allocated %d bytes", st.Size(), alloc)
+	if alloc > uint64(st.Size())/2 {
+		t.Errorf("loading a %d-byte cache entry allocated %d bytes of heap: it was read into memory", st.Size(), alloc)
+	}
+	mod, err := c.Instantiate(ctx, wazero.NewModuleConfig().WithName(""), wasm.MemoryOptions{Limit: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mod.Close(ctx)
+	zeros := make([]byte, st.Size())
+	if err := os.WriteFile(entries[0], zeros, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := mod.ExportedFunction("f").Call(ctx); err != nil || res[0] != 42 {
+		t.Fatalf("f after the cache file was overwritten: %v %v", res, err)
 	}
 }

@@ -176,9 +176,13 @@ func wasmtimeModule(engine *wasmtime.Engine, cfg Config, bin []byte) (*wasmtime.
 			sum := sha256.Sum256(append([]byte(fmt.Sprintf("wasmtime-go v39 stack %d\x00", wasmtimeStack)), digest[:]...))
 			name := hex.EncodeToString(sum[:]) + ".cwasm"
 			path, label = filepath.Join(cfg.CacheDir, "wasmtime", name), "wasmtime/"+name
-			if data, err := key.ReadFile(path, label); err == nil {
+			if m, err := loadCwasm(engine, key, path, label); err == nil {
+				touchInUse(path) // in use: not pruned
+				return m, nil
+			} else if data, err := key.ReadFile(path, label); err == nil {
+				// No memory file or no /proc (loadCwasm's way): read it.
 				if m, err := wasmtime.NewModuleDeserialize(engine, data); err == nil {
-					touchInUse(path) // in use: not pruned
+					touchInUse(path)
 					return m, nil
 				}
 			}
