@@ -75,13 +75,6 @@ func (in *Instance) writes() (written []uint32, ok bool) {
 	return w, err == nil
 }
 
-func (in *Instance) waitCheckpoint() {
-	if in.ckptDone != nil {
-		<-in.ckptDone
-		in.ckptDone = nil
-	}
-}
-
 // take brings the checkpoint up to date: the pages in written (the writes
 // since the last take, when ok) copied, or, when that cannot be trusted,
 // every page the guest ever wrote.

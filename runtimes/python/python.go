@@ -466,9 +466,9 @@ type Instance struct {
 	// Trim drops it (stale): the next cell takes it again before it runs.
 	ckpt      checkpoint
 	ckptStale bool
-	// ckptDone is closed when the work between cells (giving freed pages
-	// back, taking the checkpoint) is done.
-	ckptDone chan struct{}
+	// after is the work between cells (giving freed pages back, taking
+	// the checkpoint): aftercell.go.
+	after afterWork
 	// given is all the fuel handed to the guest so far (initial value and
 	// refills); used fuel is given minus the global's value.
 	given int64
@@ -884,27 +884,6 @@ func (in *Instance) Fork(ctx context.Context, opts runtimes.InstanceOptions) (ru
 	return cp, nil
 }
 
-// afterCell does, on another goroutine, the work between cells: it gives
-// the pages of large free heap chunks back to the OS (a cell that used and
-// freed 200 MiB does not keep them), then takes a checkpoint of the
-// instance at rest. A cell does not wait for it unless it follows the
-// previous one at once: every use of the instance waits for it first
-// (waitCheckpoint).
-func (in *Instance) afterCell() {
-	done := make(chan struct{})
-	in.ckptDone = done
-	go func() {
-		defer close(done)
-		if !in.opts.Checkpoints {
-			in.trimHeap(afterCellTrim)
-			return
-		}
-		written, ok := in.writes()
-		in.trimHeap(afterCellTrim)
-		in.takeCheckpoint(written, ok)
-	}()
-}
-
 // afterCellTrim is the smallest free run whose pages are given back after
 // every cell; smaller ones stay, so that a cell's allocation churn does not
 // fault its pages in again each time. Trim gives back every free page.
@@ -963,6 +942,7 @@ func (in *Instance) Reset(ctx context.Context) error {
 
 // Close implements runtimes.Instance.
 func (in *Instance) Close(ctx context.Context) error {
+	in.dropAfterWork() // no trim or checkpoint of what goes
 	in.close(ctx)
 	in.ckpt.drop()
 	return nil

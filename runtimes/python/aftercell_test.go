@@ -1,0 +1,84 @@
+package python_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/runtimes/python"
+)
+
+// TestAfterWorkInlineBackToBack: cells run back to back do the work
+// between cells (the trim and the checkpoint) at the start of the next
+// cell, on the caller's goroutine, once per cell, instead of handing it to
+// a goroutine of its own and waiting for it (which cost ~13 µs of CPU a
+// trivial cell); the checkpoint still holds the session's memory.
+func TestAfterWorkInlineBackToBack(t *testing.T) {
+	for _, ckpt := range []bool{false, true} {
+		inst := newExitInstance(t, ckpt, nil)
+		i0, t0, pending0 := python.AfterWorkForTest(inst)
+		const n = 40
+		for range n {
+			mustRun(t, inst, "x = 1")
+		}
+		inline, timed, pending := python.AfterWorkForTest(inst)
+		inline, timed = inline-i0, timed-t0
+		if !pending && timed == 0 {
+			t.Fatalf("checkpoints %v: no work pending after the last cell", ckpt)
+		}
+		// Once per cell, and once for the instance's start when that was
+		// still pending.
+		done, want := inline+timed, n
+		if pending {
+			done++
+		}
+		if pending0 {
+			want++
+		}
+		if done != want {
+			t.Fatalf("checkpoints %v: %d cells, work done %d times inline, %d by the timer, pending %v", ckpt, n, inline, timed, pending)
+		}
+		// A pause of a few ms between two cells would let the timer do
+		// some; on a loaded machine that is rare, not never.
+		if inline < n/2 {
+			t.Fatalf("checkpoints %v: of %d cells back to back, only %d did the work inline (%d by the timer)", ckpt, n, inline, timed)
+		}
+		if ckpt {
+			if err := python.VerifyCheckpointForTest(inst); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestAfterWorkByTimer: a session left idle after a cell gets its work
+// between cells done by the timer, off the next cell's path.
+func TestAfterWorkByTimer(t *testing.T) {
+	inst := newExitInstance(t, true, nil)
+	mustRun(t, inst, "x = 1")
+	_, t0, _ := python.AfterWorkForTest(inst)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, timed, pending := python.AfterWorkForTest(inst)
+		if timed > t0 && !pending {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the timer did not do the work within 10 s (timed %d, pending %v)", timed, pending)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	i0, t1, _ := python.AfterWorkForTest(inst)
+	if err := python.VerifyCheckpointForTest(inst); err != nil {
+		t.Fatal(err)
+	}
+	if i1, t2, _ := python.AfterWorkForTest(inst); i1 != i0 || t2 != t1 {
+		t.Fatalf("the work was done again: inline %d -> %d, timed %d -> %d", i0, i1, t1, t2)
+	}
+	// Close right after a cell drops its pending work rather than doing it.
+	mustRun(t, inst, "y = 2")
+	inst.Close(context.Background())
+	if _, _, pending := python.AfterWorkForTest(inst); pending {
+		t.Fatal("work still pending after Close")
+	}
+}
