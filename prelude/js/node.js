@@ -6,7 +6,11 @@
 (function (host, internal) {
   'use strict';
 
-  const cache = new Map();
+  // The built-ins as the VM started (inspect.js). Only the module cache and
+  // the argument errors use them so far: the modules themselves still call
+  // the built-ins as a cell sees them.
+  const P = internal.primordials;
+  const cache = new P.SafeMap();
   const factories = {};
   internal.builtin = (name) => {
     let m = cache.get(name);
@@ -16,7 +20,7 @@
     }
     return m;
   };
-  const typeError = (code, msg) => Object.assign(new TypeError(msg), { code });
+  const typeError = (code, msg) => P.ObjectAssign(new P.TypeError(msg), { code });
   const invalidArg = (name, expected, value) => typeError('ERR_INVALID_ARG_TYPE',
     `The "${name}" argument must be ${expected}. Received ${internal.inspect(value)}`);
 
