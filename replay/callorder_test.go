@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
-	"github.com/wasmeval/wasmeval/replay"
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/tape"
 )
@@ -121,16 +120,5 @@ order: b,a,y,x,g,late
 	if got := strings.Join(made, ","); got != "2,1,4,5,3,7,6" {
 		t.Fatalf("the calls are recorded as made %s; want 2,1,4,5,3,7,6 (the order the guest took their answers)", got)
 	}
-	for i := range 3 { // the replay's own goroutines must not decide the order
-		rep, err := replay.Run(ctx, tp, replay.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !rep.Identical || len(rep.NotExact) != 0 {
-			for _, d := range rep.Divergences {
-				t.Error(d.String())
-			}
-			t.Fatalf("replay %d: identical %v, not exact %q", i, rep.Identical, rep.NotExact)
-		}
-	}
+	replaysIdentically(t, tp, 3) // the replay's own goroutines must not decide the order
 }

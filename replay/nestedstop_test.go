@@ -9,7 +9,6 @@ import (
 
 	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/internal/testenv"
-	"github.com/wasmeval/wasmeval/replay"
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/tape"
 )
@@ -72,16 +71,5 @@ except KeyboardInterrupt:
 	if want := "request 2 cell 0 timeout at check>0 true,request 0 cell 0 timeout at check>0 true"; strings.Join(stops, ",") != want {
 		t.Fatalf("stop records %q; want %q (the nested cell's under its request, at its own fuel check)", stops, want)
 	}
-	for i := range 2 {
-		rep, err := replay.Run(ctx, tp, replay.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !rep.Identical || len(rep.NotExact) != 0 {
-			for _, d := range rep.Divergences {
-				t.Error(d.String())
-			}
-			t.Fatalf("replay %d: identical %v, not exact %q", i, rep.Identical, rep.NotExact)
-		}
-	}
+	replaysIdentically(t, tp, 2)
 }

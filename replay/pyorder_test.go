@@ -101,7 +101,6 @@ func callRecords(tp *tape.Tape) []int {
 // once, in that order and in the same waits: the cell that prints each
 // answer as it takes it replays byte for byte, every time.
 func TestPythonConcurrentCallsReplayInOrder(t *testing.T) {
-	ctx := context.Background()
 	tp := recordPyOrder(t)
 	var got []string
 	for _, i := range callRecords(tp) {
@@ -111,18 +110,7 @@ func TestPythonConcurrentCallsReplayInOrder(t *testing.T) {
 	if want := []string{"made 3 wait 1", "made 1 wait 2", "made 2 wait 3"}; !slices.Equal(got, want) {
 		t.Fatalf("the calls are recorded as %q; want %q (the order the guest took their answers, and the waits that took them)", got, want)
 	}
-	for i := range 3 { // the replay's own goroutines must not decide the order
-		rep, err := replay.Run(ctx, tp, replay.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !rep.Identical || len(rep.NotExact) != 0 {
-			for _, d := range rep.Divergences {
-				t.Error(d.String())
-			}
-			t.Fatalf("replay %d: identical %v, not exact %q", i, rep.Identical, rep.NotExact)
-		}
-	}
+	replaysIdentically(t, tp, 3) // the replay's own goroutines must not decide the order
 }
 
 // TestPythonCallOrderTampered: a tape whose calls were put in another

@@ -146,3 +146,23 @@ func TestFuelStopReplays(t *testing.T) {
 	}
 	t.Logf("the loop counted to %s", res.Details.Cells[0].Output)
 }
+
+// replaysIdentically replays tp n times and fails the test at the first
+// replay that is not byte for byte identical or has a cell flagged not
+// exact: several replays, so that no goroutine of the replay's own decides
+// an order by chance.
+func replaysIdentically(t *testing.T, tp *tape.Tape, n int) {
+	t.Helper()
+	for i := range n {
+		rep, err := replay.Run(context.Background(), tp, replay.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.Identical || len(rep.NotExact) != 0 {
+			for _, d := range rep.Divergences {
+				t.Error(d.String())
+			}
+			t.Fatalf("replay %d: identical %v, not exact %q", i, rep.Identical, rep.NotExact)
+		}
+	}
+}
