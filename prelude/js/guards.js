@@ -26,7 +26,7 @@
   // arguments or spreads a list: both call the array iterator, which a
   // cell can replace.
   const P = internal.primordials;
-  const { RangeError, TypeError, URIError } = P;
+  const RangeError = P.RangeError, TypeError = P.TypeError, URIError = P.URIError;
   const Set = P.SafeSet;
   const objectKeys = P.ObjectKeys, objectIs = P.ObjectIs;
   const isInstance = P.isInstance;

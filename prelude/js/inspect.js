@@ -19,6 +19,8 @@
   // join, and getters are P.MapPrototypeGetSize(map). Symbols read
   // P.SymbolIterator. SafeMap, SafeSet, SafeWeakMap and SafeWeakSet keep
   // their own copies of the methods, so `new P.SafeMap()` reads naturally.
+  // Files read P only by a name written out (P.ObjectKeys), never P[expr]
+  // nor by destructuring: the names the files read are the names P holds.
   //
   // Files read P's properties when they call, not as they load: guards.js
   // puts its guarded versions of the methods it wraps in (so the prelude's
@@ -35,71 +37,15 @@
     const bind = Function.prototype.bind;
     const uncurryThis = (f) => ReflectApply(bind, call, [f]);
     const bindTo = (f, self) => ReflectApply(bind, f, [self]);
-    const upper = (s) => s[0].toUpperCase() + s.slice(1);
-    const nameOf = (key) => (typeof key === 'symbol' ? `Symbol${upper(key.description.slice(7))}` : upper(key));
-    // copy puts src's properties in P under prefix: statics bound to src,
-    // prototype methods (proto) uncurried, getters as prefix + 'Get' + name.
-    const copy = (prefix, src, proto) => {
-      const keys = ownKeys(src);
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i];
-        if (key === 'constructor' || key === 'prototype' || key === 'caller' || key === 'arguments' ||
-            (typeof key === 'string' && key.startsWith('__'))) continue;
-        const d = describe(src, key);
-        if ('value' in d) {
-          const v = d.value;
-          P[prefix + nameOf(key)] = typeof v !== 'function' ? v : proto ? uncurryThis(v) : bindTo(v, src);
-        } else {
-          if (d.get !== undefined) P[`${prefix}Get${nameOf(key)}`] = proto ? uncurryThis(d.get) : bindTo(d.get, src);
-          if (d.set !== undefined) P[`${prefix}Set${nameOf(key)}`] = proto ? uncurryThis(d.set) : bindTo(d.set, src);
-        }
-      }
-    };
-    const TypedArray = Object.getPrototypeOf(Uint8Array);
-    const intrinsics = {
-      TypedArray,
-      ArrayIterator: Object.getPrototypeOf([][Symbol.iterator]()),
-      MapIterator: Object.getPrototypeOf(new Map()[Symbol.iterator]()),
-      SetIterator: Object.getPrototypeOf(new Set()[Symbol.iterator]()),
-      StringIterator: Object.getPrototypeOf(''[Symbol.iterator]()),
-    };
-    const constructors = ['Array', 'ArrayBuffer', 'BigInt', 'Boolean', 'DataView', 'Date', 'Error', 'EvalError',
-      'Function', 'Map', 'Number', 'Object', 'Promise', 'Proxy', 'RangeError', 'ReferenceError', 'RegExp', 'Set',
-      'String', 'Symbol', 'SyntaxError', 'TypeError', 'URIError', 'WeakMap', 'WeakSet', 'WeakRef', 'AggregateError',
-      'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array',
-      'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array'];
-    // refresh (re)takes everything from globalThis as it is now: here,
-    // before any cell, and from guards.js after it has wrapped its methods.
-    const refresh = () => {
-      for (let i = 0; i < constructors.length; i++) {
-        const name = constructors[i];
-        const C = globalThis[name];
-        if (typeof C !== 'function') continue;
-        P[name] = C;
-        copy(name, C, false);
-        if (C.prototype !== undefined) copy(`${name}Prototype`, C.prototype, true);
-      }
-      const names = ['TypedArray', 'ArrayIterator', 'MapIterator', 'SetIterator', 'StringIterator'];
-      for (let i = 0; i < names.length; i++) {
-        const name = names[i];
-        if (name === 'TypedArray') {
-          P.TypedArray = TypedArray;
-          copy(name, TypedArray, false);
-          copy(`${name}Prototype`, TypedArray.prototype, true);
-        } else {
-          copy(`${name}Prototype`, intrinsics[name], true);
-        }
-      }
-      const namespaces = ['JSON', 'Math', 'Reflect'];
-      for (let i = 0; i < namespaces.length; i++) copy(namespaces[i], globalThis[namespaces[i]], false);
-      const functions = ['parseInt', 'parseFloat', 'isFinite', 'isNaN', 'encodeURIComponent', 'decodeURIComponent',
-        'encodeURI', 'decodeURI', 'escape', 'unescape'];
-      for (let i = 0; i < functions.length; i++) {
-        if (typeof globalThis[functions[i]] === 'function') P[functions[i]] = globalThis[functions[i]];
-      }
-      P.globalThis = globalThis;
-    };
-    refresh();
+    // P holds only the names the prelude's files read: the host reads them
+    // from the sources once a process and writes the program that takes
+    // them (runtimes/js/primordials.go), which runs before this file. A
+    // name is the built-in's, as Node's are: statics bound to their holder
+    // (or not, where the holder ignores this: Object, Math, JSON, ...),
+    // methods uncurried, getters and setters as prefix + 'Get' + name.
+    const take = internal.takePrimordials;
+    delete internal.takePrimordials;
+    take(P, uncurryThis, bindTo);
     P.uncurryThis = uncurryThis;
     // makeSafe gives a subclass of a collection its own copies of the
     // collection's methods, so replacing Map.prototype.get misses it.
@@ -116,9 +62,10 @@
     P.SafeWeakMap = makeSafe(WeakMap, class SafeWeakMap extends WeakMap {});
     P.SafeWeakSet = makeSafe(WeakSet, class SafeWeakSet extends WeakSet {});
     // refreshPrimordials is for guards.js, once, after it has wrapped the
-    // built-ins: then P is final.
+    // built-ins: it takes again only the names whose built-in changed, and
+    // then P is final.
     internal.refreshPrimordials = () => {
-      refresh();
+      take(P, uncurryThis, bindTo);
       Object.freeze(P);
       delete internal.refreshPrimordials;
     };

@@ -48,7 +48,7 @@ const (
 )
 
 // preludeFiles are the prelude's files in the order they run.
-var preludeFiles = []string{"inspect.js", "console.js", "timers.js", "process.js", "guards.js", "web.js", "node.js", "modules.js", "helpers.js"}
+var preludeFiles = []string{primordialsFile, "inspect.js", "console.js", "timers.js", "process.js", "guards.js", "web.js", "node.js", "modules.js", "helpers.js"}
 
 var (
 	preludeOnce     sync.Once
@@ -62,6 +62,11 @@ func compilePrelude() ([]*goja.Program, error) {
 	preludeOnce.Do(func() {
 		for _, name := range preludeFiles {
 			src, err := prelude.JS.ReadFile("js/" + name)
+			if name == primordialsFile { // generated (primordials.go)
+				var s string
+				s, err = primordialsSource()
+				src = []byte(s)
+			}
 			if err != nil {
 				preludeErr = fmt.Errorf("js: prelude: %w", err)
 				return
