@@ -149,7 +149,7 @@ func (s *Session) sizeBound() (n int64, exact, ok bool) {
 	if gone {
 		return 0, true, true
 	}
-	n, exact = s.outputs.bytes(), true
+	n, exact = s.outputs.bytes()+s.pendingJSBytes(), true
 	for _, inst := range s.instances {
 		switch z := inst.(type) {
 		case boundedSizer:

@@ -69,6 +69,9 @@ type persistedMeta struct {
 	// Clock is a deterministic session's virtual clock and random stream
 	// (cluster_clock.go, versioned), so that a load goes on with them.
 	Clock *persistedClock `json:"clock,omitempty"`
+	// JSBytes is the JavaScript VM's size (an upper bound) when saved: a
+	// load charges it in the memory budget until the VM is rebuilt.
+	JSBytes int64 `json:"js_bytes,omitempty"`
 }
 
 // persistedOutputs is the session's store of cut outputs.
@@ -104,6 +107,9 @@ type sessionStore struct {
 	// load could not rebuild JavaScript, for the reset's note.
 	jrnl  jsJournal
 	jsWhy string
+	// jsBytes is the JavaScript VM's size as last saved, charged in the
+	// memory budget while its journal waits to be replayed (budgetload.go).
+	jsBytes int64
 }
 
 // fileStamp is what tells a changed file from an unchanged one: a file
@@ -180,7 +186,7 @@ func (s *Session) saveState(ctx context.Context) error {
 		}
 	}
 	s.journalSave(st, hasJS) // the JavaScript journal (jsjournal.go)
-	st.Meta, _ = json.Marshal(persistedMeta{Created: p.created, Reset: reset, Languages: s.liveLanguages(), Clock: s.clockState()})
+	st.Meta, _ = json.Marshal(persistedMeta{Created: p.created, Reset: reset, Languages: s.liveLanguages(), Clock: s.clockState(), JSBytes: s.jsSaveBytes()})
 	// Outputs change only when one is added (next counts them): the
 	// bytes saved last time are given again otherwise, so a store may
 	// tell that they did not change.
@@ -642,7 +648,7 @@ func (m *Manager) load(owner, id string) error {
 		created = time.Now()
 	}
 	opts, _ := json.Marshal(po)
-	sess.persist = &sessionStore{st: m.opts.Store, id: id, owner: owner, artifact: key, epoch: max(st.Epoch, m.epoch(id)), options: opts, created: created, reset: reset, py: pyCache, jrnl: jrnl, jsWhy: jsWhy}
+	sess.persist = &sessionStore{st: m.opts.Store, id: id, owner: owner, artifact: key, epoch: max(st.Epoch, m.epoch(id)), options: opts, created: created, reset: reset, py: pyCache, jrnl: jrnl, jsWhy: jsWhy, jsBytes: meta.JSBytes}
 	if base, _, err := diffRoot(root, nil, time.Now(), true); err == nil {
 		sess.persist.base = base
 	}

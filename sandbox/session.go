@@ -578,7 +578,8 @@ func (s *Session) sizeIdle(f func(runtimes.Sizer) int64) (int64, bool) {
 		s.resident.Store(0)
 		return 0, true
 	}
-	n := s.outputs.bytes() // cut outputs kept for output(id)
+	n := s.outputs.bytes()  // cut outputs kept for output(id)
+	n += s.pendingJSBytes() // a loaded VM not rebuilt yet (budgetload.go)
 	for lang, inst := range s.instances {
 		if z, ok := inst.(runtimes.Sizer); ok {
 			n += safeSize(s.sb.opts.Logger, lang, z, f)
