@@ -173,8 +173,9 @@ func newContextID() string {
 // ManagerContexts is the ContextHost of a server: the contexts are
 // sessions of m owned by owner (so idle eviction, quotas and the sessions'
 // turns apply to them as to any), made by create (nil means m.Create).
-// Languages remembers each context's language across calls; a server
-// keeps one for all its calls.
+// Each context's language is a label of its session (ContextLanguageLabel),
+// so it goes where the session goes: across calls and faces, and to the
+// process that loads it from a store (a restart, a move to another node).
 type ManagerContexts struct {
 	Manager *sandbox.Manager
 	Owner   string
@@ -183,7 +184,6 @@ type ManagerContexts struct {
 	// backend (nil means m.CreateWith), so a server applies its quota to
 	// those too.
 	CreateWith func(ctx context.Context, owner string, o sandbox.CreateOptions) (string, error)
-	Languages  *ContextLanguages
 	// Turn, when set, waits for the context's turn before a run (as the
 	// server's evals of a session wait); end ends it. nested says the run
 	// goes inside a cell of the context that waits in agent() or tool(),
@@ -194,11 +194,9 @@ type ManagerContexts struct {
 	Admit func() (done func(), err error)
 }
 
-// ContextLanguages maps context ids to their languages, for
-// ManagerContexts. The zero value is ready to use.
-type ContextLanguages struct {
-	m sync.Map
-}
+// ContextLanguageLabel is the session label (sandbox.Session.SetLabel)
+// that holds a code context's language.
+const ContextLanguageLabel = "code_context.language"
 
 // CreateContext implements ContextHost.
 func (mc *ManagerContexts) CreateContext(ctx context.Context, o ContextOptions) (string, error) {
@@ -219,26 +217,24 @@ func (mc *ManagerContexts) CreateContext(ctx context.Context, o ContextOptions) 
 	if err != nil {
 		return "", err
 	}
-	if mc.Languages != nil {
-		mc.Languages.m.Store(id, o.Language)
+	sess, err := mc.Manager.Session(mc.Owner, id)
+	if err != nil {
+		return "", err
 	}
+	sess.SetLabel(ContextLanguageLabel, o.Language)
 	return id, nil
 }
 
 // ContextLanguage implements ContextHost.
 func (mc *ManagerContexts) ContextLanguage(id string) (string, error) {
-	if _, err := mc.Manager.Session(mc.Owner, id); err != nil {
+	sess, err := mc.Manager.Session(mc.Owner, id)
+	if err != nil {
 		if errors.Is(err, sandbox.ErrNoSession) {
 			return "", ErrNoContext
 		}
 		return "", err
 	}
-	if mc.Languages == nil {
-		return "", nil
-	}
-	v, _ := mc.Languages.m.Load(id)
-	lang, _ := v.(string)
-	return lang, nil
+	return sess.Label(ContextLanguageLabel), nil
 }
 
 // EvalInContext implements ContextHost.
@@ -274,9 +270,6 @@ func (mc *ManagerContexts) DeleteContext(ctx context.Context, id string) error {
 	err := mc.Manager.Delete(ctx, mc.Owner, id)
 	if errors.Is(err, sandbox.ErrNoSession) {
 		return ErrNoContext
-	}
-	if err == nil && mc.Languages != nil {
-		mc.Languages.m.Delete(id)
 	}
 	return err
 }

@@ -66,9 +66,16 @@ func (s *Session) Files() *hostcalls.FS { return s.calls.FS() }
 func (s *Session) liveLanguages() []string {
 	s.imu.Lock()
 	defer s.imu.Unlock()
-	langs := make([]string, 0, len(s.instances))
+	langs := make([]string, 0, len(s.instances)+1)
 	for l := range s.instances {
 		langs = append(langs, l)
+	}
+	if p := s.persist; p != nil && p.jsPending.Load() {
+		if _, ok := s.instances["js"]; ok {
+			p.jsPending.Store(false) // rebuilt (or reset): the instance says it now
+		} else {
+			langs = append(langs, "js") // loaded, rebuilt by its first JS cell
+		}
 	}
 	slices.Sort(langs)
 	return langs

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -69,6 +70,8 @@ type persistedMeta struct {
 	// Clock is a deterministic session's virtual clock and random stream
 	// (cluster_clock.go, versioned), so that a load goes on with them.
 	Clock *persistedClock `json:"clock,omitempty"`
+	// Labels are the host's notes on the session (labels.go).
+	Labels map[string]string `json:"labels,omitempty"`
 	// JSBytes is the JavaScript VM's size (an upper bound) when saved: a
 	// load charges it in the memory budget until the VM is rebuilt.
 	JSBytes int64 `json:"js_bytes,omitempty"`
@@ -107,6 +110,10 @@ type sessionStore struct {
 	// load could not rebuild JavaScript, for the reset's note.
 	jrnl  jsJournal
 	jsWhy string
+	// jsPending says the session was loaded with JavaScript state that its
+	// first JavaScript cell rebuilds from jrnl: its listed languages name
+	// js before then. Read outside the turn (liveLanguages).
+	jsPending atomic.Bool
 	// jsBytes is the JavaScript VM's size as last saved, charged in the
 	// memory budget while its journal waits to be replayed (budgetload.go).
 	jsBytes int64
@@ -186,7 +193,7 @@ func (s *Session) saveState(ctx context.Context) error {
 		}
 	}
 	s.journalSave(st, hasJS) // the JavaScript journal (jsjournal.go)
-	st.Meta, _ = json.Marshal(persistedMeta{Created: p.created, Reset: reset, Languages: s.liveLanguages(), Clock: s.clockState(), JSBytes: s.jsSaveBytes()})
+	st.Meta, _ = json.Marshal(persistedMeta{Created: p.created, Reset: reset, Languages: s.liveLanguages(), Clock: s.clockState(), JSBytes: s.jsSaveBytes(), Labels: s.labelsNow()})
 	// Outputs change only when one is added (next counts them): the
 	// bytes saved last time are given again otherwise, so a store may
 	// tell that they did not change.
@@ -649,6 +656,8 @@ func (m *Manager) load(owner, id string) error {
 	}
 	opts, _ := json.Marshal(po)
 	sess.persist = &sessionStore{st: m.opts.Store, id: id, owner: owner, artifact: key, epoch: max(st.Epoch, m.epoch(id)), options: opts, created: created, reset: reset, py: pyCache, jrnl: jrnl, jsWhy: jsWhy, jsBytes: meta.JSBytes}
+	sess.persist.jsPending.Store(len(jrnl.pending) > 0)
+	sess.restoreLabels(meta.Labels)
 	if base, _, err := diffRoot(root, nil, time.Now(), true); err == nil {
 		sess.persist.base = base
 	}

@@ -618,9 +618,10 @@ func (s *nodeStore) Load(ctx context.Context, id, artifact string) (*store.State
 	if s.n.leases != nil && !s.n.holdsLive(id) {
 		if _, err := s.n.acquire(ctx, id); err != nil {
 			if errors.Is(err, store.ErrLeaseHeld) {
-				// The HTTP API's requests never get here (route passes
-				// them on); MCP's code contexts do.
-				return nil, fmt.Errorf("%w; an MCP code context is reached only through the node that runs it, where the MCP session that made it lives: send each MCP session's requests back to the node that opened it (with HAProxy, stick on the Mcp-Session-Id header: README, Running several nodes)", err)
+				// Requests that name a session are passed on before they
+				// get here (route, toolElsewhere, mcpElsewhere): this one
+				// lost a race with another node's take-over.
+				return nil, fmt.Errorf("%w; it moved to that node while this call was on its way: retry it", err)
 			}
 			return nil, err
 		}

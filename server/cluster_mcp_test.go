@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -12,10 +14,12 @@ import (
 )
 
 // TestClusterMCPContextElsewhere: an MCP code context lives on the node
-// whose MCP session made it; using it through another node's /mcp is a
-// tool error that names the node running it and says how to reach it
-// (send the MCP session's requests back to its node), not a bare store
-// failure.
+// whose MCP session made it (its session's lease); using it through
+// another node (another MCP session there, or the JSON API's
+// /v1/profiles/run_in_code_context) runs the code on the holder, in the
+// context's state, with the context's language; another token's call
+// through that node is still refused, and a delete through that node
+// deletes it everywhere.
 func TestClusterMCPContextElsewhere(t *testing.T) {
 	testenv.RequirePython(t)
 	pg := testenv.StartPostgres(t)
@@ -40,24 +44,69 @@ func TestClusterMCPContextElsewhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, isErr := call(onA, "create_code_context", map[string]any{"language": "python"})
+	// A JavaScript context: its language must come along too (a Python
+	// cell would fail on this code).
+	id, isErr := call(onA, "create_code_context", map[string]any{"language": "javascript"})
 	if isErr {
 		t.Fatal(id)
 	}
 	id = strings.TrimSpace(id)
-	if out, isErr := call(onA, "run_in_code_context", map[string]any{"contextId": id, "code": "print(6 * 7)"}); isErr || !strings.Contains(out, "42") {
+	if out, isErr := call(onA, "run_in_code_context", map[string]any{"contextId": id, "code": "let n = 6 * 7; console.log(n)"}); isErr || !strings.Contains(out, "42") {
 		t.Fatalf("through A: %q (error %v)", out, isErr)
 	}
 	onB, err := mcpClient(t, b.URL, tokenA)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, isErr := call(onB, "run_in_code_context", map[string]any{"contextId": id, "code": "print(1)"})
-	if !isErr || !strings.Contains(out, "node-a") || !strings.Contains(out, "Mcp-Session-Id") {
-		t.Fatalf("A's context through B: %q (error %v); want an error naming node-a and saying to send the MCP session's requests back to its node", out, isErr)
+	if out, isErr := call(onB, "run_in_code_context", map[string]any{"contextId": id, "code": "n += 1; console.log(n)"}); isErr || !strings.Contains(out, "43") {
+		t.Fatalf("A's context through B's MCP: %q (error %v); want 43, run on A in the context's state", out, isErr)
 	}
-	// Through A it still works: the failed attempt changed nothing.
-	if out, isErr := call(onA, "run_in_code_context", map[string]any{"contextId": id, "code": "print(7)"}); isErr || !strings.Contains(out, "7") {
+	// A failing run through B is the tool's failure, not a host error.
+	if out, isErr := call(onB, "run_in_code_context", map[string]any{"contextId": id, "code": "throw new Error('boom')"}); !isErr || !strings.Contains(out, "boom") {
+		t.Fatalf("a throwing run through B: %q (error %v); want isError with the error", out, isErr)
+	}
+	// The JSON API's profile endpoint through B reaches it too.
+	status, body := postJSON(t, b.URL+"/v1/profiles/run_in_code_context", tokenA, `{"contextId": "`+id+`", "code": "n += 1; console.log(n)"}`)
+	if status != http.StatusOK || !strings.Contains(string(body), "44") {
+		t.Fatalf("A's context through B's JSON API: %d %s; want 200 and 44", status, body)
+	}
+	var res struct {
+		ExitCode int `json:"exitCode"`
+	}
+	if err := json.Unmarshal(body, &res); err != nil || res.ExitCode != 0 {
+		t.Fatalf("through B's JSON API: %s (%v)", body, err)
+	}
+	// Another token gets no further through B than through A.
+	onBOther, err := mcpClient(t, b.URL, tokenB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, isErr := call(onBOther, "run_in_code_context", map[string]any{"contextId": id, "code": "console.log(n)"}); !isErr || strings.Contains(out, "44") {
+		t.Fatalf("token B on A's context through B: %q (error %v); want a no-such-context error", out, isErr)
+	}
+	// The context stayed on A all along: A runs it without a load.
+	if out, isErr := call(onA, "run_in_code_context", map[string]any{"contextId": id, "code": "console.log(n)"}); isErr || !strings.Contains(out, "44") {
 		t.Fatalf("through A after: %q (error %v)", out, isErr)
+	}
+	// Moved to B (A lets it go, as a draining node does): B loads it from
+	// the store, language and state, and runs it itself.
+	if err := a.node.Release(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if out, isErr := call(onB, "run_in_code_context", map[string]any{"contextId": id, "code": "n += 1; console.log(n)"}); isErr || !strings.Contains(out, "45") {
+		t.Fatalf("A's context through B after A let it go: %q (error %v); want 45, loaded on B", out, isErr)
+	}
+	if !b.mgr.Holds(id) {
+		t.Fatal("B ran the context without holding it")
+	}
+	// And now A passes calls on to B.
+	if out, isErr := call(onA, "run_in_code_context", map[string]any{"contextId": id, "code": "n += 1; console.log(n)"}); isErr || !strings.Contains(out, "46") {
+		t.Fatalf("the context through A once B holds it: %q (error %v); want 46", out, isErr)
+	}
+	if out, isErr := call(onB, "delete_code_context", map[string]any{"contextId": id}); isErr {
+		t.Fatalf("delete through B: %q", out)
+	}
+	if out, isErr := call(onA, "run_in_code_context", map[string]any{"contextId": id, "code": "console.log(n)"}); !isErr {
+		t.Fatalf("a run after the delete: %q; want a no-such-context error", out)
 	}
 }

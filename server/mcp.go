@@ -51,6 +51,8 @@ func (s *Server) mountMCP() error {
 		// create_code_context's python (the backend, where sessions may
 		// choose): within the quota too.
 		CreateWith: s.createWith,
+		// A code context another node runs is used there (contextforward.go).
+		Elsewhere: s.mcpElsewhere,
 	})
 	if err != nil {
 		return err

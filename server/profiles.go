@@ -42,18 +42,13 @@ func (s *Server) routeProfiles() {
 	}))
 }
 
-// contextLanguages remembers the languages of the code contexts made
-// through the profile endpoints (their ids are random, so one map serves
-// every Server).
-var contextLanguages profiles.ContextLanguages
-
 // toolEnv is the Env of a call of owner in session id ("" for none).
 func (s *Server) toolEnv(owner, id string, sess *sandbox.Session) *profiles.Env {
 	env := &profiles.Env{
 		NewSession: profiles.Budgeted(s.cfg.Manager, profiles.SandboxSessions(s.cfg.Sandbox, s.cfg.TempDir)),
 		KernelMode: s.cfg.KernelMode,
 		Contexts: &profiles.ManagerContexts{
-			Manager: s.cfg.Manager, Owner: owner, Languages: &contextLanguages,
+			Manager: s.cfg.Manager, Owner: owner,
 			Create: func(ctx context.Context, owner string) (string, error) {
 				return s.withQuota(owner, func() (string, error) { return s.cfg.Manager.Create(ctx, owner) })
 			},
@@ -122,6 +117,9 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner, id strin
 	if err := tool.Check(body); err != nil {
 		s.evals.WithLabelValues("invalid").Inc()
 		writeError(w, http.StatusBadRequest, "invalid_request", profiles.Detail(err))
+		return
+	}
+	if id == "" && s.toolElsewhere(w, r, body) { // contextforward.go
 		return
 	}
 	var sess *sandbox.Session

@@ -117,9 +117,11 @@ type State struct {
 	// PythonFrames holds, and what the runtime needs to resume them);
 	// empty when the session never ran Python. Opaque to the store.
 	Python []byte
-	// PythonFrames are the zstd frames of the pages the Python instance
-	// wrote over the template, in the index's order. A frame never
-	// changes: a store keeps each once, by its Sum.
+	// PythonFrames are the session's immutable zstd frames: first the
+	// pages the Python instance wrote over the template, in the index's
+	// order, then the frames of its JavaScript journal (JS says how many;
+	// sandbox/jsjournal.go). A frame never changes: a store keeps each
+	// once, by its Sum.
 	PythonFrames []Frame
 	// Files are the session root's files: a delta in Save (see the package
 	// contract), the complete set from Load.

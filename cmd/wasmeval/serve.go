@@ -348,6 +348,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	mo := sandbox.ManagerOptions{Workspace: c.workspace, IdleTimeout: idle, MaxSessions: c.maxSessions, MemoryBudgetBytes: c.memoryBudget.n}
 	c.tape.apply(&sessOpts, &mo)
+	c.store.apply(&mo)
 	mo.Session = sessOpts
 	if mo.Store, code = c.store.open("serve", c.workspace, stderr); code != exitOK {
 		return code

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/sandbox"
 )
 
 // TestStoreFlag: --store's default follows --workspace, "none" turns it
@@ -43,6 +45,56 @@ func TestStoreFlag(t *testing.T) {
 	doMain(context.Background(), []string{"serve", "--help"}, strings.NewReader(""), &out, &errb)
 	if !strings.Contains(out.String(), "\n  --store URL") {
 		t.Error("serve --help does not explain --store")
+	}
+}
+
+// TestJSJournalFlag: --js-journal sets the journal's cap (0 and none keep
+// none, no flag the default), refuses what is not a size, and none makes a
+// restarted serve reset a session's JavaScript state, saying so, where
+// the default brings it back (TestServeSurvivesSIGKILL).
+func TestJSJournalFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int64
+	}{
+		{nil, 0},
+		{[]string{"--js-journal", "64MiB"}, 64 << 20},
+		{[]string{"--js-journal", "none"}, -1},
+		{[]string{"--js-journal", "0"}, -1},
+	} {
+		var f storeFlags
+		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		f.register(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		var mo sandbox.ManagerOptions
+		f.apply(&mo)
+		if mo.JSJournalBytes != tc.want {
+			t.Errorf("%q: JSJournalBytes %d, want %d", tc.args, mo.JSJournalBytes, tc.want)
+		}
+	}
+	t.Setenv("WASMEVAL_TOKENS", "t")
+	var out, errb bytes.Buffer
+	code := doMain(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--js-journal", "lots"}, strings.NewReader(""), &out, &errb)
+	if code != exitInvalid || !strings.Contains(errb.String(), "js-journal") || !strings.Contains(errb.String(), "512MiB") {
+		t.Fatalf("--js-journal lots: exit %d, %s", code, errb.String())
+	}
+
+	testenv.RequirePython(t)
+	const token = "journal-token"
+	ws := t.TempDir()
+	p := startServe(t, token, "--workspace", ws, "--js-journal", "none")
+	var created struct{ ID string }
+	if st := p.Post(t, token, "/v1/sessions", "", &created); st != http.StatusCreated {
+		t.Fatalf("create: %d", st)
+	}
+	p.eval(t, token, created.ID, "js", "var j = 5")
+	p.Stop(t)
+	p = startServe(t, token, "--workspace", ws, "--js-journal", "none")
+	js := p.eval(t, token, created.ID, "js", "typeof j")
+	if js.Content[0].Text != "'undefined'" || len(js.Details.StatusEvents) == 0 || !strings.Contains(js.Details.StatusEvents[0].Message, "JavaScript") {
+		t.Fatalf("JavaScript after a restart without a journal: %+v; want it reset, with a note saying so", js)
 	}
 }
 

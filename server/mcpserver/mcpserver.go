@@ -71,6 +71,14 @@ type Config struct {
 	// none (--kernel-mode): profiles.KernelSession ("" too) or
 	// profiles.KernelPerCall.
 	KernelMode string
+	// Elsewhere, when set, is asked first by a call of a tool that runs in
+	// a session of its own (run_in_code_context, delete_code_context, …)
+	// whether another process runs that session (on a node of several,
+	// the node holding its lease), and if so, makes the call there:
+	// handled false runs it here. header is the call's HTTP request header
+	// (the caller's bearer token, for the hop); a failed hop is err, the
+	// call's tool error.
+	Elsewhere func(ctx context.Context, header http.Header, tool string, args []byte) (result any, failed, handled bool, err error)
 }
 
 // DefaultMaxInFlight is how many tool calls run code at once when

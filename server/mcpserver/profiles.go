@@ -55,10 +55,6 @@ func toolError(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
-// contextLanguages remembers the code contexts' languages (their ids are
-// random, so one map serves every Server).
-var contextLanguages profiles.ContextLanguages
-
 // env is the Env of a call of owner: in session id when t runs in the
 // connection's session ("" otherwise).
 func (s *Server) env(owner, id string) *profiles.Env {
@@ -67,7 +63,7 @@ func (s *Server) env(owner, id string) *profiles.Env {
 		KernelMode: s.cfg.KernelMode,
 		Admit:      s.admit,
 		Contexts: &profiles.ManagerContexts{
-			Manager: s.cfg.Manager, Owner: owner, Create: s.cfg.Create, CreateWith: s.cfg.CreateWith, Languages: &contextLanguages,
+			Manager: s.cfg.Manager, Owner: owner, Create: s.cfg.Create, CreateWith: s.cfg.CreateWith,
 			Turn: func(ctx context.Context, cid string) (func(), bool, error) {
 				end, err := s.turn(ctx, cid)
 				return end, false, err
@@ -129,10 +125,16 @@ func (s *Server) profileTool(t profiles.Tool) mcp.ToolHandler {
 		} else {
 			owner := s.owner(req.Session, s.conn(req.Session), req.Extra)
 			logCall(owner)
-			res, failed, err = t.Run(s.runCtx(ctx, req), s.env(owner, ""), args)
-			var pe *profiles.Error
-			if err != nil && !errors.As(err, &pe) {
-				err = hostError(err)
+			handled := false
+			if s.cfg.Elsewhere != nil && req.Extra != nil {
+				res, failed, handled, err = s.cfg.Elsewhere(ctx, req.Extra.Header, t.Name, args)
+			}
+			if !handled {
+				res, failed, err = t.Run(s.runCtx(ctx, req), s.env(owner, ""), args)
+				var pe *profiles.Error
+				if err != nil && !errors.As(err, &pe) {
+					err = hostError(err)
+				}
 			}
 		}
 		var pe *profiles.Error
