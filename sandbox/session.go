@@ -25,8 +25,6 @@ type Session struct {
 	sem  chan struct{} // held by the running Eval
 	// calls answers the guests' host calls (files, tool, llm, agent).
 	calls *hostcalls.Dispatcher
-	// labels are the host's notes on the session (labels.go).
-	labels sessionLabels
 
 	// Guarded by sem, and by imu for the nested evals under it.
 	imu       sync.Mutex
@@ -34,6 +32,8 @@ type Session struct {
 	fuelUsed  int64 // by all cells, against SessionOptions.FuelBudget; mu
 	// nest is the running cells, for nested evals (nest.go).
 	nest nesting
+	// clocks are the timers of the cells, reused (cellclock.go).
+	clocks cellClocks
 
 	outputs outputStore
 
@@ -249,16 +249,19 @@ func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellSta
 	timeout := time.Duration(c.TimeoutSeconds) * time.Second
 	cellCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	timer := time.AfterFunc(timeout, func() { cancel(errCellTimeout) })
-	defer timer.Stop()
 	hardLimit := CellHardLimit(c.TimeoutSeconds)
-	hard := time.AfterFunc(hardLimit, func() { cancel(errCellHardLimit) })
-	defer hard.Stop()
-	act := &activity{timer: timer, timeout: timeout, deadline: time.Now().Add(timeout)}
+	clock := s.clocks.take() // the session's reused timers (cellclock.go)
+	timer, hard := clock.timeout, clock.hard
+	act := &activity{timer: timer, timeout: timeout}
+	clock.start(cancel, act, hardLimit)
+	defer s.clocks.put(clock)
+	defer clock.stop()
 	cellCtx = context.WithValue(cellCtx, activityKey{}, act)
 	// Evals nested in the cell are stopped with it and spend its timeout.
 	frameOf(ctx).started(cellCtx, act)
-	fuel, fuelNote := c.Fuel, fmt.Sprintf("fuel exhausted: the cell used its budget of %d units", c.Fuel)
+	// The note is written only when fuel runs out: a Sprintf a cell is
+	// not free on the eval line's path.
+	fuel, fuelSession := c.Fuel, false
 	if b := s.opts.FuelBudget; b > 0 && c.Language == "py" {
 		left := b - s.fuelUsedNow()
 		if left <= 0 {
@@ -266,7 +269,7 @@ func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellSta
 			return StatusError, 0, nil
 		}
 		if fuel == 0 || left < fuel {
-			fuel, fuelNote = left, fmt.Sprintf("fuel exhausted: the session's budget of %d units is used up", b)
+			fuel, fuelSession = left, true
 		}
 	}
 	// Always set: a nested cell's context may carry the budget of the cell
@@ -274,6 +277,9 @@ func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellSta
 	cellCtx = runtimes.WithFuelBudget(cellCtx, fuel)
 	cellCtx = withCellLimits(cellCtx, c, s.opts.FuelBudget, s.fuelUsedNow(), hardLimit, timeout)
 	cellCtx, replayedStop := s.replayStop(cellCtx, sink.index, c.Language, timer, hard)
+	if replayedStop != nil { // the timers are stopped for good
+		clock.stoppedByReplay()
+	}
 	start := time.Now()
 	out, reentered, note, err := s.runIn(cellCtx, c, use, statusBundles{observed(ctx, sink.index, &activitySink{cellSink: sink, act: act})})
 	dur := time.Since(start)
@@ -301,7 +307,11 @@ func (s *Session) runFrame(ctx context.Context, c Cell, sink *cellSink) (CellSta
 	case !out.Failed && !out.Interrupted:
 		return StatusComplete, dur, nil
 	case out.FuelExhausted:
-		sink.note(fuelNote)
+		if fuelSession {
+			sink.note(fmt.Sprintf("fuel exhausted: the session's budget of %d units is used up", s.opts.FuelBudget))
+		} else {
+			sink.note(fmt.Sprintf("fuel exhausted: the cell used its budget of %d units", c.Fuel))
+		}
 		return StatusError, dur, nil
 	case ctx.Err() != nil:
 		sink.note(stopNote(ctx))
@@ -485,9 +495,6 @@ func (s *Session) dropInstanceLocked(lang string) {
 		return
 	}
 	delete(s.instances, lang)
-	if lang == "js" && s.persist != nil {
-		s.persist.jsPending.Store(false) // its state is gone, journal or not
-	}
 	// A fresh context: the cell's may be done, and Close must still run.
 	if err := inst.Close(context.WithoutCancel(context.Background())); err != nil {
 		s.sb.opts.Logger.Warn("closing an instance", "language", lang, "err", err)
