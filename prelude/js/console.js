@@ -41,7 +41,7 @@
     dirxml: out,
     assert(condition, ...args) {
       if (!condition) {
-        args[0] = `Assertion failed${args.length === 0 ? '' : `: ${args[0]}`}`;
+        P.arraySet(args, 0, `Assertion failed${args.length === 0 ? '' : `: ${args[0]}`}`);
         P.ReflectApply(err, undefined, args);
       }
     },
@@ -71,7 +71,7 @@
         return;
       }
       const args = [`${label}: ${P.DateNow() - start}ms`];
-      for (let i = 0; i < data.length; i++) P.ArrayPrototypePush(args, data[i]);
+      for (let i = 0; i < data.length; i++) P.arrayPush(args, data[i]);
       P.ReflectApply(out, undefined, args);
     },
     timeEnd(label = 'default') {

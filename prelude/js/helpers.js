@@ -19,7 +19,7 @@
   const listOf = (items) => {
     if (!isArray(items)) return P.ArrayFrom(items);
     const list = new P.Array(items.length);
-    for (let i = 0; i < items.length; i++) list[i] = items[i];
+    for (let i = 0; i < items.length; i++) P.arraySet(list, i, items[i]);
     return list;
   };
   // jsonParse is JSON.parse as the host guards it (runtimes/js/js.go), which
@@ -176,7 +176,7 @@
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i];
       if (out.length > 0 && out[out.length - 1][1] === line) out[out.length - 1][0]++;
-      else P.ArrayPrototypePush(out, [1, line]);
+      else P.arrayPush(out, [1, line]);
     }
     if (o.count) return P.ArrayPrototypeJoin(P.ArrayPrototypeMap(out, (e) => `${P.StringPrototypePadStart(P.String(e[0]), 7)} ${e[1]}`), '\n');
     return P.ArrayPrototypeJoin(P.ArrayPrototypeMap(out, (e) => e[1]), '\n');
@@ -276,7 +276,7 @@
           const i = next++;
           running++;
           then(then(P.PromiseResolve(), () => fns[i]()), (v) => {
-            results[i] = v;
+            P.arraySet(results, i, v);
             running--;
             launch();
           }, (e) => {

@@ -88,10 +88,37 @@
     }
     return out + P.StringPrototypeSlice(s, last);
   };
+  // P.arraySet(list, i, v) is list[i] = v and P.arrayPush(list, v) is
+  // list.push(v), each as an own data property: [[Set]] (list[i] = v, the
+  // native push, unshift, fill) of an index the list does not have yet
+  // calls a setter a cell put on Array.prototype for that index, handing
+  // the cell the prelude's value and leaving a hole. The prelude fills its
+  // lists with these only. The descriptor is the prelude's own, reused.
+  const element = Object.create(null);
+  element.writable = true;
+  element.enumerable = true;
+  element.configurable = true;
+  P.arraySet = (list, i, v) => {
+    element.value = v;
+    P.ReflectDefineProperty(list, i, element);
+    element.value = undefined;
+    return v;
+  };
+  P.arrayPush = (list, v) => {
+    P.arraySet(list, list.length, v);
+    return list.length;
+  };
   // P.arrayAppend(list, ...values) is list.push(...values) without the
   // array iterator (rest parameters do not call it).
   P.arrayAppend = (list, ...values) => {
-    for (let i = 0; i < values.length; i++) P.ArrayPrototypePush(list, values[i]);
+    for (let i = 0; i < values.length; i++) P.arrayPush(list, values[i]);
+    return list.length;
+  };
+  // P.arrayUnshift(list, ...values) is list.unshift(...values).
+  P.arrayUnshift = (list, ...values) => {
+    const n = values.length;
+    for (let i = list.length - 1; i >= 0; i--) P.arraySet(list, i + n, list[i]);
+    for (let i = 0; i < n; i++) P.arraySet(list, i, values[i]);
     return list.length;
   };
   // P.applyArgs(f, self, args) is f.apply(self, args).
@@ -102,7 +129,7 @@
     const out = [];
     const it = P.MapPrototypeEntries(map);
     for (let r = P.MapIteratorPrototypeNext(it); !r.done && out.length < max; r = P.MapIteratorPrototypeNext(it)) {
-      P.ArrayPrototypePush(out, r.value);
+      P.arrayPush(out, r.value);
     }
     return out;
   };
@@ -110,7 +137,7 @@
     const out = [];
     const it = P.SetPrototypeValues(set);
     for (let r = P.SetIteratorPrototypeNext(it); !r.done && out.length < max; r = P.SetIteratorPrototypeNext(it)) {
-      P.ArrayPrototypePush(out, r.value);
+      P.arrayPush(out, r.value);
     }
     return out;
   };
@@ -284,10 +311,10 @@
     const lines = [];
     let from = 0;
     for (let i = P.StringPrototypeIndexOf(s, '\n'); i !== -1; i = P.StringPrototypeIndexOf(s, '\n', from)) {
-      P.ArrayPrototypePush(lines, P.StringPrototypeSlice(s, from, i + 1));
+      P.arrayPush(lines, P.StringPrototypeSlice(s, from, i + 1));
       from = i + 1;
     }
-    if (from < s.length || lines.length === 0) P.ArrayPrototypePush(lines, P.StringPrototypeSlice(s, from));
+    if (from < s.length || lines.length === 0) P.arrayPush(lines, P.StringPrototypeSlice(s, from));
     return lines;
   }
 
@@ -331,10 +358,10 @@
     let keys;
     if (showHidden) {
       keys = P.ObjectGetOwnPropertyNames(value);
-      for (let i = 0; i < symbols.length; i++) P.ArrayPrototypePush(keys, symbols[i]);
+      for (let i = 0; i < symbols.length; i++) P.arrayPush(keys, symbols[i]);
     } else {
       keys = P.ObjectKeys(value);
-      for (let i = 0; i < symbols.length; i++) if (isEnumerable(value, symbols[i])) P.ArrayPrototypePush(keys, symbols[i]);
+      for (let i = 0; i < symbols.length; i++) if (isEnumerable(value, symbols[i])) P.arrayPush(keys, symbols[i]);
     }
     return keys;
   }
@@ -348,12 +375,12 @@
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
       if (!P.RegExpPrototypeTest(numberRegExp, k) || +k > 2 ** 32 - 2) {
-        if (k !== 'length' || !P.ArrayIsArray(value)) P.ArrayPrototypePush(out, k);
+        if (k !== 'length' || !P.ArrayIsArray(value)) P.arrayPush(out, k);
       }
     }
     const symbols = P.ObjectGetOwnPropertySymbols(value);
     for (let i = 0; i < symbols.length; i++) {
-      if (showHidden || isEnumerable(value, symbols[i])) P.ArrayPrototypePush(out, symbols[i]);
+      if (showHidden || isEnumerable(value, symbols[i])) P.arrayPush(out, symbols[i]);
     }
     return out;
   }
@@ -488,10 +515,10 @@
           return prefix + `{ byteLength: ${formatNumber(P.ArrayBufferPrototypeGetByteLength(value))} }`;
         }
         braces[0] = `${prefix}{`;
-        P.ArrayPrototypeUnshift(keys, 'byteLength');
+        P.arrayUnshift(keys, 'byteLength');
       } else if (isDataView(value)) {
         braces[0] = `${getPrefix(constructor, tag, 'DataView')}{`;
-        P.ArrayPrototypeUnshift(keys, 'byteLength', 'byteOffset', 'buffer');
+        P.arrayUnshift(keys, 'byteLength', 'byteOffset', 'buffer');
       } else if (host.promiseState(value) !== undefined) {
         braces[0] = `${getPrefix(constructor, tag, 'Promise')}{`;
         formatter = formatPromise;
@@ -516,14 +543,14 @@
       return constructorName;
     }
     recurseTimes += 1;
-    P.ArrayPrototypePush(ctx.seen, value);
+    P.arrayPush(ctx.seen, value);
     ctx.currentDepth = recurseTimes;
     let output;
     const indentationLvl = ctx.indentationLvl;
     try {
       output = formatter(ctx, value, recurseTimes);
       for (let i = 0; i < keys.length; i++) {
-        P.ArrayPrototypePush(output, formatProperty(ctx, value, recurseTimes, keys[i], extrasType));
+        P.arrayPush(output, formatProperty(ctx, value, recurseTimes, keys[i], extrasType));
       }
     } catch (err) {
       if (P.isInstance(err, P.RangeError)) {
@@ -646,7 +673,7 @@
             P.RegExpPrototypeTest(/^\tat github\.com\/wasmeval\/.* \(native\)$/, line)) continue;
         line = '    at ' + P.regExpReplace(P.StringPrototypeSlice(line, 4), /:(\d+):(\d+)\(\d+\)/g, (m) => `:${m[1]}:${m[2]}`);
       }
-      P.ArrayPrototypePush(out, line);
+      P.arrayPush(out, line);
     }
     while (out.length > 0 && out[out.length - 1] === '') P.ArrayPrototypePop(out);
     return P.ArrayPrototypeJoin(out, '\n');
@@ -676,8 +703,8 @@
         if (index !== -1 && P.StringPrototypeIncludes(stack, err[names[i]])) P.ArrayPrototypeSplice(keys, index, 1);
       }
     }
-    if ('cause' in err && (keys.length === 0 || !P.ArrayPrototypeIncludes(keys, 'cause'))) P.ArrayPrototypePush(keys, 'cause');
-    if (P.ArrayIsArray(err.errors) && (keys.length === 0 || !P.ArrayPrototypeIncludes(keys, 'errors'))) P.ArrayPrototypePush(keys, 'errors');
+    if ('cause' in err && (keys.length === 0 || !P.ArrayPrototypeIncludes(keys, 'cause'))) P.arrayPush(keys, 'cause');
+    if (P.ArrayIsArray(err.errors) && (keys.length === 0 || !P.ArrayPrototypeIncludes(keys, 'errors'))) P.arrayPush(keys, 'errors');
     let pos = (err.message && P.StringPrototypeIndexOf(stack, err.message)) || -1;
     if (pos !== -1) pos += err.message.length;
     const stackStart = P.StringPrototypeIndexOf(stack, '\n    at', pos);
@@ -697,9 +724,9 @@
     const output = [];
     for (let i = 0; i < len; i++) {
       if (!hasOwn(value, i)) return formatSpecialArray(ctx, value, recurseTimes, len, output, i);
-      P.ArrayPrototypePush(output, formatProperty(ctx, value, recurseTimes, i, kArrayType));
+      P.arrayPush(output, formatProperty(ctx, value, recurseTimes, i, kArrayType));
     }
-    if (remaining > 0) P.ArrayPrototypePush(output, remainingText(remaining));
+    if (remaining > 0) P.arrayPush(output, remainingText(remaining));
     return output;
   }
 
@@ -717,18 +744,18 @@
       if (`${index}` !== key) {
         if (!P.RegExpPrototypeTest(numberRegExp, key)) break;
         const emptyItems = tmp - index;
-        P.ArrayPrototypePush(output, `<${emptyItems} empty item${emptyItems > 1 ? 's' : ''}>`);
+        P.arrayPush(output, `<${emptyItems} empty item${emptyItems > 1 ? 's' : ''}>`);
         index = tmp;
         if (output.length === maxLength) break;
       }
-      P.ArrayPrototypePush(output, formatProperty(ctx, value, recurseTimes, key, kArrayType));
+      P.arrayPush(output, formatProperty(ctx, value, recurseTimes, key, kArrayType));
       index++;
     }
     const remaining = value.length - index;
     if (output.length !== maxLength) {
-      if (remaining > 0) P.ArrayPrototypePush(output, `<${remaining} empty item${remaining > 1 ? 's' : ''}>`);
+      if (remaining > 0) P.arrayPush(output, `<${remaining} empty item${remaining > 1 ? 's' : ''}>`);
     } else if (remaining > 0) {
-      P.ArrayPrototypePush(output, remainingText(remaining));
+      P.arrayPush(output, remainingText(remaining));
     }
     return output;
   }
@@ -737,11 +764,11 @@
     const length = P.TypedArrayPrototypeGetLength(value);
     const maxLength = P.MathMin(P.MathMax(0, ctx.maxArrayLength), length);
     const remaining = length - maxLength;
-    const output = new P.Array(maxLength);
+    const output = [];
     for (let i = 0; i < maxLength; ++i) {
-      output[i] = typeof value[i] === 'bigint' ? formatBigInt(value[i]) : formatNumber(value[i]);
+      P.arraySet(output, i, typeof value[i] === 'bigint' ? formatBigInt(value[i]) : formatNumber(value[i]));
     }
-    if (remaining > 0) output[maxLength] = remainingText(remaining);
+    if (remaining > 0) P.arraySet(output, maxLength, remainingText(remaining));
     return output;
   }
 
@@ -767,9 +794,9 @@
     let i = 0;
     const values = P.setValues(value, maxLength);
     for (; i < values.length; i++) {
-      P.ArrayPrototypePush(output, formatValue(ctx, values[i], recurseTimes));
+      P.arrayPush(output, formatValue(ctx, values[i], recurseTimes));
     }
-    if (remaining > 0) P.ArrayPrototypePush(output, remainingText(remaining));
+    if (remaining > 0) P.arrayPush(output, remainingText(remaining));
     ctx.indentationLvl -= 2;
     return output;
   }
@@ -785,9 +812,9 @@
     for (; i < entries.length; i++) {
       const k = entries[i][0];
       const v = entries[i][1];
-      P.ArrayPrototypePush(output, `${formatValue(ctx, k, recurseTimes)} => ${formatValue(ctx, v, recurseTimes)}`);
+      P.arrayPush(output, `${formatValue(ctx, k, recurseTimes)} => ${formatValue(ctx, v, recurseTimes)}`);
     }
-    if (remaining > 0) P.ArrayPrototypePush(output, remainingText(remaining));
+    if (remaining > 0) P.arrayPush(output, remainingText(remaining));
     ctx.indentationLvl -= 2;
     return output;
   }
@@ -859,10 +886,10 @@
     let outputLength = output.length;
     if (ctx.maxArrayLength < output.length) outputLength--;
     const separatorSpace = 2;
-    const dataLen = new P.Array(outputLength);
+    const dataLen = [];
     for (; i < outputLength; i++) {
       const len = output[i].length;
-      dataLen[i] = len;
+      P.arraySet(dataLen, i, len);
       totalLength += len + separatorSpace;
       if (maxLength < len) maxLength = len;
     }
@@ -886,7 +913,7 @@
         for (let j = i; j < output.length; j += columns) {
           if (dataLen[j] > lineLength) lineLength = dataLen[j];
         }
-        P.ArrayPrototypePush(maxLineLength, lineLength + separatorSpace);
+        P.arrayPush(maxLineLength, lineLength + separatorSpace);
       }
       let order = P.StringPrototypePadStart;
       if (value !== undefined) {
@@ -911,9 +938,9 @@
         } else {
           str += output[j];
         }
-        P.ArrayPrototypePush(tmp, str);
+        P.arrayPush(tmp, str);
       }
-      if (ctx.maxArrayLength < output.length) P.ArrayPrototypePush(tmp, output[outputLength]);
+      if (ctx.maxArrayLength < output.length) P.arrayPush(tmp, output[outputLength]);
       output = tmp;
     }
     return output;

@@ -124,7 +124,7 @@
         const parts = [];
         for (const a of args) {
           check(a);
-          if (a.length > 0) parts.push(a);
+          if (a.length > 0) P.arrayPush(parts, a);
         }
         if (parts.length === 0) return '.';
         return path.normalize(parts.join('/'));
@@ -355,9 +355,9 @@
         } else if (typeof existing === 'function') {
           events[type] = prepend ? [listener, existing] : [existing, listener];
         } else if (prepend) {
-          existing.unshift(listener);
+          P.arrayUnshift(existing, listener);
         } else {
-          existing.push(listener);
+          P.arrayPush(existing, listener);
         }
         return this;
       }
@@ -633,8 +633,8 @@
             const name = a[i];
             const type = a[i + 1];
             const parent = prefix === '' ? dir : path.join(dir, prefix);
-            if (o.withFileTypes) out.push(new Dirent(name, type, parent));
-            else out.push(prefix === '' ? name : path.join(prefix, name));
+            if (o.withFileTypes) P.arrayPush(out, new Dirent(name, type, parent));
+            else P.arrayPush(out, prefix === '' ? name : path.join(prefix, name));
             if (o.recursive && type === 'd') walk(path.join(d, name), prefix === '' ? name : path.join(prefix, name));
           }
         };
@@ -851,7 +851,7 @@
       for (;;) {
         const n = host.fsRead(fd, buf, 0, buf.length, -1);
         if (n === 0) break;
-        chunks.push(Buffer.from(buf.subarray(0, n)));
+        P.arrayPush(chunks, Buffer.from(buf.subarray(0, n)));
       }
       return Buffer.concat(chunks);
     }
@@ -1004,7 +1004,7 @@
         if (this.#done) throw Object.assign(new Error('Digest already called'), { code: 'ERR_CRYPTO_HASH_FINALIZED' });
         const b = toBytes(data, encoding);
         if (!ArrayBuffer.isView(b)) throw invalidArg('data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
-        this.#parts.push(b);
+        P.arrayPush(this.#parts, b);
         return this;
       }
       digest(encoding) {
@@ -1283,7 +1283,7 @@
       }
     };
     emitter.on(event, (v) => {
-      queue.push(v);
+      P.arrayPush(queue, v);
       settle();
     });
     emitter.once(end, () => {
@@ -1364,7 +1364,7 @@
         }
         if (!st.objectMode && typeof chunk === 'string') chunk = Buffer.from(chunk, encoding);
         else if (!st.objectMode && chunk instanceof Uint8Array && !(chunk instanceof Buffer)) chunk = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-        st.buffer.push(chunk);
+        P.arrayPush(st.buffer, chunk);
         st.length += st.objectMode ? 1 : chunk.length;
         st.reading = false;
         this.#schedule();
@@ -1372,7 +1372,7 @@
       }
       unshift(chunk) {
         const st = this._readableState;
-        st.buffer.unshift(chunk);
+        P.arrayUnshift(st.buffer, chunk);
         st.length += st.objectMode ? 1 : chunk.length;
       }
       #take() {
@@ -1483,7 +1483,7 @@
       toArray() {
         return new Promise((resolve, reject) => {
           const out = [];
-          this.on('data', (c) => out.push(c));
+          this.on('data', (c) => P.arrayPush(out, c));
           this.once('end', () => resolve(out));
           this.once('error', reject);
         });
@@ -1518,7 +1518,7 @@
           return false;
         }
         if (!st.objectMode && typeof chunk === 'string') chunk = Buffer.from(chunk, encoding || 'utf8');
-        st.queue.push([chunk, encoding || 'buffer', cb]);
+        P.arrayPush(st.queue, [chunk, encoding || 'buffer', cb]);
         this._drainQueue();
         return true;
       },
@@ -1579,7 +1579,7 @@
         }
         if (chunk !== undefined && chunk !== null) this.write(chunk, encoding);
         const st = this._writableState;
-        if (cb) st.endCallbacks.push(cb);
+        if (cb) P.arrayPush(st.endCallbacks, cb);
         if (!st.ending) {
           st.ending = true;
           this._drainQueue();
@@ -1845,7 +1845,7 @@
         const k = unescape((i >= 0 ? part.slice(0, i) : part).replace(/\+/g, ' '));
         const v = i >= 0 ? unescape(part.slice(i + eq.length).replace(/\+/g, ' ')) : '';
         if (!(k in out)) out[k] = v;
-        else if (Array.isArray(out[k])) out[k].push(v);
+        else if (Array.isArray(out[k])) P.arrayPush(out[k], v);
         else out[k] = [out[k], v];
       }
       return out;

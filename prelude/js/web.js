@@ -7,6 +7,9 @@
 // Randomness comes from the session's source, so a seeded session replays.
 (function (host, internal) {
   'use strict';
+  // The built-ins as the VM started (inspect.js): the bodies below call
+  // these, not the built-ins as a cell sees them (issue 9).
+  const P = internal.primordials;
   // Math and Number as they were before any cell ran: the size checks
   // below (toLength, want) must not call a cell's replacement (issue 9:
   // `Math.trunc = () => 0` let Buffer.from({ length: 2 ** 28 }) past a
@@ -47,7 +50,7 @@
     for (const item of items) {
       const key = callback(item, i++);
       const k = typeof key === 'symbol' ? key : String(key);
-      if (k in out) out[k].push(item);
+      if (k in out) P.arrayPush(out[k], item);
       else out[k] = [item];
     }
     return out;
@@ -58,7 +61,7 @@
     for (const item of items) {
       const key = callback(item, i++);
       const list = out.get(key);
-      if (list) list.push(item);
+      if (list) P.arrayPush(list, item);
       else out.set(key, [item]);
     }
     return out;
@@ -83,7 +86,7 @@
       const step = () => Promise.resolve(it.next()).then((r) => {
         if (r.done) return out;
         return Promise.resolve(map(r.value, out.length)).then((v) => {
-          out.push(v);
+          P.arrayPush(out, v);
           return step();
         });
       });
@@ -94,7 +97,7 @@
     }
     const list = typeof items[Symbol.iterator] === 'function' ? Array.from(items) : Array.from({ length: items.length }, (_, i) => items[i]);
     const step = (i) => (i >= list.length ? Promise.resolve(out) : Promise.resolve(list[i]).then((v) => map(v, i)).then((v) => {
-      out.push(v);
+      P.arrayPush(out, v);
       return step(i + 1);
     }));
     return step(0);
@@ -258,7 +261,7 @@
     });
     hidden(URLSearchParams.prototype, customInspect, function () {
       const parts = [];
-      this.forEach((v, k) => parts.push(`${internal.inspect(k)} => ${internal.inspect(v)}`));
+      this.forEach((v, k) => P.arrayPush(parts, `${internal.inspect(k)} => ${internal.inspect(v)}`));
       return parts.length === 0 ? 'URLSearchParams {}' : `URLSearchParams { ${parts.join(', ')} }`;
     });
     hidden(URL.prototype, Symbol.toStringTag, 'URL');
@@ -560,9 +563,10 @@
       } else if (v instanceof Blob) {
         out = v.slice(0, v.size, v.type);
       } else if (Array.isArray(v)) {
-        out = new Array(v.length);
+        out = new P.Array(v.length);
         seen.set(v, out);
-        for (const k of Object.keys(v)) out[k] = clone(v[k]);
+        const keys = P.ObjectKeys(v);
+        for (let i = 0; i < keys.length; i++) P.arraySet(out, keys[i], clone(v[keys[i]]));
         return out;
       } else if (tag === 'Object' || tag === 'Arguments' || Object.getPrototypeOf(v) !== null) {
         if (v instanceof Promise || v instanceof WeakMap || v instanceof WeakSet || (typeof WeakRef === 'function' && v instanceof WeakRef) ||
@@ -661,7 +665,7 @@
       if (!list) this[kListeners].set(type, (list = []));
       if (list.some((l) => l.listener === listener)) return;
       const entry = { listener, once };
-      list.push(entry);
+      P.arrayPush(list, entry);
       if (signal) signal.addEventListener('abort', () => this.removeEventListener(type, listener), { once: true });
     }
     removeEventListener(type, listener) {
@@ -840,7 +844,7 @@
         if (p instanceof Blob) b = p[kBytes];
         else if (p instanceof ArrayBuffer || isView(p)) b = bytesOf(p).slice();
         else b = encoder.encode(String(p));
-        chunks.push(b);
+        P.arrayPush(chunks, b);
         n += b.length;
       }
       want(n);
@@ -926,7 +930,7 @@
     }
     append(name, value, filename) {
       if (arguments.length < 2) throw new TypeError(`FormData.append: 2 arguments required, but only ${arguments.length} present.`);
-      this[kEntries].push([String(name), formValue(value, filename)]);
+      P.arrayPush(this[kEntries], [String(name), formValue(value, filename)]);
     }
     set(name, value, filename) {
       if (arguments.length < 2) throw new TypeError(`FormData.set: 2 arguments required, but only ${arguments.length} present.`);
@@ -935,7 +939,7 @@
       const list = this[kEntries];
       const i = list.findIndex((e) => e[0] === name);
       if (i < 0) {
-        list.push(entry);
+        P.arrayPush(list, entry);
         return;
       }
       list[i] = entry;
@@ -992,13 +996,13 @@
     const parts = [];
     for (const [name, value] of form[kEntries]) {
       if (typeof value === 'string') {
-        parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${escName(name)}"\r\n\r\n${esc(value)}\r\n`);
+        P.arrayPush(parts, `--${boundary}\r\nContent-Disposition: form-data; name="${escName(name)}"\r\n\r\n${esc(value)}\r\n`);
       } else {
-        parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="${escName(name)}"; filename="${escName(value.name)}"\r\n` +
+        P.arrayAppend(parts, `--${boundary}\r\nContent-Disposition: form-data; name="${escName(name)}"; filename="${escName(value.name)}"\r\n` +
           `Content-Type: ${value.type || 'application/octet-stream'}\r\n\r\n`, value, '\r\n');
       }
     }
-    parts.push(`--${boundary}--\r\n`);
+    P.arrayPush(parts, `--${boundary}--\r\n`);
     return [new Blob(parts)[kBytes], 'multipart/form-data; boundary=' + boundary];
   };
   // parseForm reads a body of contentType back as FormData.
@@ -1071,7 +1075,7 @@
     append(name, value) {
       const k = headerName(name);
       const list = this[kMap].get(k);
-      if (list) list.push(headerValue(value));
+      if (list) P.arrayPush(list, headerValue(value));
       else this[kMap].set(k, [headerValue(value)]);
     }
     set(name, value) {
@@ -1490,7 +1494,7 @@
           const wd = o.weekday === 'long' ? w : o.weekday === 'short' ? w.slice(0, 3) : w[0];
           datePart = datePart ? `${wd}, ${datePart}` : wd;
         }
-        if (datePart) parts.push(datePart);
+        if (datePart) P.arrayPush(parts, datePart);
         if (o.hour || o.minute || o.second) {
           let h = g('Hours');
           const ampm = h < 12 ? 'AM' : 'PM';
@@ -1499,7 +1503,7 @@
           const t = [o.hour && hs, o.minute && pad(g('Minutes')), o.second && pad(g('Seconds'))].filter(Boolean).join(':');
           let time = o.hour && o.hour12 ? `${t} ${ampm}` : t;
           if (o.timeZoneName) time += ' ' + (o.utc ? 'UTC' : o.timeZone);
-          parts.push(time);
+          P.arrayPush(parts, time);
         }
         return parts.join(', ');
       }
@@ -1665,7 +1669,7 @@
         for (const m of text.matchAll(re)) {
           const s = { segment: m[0], index: m.index, input: text };
           if (g === 'word') s.isWordLike = wordLike.test(m[0]);
-          out.push(s);
+          P.arrayPush(out, s);
         }
         return { [Symbol.iterator]: () => out[Symbol.iterator](), containing: (i) => out.find((s) => i >= s.index && i < s.index + s.segment.length) };
       }

@@ -71,7 +71,7 @@ func TestPrimordialNamesResolve(t *testing.T) {
 	}
 	// A few that must be what they say.
 	for code, want := range map[string]string{
-		"P.ArrayPrototypePush(a, 3), a.length":              "3",
+		"P.ArrayPrototypeJoin(a, '+')":                      "1+2",
 		"P.MapPrototypeGetSize(new Map([[1, 2]]))":          "1",
 		"P.SymbolIterator === Symbol.iterator":              "true",
 		"P.TypedArrayPrototypeGetLength(new Uint8Array(4))": "4",

@@ -181,51 +181,8 @@ var primordialsChecks = []struct{ name, code, uses string }{
 // built-in back when it ends, so the next starts clean (issue 9: the
 // prelude called what the cells can replace).
 func TestPrimordials(t *testing.T) {
-	root := t.TempDir()
-	files := map[string]string{
-		"lib.js":   "module.exports = { name: 'lib', list: [1, 2, 3], nested: { a: [{ b: 1 }] } };\n",
-		"esm.mjs":  "export const name = 'esm';\nexport const list = ['p', 'q'];\nexport * from './lib.js';\n",
-		"note.txt": "",
-	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	calls, err := hostcalls.NewDispatcher(root, nil, hostcalls.DispatcherOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { calls.Close() })
-	// Each case has a session of its own, made the same way: the fixtures
-	// are its first cell, the replacement (or none) its second.
-	start := func(t *testing.T) *session {
-		s := newSession(t, runtimes.InstanceOptions{Root: root, Call: calls.Call, MemoryLimitBytes: 128 << 20})
-		s.ok(primordialsFixtures)
-		return s
-	}
-	// show runs a check and returns all it showed, failed or not.
-	show := func(s *session, code string) string {
-		s.t.Helper()
-		out, rec := s.run(code)
-		var b strings.Builder
-		if out.Failed {
-			b.WriteString("FAILED\n")
-		}
-		b.WriteString(rec.StdoutText())
-		b.WriteString("\n--- stderr\n" + rec.StderrText())
-		for _, r := range rec.Results() {
-			b.WriteString("\n--- result\n" + r["text/plain"])
-		}
-		for _, d := range rec.Displays() {
-			for _, mime := range []string{"text/plain", "application/json", "text/markdown"} {
-				if v, ok := d[mime]; ok {
-					b.WriteString("\n--- display " + mime + "\n" + v)
-				}
-			}
-		}
-		return b.String()
-	}
+	start := primordialsStart(t)
+	show := showAll
 	s := start(t)
 	s.ok("0")
 	baseline := make([]string, len(primordialsChecks))
@@ -280,4 +237,59 @@ func TestPrimordials(t *testing.T) {
 			}
 		})
 	}
+}
+
+// primordialsStart makes a root with the files the checks read and
+// returns how a case starts its session: each case has a session of its
+// own, made the same way, the fixtures its first cell.
+func primordialsStart(t *testing.T) func(t *testing.T) *session {
+	root := t.TempDir()
+	files := map[string]string{
+		"lib.js":    "module.exports = { name: 'lib', list: [1, 2, 3], nested: { a: [{ b: 1 }] } };\n",
+		"esm.mjs":   "export const name = 'esm';\nexport const list = ['p', 'q'];\nexport * from './lib.js';\n",
+		"note.txt":  "",
+		"dir/a.txt": "a\nb\n",
+		"dir/b.txt": "b",
+	}
+	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls, err := hostcalls.NewDispatcher(root, nil, hostcalls.DispatcherOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { calls.Close() })
+	return func(t *testing.T) *session {
+		s := newSession(t, runtimes.InstanceOptions{Root: root, Call: calls.Call, MemoryLimitBytes: 128 << 20})
+		s.ok(primordialsFixtures)
+		return s
+	}
+}
+
+// showAll runs a check and returns all it showed, failed or not.
+func showAll(s *session, code string) string {
+	s.t.Helper()
+	out, rec := s.run(code)
+	var b strings.Builder
+	if out.Failed {
+		b.WriteString("FAILED\n")
+	}
+	b.WriteString(rec.StdoutText())
+	b.WriteString("\n--- stderr\n" + rec.StderrText())
+	for _, r := range rec.Results() {
+		b.WriteString("\n--- result\n" + r["text/plain"])
+	}
+	for _, d := range rec.Displays() {
+		for _, mime := range []string{"text/plain", "application/json", "text/markdown"} {
+			if v, ok := d[mime]; ok {
+				b.WriteString("\n--- display " + mime + "\n" + v)
+			}
+		}
+	}
+	return b.String()
 }
