@@ -65,10 +65,12 @@ import (
 // running cell's inputs not yet compressed.
 const DefaultJSJournalBytes = 16 << 20
 
-// jsJournalVersion is the version of the journal this code writes and
-// replays; a journal of another version is not replayed (JavaScript is
-// reset, saying why).
-const jsJournalVersion = 1
+// jsJournalVersion is the version of the journal this code writes; it
+// replays versions from 1 to it, and a journal of another version is not
+// replayed (JavaScript is reset, saying why). Version 2 added an entry's
+// clock and wakes (jsorder.go): its timers ran on the wall clock. A
+// version 1 entry replays as recorded, its timers on the session's clock.
+const jsJournalVersion = 2
 
 // jsManifest is store.State.JS: whether the session had JavaScript state
 // when saved and how its journal is kept.
@@ -101,6 +103,11 @@ type jsEntry struct {
 	Start []tape.Record `json:"start,omitempty"`
 	// Events are the inputs the cell read: clock, rand and call records.
 	Events []tape.Record `json:"events,omitempty"`
+	// Clock is "wall" when the cell's timers ran on the wall clock
+	// (jsorder.go), Wakes then what woke its event loop at each of its
+	// waits, in order; "" when they ran on the session's clock.
+	Clock string   `json:"clock,omitempty"`
+	Wakes []jsWake `json:"wakes,omitempty"`
 	// Failed and Output are how the cell ended: Output is the SHA-256 of
 	// its output (its markdown after a NUL), with the root's path in
 	// place of the root. Noted is the sandbox's own note on it, which a
@@ -144,8 +151,9 @@ type openEntry struct {
 
 // jsEvent is an input the VM read (a compact tape.Record).
 type jsEvent struct {
-	kind   byte // 'w' wall clock, 'm' monotonic clock, 'r' random bytes, 'c' call
-	ns     int64
+	kind   byte  // 'w' wall clock, 'm' monotonic clock, 'r' random bytes, 'c' call, 'k' a wake (jsorder.go)
+	ns     int64 // a clock's reading; a timer's due time
+	timer  int64 // the timer that woke the loop
 	data   []byte
 	call   json.RawMessage
 	answer json.RawMessage
@@ -196,7 +204,9 @@ type jsTap struct {
 	// ticket says the guest's taking of a call's answer may be hooked
 	// (js.CallTicket.WhenTaken), which a session recording a tape uses.
 	ticket bool
-	feed   *jsFeed
+	// wall says the VM's timers run on the wall clock (jsorder.go).
+	wall bool
+	feed *jsFeed
 }
 
 // options are InstanceOptions that read through the tap.
@@ -337,6 +347,8 @@ type jsFeed struct {
 	local      func([]byte) []byte // the recorded root's path → this one's
 	div        string              // the first divergence
 	onWall     func(ns int64)      // the session's file stamps follow the fed clock
+	wakes      []jsWake            // what woke the event loop (jsorder.go)
+	wakeAt     int
 }
 
 type fedCall struct {
@@ -396,6 +408,8 @@ func (f *jsFeed) left() string {
 		return fmt.Sprintf("it read the monotonic clock %d times; the journal recorded %d reads", f.monoAt, len(f.mono))
 	case f.randAt < len(f.rand):
 		return fmt.Sprintf("it read %d random bytes; the journal recorded %d", f.randAt, len(f.rand))
+	case f.wakeAt < len(f.wakes):
+		return fmt.Sprintf("its event loop waited %s; the journal recorded %d waits", timesText(f.wakeAt), len(f.wakes))
 	}
 	for _, c := range f.calls {
 		if !c.used {
@@ -569,8 +583,18 @@ func (s *Session) nestedIn(lang string) bool {
 // journalCell journals a cell c of language lang ("js" for TypeScript)
 // about to run (beforeCell): a JavaScript cell gets an entry, after the
 // VM is rebuilt from a journal loaded from the store. It returns the
-// context to run the cell with.
+// context to run the cell with: a JavaScript cell's timers on the wall
+// clock when the session's clock is the host's (jsorder.go), journaled
+// or not.
 func (s *Session) journalCell(ctx context.Context, c Cell, lang string, sink *cellSink) context.Context {
+	ctx = s.journalCellEntry(ctx, c, lang, sink)
+	if lang == "js" {
+		ctx = s.wallTimers(ctx)
+	}
+	return ctx
+}
+
+func (s *Session) journalCellEntry(ctx context.Context, c Cell, lang string, sink *cellSink) context.Context {
 	p := s.persist
 	j := &p.jrnl
 	if lang != "js" {
@@ -653,6 +677,9 @@ func (s *Session) journalCell(ctx context.Context, c Cell, lang string, sink *ce
 		j.drop(j.capWhy())
 		return ctx
 	}
+	if t.wall {
+		e.e.Clock = "wall"
+	}
 	return js.WithCallOrder(ctx, false)
 }
 
@@ -660,13 +687,16 @@ func (j *jsJournal) capWhy() string {
 	return fmt.Sprintf("its JavaScript journal (the cells, their inputs and the files they found) passed its cap of %s", sizeText(j.limit))
 }
 
+// records are the tape records of evs, but for wakes (wakes).
 func records(evs []jsEvent) []tape.Record {
 	if len(evs) == 0 {
 		return nil
 	}
-	out := make([]tape.Record, len(evs))
+	out := make([]tape.Record, 0, len(evs))
 	for i := range evs {
-		out[i] = evs[i].record()
+		if evs[i].kind != 'k' {
+			out = append(out, evs[i].record())
+		}
 	}
 	return out
 }
@@ -692,6 +722,7 @@ func (s *Session) startJournaledJS(ctx context.Context, j *jsJournal) error {
 
 func (s *Session) newTap(mode int) *jsTap {
 	t := &jsTap{s: s, base: s.instanceOptions(), mono: time.Now(), mode: mode}
+	t.wall = t.base.Nanotime == nil                  // the host's clock: node's timers (jsorder.go)
 	t.ticket = s.bound == nil || s.bound.tape == nil // a tape's recorder hooks the taking itself
 	return t
 }
@@ -762,6 +793,7 @@ func (s *Session) journalEvalEnded(res *Result, err error) {
 		o.e.Noted = o.sink.noted
 		o.e.Output = outputSum(o.sink, s.opts.Root)
 		o.e.Events = records(o.events)
+		o.e.Wakes = wakes(o.events)
 		b, err := json.Marshal(&o.e)
 		if err != nil {
 			j.drop(fmt.Sprintf("a journal entry did not encode: %v", err))
@@ -859,8 +891,8 @@ func loadJournal(st *store.State, limit int64) (py []store.Frame, j jsJournal, w
 		return py, j, "", nil
 	case m.V == 0:
 		why = "it was saved by a wasmeval that kept no JavaScript journal"
-	case m.V != jsJournalVersion:
-		why = fmt.Sprintf("its JavaScript journal is of version %d; this wasmeval replays version %d", m.V, jsJournalVersion)
+	case m.V < 1 || m.V > jsJournalVersion:
+		why = fmt.Sprintf("its JavaScript journal is of version %d; this wasmeval replays versions 1 to %d", m.V, jsJournalVersion)
 	case m.Dropped != "":
 		why = m.Dropped
 	case m.Frames == 0:
@@ -984,10 +1016,17 @@ func (s *Session) replayJournal(ctx context.Context, frames []store.Frame) (runt
 				return fail("the new VM's start diverged from the journal: " + left)
 			}
 		}
+		if e.Clock != "" && e.Clock != "wall" {
+			return fail(fmt.Sprintf("%s ran its timers on a clock this wasmeval does not know (%q)", name, e.Clock))
+		}
 		t.feed.set(e.Events, e.Root, root)
+		t.feed.setWakes(e.Wakes)
 		timeout := time.Duration(max(e.Timeout, 1)) * time.Second
 		cctx, cancel := context.WithTimeout(ctx, timeout)
 		cctx = js.WithCallOrder(js.WithTypeScript(cctx, e.Language == "ts"), true)
+		if e.Clock == "wall" {
+			cctx = js.WithWakeOrder(cctx, t.feed.wakeOrder()) // jsorder.go
+		}
 		sink := newCellSink(0, newBudget())
 		var out runtimes.Outcome
 		if e.Reset {

@@ -766,6 +766,10 @@ type cellRun struct {
 	// memoryFailed is set when the cell was stopped for its session's
 	// memory.
 	memoryFailed bool
+	// wakes keeps the order of a wall-clock loop's wakes (order.go);
+	// wantCall is the call a replayed wake expects.
+	wakes    *WakeOrder
+	wantCall int
 }
 
 // runGuarded runs the cell under its guard, which it always stops, so that
@@ -794,6 +798,7 @@ func (c *cellRun) runGuarded(cell *compiledCell) (out runtimes.Outcome) {
 func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 	in := c.in
 	in.rejections = in.rejections[:0]
+	c.wakes = wakeOrderOf(c.ctx) // order.go
 	val, err := in.vm.RunProgram(cell.prg)
 	if err == nil && cell.async {
 		fn, _ := goja.AssertFunction(val)
@@ -844,11 +849,17 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 		}
 		{
 			var timerC <-chan time.Time
+			replayed := 0 // what the record says woke the loop here (order.go)
 			switch {
+			case c.wakes != nil && c.wakes.Next != nil:
+				if replayed = c.replayedWake(t); replayed == 0 {
+					return runtimes.Outcome{Failed: true}
+				}
 			case t == nil:
-			case in.opts.Nanotime != nil && in.calls.pending > 0:
-				// The timers wait for the calls in flight.
-			case in.opts.Nanotime != nil && in.opts.Sleep != nil && c.ctx.Err() == nil && in.opts.Sleep(t.due-now):
+			case c.wakes == nil && in.opts.Nanotime != nil && in.calls.pending > 0:
+				// The timers wait for the calls in flight (on the wall
+				// clock, under c.wakes, they do not).
+			case c.wakes == nil && in.opts.Nanotime != nil && in.opts.Sleep != nil && c.ctx.Err() == nil && in.opts.Sleep(t.due-now):
 				continue // the session's clock moved on by the wait
 			default:
 				if wait == nil {
@@ -862,9 +873,17 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 			c.guard.unlockThread()
 			in.vmMu.Unlock()
 			var nested *nestedRun
-			// A replayed answer held for its turn, taken as if it came now.
-			d, woken := in.calls.heldTurn(c.ctx) // record.go
-			if woken == 0 {
+			var d callDone
+			woken := 0
+			if replayed == 1 {
+				if c.ctx.Err() == nil {
+					woken = 1 // the record says a timer fired here
+				}
+			} else {
+				// A replayed answer held for its turn, taken as if it came now.
+				d, woken = in.calls.heldTurn(c.ctx) // record.go
+			}
+			if woken == 0 && replayed != 1 {
 			wait:
 				select {
 				case <-c.guard.stopped:
@@ -896,7 +915,12 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 				}
 				in.sink.Stderr(interruptMessage(c.ctx, c.start) + "\n")
 				return runtimes.Outcome{Failed: true, Interrupted: true}
+			case 1:
+				c.firedTimer(t) // order.go
 			case 2:
+				if c.wakes != nil && !c.tookCall(d) { // order.go
+					return runtimes.Outcome{Failed: true}
+				}
 				in.calls.pending--
 				if err := d.resolve(d.resp); err != nil {
 					return c.fail(err)
