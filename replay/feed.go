@@ -51,6 +51,12 @@ type nestedReq struct {
 	req, result tape.Record
 	beforeCall  int
 	ran         bool
+	// after are the nested requests whose results the tape holds before
+	// this request: they had ended when it began (a recording runs the
+	// evals nested in one cell one at a time), so it waits for them;
+	// done is closed once it ran.
+	after []*nestedReq
+	done  chan struct{}
 }
 
 // stop is a cell stopped when recorded (by its time limit, an interrupt,
@@ -489,8 +495,14 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 		switch e.Type {
 		case tape.TypeRequest:
 			if e.Nested {
-				pending.nested = append(pending.nested, &nestedReq{req: e, beforeCall: len(pending.calls)})
-				nestedN[e.N] = pending.nested[len(pending.nested)-1]
+				nr := &nestedReq{req: e, beforeCall: len(pending.calls), done: make(chan struct{})}
+				for _, prev := range pending.nested {
+					if prev.result.Type != "" {
+						nr.after = append(nr.after, prev)
+					}
+				}
+				pending.nested = append(pending.nested, nr)
+				nestedN[e.N] = nr
 				continue
 			}
 			if e.N != len(reqs)+1+len(nestedN) {
@@ -537,8 +549,18 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 	return reqs, results, ins, forks, nil
 }
 
-// runNested runs a nested request and compares its result.
+// runNested runs a nested request and compares its result, once the
+// nested requests that had ended when it began have (nestedReq.after):
+// two evals nested at once (two sub-agents) replay in the order they
+// ran, whichever of their calls is made first.
 func (f *feed) runNested(ctx context.Context, nr *nestedReq) {
+	defer close(nr.done)
+	for _, prev := range nr.after {
+		select {
+		case <-prev.done:
+		case <-ctx.Done():
+		}
+	}
 	var divs []Divergence
 	req, err := sandbox.DecodeRequest(f.local(nr.req.Request))
 	switch {

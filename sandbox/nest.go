@@ -99,6 +99,37 @@ type frame struct {
 	// under n.mu.
 	stop context.Context
 	act  *activity
+	// turn is held by the eval nested in the cell that runs now, in a
+	// recorded session (takeTurn); nil until asked for, under n.mu.
+	turn chan struct{}
+}
+
+// takeTurn waits until no other eval runs nested in the frame's cell and
+// holds the turn until release is called: a recorded session runs the
+// evals nested in one waiting cell one at a time (two sub-agents whose
+// hosts eval at once), so that each one's records (its request, the
+// clocks and random bytes its guest reads, its calls, its result) are
+// one stretch of the tape, in the order they ran, which replay runs them
+// in; run at once, their reads would interleave on the tape by timing.
+// Evals nested in one of them (a sub-agent's sub-agent) wait for no
+// turn of this frame: theirs is their own cell's. When the frame's cell
+// ends meanwhile the eval goes on without a turn (evalNested stops it at
+// once); when ctx ends, err is ctx's.
+func (f *frame) takeTurn(ctx context.Context) (release func(), err error) {
+	f.n.mu.Lock()
+	if f.turn == nil {
+		f.turn = make(chan struct{}, 1)
+	}
+	turn := f.turn
+	f.n.mu.Unlock()
+	select {
+	case turn <- struct{}{}:
+		return func() { <-turn }, nil
+	case <-f.ctx.Done():
+		return func() {}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // started records the running cell's context and clock, which nested
@@ -262,8 +293,9 @@ func (s *Session) enter(ctx context.Context) (*frame, error) {
 }
 
 // evalNested runs req inside the waiting cell parent, one agent level
-// deeper. It ends when parent's cell does, at the latest.
-func (s *Session) evalNested(ctx context.Context, req Request, parent *frame) (*Result, error) {
+// deeper. It ends when parent's cell does, at the latest. n is its number
+// on the session's tape (tapeNestedRequest), 0 when not recorded.
+func (s *Session) evalNested(ctx context.Context, req Request, parent *frame, n int) (*Result, error) {
 	defer parent.children.Done()
 	s.mu.Lock()
 	closed := s.closed
@@ -294,7 +326,7 @@ func (s *Session) evalNested(ctx context.Context, req Request, parent *frame) (*
 	defer act.nestedRun()()
 	// Its cells' budget helper bounds their time by the parent's.
 	ctx = context.WithValue(ctx, outerKey{}, parent)
-	ctx = s.tapeNestedContext(ctx, req) // record.go: its stops are its own on the tape
+	ctx = withTapeRequest(ctx, n) // record.go: its stops are its own on the tape
 	return s.evalCells(ctx, req, parent.depth+1)
 }
 

@@ -143,11 +143,6 @@ type boundary struct {
 	mu       sync.Mutex
 	requests int          // requests recorded so far, nested ones included
 	nested   map[int]bool // the nested requests waiting for their results
-	// claims are the numbers of nested requests recorded whose evals
-	// have not taken them yet (tapeNestedContext), by the request's first
-	// cell: the Eval recording one and the evalNested running it get the
-	// same cells.
-	claims map[*Cell][]int
 	// last is the wall time the guest read last (Unix nanoseconds), or the
 	// session's start: in a deterministic, recorded or replayed session,
 	// what the guest changes in the root is stamped with it, the same on
@@ -618,6 +613,25 @@ func (s *Session) tapeRequest(req Request) int {
 	return s.tapeRequestAs(req, false)
 }
 
+// evalNestedTaped runs req inside the waiting cell parent (evalNested),
+// recorded as a nested request of its own when the session records: its
+// number on the tape goes with its cells (withTapeRequest), and it runs
+// when the evals nested in parent before it have ended (frame.takeTurn).
+func (s *Session) evalNestedTaped(ctx context.Context, req Request, parent *frame) (*Result, error) {
+	if b := s.bound; b != nil && b.tape != nil {
+		release, err := parent.takeTurn(ctx)
+		if err != nil {
+			parent.children.Done() // as evalNested would have
+			return nil, err
+		}
+		defer release() // once its result is on the tape
+	}
+	n := s.tapeNestedRequest(req)
+	res, err := s.evalNested(ctx, req, parent, n)
+	s.finishRequest(n, res, err)
+	return res, err
+}
+
 // tapeNestedRequest records a request run inside a waiting cell.
 func (s *Session) tapeNestedRequest(req Request) int {
 	b := s.bound
@@ -635,12 +649,8 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 	if nested {
 		if b.nested == nil {
 			b.nested = map[int]bool{}
-			b.claims = map[*Cell][]int{}
 		}
 		b.nested[n] = true
-		if len(req.Cells) > 0 {
-			b.claims[&req.Cells[0]] = append(b.claims[&req.Cells[0]], n)
-		}
 	}
 	b.mu.Unlock()
 	b.tape.Hold() // until its result (finishRequest): a frame holds whole requests
@@ -674,9 +684,6 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 	b.mu.Lock()
 	nested := b.nested[n]
 	delete(b.nested, n)
-	if nested {
-		b.dropClaim(n) // its eval did not run (the session closed first)
-	}
 	b.mu.Unlock()
 	rec := tape.Record{Type: tape.TypeResult, N: n, Nested: nested}
 	if evalErr != nil {
@@ -1135,44 +1142,14 @@ func copyTimes(src, dst string) {
 	}
 }
 
-// tapeNestedContext returns the context of a nested eval of req, just
-// recorded (tapeNestedRequest) in a recording session: its number on the
-// tape goes with its cells, whose stops are recorded by it
-// (tapeRequestOf). A replayed nested eval's context has it from the
-// replay (WithReplayedRequest).
-func (s *Session) tapeNestedContext(ctx context.Context, req Request) context.Context {
-	b := s.bound
-	if b == nil || b.tape == nil || len(req.Cells) == 0 {
+// withTapeRequest returns the context of the cells of the nested eval
+// recorded as request n (tapeNestedRequest), which Eval passes on: its
+// stops are recorded by that number (tapeRequestOf). A replayed nested
+// eval's context has its number from the replay (WithReplayedRequest);
+// n 0 (not recorded) leaves ctx as it is.
+func withTapeRequest(ctx context.Context, n int) context.Context {
+	if n == 0 {
 		return ctx
 	}
-	key := &req.Cells[0]
-	b.mu.Lock()
-	ns := b.claims[key]
-	if len(ns) == 0 {
-		b.mu.Unlock()
-		return ctx
-	}
-	n := ns[0]
-	if len(ns) == 1 {
-		delete(b.claims, key)
-	} else {
-		b.claims[key] = ns[1:]
-	}
-	b.mu.Unlock()
 	return context.WithValue(ctx, tapeRequestKey{}, n)
-}
-
-// dropClaim forgets nested request n's claim, if its eval did not take
-// it; the caller holds mu.
-func (b *boundary) dropClaim(n int) {
-	for key, ns := range b.claims {
-		if i := slices.Index(ns, n); i >= 0 {
-			if ns = slices.Delete(ns, i, i+1); len(ns) == 0 {
-				delete(b.claims, key)
-			} else {
-				b.claims[key] = ns
-			}
-			return
-		}
-	}
 }

@@ -118,10 +118,7 @@ func (s *Session) Eval(ctx context.Context, req Request) (*Result, error) {
 		return nil, err
 	}
 	if parent != nil {
-		n := s.tapeNestedRequest(req)
-		res, err := s.evalNested(ctx, req, parent)
-		s.finishRequest(n, res, err)
-		return res, err
+		return s.evalNestedTaped(ctx, req, parent) // record.go
 	}
 	defer s.release()
 
