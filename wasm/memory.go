@@ -104,6 +104,9 @@ type MemoryHandle struct {
 	owned      []uint64     // bitmap of the pages the guest owns, while tracking
 	regions    []pageRegion // PAGEMAP_SCAN's output, reused
 	wdirty     []uint32     // WrittenPages' result, reused
+	listed     listedPages  // the unprotected pages as of the last scan
+	pdirty     []uint32     // ProtectRange's scan result, reused
+	scans      int          // WrittenPages' walks of the page tables, for tests
 }
 
 var pagemap struct {

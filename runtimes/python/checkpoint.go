@@ -32,13 +32,14 @@ type checkpoint struct {
 	// reads as the template (or zero past it); has is the same as a
 	// bitmap, so that dropping the copies of a large range the guest gave
 	// back skips 64 pages at a time.
-	slot  []int32
-	has   []uint64
-	free  []int32 // indexes of copies in buf no page uses
-	takes int     // takes since the pages were all protected
-	next  int     // copies buf has handed out (used or free)
-	buf   wasm.HostPages
-	data  []byte // buf's memory
+	slot []int32
+	has  []uint64
+	free []int32 // indexes of copies in buf no page uses
+	next int     // copies buf has handed out (used or free)
+	// hot decides which written pages stay unprotected.
+	hot  wasm.HotPages
+	buf  wasm.HostPages
+	data []byte // buf's memory
 	// The last take's work, for tests: pages copied, and whether it was
 	// whole.
 	lastCopied int
@@ -97,17 +98,10 @@ func (c *checkpoint) take(in *Instance, written []uint32, ok bool) error {
 	return c.whole(in, all)
 }
 
-// Write protection of the pages the cells write. A trivial cell writes
-// about 80 pages, mostly the same ones each time (reference counts all
-// over the heap, the allocator's chunks, the stack), and most of them end
-// the cell as they began it (a reference taken and dropped). A write fault
-// costs 1 to 3 µs in a virtual machine, comparing a page with its copy a
-// fraction of that; so the pages stay unprotected for protectEvery takes,
-// or until more than maxUnprotected pages are (a cell wrote megabytes).
-const (
-	protectEvery   = 32 // measured: 16 and 64 cost more
-	maxUnprotected = 1024
-)
+// maxUnprotected is the most pages a take leaves unprotected: a cell
+// that wrote more (megabytes) has them all protected again at once, not
+// compared a few more times each (see wasm.HotPages).
+const maxUnprotected = 1024
 
 // update copies the pages in written that are still the guest's own (not
 // given back since) and changed over their copies.
@@ -131,24 +125,27 @@ func (c *checkpoint) update(h *wasm.MemoryHandle, all []byte, written []uint32) 
 			c.slot[p] = s
 			c.has[p/64] |= 1 << (p % 64)
 		} else if bytes.Equal(c.data[int(s-1)*4096:int(s-1)*4096+len(src)], src) {
+			c.hot.Listed(p, false)
 			continue // unchanged (or changed and changed back)
 		}
 		copy(c.data[int(s-1)*4096:], src)
 		c.lastCopied++
 		c.mark(p)
+		c.hot.Listed(p, true)
 	}
 	c.size = uint32(len(all))
-	// The pages listed stay unprotected: the next cell likely writes them
-	// again, and comparing them costs less than its write faults would.
-	// Now and then, or when there are many (a cell wrote megabytes), they
-	// are protected again, so a page no cell writes any more is not
-	// compared for ever.
-	c.takes++
-	if len(written) > maxUnprotected || c.takes >= protectEvery {
-		c.takes = 0
-		if err := h.ProtectAll(c.size); err != nil {
-			c.mem = nil // the next take is whole
-		}
+	// The pages listed stay unprotected, but for those found unchanged a
+	// while (wasm.HotPages): the next cell likely writes them again, and
+	// comparing them costs less than its write faults would. When there
+	// are many (a cell wrote megabytes), they are all protected again.
+	var err error
+	if len(written) > maxUnprotected {
+		err = h.ProtectAll(c.size)
+	} else {
+		err = c.hot.Protect(h, written)
+	}
+	if err != nil {
+		c.mem = nil // the next take is whole
 	}
 	return nil
 }

@@ -1,0 +1,137 @@
+package wasm
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// trackedMemory is a 64-page memory over a 4-page image, its writes
+// tracked.
+func trackedMemory(t *testing.T) (*MemoryHandle, []byte) {
+	t.Helper()
+	img := make([]byte, 4*pageSize)
+	for i := range img {
+		img[i] = 'i'
+	}
+	im, err := NewImage(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { im.Close() })
+	const size = 64 * pageSize
+	m := &mmapMemory{opts: MemoryOptions{Limit: size, Image: im}, limit: size}
+	buf := m.Reallocate(size)
+	if buf == nil {
+		t.Fatal("cannot map the memory")
+	}
+	h := &MemoryHandle{m: m}
+	m.opts.Handle = h
+	t.Cleanup(h.Release)
+	if err := h.TrackWrites(size); err != nil {
+		if os.Getenv("WASMEVAL_NO_WRITE_TRACKING") == "1" {
+			t.Skip("write tracking is off (WASMEVAL_NO_WRITE_TRACKING=1)")
+		}
+		t.Fatalf("TrackWrites: %v (set WASMEVAL_NO_WRITE_TRACKING=1 on a kernel older than 6.7)", err)
+	}
+	return h, buf
+}
+
+// TestWrittenPagesWithoutFaults: WrittenPages walks the page tables again
+// only when the process took a page fault since its last walk (none, no
+// page can have lost its protection), and lists the same pages either
+// way: after writes to pages left unprotected (no fault, no walk), after
+// a write to a protected page by the host's code and by the kernel (a
+// fault each: walked), after a Discard and a ProtectRange (no walk: both
+// are the handle's own doing).
+func TestWrittenPagesWithoutFaults(t *testing.T) {
+	h, buf := trackedMemory(t)
+	const size = 64 * pageSize
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, []byte("from the kernel"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Open(file, unix.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	// step does something to the memory, then lists the written pages:
+	// they must be want, and the page tables must have been walked or not
+	// as walk says (unless the test's own Go code took a page fault
+	// meanwhile, which it may now and then: then the walk proves nothing).
+	step := func(what string, do func(), walk bool, want ...uint32) {
+		t.Helper()
+		before, scans := h.listed.faults, h.scans
+		do()
+		got, err := h.WrittenPages(size)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if !slices.Equal(got, want) && (len(got) != 0 || len(want) != 0) {
+			t.Fatalf("%s: written pages %v, want %v", what, got, want)
+		}
+		switch walked := h.scans != scans; {
+		case walk && !walked:
+			t.Fatalf("%s: the page tables were not walked, though a protected page was written", what)
+		case !walk && walked && h.listed.faults == before:
+			t.Fatalf("%s: the page tables were walked, though no page fault was taken", what)
+		case !walk && walked:
+			t.Logf("%s: a page fault meanwhile, the walk cannot be checked", what)
+		}
+		// Listed again with no page fault in between, the same pages
+		// come without a walk.
+		for try := 0; ; try++ {
+			before, scans := h.listed.faults, h.scans
+			again, err := h.WrittenPages(size)
+			if err != nil {
+				t.Fatalf("%s, again: %v", what, err)
+			}
+			if !slices.Equal(again, want) && (len(again) != 0 || len(want) != 0) {
+				t.Fatalf("%s, again: written pages %v, want %v", what, again, want)
+			}
+			if h.scans == scans {
+				break
+			}
+			if h.listed.faults == before {
+				t.Fatalf("%s, again: the page tables were walked, though no page fault was taken", what)
+			}
+			if try == 100 {
+				t.Fatalf("%s, again: a page fault every time", what)
+			}
+		}
+	}
+	nothing := func() {}
+	step("right after TrackWrites", nothing, true)
+	buf[1*pageSize] = 'w'
+	buf[9*pageSize] = 'w'
+	step("after host writes", nothing, true, 1, 9)
+	step("nothing since", nothing, false, 1, 9)
+	step("unprotected pages written again", func() { buf[1*pageSize+8]++; buf[9*pageSize+8]++ }, false, 1, 9)
+	step("a protected page written", func() { buf[12*pageSize] = 'w' }, true, 1, 9, 12)
+	step("a read(2) into a protected page", func() {
+		if n, err := unix.Pread(fd, buf[20*pageSize:20*pageSize+4], 0); n != 4 || err != nil {
+			t.Fatalf("pread into guest memory: %d %v", n, err)
+		}
+	}, true, 1, 9, 12, 20)
+	step("after Discard of an unprotected page", func() {
+		if n, err := h.Discard(9*pageSize, pageSize); n != pageSize || err != nil {
+			t.Fatalf("Discard: %d %v", n, err)
+		}
+	}, false, 1, 12, 20)
+	step("after ProtectRange", func() {
+		if err := h.ProtectRange(10, 13); err != nil {
+			t.Fatal(err)
+		}
+	}, false, 1, 20)
+	step("the protected page written again", func() { buf[12*pageSize+1] = 'x' }, true, 1, 12, 20)
+	step("after ProtectAll", func() {
+		if err := h.ProtectAll(size); err != nil {
+			t.Fatal(err)
+		}
+	}, false)
+	step("a discarded page written again", func() { buf[9*pageSize] = 'x' }, true, 9)
+}
