@@ -25,6 +25,8 @@ type Session struct {
 	sem  chan struct{} // held by the running Eval
 	// calls answers the guests' host calls (files, tool, llm, agent).
 	calls *hostcalls.Dispatcher
+	// labels are the host's notes on the session (labels.go).
+	labels sessionLabels
 
 	// Guarded by sem, and by imu for the nested evals under it.
 	imu       sync.Mutex
@@ -492,6 +494,9 @@ func (s *Session) dropInstanceLocked(lang string) {
 		return
 	}
 	delete(s.instances, lang)
+	if lang == "js" && s.persist != nil {
+		s.persist.jsPending.Store(false) // its state is gone, journal or not
+	}
 	// A fresh context: the cell's may be done, and Close must still run.
 	if err := inst.Close(context.WithoutCancel(context.Background())); err != nil {
 		s.sb.opts.Logger.Warn("closing an instance", "language", lang, "err", err)
