@@ -90,13 +90,23 @@ var jsBombs = []attack{
 	js("deep recursion", `function f(n) { return f(n + 1) + 1 } f(0)`, fail, "Maximum call stack size exceeded"),
 	js("recursion through a getter", `{ const o = {}; Object.defineProperty(o, 'x', { get() { return this.x } }); o.x }`, fail, "Maximum call stack size exceeded"),
 	js("deep JSON.parse", `JSON.parse('['.repeat(1e6))`, fail, "Maximum call stack size exceeded"),
-	// Recursion through native frames (goja re-raises the overflow once per
-	// native frame): it ends the cell within a fraction of a second, and
-	// cannot be caught and repeated.
-	{name: "recursion through map", lang: "js", code: `for (;;) try { (function f() { return [1].map(f) })() } catch {}`,
-		status: fail, want: []string{"Maximum call stack size exceeded"}, within: 3 * time.Second},
-	{name: "recursion through a sort comparator", lang: "js", code: `for (;;) try { (function f() { return [2, 1].sort(() => f()) })() } catch {}`,
-		status: fail, want: []string{"Maximum call stack size exceeded"}, within: 3 * time.Second},
+	// Recursion through native frames ends in a RangeError the cell can
+	// catch, as V8's (internal/goja/native_depth.go): each overflow is
+	// bounded by the call stack's 1000 frames, a fraction of a second.
+	{name: "recursion through map, caught again and again", lang: "js",
+		code:   `{ let n = 0; for (let i = 0; i < 20; i++) try { (function f() { return [1].map(f) })() } catch (e) { if (e instanceof RangeError) n++ } print('caught', n) }`,
+		status: ok, want: []string{"caught 20"}, within: 10 * time.Second},
+	{name: "recursion through a sort comparator, caught again and again", lang: "js",
+		code:   `{ let n = 0; for (let i = 0; i < 20; i++) try { (function f() { return [2, 1].sort(() => f()) })() } catch (e) { if (e instanceof RangeError) n++ } print('caught', n) }`,
+		status: ok, want: []string{"caught 20"}, within: 10 * time.Second},
+	{name: "recursion through native code, caught until the timeout", lang: "js", code: `for (;;) try { (function f() { return [1].map(f) })() } catch {}`,
+		timeout: 2, status: fail, want: []string{"timed out"}, within: 10 * time.Second},
+	{name: "deep nestings through native code are caught", lang: "js",
+		code: `{ let a = []; for (let i = 0; i < 1e5; i++) a = [a]; const wide = [Array.from({ length: 10001 }, () => ({})), a]; const out = [];
+  for (const f of [() => String(a), () => a.join(), () => a.toLocaleString(), () => JSON.stringify(a), () => JSON.stringify(wide), () => a.flat(Infinity), () => structuredClone(a), () => JSON.parse('['.repeat(6e4) + ']'.repeat(6e4))])
+    try { f(); out.push('none') } catch (e) { out.push(e.name) }
+  print(out.join()) }`,
+		status: ok, want: []string{strings.Repeat("RangeError,", 7) + "RangeError"}, within: 30 * time.Second},
 
 	// BigInt: sizes capped, so that a product or its text is quick.
 	js("BigInt squaring", `{ let x = 3n; for (;;) x = x * x }`, fail, "Maximum BigInt size exceeded"),

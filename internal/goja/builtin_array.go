@@ -254,7 +254,8 @@ func (r *Runtime) writeItemLocaleString(item Value, buf *StringBuilder) {
 	if item != nil && item != _undefined && item != _null {
 		if f, ok := r.getVStr(item, "toLocaleString").(*Object); ok {
 			if c, ok := f.self.assertCallable(); ok {
-				strVal := c(FunctionCall{
+				// wasmeval: counted when native (native_depth.go).
+				strVal := r.vm.callFromGo(f, c, FunctionCall{
 					This: item,
 				})
 				buf.WriteString(strVal.toString())
@@ -1222,7 +1223,8 @@ func (r *Runtime) flattenIntoArray(target, source *Object, sourceLen, start, dep
 			}
 			if elementArray != nil {
 				elementLen := toLength(elementArray.self.getStr("length", nil))
-				targetIndex = r.flattenIntoArray(target, elementArray, elementLen, targetIndex, depth-1, nil, nil)
+				// wasmeval: a level of recursion in Go, counted (native_depth.go).
+				targetIndex = r.flattenNested(target, elementArray, elementLen, targetIndex, depth-1)
 			} else {
 				if targetIndex >= maxInt-1 {
 					panic(r.NewTypeError("Invalid array length"))

@@ -80,6 +80,8 @@ func (r *Runtime) builtinJSON_decodeValue(d *json.Decoder) (Value, error) {
 }
 
 func (r *Runtime) builtinJSON_decodeObject(d *json.Decoder) (*Object, error) {
+	r.vm.enterNative() // wasmeval: a level of recursion in Go (native_depth.go)
+	defer r.vm.leaveNative()
 	object := r.NewObject()
 	for {
 		key, end, err := r.builtinJSON_decodeObjectKey(d)
@@ -117,6 +119,8 @@ func (r *Runtime) builtinJSON_decodeObjectKey(d *json.Decoder) (string, bool, er
 }
 
 func (r *Runtime) builtinJSON_decodeArray(d *json.Decoder) (*Object, error) {
+	r.vm.enterNative() // wasmeval: a level of recursion in Go (native_depth.go)
+	defer r.vm.leaveNative()
 	var arrayValue []Value
 	for {
 		tok, err := d.Token()
@@ -141,6 +145,8 @@ func (r *Runtime) builtinJSON_reviveWalk(reviver func(FunctionCall) Value, holde
 	value := nilSafe(holder.get(name, nil))
 
 	if object, ok := value.(*Object); ok {
+		r.vm.enterNative() // wasmeval: a level of recursion in Go (native_depth.go)
+		defer r.vm.leaveNative()
 		if isArray(object) {
 			length := toLength(object.self.getStr("length", nil))
 			for index := int64(0); index < length; index++ {
@@ -368,6 +374,8 @@ func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
 			ctx.buf.WriteString(value1.self.getStr("rawJSON", nil).String())
 			return true
 		}
+		ctx.r.vm.enterNative() // wasmeval: a level of recursion in Go (native_depth.go)
+		defer ctx.r.vm.leaveNative()
 		for _, object := range ctx.stack {
 			if value1.SameAs(object) {
 				ctx.r.typeErrorResult(true, "Converting circular structure to JSON")

@@ -843,7 +843,8 @@ func (o *baseObject) getPrivateEnv(typ *privateEnvType, create bool) *privateEle
 func (o *Object) tryPrimitive(methodName unistring.String) Value {
 	if method, ok := o.self.getStr(methodName, nil).(*Object); ok {
 		if call, ok := method.self.assertCallable(); ok {
-			v := call(FunctionCall{
+			// wasmeval: counted when native (native_depth.go).
+			v := o.runtime.vm.callFromGo(method, call, FunctionCall{
 				This: o,
 			})
 			if _, fail := v.(*Object); !fail {

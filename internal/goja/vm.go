@@ -373,6 +373,9 @@ type vm struct {
 	result    Value
 
 	maxCallStackSize int
+	// nativeDepth counts the levels of recursion in Go that built-ins make
+	// without a call frame (wasmeval: native_depth.go).
+	nativeDepth int
 
 	stashAllocs int
 
@@ -909,10 +912,10 @@ func (vm *vm) saveCtx(ctx *context) {
 }
 
 func (vm *vm) pushCtx() {
-	if len(vm.callStack) > vm.maxCallStackSize {
-		ex := &StackOverflowError{}
-		ex.stack = vm.captureStack(nil, 0)
-		panic(ex)
+	if len(vm.callStack)+vm.nativeDepth > vm.maxCallStackSize {
+		// wasmeval: a catchable RangeError, as V8 throws, not upstream's
+		// uncatchable *StackOverflowError (native_depth.go).
+		vm.throwStackOverflow()
 	}
 	vm.callStack = append(vm.callStack, context{})
 	ctx := &vm.callStack[len(vm.callStack)-1]
