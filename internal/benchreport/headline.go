@@ -291,6 +291,7 @@ func writeHeadline(w io.Writer, run *benchRun) {
 	fmt.Fprintln(w, "times, and a multi-threaded process can use more CPU than wall time.")
 	fmt.Fprintln(w)
 	headlineTables(w, headlines(run, true))
+	writeEvalLayers(w, run) // evalline.go
 	fmt.Fprintln(w, "What each figure is (benchmark names; all are in the table at the end):")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "- eval line round trip: `cmd/wasmeval` `BenchmarkEvalLine/engine=*`, a")
