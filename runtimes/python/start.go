@@ -45,7 +45,7 @@ func loadArtifact(cfg Config, c diskCache) (artifactFiles, error) {
 		}
 		name = "python-start-" + templateKey([]byte(startVersion), []byte(sum), pre, []byte(fuelTag)) + ".bin"
 		path = filepath.Join(c.dir, name)
-		if b, err := c.key.ReadFile(path, name); err == nil {
+		if b, err := readStart(c.key, path, name); err == nil { // startmap.go
 			if a, err := decodeStart(b); err == nil {
 				a.pre = pre
 				wasm.TouchInUse(path) // for pruneCache
