@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -291,7 +292,7 @@ func startMCPStdio(t *testing.T, version string) (send func(string), next func()
 			if !ok {
 				t.Fatalf("the server ended: %v", sc.Err())
 			}
-		case <-time.After(30 * time.Second):
+		case <-time.After(testenv.Stretch(30 * time.Second)):
 			t.Fatal("no answer in 30 s")
 		}
 		var m map[string]any

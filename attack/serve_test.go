@@ -286,7 +286,7 @@ func TestServeMCPQueuedEvalHoldsNoSlot(t *testing.T) {
 			if r.err != nil || !strings.Contains(r.text, name) {
 				t.Errorf("the %s eval: %v %q", name, r.err, r.text)
 			}
-		case <-time.After(30 * time.Second):
+		case <-time.After(testenv.Stretch(30 * time.Second)):
 			t.Fatalf("the %s eval did not end", name)
 		}
 	}

@@ -69,6 +69,7 @@ func rawEval(t *testing.T, ts *testServer, token, id string, req sandbox.Request
 // waitFile waits until the file name exists.
 func waitFile(t *testing.T, name string, limit time.Duration) {
 	t.Helper()
+	limit = testenv.Stretch(limit) // a loaded machine starts cells late
 	start := time.Now()
 	for {
 		if _, err := os.Stat(name); err == nil {
@@ -84,6 +85,7 @@ func waitFile(t *testing.T, name string, limit time.Duration) {
 // inFlightWithin waits until n evals hold in-flight slots.
 func inFlightWithin(t *testing.T, ts *testServer, n int, limit time.Duration) {
 	t.Helper()
+	limit = testenv.Stretch(limit) // a loaded machine stops cells late
 	want := fmt.Sprintf("wasmeval_evals_in_flight %d\n", n)
 	start := time.Now()
 	for {
@@ -182,7 +184,7 @@ func TestSlowReaderDoesNotFreezeCell(t *testing.T) {
 			start := time.Now()
 			rawEval(t, ts, tokenA, id, sandbox.Request{Cells: []sandbox.Cell{{Language: tt.lang, Code: tt.flood, TimeoutSeconds: 2}}}, true)
 			time.Sleep(200 * time.Millisecond) // the flood starts first
-			client := &http.Client{Timeout: 20 * time.Second}
+			client := &http.Client{Timeout: testenv.Stretch(20 * time.Second)}
 			body, _ := json.Marshal(cells(tt.lang, tt.check))
 			hr, _ := http.NewRequest("POST", ts.URL+"/v1/sessions/"+id+"/eval", bytes.NewReader(body))
 			hr.Header.Set("Authorization", "Bearer "+tokenA)
@@ -200,7 +202,7 @@ func TestSlowReaderDoesNotFreezeCell(t *testing.T) {
 				t.Errorf("the session's state after the flood: %q, want %q", got, tt.want)
 			}
 			// 2 s timeout, 1 s at most waiting on the full queue, slack.
-			if took > 6*time.Second {
+			if took > testenv.Stretch(6*time.Second) {
 				t.Errorf("the next request ran %v after the flood began; want the flood stopped at its 2 s timeout", took)
 			}
 			t.Logf("the next request answered %v after the flood began", took)
@@ -223,7 +225,7 @@ func TestBodyTimeout(t *testing.T) {
 			defer conn.Close()
 			start := time.Now()
 			fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Length: 1000\r\n\r\n{\"cells\":", path, tokenA)
-			conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			conn.SetReadDeadline(time.Now().Add(testenv.Stretch(10 * time.Second)))
 			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 			if err != nil {
 				t.Fatalf("no answer to a trickled body: %v", err)
@@ -232,10 +234,10 @@ func TestBodyTimeout(t *testing.T) {
 			if resp.StatusCode != http.StatusRequestTimeout {
 				t.Errorf("status %d, want 408", resp.StatusCode)
 			}
-			if took := time.Since(start); took > 5*time.Second {
+			if took := time.Since(start); took > testenv.Stretch(5*time.Second) {
 				t.Errorf("answered after %v", took)
 			}
-			conn.SetReadDeadline(time.Now().Add(3 * time.Second))
+			conn.SetReadDeadline(time.Now().Add(testenv.Stretch(3 * time.Second)))
 			if _, err := conn.Read(make([]byte, 1)); err != io.EOF {
 				t.Errorf("the connection stays open after a body timeout: %v", err)
 			}
