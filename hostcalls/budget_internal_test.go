@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 // TestMeterNoDeadlock: calls that each hold part of the pool and then ask
@@ -53,7 +55,7 @@ func TestMeterNoDeadlock(t *testing.T) {
 	go func() { wg.Wait(); close(finished) }()
 	select {
 	case <-finished:
-	case <-time.After(20 * time.Second):
+	case <-time.After(testenv.Stretch(20 * time.Second)):
 		t.Fatal("calls growing their share deadlocked")
 	}
 	close(done)
@@ -87,7 +89,7 @@ func TestPoolCancel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testenv.Stretch(5 * time.Second)):
 		t.Fatal("a waiter that fits was not served")
 	}
 	p.release(10)

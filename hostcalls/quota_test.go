@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 func quotaDispatcher(t *testing.T, root string, maxBytes, maxFiles int64) *hostcalls.Dispatcher {
@@ -182,7 +183,7 @@ func TestNamedPipeDoesNotHang(t *testing.T) {
 			if !strings.HasPrefix(msg, op+"('fifo'): ") {
 				t.Errorf("%s of a named pipe: %q", op, msg)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.Stretch(10 * time.Second)):
 			t.Fatalf("%s of a named pipe hangs", op)
 		}
 	}

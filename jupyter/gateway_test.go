@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/jupyter"
 )
 
@@ -71,7 +72,7 @@ func startJupyterServer(t *testing.T) *jupyterServer {
 		go func() { cmd.Wait(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.Stretch(10 * time.Second)):
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-done
 		}
@@ -201,7 +202,7 @@ print('comm sent')`, jupyter.ExecuteOptions{}, out)
 		if r == nil || r.Status != "error" || r.EName != "KeyboardInterrupt" {
 			t.Errorf("interrupted cell reply = %+v, want a KeyboardInterrupt error", r)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testenv.Stretch(30 * time.Second)):
 		t.Fatal("the interrupt did not stop the cell")
 	}
 	out = &collect{}
@@ -241,7 +242,7 @@ func testGatewayKernelDeath(t *testing.T, s *jupyterServer) {
 	go k.Client().Execute(ctx, "import os, signal; os.kill(os.getpid(), signal.SIGKILL)", jupyter.ExecuteOptions{}, nil)
 	select {
 	case <-k.Dead():
-	case <-time.After(30 * time.Second):
+	case <-time.After(testenv.Stretch(30 * time.Second)):
 		t.Fatal("Dead not closed after the kernel was killed")
 	}
 }

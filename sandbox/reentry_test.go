@@ -402,7 +402,7 @@ func TestNestedEvalClose(t *testing.T) {
 					!strings.Contains(res.Details.Cells[0].Output, "the session was closed") {
 					t.Fatalf("after Close: %+v", res)
 				}
-			case <-time.After(30 * time.Second):
+			case <-time.After(testenv.Stretch(30 * time.Second)):
 				t.Fatal("the eval did not end after Close")
 			}
 			if _, err := s.Eval(context.Background(), sandbox.Request{Cells: []sandbox.Cell{py("1")}}); !errors.Is(err, sandbox.ErrClosed) {

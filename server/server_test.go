@@ -716,7 +716,7 @@ func TestGracefulShutdown(t *testing.T) {
 				if err != nil {
 					t.Errorf("Serve: %v", err)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(testenv.Stretch(10 * time.Second)):
 				t.Fatal("Serve did not return")
 			}
 			if _, err := http.Get(url + "/healthz"); err == nil {

@@ -119,7 +119,7 @@ func TestInterrupt(t *testing.T) {
 	case r := <-done:
 		wantStatus(t, r, http.StatusOK)
 		r.json(t, &res)
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.Stretch(10 * time.Second)):
 		t.Fatal("the interrupted eval did not end")
 	}
 	if c := res.Details.Cells; len(c) != 2 || c[0].Status != "cancelled" || c[1].Status != "pending" || !strings.Contains(res.Content[0].Text, "interrupted") {

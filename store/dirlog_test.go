@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/store"
 )
 
@@ -154,7 +155,7 @@ func TestDirKilledMidSave(t *testing.T) {
 		}()
 		// Killed after some saves, at a random moment of one.
 		want := last + 3 + r.IntN(25)
-		deadline := time.After(20 * time.Second)
+		deadline := time.After(testenv.Stretch(20 * time.Second))
 	wait:
 		for {
 			select {

@@ -57,7 +57,7 @@ func jupyterServer(t *testing.T) (url, token string, pid int) {
 		go func() { cmd.Wait(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.Stretch(10 * time.Second)):
 			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			<-done
 		}

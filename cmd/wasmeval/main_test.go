@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
 )
 
@@ -255,7 +256,7 @@ func TestEvalInterrupted(t *testing.T) {
 		if code != 130 {
 			t.Errorf("exit %d, want 130", code)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testenv.Stretch(5 * time.Second)):
 		t.Fatal("eval did not stop on cancel")
 	}
 	if !strings.Contains(out.String(), `"status":"cancelled"`) {
@@ -274,7 +275,7 @@ func TestEvalInterrupted(t *testing.T) {
 		if code != 130 {
 			t.Errorf("exit %d, want 130", code)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testenv.Stretch(5 * time.Second)):
 		t.Fatal("eval waiting for stdin did not stop on cancel")
 	}
 }

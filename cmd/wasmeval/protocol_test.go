@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 // TestMCPBinarySurvivesBadLines drives a real `wasmeval mcp` over pipes:
@@ -236,7 +238,7 @@ func TestEvalPipeStdin(t *testing.T) {
 			if code != want {
 				t.Errorf("interrupt %v: exit %d, want %d; stderr: %s", interrupt, code, want, errb.String())
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.Stretch(10 * time.Second)):
 			t.Fatalf("interrupt %v: eval did not stop", interrupt)
 		}
 		if interrupt && !strings.Contains(errb.String(), "interrupted") {

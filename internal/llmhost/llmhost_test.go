@@ -17,6 +17,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/internal/llmhost"
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 // fakeEndpoint is a loopback chat-completions server that records the
@@ -197,7 +198,7 @@ func TestSecretsStayOnTheHost(t *testing.T) {
 			io.ReadAll(r.Body) // the connection's close is noticed once the body is read
 			select {
 			case <-r.Context().Done():
-			case <-time.After(10 * time.Second):
+			case <-time.After(testenv.Stretch(10 * time.Second)):
 			}
 		default:
 			w.WriteHeader(http.StatusOK)
