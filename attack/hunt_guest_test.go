@@ -1,6 +1,7 @@
 package attack_test
 
 import (
+	"os"
 	"testing"
 	"time"
 )
@@ -126,5 +127,44 @@ func TestHuntJavaScript(t *testing.T) {
 		js("a JSON replacer that nests for ever", `JSON.stringify({ a: 1 }, function (k, v) { return k === '' ? v : { a: v } })`, fail),
 		js("Array.from a billion", `Array.from({ length: 2 ** 30 })`, fail),
 		js("the state survives", `print(kept)`, ok, "still here"),
+	})
+}
+
+// TestHuntRootAndQuota: the guest attacks its own root and its disk
+// quota by the routes the file helpers do not take: removing the root
+// itself, truncating and extending files to a terabyte, folders and links
+// past the entry quota, the same through Node's fs. The root stays, the
+// quota holds with a clear error, and the session goes on.
+func TestHuntRootAndQuota(t *testing.T) {
+	rootStays := func(t *testing.T, w *world) {
+		t.Helper()
+		if fi, err := os.Stat(w.root); err != nil || !fi.IsDir() {
+			t.Errorf("the session root is gone on the host: %v", err)
+		}
+	}
+	run(t, []attack{
+		{name: "rmtree of the root", lang: "py", code: `import shutil; shutil.rmtree('{{ROOT}}', ignore_errors=True); import os; print(os.path.isdir('{{ROOT}}'))`, status: ok, want: []string{"True"}, host: rootStays},
+		py("files can be made after it", `open('after.txt', 'w').write('x'); print(read('after.txt'))`, ok, "x"),
+		py("truncate to a terabyte", `open('t1', 'w').close(); import os; os.truncate('t1', 1 << 40)`, fail, "No space left on device"),
+		py("ftruncate to a terabyte", `import os; fd = os.open('t2', os.O_CREAT | os.O_RDWR); os.ftruncate(fd, 1 << 40)`, fail, "No space left on device"),
+		py("a write at 2**62", `f = open('t3', 'wb'); f.seek(1 << 62); f.write(b'x'); f.close()`, fail, "Error"),
+		py("posix_fallocate of a terabyte", `import os; fd = os.open('t4', os.O_CREAT | os.O_RDWR); os.posix_fallocate(fd, 0, 1 << 40)`, fail, "Error"),
+		py("folders past the entry quota", `import os
+for i in range(3000): os.mkdir(f'q{i}')`, fail, "No space left on device"),
+		py("links past the entry quota", `import os
+for i in range(3000): os.symlink('inside.txt', f'l{i}')`, fail, "Error"),
+		py("entries come back when they go", `import os, shutil
+for n in os.listdir('.'):
+    if n[0] in 'ql' and n[1:].isdigit():
+        os.remove(n) if os.path.islink(n) or os.path.isfile(n) else shutil.rmtree(n)
+os.mkdir('fresh'); print('made')`, ok, "made"),
+		{name: "fs.rmSync of the root", lang: "js", code: `const fs = require('fs'); try { fs.rmSync('{{ROOT}}', { recursive: true, force: true }) } catch (e) { print(e.code || e.message) } print(fs.existsSync('{{ROOT}}'))`, status: ok, want: []string{"true"}, host: rootStays},
+		js("fs.truncateSync to a terabyte", `const fs = require('fs'); fs.writeFileSync('jt1', ''); fs.truncateSync('jt1', 2 ** 40)`, fail, "ENOSPC", "disk quota"),
+		js("fs.symlinkSync to /etc", `require('fs').symlinkSync('/etc', 'etc_link')`, fail, "Error"),
+		js("fs.linkSync of the operator's link", `require('fs').linkSync('hostlink', 'hl_js')`, fail, "EPERM"),
+		js("fs.readFileSync with a NUL byte", `require('fs').readFileSync('inside.txt\0../outside/secret.txt', 'utf8')`, fail, "without null bytes"),
+		js("fs.renameSync of the root", `require('fs').renameSync('{{ROOT}}', 'moved')`, fail, "Error"),
+		js("fs.mkdirSync past the entry quota", `const fs = require('fs'); for (let i = 0; i < 3000; i++) fs.mkdirSync('jq' + i)`, fail, "ENOSPC"),
+		js("files can be made after it", `const fs = require('fs'); for (let i = 0; i < 3000; i++) fs.rmSync('jq' + i, { recursive: true, force: true }); fs.writeFileSync('after_js', 'y'); print(fs.readFileSync('after_js', 'utf8'))`, ok, "y"),
 	})
 }
