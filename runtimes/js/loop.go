@@ -25,6 +25,13 @@ import (
 // takes no time on it (timers not yet due wait for the calls in flight),
 // and a wait for a timer is offered to InstanceOptions.Sleep, which moves
 // a virtual clock on instead of waiting (js.go's cellRun.run).
+//
+// A cell run under WithWakeOrder (order.go) is on the wall clock whatever
+// Nanotime is: a timer fires while a call is in flight, as node's does,
+// and what woke the loop at each wait is recorded, or replayed without
+// waiting. The sandbox runs a store-backed session's cells so (its
+// JavaScript journal keeps the wakes); Nanotime is then the journal's
+// recorded or fed clock.
 
 type timer struct {
 	id       int64
