@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -50,7 +51,10 @@ type stopKey struct{ n, cell int }
 type nestedReq struct {
 	req, result tape.Record
 	beforeCall  int
-	ran         bool
+	// beforeResult is how many calls the tape holds before its result:
+	// the calls taken after it ended have their answers once it ran.
+	beforeResult int
+	ran          bool
 	// after are the nested requests whose results the tape holds before
 	// this request: they had ended when it began (a recording runs the
 	// evals nested in one cell one at a time), so it waits for them;
@@ -105,6 +109,11 @@ type feed struct {
 
 	divs    []Divergence // of the request being replayed
 	inexact []string     // cells that cannot be replayed exactly
+
+	// took says which of the request's recorded calls the replayed guest
+	// has taken the answer of (ReplayTaken); tookCh is closed at each.
+	took   []bool
+	tookCh chan struct{}
 }
 
 // begin starts request n, whose cells are of the languages langs, with
@@ -115,6 +124,41 @@ func (f *feed) begin(n int, in *inputs, langs []string) {
 	f.cur, f.n, f.langs = in, n, langs
 	f.wallAt, f.monoAt, f.randAt, f.randPast = 0, 0, 0, false
 	f.divs = nil
+	f.took, f.tookCh = make([]bool, len(in.calls)), make(chan struct{})
+}
+
+// tookLocked notes that the guest took the answer of recorded call
+// index; the caller holds mu.
+func (f *feed) tookLocked(index int) {
+	if index >= 0 && index < len(f.took) && !f.took[index] {
+		f.took[index] = true
+		close(f.tookCh)
+		f.tookCh = make(chan struct{})
+	}
+}
+
+// waitTaken waits until the guest has taken the answers of the first n
+// recorded calls (or ctx ends).
+func (f *feed) waitTaken(ctx context.Context, n int) {
+	for {
+		f.mu.Lock()
+		ch, all := f.tookCh, true
+		for i := range min(n, len(f.took)) {
+			if !f.took[i] {
+				all = false
+				break
+			}
+		}
+		f.mu.Unlock()
+		if all {
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // end checks that request n used every recorded input, and returns its
@@ -405,11 +449,17 @@ func (f *feed) CallOrdered(ctx context.Context, request []byte, made int, serve 
 	if matched != nil {
 		matched(ci)
 	}
-	var nested []*nestedReq
+	// The evals nested in the waiting cell that began before this call's
+	// answer was taken run (here, or in the call that runs them); those
+	// that ended before it have ended before it is answered.
+	var nested, before []*nestedReq
 	for _, nr := range f.cur.nested {
-		if !nr.ran && nr.beforeCall <= ci {
+		if ci >= 0 && nr.beforeCall <= ci && !nr.ran {
 			nr.ran = true
 			nested = append(nested, nr)
+		}
+		if ci >= 0 && nr.beforeResult <= ci {
+			before = append(before, nr)
 		}
 	}
 	if rec == nil {
@@ -427,6 +477,18 @@ func (f *feed) CallOrdered(ctx context.Context, request []byte, made int, serve 
 	// order, before the recorded answer.
 	for _, nr := range nested {
 		f.runNested(ctx, nr)
+	}
+	for _, nr := range before {
+		select {
+		case <-nr.done:
+		case <-ctx.Done():
+		}
+	}
+	if matched == nil {
+		// Not ordered (no ticket): its answer counts as taken now.
+		f.mu.Lock()
+		f.tookLocked(ci)
+		f.mu.Unlock()
 	}
 	if worldOps[op.Op] {
 		if rec == nil {
@@ -453,6 +515,7 @@ func (f *feed) CallOrdered(ctx context.Context, request []byte, made int, serve 
 func (f *feed) Taken(index, wait int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.tookLocked(index)
 	if f.format < 4 || index < 0 || index >= len(f.cur.calls) {
 		return // a tape that does not record the waits
 	}
@@ -495,7 +558,7 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 		switch e.Type {
 		case tape.TypeRequest:
 			if e.Nested {
-				nr := &nestedReq{req: e, beforeCall: len(pending.calls), done: make(chan struct{})}
+				nr := &nestedReq{req: e, beforeCall: len(pending.calls), beforeResult: math.MaxInt, done: make(chan struct{})}
 				for _, prev := range pending.nested {
 					if prev.result.Type != "" {
 						nr.after = append(nr.after, prev)
@@ -513,7 +576,7 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 		case tape.TypeResult:
 			if e.Nested {
 				if nr, ok := nestedN[e.N]; ok {
-					nr.result = e
+					nr.result, nr.beforeResult = e, len(pending.calls)
 				}
 				continue
 			}
@@ -561,6 +624,11 @@ func (f *feed) runNested(ctx context.Context, nr *nestedReq) {
 		case <-ctx.Done():
 		}
 	}
+	// It began, when recorded, after the guest had taken the answers of
+	// the calls the tape holds before it: it runs once the replayed guest
+	// has too, in the wait (Python's call_wait) that came next, not in an
+	// earlier one that the call which runs it was made in.
+	f.waitTaken(ctx, nr.beforeCall)
 	var divs []Divergence
 	req, err := sandbox.DecodeRequest(f.local(nr.req.Request))
 	switch {
