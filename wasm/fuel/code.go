@@ -134,6 +134,10 @@ type instr struct {
 	// For flagFunc: the function index and where its LEB is.
 	fn          uint32
 	fnAt, fnEnd int
+	// immAt is where the immediates start; label is the u32 immediate of
+	// br and br_if (a relative label depth).
+	immAt int
+	label uint32
 }
 
 // opError reports an opcode the decoder does not know, naming the proposal
@@ -164,6 +168,7 @@ func (r *reader) next(in *instr) error {
 	}
 	info := ops[op]
 	in.op, in.sub, in.flags = op, 0, info.flags
+	in.immAt = r.off
 	if info.imm == immPrefix {
 		sub, err := r.u32()
 		if err != nil {
@@ -197,7 +202,7 @@ func (r *reader) next(in *instr) error {
 			in.fnEnd = r.off
 			return err
 		}
-		_, err = r.u32()
+		in.label, err = r.u32()
 	case immU32x2:
 		if _, err = r.u32(); err == nil {
 			_, err = r.u32()
@@ -299,15 +304,49 @@ func (r *reader) refType() error {
 	return nil
 }
 
-// edit is a change to a function body: a check inserted at at (check), or
-// the function index LEB in [at, end) re-encoded as fn.
+// edit is a change to a function body: a check inserted at at (check), the
+// function index LEB in [at, end) re-encoded as fn, or one of the other
+// kinds (see editKind).
 type edit struct {
 	at, end int
+	kind    editKind
 	check   bool
 	entry   bool // a function-entry check, or a callee's entry charge moved to its call site
-	cost    int64
-	fn      uint32
+	// silent: a wrapped loop's header check, which emits nothing: its cost
+	// is charged where the loop is entered and at its back edges.
+	silent bool
+	cost   int64
+	fn     uint32
+	// For editLoopOpen and back edges: the index of the loop's header
+	// check, whose cost they charge; -1 for a branch that is not a back edge.
+	ref int
+	// For editLoopOpen: the loop's block type, body[bt[0]:bt[1]].
+	bt [2]int
+	// For editBranch: the opcode (br, br_if, br_table), the new label
+	// depth of br and br_if, and the new depths of br_table in
+	// bodyInfo.depths[tbl[0]:tbl[1]] (the default last).
+	op    byte
+	depth uint32
+	tbl   [2]int
 }
+
+// editKind tells the edits apart.
+type editKind uint8
+
+const (
+	editPlain     editKind = iota // a check (check) or a function index (not check)
+	editNone                      // nothing (a dropped entry check)
+	editLoopOpen                  // a wrapped loop's entry charge and wrappers, before its loop
+	editLoopClose                 // the end of its wrappers and its slow path, after its end
+	editBranch                    // a branch, relabelled; a back edge gets its check
+)
+
+// A wrapped loop is a loop whose hook call sits outside it, so that the
+// loop itself holds no call (see the package doc): an engine then need not
+// spill the loop's registers around a call in every iteration. Its
+// wrappers are three labels around it: block $out, loop $retry and block
+// $slow.
+const loopWrappers = 3
 
 // bodyOpts are the module-wide facts bodyEdits needs.
 type bodyOpts struct {
@@ -320,15 +359,75 @@ type bodyOpts struct {
 	funcImports uint32
 	// dropEntry: this function's own entry charge is made by its callers.
 	dropEntry bool
+	// params is the function's parameter count (for its locals' limit);
+	// wrapLoops wraps the loops that can be (Options.WrapLoops).
+	params    uint32
+	wrapLoops bool
 }
 
 // bodyInfo describes a decoded body.
 type bodyInfo struct {
-	localsStart int    // where the local declarations' groups start (after their count)
-	localsEnd   int    // where the code starts
-	groups      uint32 // local declaration groups
-	locals      uint64 // locals declared (not counting parameters)
-	entryCost   int64  // the cost of the entry check, 0 when it has none
+	localsStart int      // where the local declarations' groups start (after their count)
+	localsEnd   int      // where the code starts
+	groups      uint32   // local declaration groups
+	locals      uint64   // locals declared (not counting parameters)
+	entryCost   int64    // the cost of the entry check, 0 when it has none
+	depths      []uint32 // the relabelled br_table depths (edit.tbl)
+	wrapped     int      // loops wrapped
+}
+
+// localFits reports whether a function with params parameters and the
+// locals of info may get one more local: engines refuse functions with
+// more than maxLocals.
+func (info *bodyInfo) localFits(params uint32) bool {
+	return uint64(params)+info.locals+1 <= maxLocals && info.groups < maxLocals
+}
+
+// simpleBlockType reports whether a block type, encoded in bt, takes no
+// parameters: the empty type or a single result type (one byte each); a
+// type index may take parameters.
+func simpleBlockType(bt []byte) bool {
+	return len(bt) == 1 && bt[0] >= 0x40
+}
+
+// tableTargets decodes a body's code and returns, per loop in order, whether
+// a br_table names it: such a loop is not wrapped (its back edges could
+// not all get a check of their own).
+func tableTargets(r *reader) ([]bool, error) {
+	var loops []bool
+	var stack []int // per open label: its loop's number, -1 for a block or if
+	var in instr
+	for !r.eof() {
+		if err := r.next(&in); err != nil {
+			return nil, err
+		}
+		switch {
+		case in.flags&flagOpen != 0:
+			if in.flags&flagLoop != 0 {
+				stack = append(stack, len(loops))
+				loops = append(loops, false)
+			} else {
+				stack = append(stack, -1)
+			}
+		case in.flags&flagEnd != 0:
+			if len(stack) == 0 {
+				return loops, nil
+			}
+			stack = stack[:len(stack)-1]
+		case in.op == 0x0e && in.sub == 0:
+			tr := &reader{b: r.b[:r.off], off: in.immAt}
+			n, _ := tr.u32()
+			for i := uint64(0); i <= uint64(n); i++ {
+				d, _ := tr.u32()
+				if uint64(d) < uint64(len(stack)) {
+					if l := stack[len(stack)-1-int(d)]; l >= 0 {
+						loops[l] = true
+					}
+				}
+			}
+		}
+	}
+	return loops, nil
 }
 
 // bodyEdits decodes one function body (without its size prefix) and
@@ -341,6 +440,11 @@ type bodyInfo struct {
 // outside any run gets a charge-only edit of its own right before it, as
 // costly as the entry charge it replaces. Either way the fuel consumed is
 // the same as with the charge at the callee's entry.
+//
+// With o.wrapLoops, a loop that takes no parameters, that no br_table
+// names, in a function that may get a local, is wrapped (see the package doc): its header
+// check's cost is charged where it is entered and at each of its back
+// edges, and every branch that crosses the wrappers is relabelled.
 func bodyEdits(r *reader, edits []edit, o bodyOpts) ([]edit, bodyInfo, error) {
 	var info bodyInfo
 	// Locals: vec((count, valtype)).
@@ -361,11 +465,36 @@ func bodyEdits(r *reader, edits []edit, o bodyOpts) ([]edit, bodyInfo, error) {
 		}
 	}
 	info.localsEnd = r.off
+	var tabled []bool // per loop: named by a br_table; nil: wrap no loop
+	if o.wrapLoops && info.localFits(o.params) {
+		if tabled, err = tableTargets(&reader{b: r.b, off: r.off, base: r.base}); err != nil {
+			return edits, info, err
+		}
+	}
 	edits = append(edits, edit{at: r.off, check: true, entry: true})
 	entry := len(edits) - 1
 	run := entry // the edit whose cost the next instruction adds to; -1 for none
 	calls := false
-	depth := 0
+	// The open labels, innermost last: per label, the wrapper labels added
+	// outside it and those of the labels it is in (wraps), and for a
+	// wrapped loop the index of its header check (else -1).
+	type frame struct {
+		wraps  uint32
+		header int
+	}
+	var stack []frame
+	wrapsAt := func(d uint32) (crossed uint32, target int) { // for a branch to label d
+		top := uint32(0)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1].wraps
+		}
+		if uint64(d) >= uint64(len(stack)) { // the function's own label
+			return top, -1
+		}
+		t := len(stack) - 1 - int(d)
+		return top - stack[t].wraps, t
+	}
+	loops := 0
 	var in instr
 	for {
 		if r.eof() {
@@ -398,14 +527,53 @@ func bodyEdits(r *reader, edits []edit, o bodyOpts) ([]edit, bodyInfo, error) {
 			run = -1
 		}
 		switch {
-		case in.flags&flagOpen != 0:
-			depth++
-			if in.flags&flagLoop != 0 {
-				edits = append(edits, edit{at: r.off, check: true})
-				run = len(edits) - 1
+		case (in.op == 0x0c || in.op == 0x0d) && tabled != nil: // br, br_if
+			crossed, t := wrapsAt(in.label)
+			back := -1
+			if t >= 0 {
+				back = stack[t].header
 			}
+			if crossed > 0 || back >= 0 {
+				edits = append(edits, edit{at: at, end: r.off, kind: editBranch, op: in.op, depth: in.label + crossed, ref: back})
+			}
+		case in.op == 0x0e && tabled != nil: // br_table
+			tr := &reader{b: r.b[:r.off], off: in.immAt}
+			k, _ := tr.u32()
+			from := len(info.depths)
+			moved := false
+			for i := uint64(0); i <= uint64(k); i++ {
+				d, _ := tr.u32()
+				crossed, _ := wrapsAt(d)
+				moved = moved || crossed > 0
+				info.depths = append(info.depths, d+crossed)
+			}
+			if moved {
+				edits = append(edits, edit{at: at, end: r.off, kind: editBranch, op: in.op, tbl: [2]int{from, len(info.depths)}, ref: -1})
+			} else {
+				info.depths = info.depths[:from]
+			}
+		case in.flags&flagOpen != 0:
+			f := frame{header: -1}
+			if len(stack) > 0 {
+				f.wraps = stack[len(stack)-1].wraps
+			}
+			if in.flags&flagLoop != 0 {
+				wrap := tabled != nil && loops < len(tabled) && !tabled[loops] && simpleBlockType(r.b[in.immAt:r.off])
+				loops++
+				if wrap {
+					edits = append(edits, edit{at: at, kind: editLoopOpen, bt: [2]int{in.immAt, r.off}, ref: len(edits) + 1})
+					f.wraps += loopWrappers
+					info.wrapped++
+				}
+				edits = append(edits, edit{at: r.off, check: true, silent: wrap})
+				run = len(edits) - 1
+				if wrap {
+					f.header = run
+				}
+			}
+			stack = append(stack, f)
 		case in.flags&flagEnd != 0:
-			if depth == 0 {
+			if len(stack) == 0 {
 				if !r.eof() {
 					return edits, info, fmt.Errorf("function body continues after its final end (offset 0x%x)", r.pos())
 				}
@@ -414,16 +582,19 @@ func bodyEdits(r *reader, edits []edit, o bodyOpts) ([]edit, bodyInfo, error) {
 					// A leaf runs a bounded number of instructions between
 					// its entry and its first loop (checked there) or its
 					// end: its entry check can go.
-					edits = append(edits[:entry], edits[entry+1:]...)
+					edits[entry] = edit{at: edits[entry].at, kind: editNone}
 				case o.dropEntry: // its callers charge it
 					info.entryCost = edits[entry].cost
-					edits = append(edits[:entry], edits[entry+1:]...)
+					edits[entry] = edit{at: edits[entry].at, kind: editNone}
 				default:
 					info.entryCost = edits[entry].cost
 				}
 				return edits, info, nil
 			}
-			depth--
+			if f := stack[len(stack)-1]; f.header >= 0 {
+				edits = append(edits, edit{at: r.off, kind: editLoopClose})
+			}
+			stack = stack[:len(stack)-1]
 		}
 	}
 }
@@ -435,6 +606,7 @@ type checkCode struct {
 	// entryPost, when set, ends function-entry checks instead of post:
 	// they only charge the cost, without testing the counter.
 	entryPost []byte
+	buf       []byte // appendBody's scratch
 }
 
 func newCheckCode(global, hook uint32, chargeOnlyAtEntry bool) checkCode {
@@ -487,46 +659,102 @@ func (c *checkCode) appendBody(out, body []byte, edits []edit, info bodyInfo, pa
 	var locals []byte // the new local declarations, replacing body[:info.localsEnd]
 	tests := false
 	for _, e := range edits {
-		if e.check && !(e.entry && c.entryPost != nil) {
+		if e.kind == editPlain && e.check && !(e.entry && c.entryPost != nil) {
 			tests = true
 			break
 		}
 	}
-	if tests && uint64(params)+info.locals+1 <= maxLocals && info.groups < maxLocals {
+	t := int64(-1) // the added local
+	if tests && info.localFits(params) {
 		locals = appendU32(nil, info.groups+1)
 		locals = append(locals, body[info.localsStart:info.localsEnd]...)
 		locals = append(locals, 0x01, 0x7e) // one i64
-		post = c.teePost(int64(params) + int64(info.locals))
+		t = int64(params) + int64(info.locals)
+		post = c.teePost(t)
 	}
-	size := len(body)
-	if locals != nil {
-		size += len(locals) - info.localsEnd
-	}
-	var tmp [10]byte
-	for _, e := range edits {
-		if e.check {
-			size += len(c.pre) + len(appendS64(tmp[:0], e.cost)) + len(c.postFor(e, post))
-		} else {
-			size += sizeU32(e.fn) - (e.end - e.at)
-		}
-	}
-	out = appendU32(out, uint32(size))
+	b := c.buf[:0]
 	prev := 0
 	if locals != nil {
-		out = append(out, locals...)
+		b = append(b, locals...)
 		prev = info.localsEnd
 	}
 	for _, e := range edits {
-		out = append(out, body[prev:e.at]...)
-		if e.check {
-			out = append(out, c.pre...)
-			out = appendS64(out, e.cost)
-			out = append(out, c.postFor(e, post)...)
-			prev = e.at
-		} else {
-			out = appendU32(out, e.fn)
+		b = append(b, body[prev:e.at]...)
+		prev = e.at
+		switch e.kind {
+		case editNone:
+		case editLoopOpen:
+			// The entry charge, then: block $out bt; loop $retry bt; block
+			// $slow; the entry's test (br_if $slow); the loop follows.
+			b = c.appendCharge(b, edits[e.ref].cost, uint32(t))
+			bt := body[e.bt[0]:e.bt[1]]
+			b = append(append(b, 0x02), bt...)
+			b = append(append(b, 0x03), bt...)
+			b = append(b, 0x02, 0x40)
+			b = c.appendTest(b, uint32(t), 0)
+		case editLoopClose:
+			// br $out; end $slow; call $hook; the test passes on re-entry;
+			// br $retry; end $retry; end $out.
+			b = append(b, 0x0c, 0x02, 0x0b, 0x10)
+			b = appendU32(b, c.hook)
+			b = append(b, 0x42, 0x00, 0x21)
+			b = appendU32(b, uint32(t))
+			b = append(b, 0x0c, 0x00, 0x0b, 0x0b)
+		case editBranch:
 			prev = e.end
+			switch {
+			case e.ref >= 0 && e.op == 0x0d: // br_if to a wrapped loop: if; check; br; end
+				b = append(b, 0x04, 0x40)
+				b = c.appendCharge(b, edits[e.ref].cost, uint32(t))
+				b = c.appendTest(b, uint32(t), e.depth+2)
+				b = appendU32(append(b, 0x0c), e.depth+1)
+				b = append(b, 0x0b)
+			case e.ref >= 0: // br to a wrapped loop: check; br
+				b = c.appendCharge(b, edits[e.ref].cost, uint32(t))
+				b = c.appendTest(b, uint32(t), e.depth+1)
+				b = appendU32(append(b, 0x0c), e.depth)
+			case e.op == 0x0e:
+				d := info.depths[e.tbl[0]:e.tbl[1]]
+				b = appendU32(append(b, 0x0e), uint32(len(d)-1))
+				for _, v := range d {
+					b = appendU32(b, v)
+				}
+			default:
+				b = appendU32(append(b, e.op), e.depth)
+			}
+		case editPlain:
+			switch {
+			case e.silent:
+			case e.check:
+				b = append(b, c.pre...)
+				b = appendS64(b, e.cost)
+				b = append(b, c.postFor(e, post)...)
+			default:
+				b = appendU32(b, e.fn)
+				prev = e.end
+			}
 		}
 	}
-	return append(out, body[prev:]...)
+	b = append(b, body[prev:]...)
+	c.buf = b
+	out = appendU32(out, uint32(len(b)))
+	return append(out, b...)
+}
+
+// appendCharge appends a charge of cost that leaves the new value in local
+// t: global.get $fuel; i64.const cost; i64.sub; local.tee $t; global.set
+// $fuel.
+func (c *checkCode) appendCharge(b []byte, cost int64, t uint32) []byte {
+	b = append(b, c.pre...)
+	b = appendS64(b, cost)
+	b = appendU32(append(b, 0x7d, 0x22), t)
+	return appendU32(append(b, 0x24), c.global)
+}
+
+// appendTest appends a branch to label when the local t is below zero:
+// local.get $t; i64.const 0; i64.lt_s; br_if label.
+func (c *checkCode) appendTest(b []byte, t, label uint32) []byte {
+	b = appendU32(append(b, 0x20), t)
+	b = append(b, 0x42, 0x00, 0x53, 0x0d)
+	return appendU32(b, label)
 }

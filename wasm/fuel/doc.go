@@ -35,6 +35,48 @@
 // instead (i64.sub; local.tee $t; global.set $fuel; local.get $t): a local
 // lives in a register, a global is a load from the instance.
 //
+// # Wrapped loops
+//
+// A call in a loop, even one that is rarely taken, makes an engine keep
+// the loop's values where the call cannot clobber them (Cranelift, whose
+// calling convention for wasm saves no register, spills them). With
+// Options.WrapLoops the check of a loop that takes no parameters, that no
+// br_table names, in a function that has a local to spare, leaves the call
+// out of the loop: the loop gets three labels around it,
+//
+//	<charge: global.get $fuel; i64.const <cost>; i64.sub; local.tee $t; global.set $fuel>
+//	block $out <the loop's type>
+//	  loop $retry <the loop's type>
+//	    block $slow
+//	      local.get $t; i64.const 0; i64.lt_s; br_if $slow
+//	      loop <the loop's type>
+//	        ...                             ;; each back edge: <charge>; local.get $t;
+//	      end                               ;; i64.const 0; i64.lt_s; br_if $slow; br <loop>
+//	      br $out
+//	    end
+//	    call $hook
+//	    i64.const 0; local.set $t
+//	    br $retry
+//	  end
+//	end
+//
+// The loop header's cost is charged where the loop is entered and right
+// before each branch back to it (a br_if back edge becomes if; <charge>;
+// ...; br <loop>; end), instead of in the header, and the hook runs
+// outside the loop, which it re-enters past the charge. Every entry into
+// the header is still preceded by exactly one charge and one test, so the
+// fuel consumed and the points at which the hook runs (and the counter's
+// value there) are the same as with the check in the header; only the
+// code's shape differs. Every branch that crosses the added labels is
+// relabelled. Other loops keep the check in their header.
+//
+// It is off by default because it did not pay: on CPython (7,149 innermost
+// loops, 8 left with a call; the module 4% larger) paired runs of fib(27)
+// and a 3M-iteration loop were no faster on wasmtime and fib was a fifth
+// slower on both engines. Each back edge gets a copy of the charge, and
+// the charge itself, not the rarely taken call, is what the metered
+// interpreter loop pays for (its dispatch spills more with the checks in).
+//
 // With Options.ChargeOnlyAtEntry an entry check only charges (global.get,
 // i64.const, i64.sub, global.set). The entry charge of a function that only
 // direct calls can reach (not exported, not the start function, not in an

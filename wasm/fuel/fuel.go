@@ -53,6 +53,13 @@ type Options struct {
 	// path (calls) costs less than half. The hook runs later, at the next
 	// loop header, than it would with full entry checks.
 	ChargeOnlyAtEntry bool
+	// WrapLoops moves the hook call out of every loop it can (see "Wrapped
+	// loops" in the package doc): the same fuel is consumed and the hook
+	// runs at the same points, but no call sits inside the loop itself.
+	// Off by default: measured on CPython (fib and a 3M-iteration loop,
+	// paired runs), it made no cell faster on wasmtime and slowed fib by a
+	// fifth on both engines.
+	WrapLoops bool
 }
 
 // Instrument returns a copy of the WebAssembly module bin with fuel
@@ -638,13 +645,13 @@ func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap fu
 		return out, true, nil
 
 	case secCode:
-		out, err = m.rewriteCode(r, out, remap, st, opts.SkipLeafEntries, opts.ChargeOnlyAtEntry)
+		out, err = m.rewriteCode(r, out, remap, st, opts.SkipLeafEntries, opts.ChargeOnlyAtEntry, opts.WrapLoops)
 		return out, err == nil, err
 	}
 	return copyRest(out), true, nil
 }
 
-func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, st *stats, skipLeafEntries, chargeOnlyAtEntry bool) ([]byte, error) {
+func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, st *stats, skipLeafEntries, chargeOnlyAtEntry, wrapLoops bool) ([]byte, error) {
 	n, err := r.u32()
 	if err != nil {
 		return nil, fmt.Errorf("fuel: code section: %w", err)
@@ -684,6 +691,8 @@ func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, s
 	for i := uint32(0); i < n; i++ {
 		b, br := body(i)
 		o.dropEntry = o.moved != nil && o.moved[i] > 0
+		o.params = m.typeParams[m.funcTypes[i]]
+		o.wrapLoops = wrapLoops
 		var info bodyInfo
 		edits, info, err = bodyEdits(br, edits[:0], o)
 		if err != nil {

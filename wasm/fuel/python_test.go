@@ -202,11 +202,19 @@ func (g *pythonGuest) run(code string) (uint64, string, error) {
 
 func pythonRuntime(t testing.TB, instrument bool) (wazero.Runtime, wazero.CompiledModule, []byte, []byte) {
 	t.Helper()
-	bin, stdlib := pythonArtifact(t)
+	bin, _ := pythonArtifact(t)
 	out := bin
 	if instrument {
 		out = mustInstrument(t, bin, fuel.Options{AddImport: true})
 	}
+	return pythonRuntimeFor(t, out, instrument)
+}
+
+// pythonRuntimeFor is pythonRuntime for out, python.wasm as instrumented
+// (when instrumented) by the caller.
+func pythonRuntimeFor(t testing.TB, out []byte, instrument bool) (wazero.Runtime, wazero.CompiledModule, []byte, []byte) {
+	t.Helper()
+	_, stdlib := pythonArtifact(t)
 	var zb bytes.Buffer
 	zw := zip.NewWriter(&zb)
 	w, _ := zw.Create("_wasmeval_prelude.py")
