@@ -48,8 +48,8 @@ func BenchmarkEvalLineHost(b *testing.B) {
 // runtime alone) and BenchmarkEvalLine (the whole round trip through a
 // process's stdin and stdout; BenchmarkEvalLineFloor is its floor), so the
 // three say what each layer adds (issue 15). cpu-ns/op is this process's
-// CPU time per op, all threads (the checkpoint the cell leaves is taken in
-// a goroutine of its own, off the next cell's path).
+// CPU time per op, all threads (the checkpoint the cell leaves is taken
+// by the next cell, inline, as cells come back to back here).
 func BenchmarkEvalSession(b *testing.B) {
 	testenv.RequirePython(b)
 	line := []byte(`{"cells":[{"language":"py","code":"x = 1"}]}`)
