@@ -6,10 +6,15 @@
 (function (host, internal) {
   'use strict';
 
-  // The built-ins as the VM started (inspect.js). Only the module cache and
-  // the argument errors use them so far: the modules themselves still call
-  // the built-ins as a cell sees them.
+  // The built-ins as the VM started (inspect.js): the modules call these,
+  // not the built-ins as a cell sees them (issue 9). Where a module hands a
+  // cell a Map, an array or an error, it is made of the same built-ins a
+  // cell's own would be.
   const P = internal.primordials;
+  // The globals the bodies name, as the VM started: a cell that replaces
+  // globalThis.Map or Error does not reach them.
+  const Array = P.Array, Error = P.Error, TypeError = P.TypeError, RangeError = P.RangeError, Map = P.Map, Set = P.Set;
+  const String = P.String, Number = P.Number, Symbol = P.Symbol, Promise = P.Promise, Object = P.Object;
   const cache = new P.SafeMap();
   const factories = {};
   internal.builtin = (name) => {
@@ -212,28 +217,28 @@
 
   // ---- util -------------------------------------------------------------
   factories['util/types'] = () => {
-    const tag = (v) => Object.prototype.toString.call(v).slice(8, -1);
+    const tag = (v) => P.ObjectPrototypeToString(v).slice(8, -1);
     const is = (t) => (v) => v !== null && typeof v === 'object' && tag(v) === t;
     return {
-      isDate: (v) => v instanceof Date,
-      isRegExp: (v) => v instanceof RegExp,
-      isMap: (v) => v instanceof Map,
-      isSet: (v) => v instanceof Set,
-      isWeakMap: (v) => v instanceof WeakMap,
-      isWeakSet: (v) => v instanceof WeakSet,
-      isPromise: (v) => v instanceof Promise,
-      isNativeError: (v) => v instanceof Error,
-      isArrayBuffer: (v) => v instanceof ArrayBuffer,
-      isAnyArrayBuffer: (v) => v instanceof ArrayBuffer,
+      isDate: (v) => P.isInstance(v, P.Date),
+      isRegExp: (v) => P.isInstance(v, P.RegExp),
+      isMap: (v) => P.isInstance(v, P.Map),
+      isSet: (v) => P.isInstance(v, P.Set),
+      isWeakMap: (v) => P.isInstance(v, P.WeakMap),
+      isWeakSet: (v) => P.isInstance(v, P.WeakSet),
+      isPromise: (v) => P.isInstance(v, P.Promise),
+      isNativeError: (v) => P.isInstance(v, P.Error),
+      isArrayBuffer: (v) => P.isInstance(v, P.ArrayBuffer),
+      isAnyArrayBuffer: (v) => P.isInstance(v, P.ArrayBuffer),
       isSharedArrayBuffer: () => false,
-      isArrayBufferView: (v) => ArrayBuffer.isView(v),
-      isTypedArray: (v) => ArrayBuffer.isView(v) && !(v instanceof DataView),
+      isArrayBufferView: (v) => P.ArrayBufferIsView(v),
+      isTypedArray: (v) => P.ArrayBufferIsView(v) && !(P.isInstance(v, P.DataView)),
       isUint8Array: is('Uint8Array'),
-      isDataView: (v) => v instanceof DataView,
+      isDataView: (v) => P.isInstance(v, P.DataView),
       isAsyncFunction: (v) => typeof v === 'function' && tag(v) === 'AsyncFunction',
       isGeneratorFunction: (v) => typeof v === 'function' && /^(Async)?GeneratorFunction$/.test(tag(v)),
       isGeneratorObject: is('Generator'),
-      isBoxedPrimitive: (v) => v instanceof Number || v instanceof String || v instanceof Boolean,
+      isBoxedPrimitive: (v) => P.isInstance(v, P.Number) || P.isInstance(v, P.String) || P.isInstance(v, P.Boolean),
       isProxy: () => false,
       isSymbolObject: is('Symbol'),
       isBigIntObject: is('BigInt'),
@@ -241,20 +246,21 @@
   };
   factories.util = () => {
     const { inspect, format } = internal;
-    const kCustomPromisify = Symbol.for('nodejs.util.promisify.custom');
+    const kCustomPromisify = P.SymbolFor('nodejs.util.promisify.custom');
     function promisify(fn) {
       if (typeof fn !== 'function') throw invalidArg('original', 'of type function', fn);
       if (fn[kCustomPromisify]) return fn[kCustomPromisify];
       function promisified(...args) {
-        return new Promise((resolve, reject) => {
-          fn.call(this, ...args, (err, ...values) => {
+        return new P.Promise((resolve, reject) => {
+          P.arrayPush(args, (err, ...values) => {
             if (err) reject(err);
             else resolve(values.length > 1 ? values : values[0]);
           });
+          P.ReflectApply(fn, this, args);
         });
       }
-      Object.setPrototypeOf(promisified, Object.getPrototypeOf(fn));
-      return Object.defineProperties(promisified, Object.getOwnPropertyDescriptors(fn));
+      P.ObjectSetPrototypeOf(promisified, P.ObjectGetPrototypeOf(fn));
+      return P.ObjectDefineProperties(promisified, P.ObjectGetOwnPropertyDescriptors(fn));
     }
     promisify.custom = kCustomPromisify;
     function callbackify(fn) {
@@ -262,12 +268,12 @@
       return function (...args) {
         const cb = args.pop();
         if (typeof cb !== 'function') throw invalidArg('last argument', 'of type function', cb);
-        fn.apply(this, args).then((v) => queueMicrotask(() => cb(null, v)), (e) => queueMicrotask(() => cb(e || new Error('Promise was rejected with a falsy value'))));
+        P.FunctionPrototypeApply(fn, this, args).then((v) => queueMicrotask(() => cb(null, v)), (e) => queueMicrotask(() => cb(e || new Error('Promise was rejected with a falsy value'))));
       };
     }
     function inherits(ctor, superCtor) {
-      Object.defineProperty(ctor, 'super_', { value: superCtor, writable: true, configurable: true });
-      Object.setPrototypeOf(ctor.prototype, superCtor.prototype);
+      P.ObjectDefineProperty(ctor, 'super_', { value: superCtor, writable: true, configurable: true });
+      P.ObjectSetPrototypeOf(ctor.prototype, superCtor.prototype);
     }
     const warned = new Set();
     function deprecate(fn, msg, code) {
@@ -276,7 +282,7 @@
           warned.add(msg);
           process.emitWarning(`${code ? `[${code}] ` : ''}DeprecationWarning: ${msg}`);
         }
-        return new.target ? Reflect.construct(fn, args, new.target) : fn.apply(this, args);
+        return new.target ? P.ReflectConstruct(fn, args, new.target) : P.FunctionPrototypeApply(fn, this, args);
       };
     }
     function isDeepStrictEqual(a, b) {
@@ -307,11 +313,11 @@
     const kCapture = Symbol('kCapture');
     class EventEmitter {
       constructor() {
-        EventEmitter.init.call(this);
+        P.FunctionPrototypeCall(EventEmitter.init, this);
       }
       static init() {
-        if (this._events === undefined || this._events === Object.getPrototypeOf(this)._events) {
-          this._events = Object.create(null);
+        if (this._events === undefined || this._events === P.ObjectGetPrototypeOf(this)._events) {
+          this._events = P.ObjectCreate(null);
           this._eventsCount = 0;
         }
         this._maxListeners = this._maxListeners || undefined;
@@ -327,7 +333,7 @@
         const events = this._events;
         if (type === 'error' && (events === undefined || events.error === undefined)) {
           const er = args[0];
-          if (er instanceof Error) throw er;
+          if (P.isInstance(er, P.Error)) throw er;
           const err = new Error(`Unhandled error. (${internal.inspect(er)})`);
           err.code = 'ERR_UNHANDLED_ERROR';
           err.context = er;
@@ -337,15 +343,15 @@
         const handler = events[type];
         if (handler === undefined) return false;
         if (typeof handler === 'function') {
-          handler.apply(this, args);
+          P.FunctionPrototypeApply(handler, this, args);
         } else {
-          for (const fn of handler.slice()) fn.apply(this, args);
+          for (const fn of handler.slice()) P.FunctionPrototypeApply(fn, this, args);
         }
         return true;
       }
       #add(type, listener, prepend) {
         if (typeof listener !== 'function') throw invalidArg('listener', 'of type function', listener);
-        if (this._events === undefined) EventEmitter.init.call(this);
+        if (this._events === undefined) P.FunctionPrototypeCall(EventEmitter.init, this);
         const events = this._events;
         if (events.newListener !== undefined) this.emit('newListener', type, listener.listener ? listener.listener : listener);
         const existing = events[type];
@@ -374,7 +380,7 @@
         const self = this;
         function wrapper(...args) {
           self.removeListener(type, wrapper);
-          return listener.apply(self, args);
+          return P.FunctionPrototypeApply(listener, self, args);
         }
         wrapper.listener = listener;
         return wrapper;
@@ -411,7 +417,7 @@
       removeAllListeners(type) {
         if (this._events === undefined) return this;
         if (type === undefined) {
-          this._events = Object.create(null);
+          this._events = P.ObjectCreate(null);
           this._eventsCount = 0;
         } else if (this._events[type] !== undefined) {
           delete this._events[type];
@@ -435,7 +441,7 @@
         return typeof l === 'function' ? 1 : l.length;
       }
       eventNames() {
-        return this._events ? Reflect.ownKeys(this._events) : [];
+        return this._events ? P.ReflectOwnKeys(this._events) : [];
       }
     }
     EventEmitter.prototype._events = undefined;
@@ -489,14 +495,14 @@
     // pathOf accepts Node's path forms: a string, a Buffer or a file: URL.
     const pathOf = (p, name = 'path') => {
       if (typeof p === 'string') return p;
-      if (p instanceof Uint8Array) return Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString();
+      if (P.isInstance(p, P.Uint8Array)) return Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString();
       if (p !== null && typeof p === 'object' && typeof p.href === 'string' && p.protocol !== undefined) {
         if (p.protocol !== 'file:') throw typeError('ERR_INVALID_URL_SCHEME', 'The URL must be of scheme file');
         return decodeURIComponent(p.pathname);
       }
       throw invalidArg(name, 'of type string or an instance of Buffer or URL', p);
     };
-    const optionsOf = (o, dflt) => (typeof o === 'string' ? Object.assign({}, dflt, { encoding: o }) : Object.assign({}, dflt, o || {}));
+    const optionsOf = (o, dflt) => (typeof o === 'string' ? P.ObjectAssign({}, dflt, { encoding: o }) : P.ObjectAssign({}, dflt, o || {}));
     const decode = (ab, encoding) => {
       const b = Buffer.from(ab);
       return encoding && encoding !== 'buffer' ? b.toString(encoding) : b;
@@ -506,7 +512,7 @@
         if (!encoding || encoding === 'utf8' || encoding === 'utf-8') return data;
         return Buffer.from(data, encoding);
       }
-      if (ArrayBuffer.isView(data)) return data;
+      if (P.ArrayBufferIsView(data)) return data;
       throw invalidArg('data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
     };
     const modeOf = (m) => (m === undefined || m === null ? 0 : typeof m === 'string' ? parseInt(m, 8) : Number(m));
@@ -518,7 +524,7 @@
         this.gid = 0;
         this.rdev = 0;
         this.blksize = 4096;
-        this.blocks = Math.ceil(this.size / 512);
+        this.blocks = P.MathCeil(this.size / 512);
         this.birthtimeMs = this.ctimeMs;
         this.atime = new Date(this.atimeMs);
         this.mtime = new Date(this.mtimeMs);
@@ -553,7 +559,7 @@
         this.name = name;
         this.parentPath = parentPath;
         this.path = parentPath;
-        Object.defineProperty(this, '_mode', { value: direntTypes[type] });
+        P.ObjectDefineProperty(this, '_mode', { value: direntTypes[type] });
       }
       isFile() {
         return this._mode === constants.S_IFREG;
@@ -610,7 +616,7 @@
       accessSync(p, mode = constants.F_OK) {
         const st = host.fsStat(pathOf(p), true, true);
         if ((mode & constants.W_OK) && !(st[2] & 0o222)) {
-          throw Object.assign(new Error(`EACCES: permission denied, access '${pathOf(p)}'`), { errno: -13, code: 'EACCES', syscall: 'access', path: pathOf(p) });
+          throw P.ObjectAssign(new Error(`EACCES: permission denied, access '${pathOf(p)}'`), { errno: -13, code: 'EACCES', syscall: 'access', path: pathOf(p) });
         }
       },
       statSync(p, options) {
@@ -643,7 +649,7 @@
         return out;
       },
       mkdirSync(p, options) {
-        const o = typeof options === 'number' || typeof options === 'string' ? { mode: options } : Object.assign({ recursive: false }, options || {});
+        const o = typeof options === 'number' || typeof options === 'string' ? { mode: options } : P.ObjectAssign({ recursive: false }, options || {});
         const made = host.fsMkdir(pathOf(p), !!o.recursive, modeOf(o.mode));
         return o.recursive ? made : undefined;
       },
@@ -652,7 +658,7 @@
         const b = new Uint8Array(6);
         for (let tries = 0; ; tries++) {
           host.randomFill(b);
-          const p = pathOf(prefix, 'prefix') + Array.from(b, (x) => chars[x % chars.length]).join('');
+          const p = pathOf(prefix, 'prefix') + P.ArrayFrom(b, (x) => chars[x % chars.length]).join('');
           try {
             host.fsMkdir(p, false, 0o700);
             return p;
@@ -666,7 +672,7 @@
         host.fsRmdir(pathOf(p));
       },
       rmSync(p, options) {
-        const o = Object.assign({ recursive: false, force: false }, options || {});
+        const o = P.ObjectAssign({ recursive: false, force: false }, options || {});
         host.fsRm(pathOf(p), !!o.recursive, !!o.force);
       },
       unlinkSync(p) {
@@ -684,7 +690,7 @@
         const st = fs.statSync(s);
         if (!st.isDirectory()) return fs.copyFileSync(s, d, options.errorOnExist && options.force === false ? constants.COPYFILE_EXCL : 0);
         if (!options.recursive) {
-          throw Object.assign(new Error(`Recursive option is required to copy a directory: ${s}`), { code: 'ERR_FS_EISDIR' });
+          throw P.ObjectAssign(new Error(`Recursive option is required to copy a directory: ${s}`), { code: 'ERR_FS_EISDIR' });
         }
         fs.mkdirSync(d, { recursive: true });
         for (const e of fs.readdirSync(s, { withFileTypes: true })) {
@@ -715,7 +721,7 @@
           const next = path.join(out, parts[i]);
           const st = host.fsStat(next, false, true);
           if ((st[2] & constants.S_IFMT) === constants.S_IFLNK) {
-            if (++hops > 40) throw Object.assign(new Error(`ELOOP: too many symbolic links encountered, realpath '${p}'`), { code: 'ELOOP', errno: -40, syscall: 'realpath', path: p });
+            if (++hops > 40) throw P.ObjectAssign(new Error(`ELOOP: too many symbolic links encountered, realpath '${p}'`), { code: 'ELOOP', errno: -40, syscall: 'realpath', path: p });
             const target = path.resolve(out, host.fsReadlink(next));
             const rest = parts.slice(i + 1);
             parts = split(target);
@@ -733,7 +739,7 @@
         host.fsChmod(pathOf(p), modeOf(mode));
       },
       utimesSync(p, atime, mtime) {
-        const ms = (t) => (t instanceof Date ? t.getTime() : typeof t === 'string' ? Number(t) * 1000 : t * 1000);
+        const ms = (t) => (P.isInstance(t, P.Date) ? t.getTime() : typeof t === 'string' ? Number(t) * 1000 : t * 1000);
         host.fsUtimes(pathOf(p), ms(atime), ms(mtime));
       },
       truncateSync(p, len = 0) {
@@ -778,7 +784,7 @@
           encoding: o.encoding || undefined,
           read(n) {
             try {
-              const want = Math.min(n, o.end + 1 - pos);
+              const want = P.MathMin(n, o.end + 1 - pos);
               if (want <= 0) {
                 this.push(null);
                 return;
@@ -829,14 +835,14 @@
             }
           },
         });
-        Object.defineProperty(stream, 'bytesWritten', { get: () => bytesWritten });
+        P.ObjectDefineProperty(stream, 'bytesWritten', { get: () => bytesWritten });
         stream.path = typeof p === 'string' ? p : undefined;
         stream.fd = fd;
         stream.close = (cb) => stream.end(cb);
         return stream;
       },
       watch() {
-        throw Object.assign(new Error('fs.watch is not available in the sandbox'), { code: 'ERR_NOT_AVAILABLE' });
+        throw P.ObjectAssign(new Error('fs.watch is not available in the sandbox'), { code: 'ERR_NOT_AVAILABLE' });
       },
     };
     function numericFlags(n) {
@@ -883,9 +889,9 @@
       const sync = fs[name + 'Sync'];
       promises[name] = (...args) => {
         try {
-          return Promise.resolve(sync(...args));
+          return P.PromiseResolve(sync(...args));
         } catch (e) {
-          return Promise.reject(e);
+          return P.PromiseReject(e);
         }
       };
     }
@@ -923,9 +929,9 @@
     }
     promises.open = (...args) => {
       try {
-        return Promise.resolve(new FileHandle(fs.openSync(...args)));
+        return P.PromiseResolve(new FileHandle(fs.openSync(...args)));
       } catch (e) {
-        return Promise.reject(e);
+        return P.PromiseReject(e);
       }
     };
     fs.promises = promises;
@@ -937,7 +943,7 @@
   factories.buffer = () => internal.buffer();
   factories.url = () => {
     const m = internal.url();
-    const out = Object.assign({}, m);
+    const out = P.ObjectAssign({}, m);
     out.fileURLToPath = (u) => {
       const url = typeof u === 'string' ? new m.URL(u) : u;
       if (url.protocol !== 'file:') throw typeError('ERR_INVALID_URL_SCHEME', 'The URL must be of scheme file');
@@ -955,7 +961,7 @@
       return {
         protocol: u.protocol, slashes: true, auth: u.username ? (u.password ? `${u.username}:${u.password}` : u.username) : null,
         host: u.host, port: u.port || null, hostname: u.hostname, hash: u.hash || null, search: u.search || null,
-        query: parseQuery ? Object.fromEntries(u.searchParams) : query || null, pathname: u.pathname,
+        query: parseQuery ? P.ObjectFromEntries(u.searchParams) : query || null, pathname: u.pathname,
         path: u.pathname + u.search, href: u.href,
       };
     };
@@ -1001,14 +1007,14 @@
         host.digest(this.#alg, []); // throws for an unknown algorithm
       }
       update(data, encoding) {
-        if (this.#done) throw Object.assign(new Error('Digest already called'), { code: 'ERR_CRYPTO_HASH_FINALIZED' });
+        if (this.#done) throw P.ObjectAssign(new Error('Digest already called'), { code: 'ERR_CRYPTO_HASH_FINALIZED' });
         const b = toBytes(data, encoding);
-        if (!ArrayBuffer.isView(b)) throw invalidArg('data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
+        if (!P.ArrayBufferIsView(b)) throw invalidArg('data', 'of type string or an instance of Buffer, TypedArray, or DataView', data);
         P.arrayPush(this.#parts, b);
         return this;
       }
       digest(encoding) {
-        if (this.#done) throw Object.assign(new Error('Digest already called'), { code: 'ERR_CRYPTO_HASH_FINALIZED' });
+        if (this.#done) throw P.ObjectAssign(new Error('Digest already called'), { code: 'ERR_CRYPTO_HASH_FINALIZED' });
         this.#done = true;
         const ab = this.key !== undefined ? host.hmac(this.#alg, this.key, this.#parts) : host.digest(this.#alg, this.#parts);
         return output(ab, encoding);
@@ -1040,8 +1046,8 @@
         min = 0;
       }
       const range = max - min;
-      if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || range <= 0 || range > 2 ** 48) {
-        throw Object.assign(new RangeError(`The value of "max" is out of range. It must be greater than the value of "min" (${min}). Received ${max}`), { code: 'ERR_OUT_OF_RANGE' });
+      if (!P.NumberIsSafeInteger(min) || !P.NumberIsSafeInteger(max) || range <= 0 || range > 2 ** 48) {
+        throw P.ObjectAssign(new RangeError(`The value of "max" is out of range. It must be greater than the value of "min" (${min}). Received ${max}`), { code: 'ERR_OUT_OF_RANGE' });
       }
       const b = new Uint8Array(6);
       const limit = 2 ** 48 - (2 ** 48 % range);
@@ -1058,7 +1064,7 @@
       return r;
     };
     const timingSafeEqual = (a, b) => {
-      if (a.byteLength !== b.byteLength) throw Object.assign(new RangeError('Input buffers must have the same byte length'), { code: 'ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH' });
+      if (a.byteLength !== b.byteLength) throw P.ObjectAssign(new RangeError('Input buffers must have the same byte length'), { code: 'ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH' });
       let d = 0;
       for (let i = 0; i < a.length; i++) d |= a[i] ^ b[i];
       return d === 0;
@@ -1122,45 +1128,45 @@
       }
     }
     const fail = (actual, expected, message, operator, dflt) => {
-      if (message instanceof Error) throw message;
+      if (P.isInstance(message, P.Error)) throw message;
       throw new AssertionError({ message: message !== undefined ? message : dflt(), actual, expected, operator, userMessage: message !== undefined });
     };
     function deepEqualValues(a, b, strict, seen = new Map()) {
-      if (strict ? Object.is(a, b) : a == b || (a !== a && b !== b)) return true; // eslint-disable-line eqeqeq
+      if (strict ? P.ObjectIs(a, b) : a == b || (a !== a && b !== b)) return true; // eslint-disable-line eqeqeq
       if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-      if (strict && Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
-      const tag = Object.prototype.toString.call(a);
-      if (tag !== Object.prototype.toString.call(b)) return false;
+      if (strict && P.ObjectGetPrototypeOf(a) !== P.ObjectGetPrototypeOf(b)) return false;
+      const tag = P.ObjectPrototypeToString(a);
+      if (tag !== P.ObjectPrototypeToString(b)) return false;
       if (seen.get(a) === b) return true;
       seen.set(a, b);
-      if (a instanceof Date) return a.getTime() === b.getTime();
-      if (a instanceof RegExp) return String(a) === String(b);
-      if (ArrayBuffer.isView(a)) {
+      if (P.isInstance(a, P.Date)) return a.getTime() === b.getTime();
+      if (P.isInstance(a, P.RegExp)) return String(a) === String(b);
+      if (P.ArrayBufferIsView(a)) {
         if (a.length !== b.length) return false;
-        for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) return false;
+        for (let i = 0; i < a.length; i++) if (!P.ObjectIs(a[i], b[i])) return false;
         return true;
       }
-      if (a instanceof Map) {
+      if (P.isInstance(a, P.Map)) {
         if (a.size !== b.size) return false;
         for (const [k, v] of a) if (!b.has(k) || !deepEqualValues(v, b.get(k), strict, seen)) return false;
         return true;
       }
-      if (a instanceof Set) {
+      if (P.isInstance(a, P.Set)) {
         if (a.size !== b.size) return false;
         for (const v of a) if (!b.has(v)) return false;
         return true;
       }
-      if (a instanceof Error && (a.message !== b.message || a.name !== b.name)) return false;
-      const ka = Object.keys(a);
-      const kb = Object.keys(b);
+      if (P.isInstance(a, P.Error) && (a.message !== b.message || a.name !== b.name)) return false;
+      const ka = P.ObjectKeys(a);
+      const kb = P.ObjectKeys(b);
       if (ka.length !== kb.length) return false;
       for (const k of ka) {
-        if (!Object.prototype.hasOwnProperty.call(b, k) || !deepEqualValues(a[k], b[k], strict, seen)) return false;
+        if (!P.ObjectPrototypeHasOwnProperty(b, k) || !deepEqualValues(a[k], b[k], strict, seen)) return false;
       }
       return true;
     }
     const assert = (value, message) => assert.ok(value, message);
-    Object.assign(assert, {
+    P.ObjectAssign(assert, {
       AssertionError,
       deepEqualValues,
       ok(value, message) {
@@ -1173,10 +1179,10 @@
         if (a == b) fail(a, b, message, '!=', () => `${inspect(a)} != ${inspect(b)}`); // eslint-disable-line eqeqeq
       },
       strictEqual(a, b, message) {
-        if (!Object.is(a, b)) fail(a, b, message, 'strictEqual', () => `Expected values to be strictly equal:\n\n${inspect(a)} !== ${inspect(b)}\n`);
+        if (!P.ObjectIs(a, b)) fail(a, b, message, 'strictEqual', () => `Expected values to be strictly equal:\n\n${inspect(a)} !== ${inspect(b)}\n`);
       },
       notStrictEqual(a, b, message) {
-        if (Object.is(a, b)) fail(a, b, message, 'notStrictEqual', () => `Expected "actual" to be strictly unequal to: ${inspect(b)}`);
+        if (P.ObjectIs(a, b)) fail(a, b, message, 'notStrictEqual', () => `Expected "actual" to be strictly unequal to: ${inspect(b)}`);
       },
       deepEqual(a, b, message) {
         if (!deepEqualValues(a, b, false)) fail(a, b, message, 'deepEqual', () => `Expected values to be loosely deep-equal:\n\n${inspect(a)}\n\nshould loosely deep-equal\n\n${inspect(b)}`);
@@ -1227,14 +1233,14 @@
         if (expected(e) === true) return;
         fail(e, expected, message, 'throws', () => 'The validation function is expected to return "true".');
       }
-      if (expected instanceof RegExp) {
+      if (P.isInstance(expected, P.RegExp)) {
         if (expected.test(String(e))) return;
         fail(e, expected, message, 'throws', () => `The input did not match the regular expression ${expected}. Input:\n\n${inspect(String(e))}\n`);
       }
-      for (const k of Object.keys(expected)) {
+      for (const k of P.ObjectKeys(expected)) {
         const want = expected[k];
         const got = e[k];
-        if (want instanceof RegExp ? !want.test(got) : !deepEqualValues(got, want, true)) {
+        if (P.isInstance(want, P.RegExp) ? !want.test(got) : !deepEqualValues(got, want, true)) {
           fail(e, expected, message, 'throws', () => `Expected values to be strictly deep-equal: ${k}: ${inspect(got)} !== ${inspect(want)}`);
         }
       }
@@ -1306,7 +1312,7 @@
         queue.length = 0;
         if (typeof emitter.destroy === 'function') emitter.destroy();
         else if (typeof emitter.close === 'function') emitter.close();
-        return Promise.resolve({ value: undefined, done: true });
+        return P.PromiseResolve({ value: undefined, done: true });
       },
       [Symbol.asyncIterator]() {
         return this;
@@ -1363,7 +1369,7 @@
           return false;
         }
         if (!st.objectMode && typeof chunk === 'string') chunk = Buffer.from(chunk, encoding);
-        else if (!st.objectMode && chunk instanceof Uint8Array && !(chunk instanceof Buffer)) chunk = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+        else if (!st.objectMode && P.isInstance(chunk, P.Uint8Array) && !(chunk instanceof Buffer)) chunk = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
         P.arrayPush(st.buffer, chunk);
         st.length += st.objectMode ? 1 : chunk.length;
         st.reading = false;
@@ -1489,11 +1495,11 @@
         });
       }
       static from(iterable, opts = {}) {
-        if (typeof iterable === 'string' || iterable instanceof Uint8Array) iterable = [iterable];
+        if (typeof iterable === 'string' || P.isInstance(iterable, P.Uint8Array)) iterable = [iterable];
         const it = iterable[Symbol.asyncIterator] ? iterable[Symbol.asyncIterator]() : iterable[Symbol.iterator]();
-        return new Readable(Object.assign({ objectMode: true }, opts, {
+        return new Readable(P.ObjectAssign({ objectMode: true }, opts, {
           read() {
-            Promise.resolve(it.next()).then((r) => this.push(r.done ? null : r.value), (e) => this.destroy(e));
+            P.PromiseResolve(it.next()).then((r) => this.push(r.done ? null : r.value), (e) => this.destroy(e));
           },
         }));
       }
@@ -1501,7 +1507,7 @@
     function initWritable(self, opts) {
       self._writableState = { queue: [], writing: false, ending: false, finished: false, objectMode: !!(opts.objectMode || opts.writableObjectMode), endCallbacks: [] };
       if (typeof opts.write === 'function') self._write = opts.write;
-      if (typeof opts.writev === 'function' && !opts.write) self._write = (c, e, cb) => opts.writev.call(self, [{ chunk: c, encoding: e }], cb);
+      if (typeof opts.writev === 'function' && !opts.write) self._write = (c, e, cb) => P.FunctionPrototypeCall(opts.writev, self, [{ chunk: c, encoding: e }], cb);
       if (typeof opts.final === 'function') self._final = opts.final;
       self.writable = true;
     }
@@ -1513,7 +1519,7 @@
         }
         const st = this._writableState;
         if (st.ending) {
-          const err = Object.assign(new Error('write after end'), { code: 'ERR_STREAM_WRITE_AFTER_END' });
+          const err = P.ObjectAssign(new Error('write after end'), { code: 'ERR_STREAM_WRITE_AFTER_END' });
           tick(() => (cb ? cb(err) : this.emit('error', err)));
           return false;
         }
@@ -1599,7 +1605,7 @@
         this.destroyed = false;
       }
       _write(chunk, encoding, cb) {
-        cb(Object.assign(new Error('The _write() method is not implemented'), { code: 'ERR_METHOD_NOT_IMPLEMENTED' }));
+        cb(P.ObjectAssign(new Error('The _write() method is not implemented'), { code: 'ERR_METHOD_NOT_IMPLEMENTED' }));
       }
       destroy(err) {
         if (this.destroyed) return this;
@@ -1611,7 +1617,7 @@
         return this;
       }
     }
-    Object.assign(Writable.prototype, writableMethods);
+    P.ObjectAssign(Writable.prototype, writableMethods);
     class Duplex extends Readable {
       constructor(opts = {}) {
         super(opts);
@@ -1619,10 +1625,10 @@
         if (opts.allowHalfOpen === false) this.once('end', () => this.end());
       }
       _write(chunk, encoding, cb) {
-        cb(Object.assign(new Error('The _write() method is not implemented'), { code: 'ERR_METHOD_NOT_IMPLEMENTED' }));
+        cb(P.ObjectAssign(new Error('The _write() method is not implemented'), { code: 'ERR_METHOD_NOT_IMPLEMENTED' }));
       }
     }
-    for (const [k, v] of Object.entries(writableMethods)) Duplex.prototype[k] = v;
+    for (const [k, v] of P.ObjectEntries(writableMethods)) Duplex.prototype[k] = v;
     class Transform extends Duplex {
       constructor(opts = {}) {
         super(opts);
@@ -1630,7 +1636,7 @@
         if (typeof opts.flush === 'function') this._flush = opts.flush;
       }
       _transform(chunk, encoding, cb) {
-        cb(Object.assign(new Error('The _transform() method is not implemented'), { code: 'ERR_METHOD_NOT_IMPLEMENTED' }));
+        cb(P.ObjectAssign(new Error('The _transform() method is not implemented'), { code: 'ERR_METHOD_NOT_IMPLEMENTED' }));
       }
       _write(chunk, encoding, cb) {
         this._transform(chunk, encoding, (err, data) => {
@@ -1670,7 +1676,7 @@
     }
     function pipeline(...streams) {
       const cb = typeof streams[streams.length - 1] === 'function' ? streams.pop() : () => {};
-      if (Array.isArray(streams[0])) streams = streams[0];
+      if (P.ArrayIsArray(streams[0])) streams = streams[0];
       streams = streams.map((s, i) => (i === 0 && !(s instanceof Stream) && s !== null && typeof s === 'object' ? Readable.from(s) : s));
       let failed = false;
       const fail = (err) => {
@@ -1690,7 +1696,7 @@
       finished: (stream, opts) => new Promise((resolve, reject) => finished(stream, opts, (err) => (err ? reject(err) : resolve()))),
     };
     Stream.Stream = Stream;
-    Object.assign(Stream, { Readable, Writable, Duplex, Transform, PassThrough, pipeline, finished, promises });
+    P.ObjectAssign(Stream, { Readable, Writable, Duplex, Transform, PassThrough, pipeline, finished, promises });
     return Stream;
   };
   factories['stream/promises'] = () => internal.builtin('stream').promises;
@@ -1710,7 +1716,7 @@
           for (const line of lines) this.emit('line', line);
         };
         if (!input || typeof input.on !== 'function') {
-          throw Object.assign(new TypeError('readline.createInterface: the sandbox has no stdin; give a stream as input (e.g. fs.createReadStream(path))'), { code: 'ERR_INVALID_ARG_TYPE' });
+          throw P.ObjectAssign(new TypeError('readline.createInterface: the sandbox has no stdin; give a stream as input (e.g. fs.createReadStream(path))'), { code: 'ERR_INVALID_ARG_TYPE' });
         }
         input.on('data', (chunk) => emitLines(typeof chunk === 'string' ? chunk : decoder.write(chunk)));
         input.on('end', () => {
@@ -1727,7 +1733,7 @@
         this.emit('close');
       }
       question(query, cb) {
-        throw Object.assign(new Error('readline: the sandbox has no terminal to ask on'), { code: 'ERR_NOT_AVAILABLE' });
+        throw P.ObjectAssign(new Error('readline: the sandbox has no terminal to ask on'), { code: 'ERR_NOT_AVAILABLE' });
       }
       setPrompt() {}
       prompt() {}
@@ -1749,10 +1755,10 @@
     return { createInterface, Interface };
   };
   factories.module = () => {
-    const builtinModules = Array.from(host.builtinModules);
+    const builtinModules = P.ArrayFrom(host.builtinModules);
     const isBuiltin = (name) => builtinModules.includes(String(name).replace(/^node:/, ''));
     function Module() {}
-    Object.assign(Module, { createRequire: (filename) => host.createRequire(String(filename && filename.href !== undefined ? filename.href : filename)), builtinModules, isBuiltin });
+    P.ObjectAssign(Module, { createRequire: (filename) => host.createRequire(String(filename && filename.href !== undefined ? filename.href : filename)), builtinModules, isBuiltin });
     Module.Module = Module;
     return Module;
   };
@@ -1765,7 +1771,7 @@
     };
     for (const op of ['gzip', 'gunzip', 'deflate', 'inflate', 'deflateRaw', 'inflateRaw', 'unzip']) {
       const sync = (data, options = {}) => {
-        const input = typeof data === 'string' ? Buffer.from(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+        const input = typeof data === 'string' ? Buffer.from(data) : P.isInstance(data, P.ArrayBuffer) ? new Uint8Array(data) : data;
         const level = options && options.level !== undefined ? options.level : -1;
         return Buffer.from(host.zlib(op, input, level));
       };
@@ -1787,7 +1793,7 @@
     }
     for (const name of ['createGzip', 'createGunzip', 'createDeflate', 'createInflate', 'brotliCompressSync', 'brotliDecompressSync']) {
       out[name] = () => {
-        throw Object.assign(new Error(`zlib.${name} is not available in the sandbox; use the sync or callback forms of gzip, gunzip, deflate and inflate`), { code: 'ERR_NOT_AVAILABLE' });
+        throw P.ObjectAssign(new Error(`zlib.${name} is not available in the sandbox; use the sync or callback forms of gzip, gunzip, deflate and inflate`), { code: 'ERR_NOT_AVAILABLE' });
       };
     }
     return out;
@@ -1824,17 +1830,17 @@
         return s;
       }
     };
-    const value = (v) => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : '');
+    const value = (v) => (typeof v === 'string' ? v : typeof v === 'number' && P.NumberIsFinite(v) ? String(v) : typeof v === 'boolean' || typeof v === 'bigint' ? String(v) : '');
     function stringify(obj, sep = '&', eq = '=') {
       if (obj === null || typeof obj !== 'object') return '';
-      return Object.keys(obj).map((k) => {
+      return P.ObjectKeys(obj).map((k) => {
         const v = obj[k];
-        if (Array.isArray(v)) return v.map((x) => escape(k) + eq + escape(value(x))).join(sep);
+        if (P.ArrayIsArray(v)) return v.map((x) => escape(k) + eq + escape(value(x))).join(sep);
         return escape(k) + eq + escape(value(v));
       }).join(sep);
     }
     function parse(str, sep = '&', eq = '=', options = {}) {
-      const out = Object.create(null);
+      const out = P.ObjectCreate(null);
       if (typeof str !== 'string' || str.length === 0) return out;
       let parts = str.split(sep);
       const max = options && options.maxKeys !== undefined ? options.maxKeys : 1000;
@@ -1845,7 +1851,7 @@
         const k = unescape((i >= 0 ? part.slice(0, i) : part).replace(/\+/g, ' '));
         const v = i >= 0 ? unescape(part.slice(i + eq.length).replace(/\+/g, ' ')) : '';
         if (!(k in out)) out[k] = v;
-        else if (Array.isArray(out[k])) P.arrayPush(out[k], v);
+        else if (P.ArrayIsArray(out[k])) P.arrayPush(out[k], v);
         else out[k] = [out[k], v];
       }
       return out;
@@ -1883,11 +1889,11 @@
     };
     // bytesOf reads data as Bun.write takes it.
     const bytesOf = async (data) => {
-      if (typeof data === 'string' || ArrayBuffer.isView(data)) return data;
-      if (data instanceof ArrayBuffer) return new Uint8Array(data);
+      if (typeof data === 'string' || P.ArrayBufferIsView(data)) return data;
+      if (P.isInstance(data, P.ArrayBuffer)) return new Uint8Array(data);
       if (data instanceof BunFile) return data.bytes();
       if (data instanceof Blob || data instanceof Response || data instanceof Request) return new Uint8Array(await data.arrayBuffer());
-      if (Array.isArray(data)) return new Uint8Array(await new Blob(data).arrayBuffer());
+      if (P.ArrayIsArray(data)) return new Uint8Array(await new Blob(data).arrayBuffer());
       throw invalidArg('data', 'a string, Blob, BunFile, Response, ArrayBuffer or TypedArray', data);
     };
     class BunFile {
@@ -1939,7 +1945,7 @@
         return fs.promises.readFile(this.#path, 'utf8');
       }
       async json() {
-        return JSON.parse(await this.text());
+        return P.JSONParse(await this.text());
       }
       async blob() {
         return new Blob([await this.bytes()], { type: this.#type });
@@ -1982,8 +1988,8 @@
         await fs.promises.writeFile(path, bytes);
         return typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
       },
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms instanceof Date ? ms - Date.now() : ms)),
-      nanoseconds: () => Math.round(performance.now() * 1e6),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, P.isInstance(ms, P.Date) ? ms - P.DateNow() : ms)),
+      nanoseconds: () => P.MathRound(performance.now() * 1e6),
       inspect: (value, options) => util.inspect(value, options),
       deepEquals(a, b, strict) {
         if (strict) return util.isDeepStrictEqual(a, b);
@@ -2000,33 +2006,33 @@
       spawnSync: noProcesses('spawnSync'),
       $: noProcesses('$'),
     };
-    Object.defineProperty(bun, 'BunFile', { value: BunFile });
+    P.ObjectDefineProperty(bun, 'BunFile', { value: BunFile });
     return bun;
   };
-  Object.defineProperty(globalThis, 'Bun', {
+  P.ObjectDefineProperty(globalThis, 'Bun', {
     configurable: true,
     enumerable: false,
     get() {
       const bun = makeBun();
-      Object.defineProperty(globalThis, 'Bun', { value: bun, writable: true, configurable: true, enumerable: false });
+      P.ObjectDefineProperty(globalThis, 'Bun', { value: bun, writable: true, configurable: true, enumerable: false });
       return bun;
     },
     set(value) {
-      Object.defineProperty(globalThis, 'Bun', { value, writable: true, configurable: true, enumerable: false });
+      P.ObjectDefineProperty(globalThis, 'Bun', { value, writable: true, configurable: true, enumerable: false });
     },
   });
 
   // fs is a global too, as in the seed tool's VM: made on first use.
-  Object.defineProperty(globalThis, 'fs', {
+  P.ObjectDefineProperty(globalThis, 'fs', {
     configurable: true,
     enumerable: false,
     get() {
       const fs = internal.builtin('fs');
-      Object.defineProperty(globalThis, 'fs', { value: fs, writable: true, configurable: true, enumerable: false });
+      P.ObjectDefineProperty(globalThis, 'fs', { value: fs, writable: true, configurable: true, enumerable: false });
       return fs;
     },
     set(value) {
-      Object.defineProperty(globalThis, 'fs', { value, writable: true, configurable: true, enumerable: false });
+      P.ObjectDefineProperty(globalThis, 'fs', { value, writable: true, configurable: true, enumerable: false });
     },
   });
 })

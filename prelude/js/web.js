@@ -10,12 +10,15 @@
   // The built-ins as the VM started (inspect.js): the bodies below call
   // these, not the built-ins as a cell sees them (issue 9).
   const P = internal.primordials;
-  // Math and Number as they were before any cell ran: the size checks
-  // below (toLength, want) must not call a cell's replacement (issue 9:
-  // `Math.trunc = () => 0` let Buffer.from({ length: 2 ** 28 }) past a
-  // 128 MiB cap, natively, for 50 s). guards.js does the same.
-  const Math = Object.freeze(Object.create(null, Object.getOwnPropertyDescriptors(globalThis.Math)));
-  const Number = globalThis.Number, numberIsFinite = Number.isFinite;
+  // Math and Number's statics are P's: the size checks below (toLength,
+  // want) must not call a cell's replacement (issue 9: `Math.trunc = () =>
+  // 0` let Buffer.from({ length: 2 ** 28 }) past a 128 MiB cap, natively,
+  // for 50 s). guards.js does the same.
+  const Number = P.Number, numberIsFinite = P.NumberIsFinite;
+  // The other globals the bodies name, as the VM started: a cell that
+  // replaces globalThis.Map or Error does not reach them.
+  const Array = P.Array, Error = P.Error, TypeError = P.TypeError, RangeError = P.RangeError, Map = P.Map, Set = P.Set;
+  const String = P.String, Symbol = P.Symbol, Promise = P.Promise, Object = P.Object;
   // The native functions the wrappers below call go through this apply, not
   // their .call: a cell that replaced Function.prototype.call was handed
   // Buffer's unguarded alloc.
@@ -25,13 +28,13 @@
   // esbuild's helpers for lowered `for await` loops and async generators
   // look for when it is missing (runtimes/js/lower.go), so both agree.
   if (typeof Symbol.asyncIterator !== 'symbol') {
-    Object.defineProperty(Symbol, 'asyncIterator', { value: Symbol.for('Symbol.asyncIterator') });
+    P.ObjectDefineProperty(Symbol, 'asyncIterator', { value: P.SymbolFor('Symbol.asyncIterator') });
   }
   // The helpers esbuild puts at the top of a lowered cell are var
   // declarations, which would be enumerable globals of the session; made
-  // here first, non-enumerable, they stay out of Object.keys(globalThis).
+  // here first, non-enumerable, they stay out of P.ObjectKeys(globalThis).
   for (const name of ['__knownSymbol', '__typeError', '__await', '__asyncGenerator', '__yieldStar', '__forAwait']) {
-    Object.defineProperty(globalThis, name, { value: undefined, writable: true, configurable: true, enumerable: false });
+    P.ObjectDefineProperty(globalThis, name, { value: undefined, writable: true, configurable: true, enumerable: false });
   }
 
   // Built-ins of recent JavaScript that goja lacks and agents' code uses:
@@ -41,11 +44,11 @@
   // what a program may see when nothing is collected).
   const defineMethod = (obj, name, fn) => {
     if (typeof obj[name] !== 'function') {
-      Object.defineProperty(obj, name, { value: fn, writable: true, configurable: true, enumerable: false });
+      P.ObjectDefineProperty(obj, name, { value: fn, writable: true, configurable: true, enumerable: false });
     }
   };
   defineMethod(Object, 'groupBy', function groupBy(items, callback) {
-    const out = Object.create(null);
+    const out = P.ObjectCreate(null);
     let i = 0;
     for (const item of items) {
       const key = callback(item, i++);
@@ -77,15 +80,15 @@
   });
   defineMethod(Array, 'fromAsync', function fromAsync(items, mapFn, thisArg) {
     if (mapFn !== undefined && typeof mapFn !== 'function') {
-      return Promise.reject(new TypeError('Array.fromAsync: the mapping function is not a function'));
+      return P.PromiseReject(new TypeError('Array.fromAsync: the mapping function is not a function'));
     }
-    const map = (v, i) => (mapFn === undefined ? v : mapFn.call(thisArg, v, i));
+    const map = (v, i) => (mapFn === undefined ? v : P.FunctionPrototypeCall(mapFn, thisArg, v, i));
     const out = [];
     if (items !== null && items !== undefined && typeof items[Symbol.asyncIterator] === 'function') {
       const it = items[Symbol.asyncIterator]();
-      const step = () => Promise.resolve(it.next()).then((r) => {
+      const step = () => P.PromiseResolve(it.next()).then((r) => {
         if (r.done) return out;
-        return Promise.resolve(map(r.value, out.length)).then((v) => {
+        return P.PromiseResolve(map(r.value, out.length)).then((v) => {
           P.arrayPush(out, v);
           return step();
         });
@@ -93,10 +96,10 @@
       return step();
     }
     if (items === null || items === undefined) {
-      return Promise.reject(new TypeError('Array.fromAsync: the input is not iterable'));
+      return P.PromiseReject(new TypeError('Array.fromAsync: the input is not iterable'));
     }
-    const list = typeof items[Symbol.iterator] === 'function' ? Array.from(items) : Array.from({ length: items.length }, (_, i) => items[i]);
-    const step = (i) => (i >= list.length ? Promise.resolve(out) : Promise.resolve(list[i]).then((v) => map(v, i)).then((v) => {
+    const list = typeof items[Symbol.iterator] === 'function' ? P.ArrayFrom(items) : P.ArrayFrom({ length: items.length }, (_, i) => items[i]);
+    const step = (i) => (i >= list.length ? P.PromiseResolve(out) : P.PromiseResolve(list[i]).then((v) => map(v, i)).then((v) => {
       P.arrayPush(out, v);
       return step(i + 1);
     }));
@@ -130,15 +133,15 @@
         return 'FinalizationRegistry';
       }
     }
-    Object.defineProperty(globalThis, 'WeakRef', { value: WeakRef, writable: true, configurable: true, enumerable: false });
-    Object.defineProperty(globalThis, 'FinalizationRegistry', { value: FinalizationRegistry, writable: true, configurable: true, enumerable: false });
+    P.ObjectDefineProperty(globalThis, 'WeakRef', { value: WeakRef, writable: true, configurable: true, enumerable: false });
+    P.ObjectDefineProperty(globalThis, 'FinalizationRegistry', { value: FinalizationRegistry, writable: true, configurable: true, enumerable: false });
   }
 
-  const define = (name, value) => Object.defineProperty(globalThis, name, {
+  const define = (name, value) => P.ObjectDefineProperty(globalThis, name, {
     value, writable: true, configurable: true, enumerable: false,
   });
   // lazy defines a global made on first use.
-  const lazy = (name, make) => Object.defineProperty(globalThis, name, {
+  const lazy = (name, make) => P.ObjectDefineProperty(globalThis, name, {
     configurable: true,
     enumerable: false,
     get() {
@@ -157,13 +160,13 @@
     if (n >= reserveFrom) host.reserve(n);
   };
   const toLength = (n) => {
-    n = Math.trunc(Number(n));
+    n = P.MathTrunc(Number(n));
     return numberIsFinite(n) && n > 0 ? n : 0;
   };
-  const typeError = (code, msg) => Object.assign(new TypeError(msg), { code });
-  const isView = (v) => ArrayBuffer.isView(v);
+  const typeError = (code, msg) => P.ObjectAssign(new TypeError(msg), { code });
+  const isView = (v) => P.ArrayBufferIsView(v);
   const bytesOf = (v) => {
-    if (v instanceof ArrayBuffer) return new Uint8Array(v);
+    if (P.isInstance(v, P.ArrayBuffer)) return new Uint8Array(v);
     if (isView(v)) return new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
     return null;
   };
@@ -178,9 +181,9 @@
     constructor(message = '', options = 'Error') {
       super(String(message));
       const name = options !== null && typeof options === 'object' ? String(options.name || 'Error') : String(options);
-      Object.defineProperty(this, 'name', { value: name, writable: true, configurable: true, enumerable: false });
+      P.ObjectDefineProperty(this, 'name', { value: name, writable: true, configurable: true, enumerable: false });
       if (options !== null && typeof options === 'object' && 'cause' in options) {
-        Object.defineProperty(this, 'cause', { value: options.cause, writable: true, configurable: true });
+        P.ObjectDefineProperty(this, 'cause', { value: options.cause, writable: true, configurable: true });
       }
     }
     get code() {
@@ -225,13 +228,13 @@
   lazy('URL', () => internal.url().URL);
   lazy('URLSearchParams', () => internal.url().URLSearchParams);
 
-  const customInspect = Symbol.for('nodejs.util.inspect.custom');
-  const hidden = (obj, key, value) => Object.defineProperty(obj, key, { value, writable: true, configurable: true, enumerable: false });
+  const customInspect = P.SymbolFor('nodejs.util.inspect.custom');
+  const hidden = (obj, key, value) => P.ObjectDefineProperty(obj, key, { value, writable: true, configurable: true, enumerable: false });
   // extendURL gives goja_nodejs's classes their names, Node's rendering
   // and the statics it lacks.
   function extendURL(URL, URLSearchParams) {
-    Object.defineProperty(URL, 'name', { value: 'URL', configurable: true });
-    Object.defineProperty(URLSearchParams, 'name', { value: 'URLSearchParams', configurable: true });
+    P.ObjectDefineProperty(URL, 'name', { value: 'URL', configurable: true });
+    P.ObjectDefineProperty(URLSearchParams, 'name', { value: 'URLSearchParams', configurable: true });
     hidden(URL, 'canParse', (input, base) => {
       try {
         new URL(input, base); // eslint-disable-line no-new
@@ -251,7 +254,7 @@
     // standard's order is (value, name).
     hidden(URLSearchParams.prototype, 'forEach', function forEach(callback, thisArg) {
       if (typeof callback !== 'function') throw typeError('ERR_INVALID_ARG_TYPE', 'The "callback" argument must be of type function');
-      for (const [name, value] of this.entries()) callback.call(thisArg, value, name, this);
+      for (const [name, value] of this.entries()) P.FunctionPrototypeCall(callback, thisArg, value, name, this);
     });
     const keys = ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'searchParams', 'hash'];
     hidden(URL.prototype, customInspect, function (depth, options) {
@@ -287,15 +290,15 @@
       return apply(rawFrom, this, [value, enc, ...rest]);
     };
     const toString = Buffer.prototype.toString;
-    Object.defineProperty(Buffer.prototype, 'toString', {
+    P.ObjectDefineProperty(Buffer.prototype, 'toString', {
       value: function toString_(enc, start, end) {
         enc = encodingOf(enc);
         // The text is made in native code: at most two bytes per byte.
-        const from = start === undefined ? 0 : Math.max(0, Math.trunc(start) || 0);
-        const to = end === undefined ? this.length : Math.min(this.length, Math.trunc(end) || 0);
-        const n = 2 * Math.max(0, to - from);
+        const from = start === undefined ? 0 : P.MathMax(0, P.MathTrunc(start) || 0);
+        const to = end === undefined ? this.length : P.MathMin(this.length, P.MathTrunc(end) || 0);
+        const n = 2 * P.MathMax(0, to - from);
         if (n > maxBytes) {
-          throw Object.assign(new RangeError(`Cannot create a string longer than ${Math.floor(maxBytes / 2)} characters (the session's memory limit): ` +
+          throw P.ObjectAssign(new RangeError(`Cannot create a string longer than ${P.MathFloor(maxBytes / 2)} characters (the session's memory limit): ` +
             'convert the buffer in parts (buf.subarray(start, end).toString())'), { code: 'ERR_STRING_TOO_LONG' });
         }
         if (n >= reserveFrom) host.reserve(n);
@@ -312,15 +315,15 @@
       from(value, ...rest) {
         if (typeof value === 'string') want(value.length * 3);
         else if (isView(value)) want(value.byteLength);
-        else if (value !== null && typeof value === 'object' && !(value instanceof ArrayBuffer) && !isView(value)) {
+        else if (value !== null && typeof value === 'object' && !(P.isInstance(value, P.ArrayBuffer)) && !isView(value)) {
           want(toLength(value.length));
         }
         return apply(from, this, [value, ...rest]);
       },
       alloc(size, ...rest) {
         if (typeof size !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "size" argument must be of type number. Received ${internal.inspect(size)}`);
-        if (size < 0 || size > maxBytes || !Number.isFinite(size)) {
-          throw Object.assign(new RangeError(`The value of "size" is out of range. It must be >= 0 && <= ${maxBytes}. Received ${size}`), { code: 'ERR_OUT_OF_RANGE' });
+        if (size < 0 || size > maxBytes || !P.NumberIsFinite(size)) {
+          throw P.ObjectAssign(new RangeError(`The value of "size" is out of range. It must be >= 0 && <= ${maxBytes}. Received ${size}`), { code: 'ERR_OUT_OF_RANGE' });
         }
         want(size);
         return apply(alloc, this, [size, ...rest]);
@@ -332,7 +335,7 @@
         return Buffer.alloc(size);
       },
       concat(list, totalLength) {
-        if (!Array.isArray(list)) throw typeError('ERR_INVALID_ARG_TYPE', 'The "list" argument must be an instance of Array');
+        if (!P.ArrayIsArray(list)) throw typeError('ERR_INVALID_ARG_TYPE', 'The "list" argument must be an instance of Array');
         let n = 0;
         for (const b of list) n += b && b.length ? b.length : 0;
         want(totalLength === undefined ? n : toLength(totalLength));
@@ -352,7 +355,7 @@
       },
       byteLength(value, encoding) {
         if (typeof value !== 'string') {
-          if (value instanceof ArrayBuffer || isView(value)) return value.byteLength;
+          if (P.isInstance(value, P.ArrayBuffer) || isView(value)) return value.byteLength;
           throw typeError('ERR_INVALID_ARG_TYPE', 'The "string" argument must be of type string or an instance of Buffer or ArrayBuffer.');
         }
         return Buffer.from(value, encoding).length;
@@ -361,15 +364,15 @@
         return compareBytes(a, b);
       },
     };
-    for (const [name, fn] of Object.entries(statics)) {
-      Object.defineProperty(Buffer, name, { value: fn, writable: true, configurable: true, enumerable: false });
+    for (const [name, fn] of P.ObjectEntries(statics)) {
+      P.ObjectDefineProperty(Buffer, name, { value: fn, writable: true, configurable: true, enumerable: false });
     }
     const methods = {
       slice(start, end) {
         return this.subarray(start, end);
       },
       toJSON() {
-        return { type: 'Buffer', data: Array.from(this) };
+        return { type: 'Buffer', data: P.ArrayFrom(this) };
       },
       compare(target, ...range) {
         const [ts = 0, te = target.length, ss = 0, se = this.length] = range;
@@ -377,7 +380,7 @@
       },
       copy(target, targetStart = 0, sourceStart = 0, sourceEnd = this.length) {
         const src = this.subarray(sourceStart, sourceEnd);
-        const n = Math.max(0, Math.min(src.length, target.length - targetStart));
+        const n = P.MathMax(0, P.MathMin(src.length, target.length - targetStart));
         target.set(n === src.length ? src : src.subarray(0, n), targetStart);
         return n;
       },
@@ -390,17 +393,17 @@
       [customInspect]() {
         const max = 50;
         let s = '';
-        for (let i = 0; i < Math.min(this.length, max); i++) s += ' ' + (this[i] < 16 ? '0' : '') + this[i].toString(16);
+        for (let i = 0; i < P.MathMin(this.length, max); i++) s += ' ' + (this[i] < 16 ? '0' : '') + this[i].toString(16);
         if (this.length > max) s += ` ... ${this.length - max} more byte${this.length - max > 1 ? 's' : ''}`;
         return `<Buffer${s}>`;
       },
     };
-    for (const key of Reflect.ownKeys(methods)) {
-      Object.defineProperty(proto, key, { value: methods[key], writable: true, configurable: true, enumerable: false });
+    for (const key of P.ReflectOwnKeys(methods)) {
+      P.ObjectDefineProperty(proto, key, { value: methods[key], writable: true, configurable: true, enumerable: false });
     }
     for (const name of ['latin1Slice', 'hexSlice', 'utf8Slice', 'base64Slice', 'asciiSlice']) {
       const enc = name.slice(0, -5);
-      Object.defineProperty(proto, name, {
+      P.ObjectDefineProperty(proto, name, {
         value(start, end) {
           return this.toString(enc, start, end);
         },
@@ -409,7 +412,7 @@
       });
     }
     function compareBytes(a, b) {
-      const n = Math.min(a.length, b.length);
+      const n = P.MathMin(a.length, b.length);
       for (let i = 0; i < n; i++) {
         if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
       }
@@ -420,10 +423,10 @@
         encoding = offset;
         offset = 0;
       }
-      if (offset < 0) offset = Math.max(0, buf.length + offset);
-      if (typeof value === 'number') return Uint8Array.prototype.indexOf.call(buf, value & 255, offset);
+      if (offset < 0) offset = P.MathMax(0, buf.length + offset);
+      if (typeof value === 'number') return P.TypedArrayPrototypeIndexOf(buf, value & 255, offset);
       const needle = typeof value === 'string' ? Buffer.from(value, encoding) : value;
-      if (needle.length === 0) return Math.min(offset, buf.length);
+      if (needle.length === 0) return P.MathMin(offset, buf.length);
       outer: for (let i = offset; i <= buf.length - needle.length; i++) {
         for (let j = 0; j < needle.length; j++) {
           if (buf[i + j] !== needle[j]) continue outer;
@@ -444,7 +447,7 @@
     }
     encodeInto(source, destination) {
       const bytes = this.encode(source);
-      let n = Math.min(bytes.length, destination.length);
+      let n = P.MathMin(bytes.length, destination.length);
       // Only whole characters: back off a cut sequence.
       if (n < bytes.length) while (n > 0 && (bytes[n] & 0xc0) === 0x80) n--;
       destination.set(bytes.subarray(0, n));
@@ -532,61 +535,61 @@
       if (typeof v === 'function') throw cloneError(String(v).slice(0, 60));
       if (seen.has(v)) return seen.get(v);
       let out;
-      const tag = Object.prototype.toString.call(v).slice(8, -1);
-      if (v instanceof Date) out = new Date(v.getTime());
-      else if (v instanceof RegExp) out = new RegExp(v.source, v.flags);
-      else if (v instanceof ArrayBuffer) {
+      const tag = P.ObjectPrototypeToString(v).slice(8, -1);
+      if (P.isInstance(v, P.Date)) out = new Date(v.getTime());
+      else if (P.isInstance(v, P.RegExp)) out = new RegExp(v.source, v.flags);
+      else if (P.isInstance(v, P.ArrayBuffer)) {
         want(v.byteLength);
         out = v.slice(0);
       }
       else if (isView(v)) {
         const buf = clone(v.buffer);
-        const Ctor = v instanceof DataView ? DataView : Object.getPrototypeOf(Object.getPrototypeOf(v)) === Uint8Array.prototype ? Uint8Array : v.constructor;
+        const Ctor = P.isInstance(v, P.DataView) ? DataView : P.ObjectGetPrototypeOf(P.ObjectGetPrototypeOf(v)) === Uint8Array.prototype ? Uint8Array : v.constructor;
         out = Ctor === DataView ? new DataView(buf, v.byteOffset, v.byteLength) : new Ctor(buf, v.byteOffset, v.length);
-      } else if (v instanceof Map) {
+      } else if (P.isInstance(v, P.Map)) {
         out = new Map();
         seen.set(v, out);
         for (const [k, x] of v) out.set(clone(k), clone(x));
         return out;
-      } else if (v instanceof Set) {
+      } else if (P.isInstance(v, P.Set)) {
         out = new Set();
         seen.set(v, out);
         for (const x of v) out.add(clone(x));
         return out;
-      } else if (v instanceof Error) {
+      } else if (P.isInstance(v, P.Error)) {
         const Ctor = errorTypes[v.name] || Error;
         out = new Ctor(v.message);
-        if (v.stack !== undefined) Object.defineProperty(out, 'stack', { value: v.stack, writable: true, configurable: true });
+        if (v.stack !== undefined) P.ObjectDefineProperty(out, 'stack', { value: v.stack, writable: true, configurable: true });
         if ('cause' in v) out.cause = clone(v.cause);
-      } else if (v instanceof Boolean || v instanceof Number || v instanceof String) {
+      } else if (P.isInstance(v, P.Boolean) || P.isInstance(v, P.Number) || P.isInstance(v, P.String)) {
         out = Object(v.valueOf());
       } else if (v instanceof Blob) {
         out = v.slice(0, v.size, v.type);
-      } else if (Array.isArray(v)) {
+      } else if (P.ArrayIsArray(v)) {
         out = new P.Array(v.length);
         seen.set(v, out);
         const keys = P.ObjectKeys(v);
         for (let i = 0; i < keys.length; i++) P.arraySet(out, keys[i], clone(v[keys[i]]));
         return out;
-      } else if (tag === 'Object' || tag === 'Arguments' || Object.getPrototypeOf(v) !== null) {
-        if (v instanceof Promise || v instanceof WeakMap || v instanceof WeakSet || (typeof WeakRef === 'function' && v instanceof WeakRef) ||
+      } else if (tag === 'Object' || tag === 'Arguments' || P.ObjectGetPrototypeOf(v) !== null) {
+        if (P.isInstance(v, P.Promise) || P.isInstance(v, P.WeakMap) || P.isInstance(v, P.WeakSet) || (typeof WeakRef === 'function' && v instanceof WeakRef) ||
             tag === 'Symbol' || (typeof Proxy === 'function' && tag === 'Function')) {
           throw cloneError(`#<${tag}>`);
         }
         out = {};
         seen.set(v, out);
-        for (const k of Object.keys(v)) out[k] = clone(v[k]);
+        for (const k of P.ObjectKeys(v)) out[k] = clone(v[k]);
         return out;
       } else {
         out = {};
         seen.set(v, out);
-        for (const k of Object.keys(v)) out[k] = clone(v[k]);
+        for (const k of P.ObjectKeys(v)) out[k] = clone(v[k]);
         return out;
       }
       seen.set(v, out);
       return out;
     };
-    if (options !== undefined && options !== null && options.transfer !== undefined && !Array.isArray(options.transfer)) {
+    if (options !== undefined && options !== null && options.transfer !== undefined && !P.ArrayIsArray(options.transfer)) {
       throw new TypeError('structuredClone: options.transfer must be an array');
     }
     return clone(value);
@@ -654,7 +657,7 @@
   const kListeners = Symbol('listeners');
   class EventTarget {
     constructor() {
-      Object.defineProperty(this, kListeners, { value: new Map() });
+      P.ObjectDefineProperty(this, kListeners, { value: new Map() });
     }
     addEventListener(type, listener, options) {
       if (listener === null || listener === undefined) return;
@@ -684,7 +687,7 @@
         if (entry.once) this.removeEventListener(event.type, entry.listener);
         const fn = entry.listener;
         try {
-          if (typeof fn === 'function') fn.call(this, event);
+          if (typeof fn === 'function') P.FunctionPrototypeCall(fn, this, event);
           else if (fn && typeof fn.handleEvent === 'function') fn.handleEvent(event);
         } catch (e) {
           queueMicrotask(() => {
@@ -726,7 +729,7 @@
       const event = new Event('abort');
       if (typeof this.onabort === 'function') {
         try {
-          this.onabort.call(this, event);
+          P.FunctionPrototypeCall(this.onabort, this, event);
         } catch (e) {
           queueMicrotask(() => {
             throw e;
@@ -782,7 +785,7 @@
   // ---- crypto -----------------------------------------------------------
   const integerArrays = ['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'];
   function getRandomValues(array) {
-    const tag = isView(array) && !(array instanceof DataView) ? Object.prototype.toString.call(array).slice(8, -1) : '';
+    const tag = isView(array) && !(P.isInstance(array, P.DataView)) ? P.ObjectPrototypeToString(array).slice(8, -1) : '';
     if (!integerArrays.includes(tag)) {
       throw new DOMException('The data argument must be an integer-type TypedArray', 'TypeMismatchError');
     }
@@ -804,7 +807,7 @@
     }
     return s;
   }
-  const subtle = Object.freeze({
+  const subtle = P.ObjectFreeze({
     digest(algorithm, data) {
       try {
         const name = typeof algorithm === 'string' ? algorithm : algorithm && algorithm.name;
@@ -813,14 +816,14 @@
         if (!['sha-1', 'sha-256', 'sha-384', 'sha-512'].includes(String(name).toLowerCase())) {
           throw new DOMException(`Unrecognized algorithm name: ${name} (SHA-1, SHA-256, SHA-384 and SHA-512 are)`, 'NotSupportedError');
         }
-        return Promise.resolve(host.digest(String(name), [bytes]));
+        return P.PromiseResolve(host.digest(String(name), [bytes]));
       } catch (e) {
-        return Promise.reject(e);
+        return P.PromiseReject(e);
       }
     },
   });
   const crypto = {};
-  Object.defineProperties(crypto, {
+  P.ObjectDefineProperties(crypto, {
     getRandomValues: { value: getRandomValues, enumerable: true },
     randomUUID: { value: randomUUID, enumerable: true },
     subtle: { value: subtle, enumerable: true },
@@ -842,7 +845,7 @@
       for (const p of parts) {
         let b;
         if (p instanceof Blob) b = p[kBytes];
-        else if (p instanceof ArrayBuffer || isView(p)) b = bytesOf(p).slice();
+        else if (P.isInstance(p, P.ArrayBuffer) || isView(p)) b = bytesOf(p).slice();
         else b = encoder.encode(String(p));
         P.arrayPush(chunks, b);
         n += b.length;
@@ -854,7 +857,7 @@
         all.set(c, off);
         off += c.length;
       }
-      Object.defineProperty(this, kBytes, { value: all });
+      P.ObjectDefineProperty(this, kBytes, { value: all });
       const type = options && options.type !== undefined ? String(options.type) : '';
       this.#type = /^[\x20-\x7e]*$/.test(type) ? type.toLowerCase() : '';
     }
@@ -865,13 +868,13 @@
       return this.#type;
     }
     text() {
-      return Promise.resolve(host.utf8Decode(this[kBytes], false, false));
+      return P.PromiseResolve(host.utf8Decode(this[kBytes], false, false));
     }
     arrayBuffer() {
-      return Promise.resolve(this[kBytes].slice().buffer);
+      return P.PromiseResolve(this[kBytes].slice().buffer);
     }
     bytes() {
-      return Promise.resolve(this[kBytes].slice());
+      return P.PromiseResolve(this[kBytes].slice());
     }
     slice(start = 0, end = this.size, type = '') {
       return new Blob([this[kBytes].slice(start, end)], { type });
@@ -890,7 +893,7 @@
       if (arguments.length < 2) throw new TypeError('The "fileName" argument must be specified');
       super(parts, options);
       this.#name = String(name);
-      this.#lastModified = options && options.lastModified !== undefined ? Number(options.lastModified) : Date.now();
+      this.#lastModified = options && options.lastModified !== undefined ? Number(options.lastModified) : P.DateNow();
     }
     get name() {
       return this.#name;
@@ -926,7 +929,7 @@
       if (form !== undefined && form !== null) {
         throw new TypeError("FormData constructor: there are no HTML forms in the sandbox; call new FormData() and append() its entries");
       }
-      Object.defineProperty(this, kEntries, { value: [] });
+      P.ObjectDefineProperty(this, kEntries, { value: [] });
     }
     append(name, value, filename) {
       if (arguments.length < 2) throw new TypeError(`FormData.append: 2 arguments required, but only ${arguments.length} present.`);
@@ -964,7 +967,7 @@
       for (let i = list.length - 1; i >= 0; i--) if (list[i][0] === name) list.splice(i, 1);
     }
     forEach(callback, thisArg) {
-      for (const [k, v] of this) callback.call(thisArg, v, k, this);
+      for (const [k, v] of this) P.FunctionPrototypeCall(callback, thisArg, v, k, this);
     }
     *entries() {
       for (const [k, v] of this[kEntries].slice()) yield [k, v];
@@ -989,7 +992,7 @@
   // multipart encodes a FormData as multipart/form-data, with a boundary
   // from the session's randomness.
   const multipart = (form) => {
-    const hex = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
+    const hex = P.ArrayFrom(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
     const boundary = '----wasmevalFormBoundary' + hex;
     const esc = (v) => v.replace(/\r\n|\r|\n/g, '\r\n');
     const escName = (v) => v.replace(/\n/g, '%0A').replace(/\r/g, '%0D').replace(/"/g, '%22');
@@ -1014,7 +1017,7 @@
       return form;
     }
     const m = /^multipart\/form-data\b.*;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(type);
-    if (!m) throw new TypeError(`Could not parse content as FormData: the content type is ${type ? JSON.stringify(type) : 'missing'}, not multipart/form-data or application/x-www-form-urlencoded`);
+    if (!m) throw new TypeError(`Could not parse content as FormData: the content type is ${type ? P.JSONStringify(type) : 'missing'}, not multipart/form-data or application/x-www-form-urlencoded`);
     // Parts are split as latin1 text, one character per byte.
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
     const delim = '--' + (m[1] || m[2]);
@@ -1041,8 +1044,8 @@
 
   // Browser-style names for the global object and the agent.
   define('self', globalThis);
-  lazy('navigator', () => Object.freeze({
-    userAgent: 'wasmeval', language: 'en-US', languages: Object.freeze(['en-US']),
+  lazy('navigator', () => P.ObjectFreeze({
+    userAgent: 'wasmeval', language: 'en-US', languages: P.ObjectFreeze(['en-US']),
     hardwareConcurrency: 1, platform: host.platform, onLine: false,
   }));
 
@@ -1056,18 +1059,18 @@
   const headerValue = (v) => String(v).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
   class Headers {
     constructor(init) {
-      Object.defineProperty(this, kMap, { value: new Map() });
+      P.ObjectDefineProperty(this, kMap, { value: new Map() });
       if (init === undefined || init === null) return;
       if (init instanceof Headers) {
         for (const [k, v] of init[kMap]) this[kMap].set(k, v.slice());
       } else if (typeof init[Symbol.iterator] === 'function') {
         for (const pair of init) {
-          const p = Array.from(pair);
+          const p = P.ArrayFrom(pair);
           if (p.length !== 2) throw new TypeError('Headers constructor: expected name/value pair to be length 2, found ' + p.length);
           this.append(p[0], p[1]);
         }
       } else if (typeof init === 'object') {
-        for (const k of Object.keys(init)) this.append(k, init[k]);
+        for (const k of P.ObjectKeys(init)) this.append(k, init[k]);
       } else {
         throw new TypeError('Headers constructor: the init must be an object, an array of pairs or Headers');
       }
@@ -1095,7 +1098,7 @@
       this[kMap].delete(headerName(name));
     }
     forEach(callback, thisArg) {
-      for (const [k, v] of this) callback.call(thisArg, v, k, this);
+      for (const [k, v] of this) P.FunctionPrototypeCall(callback, thisArg, v, k, this);
     }
     *entries() {
       const keys = [...this[kMap].keys()].sort();
@@ -1117,7 +1120,7 @@
       return 'Headers';
     }
     [customInspect]() {
-      return `Headers ${internal.inspect(Object.fromEntries(this))}`;
+      return `Headers ${internal.inspect(P.ObjectFromEntries(this))}`;
     }
   }
 
@@ -1128,7 +1131,7 @@
     if (body === undefined || body === null) return [null, null];
     if (typeof body === 'string') return [encoder.encode(body), 'text/plain;charset=UTF-8'];
     if (body instanceof Blob) return [body[kBytes], body.type || null];
-    if (body instanceof ArrayBuffer || isView(body)) return [bytesOf(body).slice(), null];
+    if (P.isInstance(body, P.ArrayBuffer) || isView(body)) return [bytesOf(body).slice(), null];
     if (typeof URLSearchParams === 'function' && body instanceof URLSearchParams) {
       return [encoder.encode(body.toString()), 'application/x-www-form-urlencoded;charset=UTF-8'];
     }
@@ -1138,8 +1141,8 @@
   class Body {
     constructor(body, headers) {
       const [bytes, type] = bodyOf(body);
-      Object.defineProperty(this, kBody, { value: bytes, writable: true });
-      Object.defineProperty(this, kUsed, { value: false, writable: true });
+      P.ObjectDefineProperty(this, kBody, { value: bytes, writable: true });
+      P.ObjectDefineProperty(this, kUsed, { value: false, writable: true });
       if (type !== null && !headers.has('content-type')) headers.set('content-type', type);
     }
     get bodyUsed() {
@@ -1150,15 +1153,15 @@
       return this[kBody];
     }
     #take() {
-      if (this[kUsed]) return Promise.reject(new TypeError('Body is unusable: Body has already been read'));
+      if (this[kUsed]) return P.PromiseReject(new TypeError('Body is unusable: Body has already been read'));
       this[kUsed] = true;
-      return Promise.resolve(this[kBody] || new Uint8Array(0));
+      return P.PromiseResolve(this[kBody] || new Uint8Array(0));
     }
     text() {
       return this.#take().then((b) => host.utf8Decode(b, false, false));
     }
     json() {
-      return this.text().then((t) => JSON.parse(t));
+      return this.text().then((t) => P.JSONParse(t));
     }
     arrayBuffer() {
       return this.#take().then((b) => b.slice().buffer);
@@ -1227,7 +1230,7 @@
     constructor(body = null, init = {}) {
       const headers = new Headers(init.headers);
       const status = init.status === undefined ? 200 : Number(init.status);
-      if (!Number.isInteger(status) || status < 200 || status > 599) {
+      if (!P.NumberIsInteger(status) || status < 200 || status > 599) {
         throw new RangeError(`init["status"] must be in the range of 200 to 599, inclusive (got ${init.status})`);
       }
       if (body !== null && (status === 204 || status === 205 || status === 304)) {
@@ -1265,11 +1268,11 @@
       return new Response(this[kBody], { status: this.#status, statusText: this.#statusText, headers: this.#headers });
     }
     static json(data, init = {}) {
-      const text = JSON.stringify(data);
+      const text = P.JSONStringify(data);
       if (text === undefined) throw new TypeError('Response.json: the data is not JSON-serializable');
       const headers = new Headers(init.headers);
       if (!headers.has('content-type')) headers.set('content-type', 'application/json');
-      return new Response(text, Object.assign({}, init, { headers }));
+      return new Response(text, P.ObjectAssign({}, init, { headers }));
     }
     static error() {
       const r = new Response(null, { status: 200 });
@@ -1311,7 +1314,7 @@
     const digits = (o, name, lo, hi, dflt) => {
       if (!o || o[name] === undefined) return dflt;
       const n = Number(o[name]);
-      if (!Number.isInteger(n) || n < lo || n > hi) throw new RangeError(`${name} value is out of range.`);
+      if (!P.NumberIsInteger(n) || n < lo || n > hi) throw new RangeError(`${name} value is out of range.`);
       return n;
     };
     const symbols = { USD: '$', EUR: '€', GBP: '£', JPY: '¥', INR: '₹', CNY: 'CN¥', CAD: 'CA$', AUD: 'A$', KRW: '₩', BRL: 'R$', MXN: 'MX$', CHF: 'CHF\u00a0' };
@@ -1330,8 +1333,8 @@
         const maxDefault = style === 'currency' ? curDigits : style === 'percent' ? 0 : 3;
         const minFD = digits(o, 'minimumFractionDigits', 0, 100, undefined);
         let maxFD = digits(o, 'maximumFractionDigits', 0, 100, undefined);
-        const min = minFD !== undefined ? minFD : Math.min(minDefault, maxFD !== undefined ? maxFD : minDefault);
-        if (maxFD === undefined) maxFD = Math.max(maxDefault, min);
+        const min = minFD !== undefined ? minFD : P.MathMin(minDefault, maxFD !== undefined ? maxFD : minDefault);
+        if (maxFD === undefined) maxFD = P.MathMax(maxDefault, min);
         if (maxFD < min) throw new RangeError('maximumFractionDigits value is out of range.');
         this.#o = {
           locale, numberingSystem: 'latn', style, currency: cur,
@@ -1354,9 +1357,9 @@
           if (o.minimumSignificantDigits !== undefined && s.replace(/[^0-9]/g, '').replace(/^0+/, '').length < o.minimumSignificantDigits) {
             s = x.toPrecision(o.minimumSignificantDigits);
           }
-          if (/e/.test(s)) s = Number(s).toFixed(Math.max(0, 20));
+          if (/e/.test(s)) s = Number(s).toFixed(P.MathMax(0, 20));
         } else {
-          s = x < 1e21 ? x.toFixed(o.maximumFractionDigits) : x.toLocaleString === undefined ? String(x) : BigInt(Math.round(x)).toString();
+          s = x < 1e21 ? x.toFixed(o.maximumFractionDigits) : x.toLocaleString === undefined ? String(x) : BigInt(P.MathRound(x)).toString();
           if (s.includes('.')) {
             let [i, f] = s.split('.');
             while (f.length > o.minimumFractionDigits && f.endsWith('0')) f = f.slice(0, -1);
@@ -1371,25 +1374,25 @@
       format(value) {
         const o = this.#o;
         let x = typeof value === 'bigint' ? Number(value) : Number(value);
-        if (Number.isNaN(x)) return 'NaN';
-        const negative = x < 0 || Object.is(x, -0);
-        x = Math.abs(x);
+        if (P.NumberIsNaN(x)) return 'NaN';
+        const negative = x < 0 || P.ObjectIs(x, -0);
+        x = P.MathAbs(x);
         if (o.style === 'percent') x *= 100;
         let body;
         let suffix = '';
-        if (!Number.isFinite(x)) {
+        if (!P.NumberIsFinite(x)) {
           body = '∞';
         } else if (o.notation === 'compact') {
           const units = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']];
           const u = units.find(([n]) => x >= n * 0.9995) || [1, ''];
           const scaled = x / u[0];
-          body = scaled < 100 ? String(Number(scaled.toPrecision(2))) : String(Math.round(scaled));
+          body = scaled < 100 ? String(Number(scaled.toPrecision(2))) : String(P.MathRound(scaled));
           if (u[0] === 1 && scaled >= 100) body = group(body);
           suffix = u[1];
         } else if (o.notation === 'scientific' || o.notation === 'engineering') {
-          let e = x === 0 ? 0 : Math.floor(Math.log10(x));
+          let e = x === 0 ? 0 : P.MathFloor(P.MathLog10(x));
           if (o.notation === 'engineering') e -= ((e % 3) + 3) % 3;
-          body = String(Number((x / 10 ** e).toFixed(Math.min(o.maximumFractionDigits, 20)))) + 'E' + e;
+          body = String(Number((x / 10 ** e).toFixed(P.MathMin(o.maximumFractionDigits, 20)))) + 'E' + e;
         } else {
           body = this.#digits(x);
         }
@@ -1398,7 +1401,7 @@
         let sign = '';
         if (o.signDisplay === 'always') sign = negative ? '-' : '+';
         else if (o.signDisplay === 'exceptZero') sign = zero ? '' : negative ? '-' : '+';
-        else if (o.signDisplay !== 'never') sign = negative && !zero ? '-' : negative && o.signDisplay === 'auto' && Object.is(Number(value), -0) ? '-' : '';
+        else if (o.signDisplay !== 'never') sign = negative && !zero ? '-' : negative && o.signDisplay === 'auto' && P.ObjectIs(Number(value), -0) ? '-' : '';
         if (o.style === 'currency') {
           const c = o.currency;
           const sym = o.currencyDisplay === 'code' ? c + '\u00a0' : o.currencyDisplay === 'name' ? null : o.currencyDisplay === 'narrowSymbol' ? (symbols[c] || c + '\u00a0').replace(/^[A-Z]+(?=[$¥])/, '') : symbols[c] || c + '\u00a0';
@@ -1416,7 +1419,7 @@
         return `${this.format(a)}–${this.format(b)}`;
       }
       resolvedOptions() {
-        return Object.fromEntries(Object.entries(this.#o).filter(([, v]) => v !== undefined));
+        return P.ObjectFromEntries(P.ObjectEntries(this.#o).filter(([, v]) => v !== undefined));
       }
     }
     NumberFormat.supportedLocalesOf = supportedLocalesOf;
@@ -1442,13 +1445,13 @@
       if (off === 0) return 'UTC';
       const tz = typeof process === 'object' && process !== null && process.env ? process.env.TZ : undefined;
       if (tz) return tz;
-      return off % 60 === 0 ? `Etc/GMT${off > 0 ? '+' : '-'}${Math.abs(off / 60)}` : 'UTC';
+      return off % 60 === 0 ? `Etc/GMT${off > 0 ? '+' : '-'}${P.MathAbs(off / 60)}` : 'UTC';
     };
     const fields = ['weekday', 'era', 'year', 'month', 'day', 'hour', 'minute', 'second', 'timeZoneName', 'fractionalSecondDigits', 'dayPeriod'];
     class DateTimeFormat {
       #o;
       constructor(locales, options = {}, defaults = 'date') {
-        const o = Object.assign({}, options || {});
+        const o = P.ObjectAssign({}, options || {});
         const local = localZone();
         let tz = o.timeZone === undefined || String(o.timeZone) === local ? undefined : String(o.timeZone);
         if (tz !== undefined && !/^(utc|gmt|etc\/utc|etc\/gmt)$/i.test(tz)) {
@@ -1456,22 +1459,22 @@
         }
         let picked = {};
         if (o.dateStyle !== undefined || o.timeStyle !== undefined) {
-          if (o.dateStyle !== undefined) Object.assign(picked, styles[opt(o, 'dateStyle', Object.keys(styles))]);
-          if (o.timeStyle !== undefined) Object.assign(picked, timeStyles[opt(o, 'timeStyle', Object.keys(timeStyles))]);
+          if (o.dateStyle !== undefined) P.ObjectAssign(picked, styles[opt(o, 'dateStyle', P.ObjectKeys(styles))]);
+          if (o.timeStyle !== undefined) P.ObjectAssign(picked, timeStyles[opt(o, 'timeStyle', P.ObjectKeys(timeStyles))]);
         } else {
           for (const f of fields) if (o[f] !== undefined) picked[f] = String(o[f]);
           if (!fields.some((f) => picked[f] !== undefined && f !== 'timeZoneName')) {
-            if (defaults === 'date' || defaults === 'all') Object.assign(picked, { year: 'numeric', month: 'numeric', day: 'numeric' });
-            if (defaults === 'time' || defaults === 'all') Object.assign(picked, { hour: 'numeric', minute: '2-digit', second: '2-digit' });
+            if (defaults === 'date' || defaults === 'all') P.ObjectAssign(picked, { year: 'numeric', month: 'numeric', day: 'numeric' });
+            if (defaults === 'time' || defaults === 'all') P.ObjectAssign(picked, { hour: 'numeric', minute: '2-digit', second: '2-digit' });
           }
         }
         const hour12 = o.hour12 !== undefined ? !!o.hour12 : o.hourCycle !== undefined ? /h1[12]/.test(String(o.hourCycle)) : true;
-        this.#o = Object.assign({ locale, calendar: 'gregory', numberingSystem: 'latn', timeZone: tz ? 'UTC' : local, utc: !!tz, hour12 }, picked);
+        this.#o = P.ObjectAssign({ locale, calendar: 'gregory', numberingSystem: 'latn', timeZone: tz ? 'UTC' : local, utc: !!tz, hour12 }, picked);
       }
       format(date) {
         const o = this.#o;
         const d = date === undefined ? new Date() : new Date(typeof date === 'object' ? date.valueOf() : date);
-        if (Number.isNaN(d.getTime())) throw new RangeError('Invalid time value');
+        if (P.NumberIsNaN(d.getTime())) throw new RangeError('Invalid time value');
         const g = (n) => (o.utc ? d['getUTC' + n]() : d['get' + n]());
         const pad = (n) => String(n).padStart(2, '0');
         const year = g('FullYear');
@@ -1514,7 +1517,7 @@
         return `${this.format(a)} – ${this.format(b)}`;
       }
       resolvedOptions() {
-        const out = Object.assign({}, this.#o);
+        const out = P.ObjectAssign({}, this.#o);
         delete out.utc;
         return out;
       }
@@ -1558,7 +1561,7 @@
           const re = /(\d+)|(\D+)/g;
           const xs = x.match(re) || [];
           const ys = y.match(re) || [];
-          for (let i = 0; i < Math.min(xs.length, ys.length); i++) {
+          for (let i = 0; i < P.MathMin(xs.length, ys.length); i++) {
             const p = xs[i];
             const q = ys[i];
             if (/^\d/.test(p) && /^\d/.test(q)) {
@@ -1576,7 +1579,7 @@
         return c;
       }
       resolvedOptions() {
-        return Object.assign({}, this.#o);
+        return P.ObjectAssign({}, this.#o);
       }
     }
     Collator.supportedLocalesOf = supportedLocalesOf;
@@ -1587,7 +1590,7 @@
         this.#type = opt(options || {}, 'type', ['cardinal', 'ordinal'], 'cardinal');
       }
       select(n) {
-        n = Math.abs(Number(n));
+        n = P.MathAbs(Number(n));
         if (this.#type === 'ordinal') {
           const t = n % 10;
           const h = n % 100;
@@ -1612,7 +1615,7 @@
         this.#style = opt(options || {}, 'style', ['long', 'short', 'narrow'], 'long');
       }
       format(list) {
-        const items = Array.from(list, String);
+        const items = P.ArrayFrom(list, String);
         if (items.length === 0) return '';
         if (items.length === 1) return items[0];
         if (this.#type === 'unit') return items.join(this.#style === 'narrow' ? ' ' : ', ');
@@ -1645,9 +1648,9 @@
           const w = relWords[u][v + 1];
           if (w) return w;
         }
-        const n = Math.abs(v);
+        const n = P.MathAbs(v);
         const text = `${new NumberFormat().format(n)} ${u}${n === 1 ? '' : 's'}`;
-        return v < 0 || Object.is(v, -0) ? `${text} ago` : `in ${text}`;
+        return v < 0 || P.ObjectIs(v, -0) ? `${text} ago` : `in ${text}`;
       }
       resolvedOptions() {
         return { locale, style: 'long', numeric: this.#numeric, numberingSystem: 'latn' };
@@ -1684,20 +1687,20 @@
       getCanonicalLocales: (l) => (l === undefined ? [] : [locale]),
       supportedValuesOf: () => [],
     };
-    Object.defineProperty(Intl, Symbol.toStringTag, { value: 'Intl' });
+    P.ObjectDefineProperty(Intl, Symbol.toStringTag, { value: 'Intl' });
     define('Intl', Intl);
-    const method = (proto, name, fn) => Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
+    const method = (proto, name, fn) => P.ObjectDefineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
     method(Number.prototype, 'toLocaleString', function toLocaleString(locales, options) {
-      return new NumberFormat(locales, options).format(Number.prototype.valueOf.call(this));
+      return new NumberFormat(locales, options).format(P.NumberPrototypeValueOf(this));
     });
     method(Date.prototype, 'toLocaleString', function toLocaleString(locales, options) {
-      return Number.isNaN(this.getTime()) ? 'Invalid Date' : new DateTimeFormat(locales, options, 'all').format(this);
+      return P.NumberIsNaN(this.getTime()) ? 'Invalid Date' : new DateTimeFormat(locales, options, 'all').format(this);
     });
     method(Date.prototype, 'toLocaleDateString', function toLocaleDateString(locales, options) {
-      return Number.isNaN(this.getTime()) ? 'Invalid Date' : new DateTimeFormat(locales, options, 'date').format(this);
+      return P.NumberIsNaN(this.getTime()) ? 'Invalid Date' : new DateTimeFormat(locales, options, 'date').format(this);
     });
     method(Date.prototype, 'toLocaleTimeString', function toLocaleTimeString(locales, options) {
-      return Number.isNaN(this.getTime()) ? 'Invalid Date' : new DateTimeFormat(locales, options, 'time').format(this);
+      return P.NumberIsNaN(this.getTime()) ? 'Invalid Date' : new DateTimeFormat(locales, options, 'time').format(this);
     });
   }
 
@@ -1705,10 +1708,10 @@
   define('fetch', function fetch(input) {
     let url = input instanceof Request ? input.url : String(input);
     if (url.length > 200) url = url.slice(0, 200) + '…';
-    const err = new TypeError(`fetch(${JSON.stringify(url)}) failed: no network in the sandbox; use tool.<name>() to call one of the session's tools ` +
+    const err = new TypeError(`fetch(${P.JSONStringify(url)}) failed: no network in the sandbox; use tool.<name>() to call one of the session's tools ` +
       '(e.g. a web fetch or search tool), which runs outside it');
     err.code = 'ERR_NO_NETWORK';
-    return Promise.reject(err);
+    return P.PromiseReject(err);
   });
 
   // ---- process additions ------------------------------------------------
