@@ -65,12 +65,15 @@ import (
 // running cell's inputs not yet compressed.
 const DefaultJSJournalBytes = 16 << 20
 
-// jsJournalVersion is the version of the journal this code writes; it
-// replays versions from 1 to it, and a journal of another version is not
-// replayed (JavaScript is reset, saying why). Version 2 added an entry's
-// clock and wakes (jsorder.go): its timers ran on the wall clock. A
-// version 1 entry replays as recorded, its timers on the session's clock.
-const jsJournalVersion = 2
+// jsJournalVersion is the version of the journal this code writes and
+// replays; a journal of another version is not replayed (JavaScript is
+// reset, saying why). An entry's clock and wakes (jsorder.go) came later
+// within version 1: an entry without them replays on the session's
+// clock, as it ran; a wall-clock entry's Output is salted (entryOutput),
+// so that a build that knows no wakes, which would replay it on the
+// session's clock (where a timer that raced a call may lose the race
+// without printing otherwise), finds it diverged and resets, saying so.
+const jsJournalVersion = 1
 
 // jsManifest is store.State.JS: whether the session had JavaScript state
 // when saved and how its journal is kept.
@@ -791,7 +794,7 @@ func (s *Session) journalEvalEnded(res *Result, err error) {
 		o.e.N = j.n
 		o.e.Failed = st != StatusComplete
 		o.e.Noted = o.sink.noted
-		o.e.Output = outputSum(o.sink, s.opts.Root)
+		o.e.Output = entryOutput(o.e.Clock, o.sink, s.opts.Root)
 		o.e.Events = records(o.events)
 		o.e.Wakes = wakes(o.events)
 		b, err := json.Marshal(&o.e)
@@ -827,6 +830,17 @@ func orText(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// entryOutput is an entry's Output: outputSum, for a cell whose timers
+// ran on the wall clock that of the clock's name too (jsJournalVersion).
+func entryOutput(clock string, sink *cellSink, root string) string {
+	sum := outputSum(sink, root)
+	if clock == "" {
+		return sum
+	}
+	h := sha256.Sum256([]byte(clock + "\x00" + sum))
+	return hex.EncodeToString(h[:])
 }
 
 // outputSum is the SHA-256 of what a cell wrote, with the root's path in
@@ -891,8 +905,8 @@ func loadJournal(st *store.State, limit int64) (py []store.Frame, j jsJournal, w
 		return py, j, "", nil
 	case m.V == 0:
 		why = "it was saved by a wasmeval that kept no JavaScript journal"
-	case m.V < 1 || m.V > jsJournalVersion:
-		why = fmt.Sprintf("its JavaScript journal is of version %d; this wasmeval replays versions 1 to %d", m.V, jsJournalVersion)
+	case m.V != jsJournalVersion:
+		why = fmt.Sprintf("its JavaScript journal is of version %d; this wasmeval replays version %d", m.V, jsJournalVersion)
 	case m.Dropped != "":
 		why = m.Dropped
 	case m.Frames == 0:
@@ -1052,7 +1066,7 @@ func (s *Session) replayJournal(ctx context.Context, frames []store.Frame) (runt
 		if left := t.feed.left(); left != "" {
 			return fail(fmt.Sprintf("replaying %s diverged: %s", name, left))
 		}
-		if failed != e.Failed || outputSum(sink, root) != e.Output {
+		if failed != e.Failed || entryOutput(e.Clock, sink, root) != e.Output {
 			kept, _ := sink.out.full()
 			return fail(fmt.Sprintf("replaying %s diverged: its output is not what it was (now %s)", name, quote(excerpt(strings.TrimSpace(string(kept)), 120))))
 		}
