@@ -68,10 +68,10 @@ func (cs *cellClocks) put(ck *cellClock) {
 // hardLimit from now.
 func (ck *cellClock) start(cancel context.CancelCauseFunc, act *activity, hardLimit time.Duration) {
 	now := time.Now()
+	act.deadline = now.Add(act.timeout) // before a late callback can see act
 	ck.mu.Lock()
 	ck.cancel, ck.act, ck.hardAt, ck.off = cancel, act, now.Add(hardLimit), false
 	ck.mu.Unlock()
-	act.deadline = now.Add(act.timeout)
 	ck.timeout.Reset(act.timeout)
 	ck.hard.Reset(hardLimit)
 }
