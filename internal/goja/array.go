@@ -369,6 +369,8 @@ func (a *arrayObject) expand(idx uint32) bool {
 					}
 				}
 				tl := int(targetLen)
+				// wasmeval: the new values are announced first (native_alloc.go).
+				a.val.runtime.chargeAlloc(valueSliceBytes(growCap(tl, len(a.values), cap(a.values))))
 				newValues := make([]Value, tl, growCap(tl, len(a.values), cap(a.values)))
 				copy(newValues, a.values)
 				a.values = newValues
@@ -550,6 +552,7 @@ func (a *arrayObject) exportToArrayOrSlice(dst reflect.Value, typ reflect.Type, 
 }
 
 func (a *arrayObject) setValuesFromSparse(items []sparseArrayItem, newMaxIdx int) {
+	a.val.runtime.chargeAlloc(valueSliceBytes(newMaxIdx + 1)) // wasmeval: native_alloc.go
 	a.values = make([]Value, newMaxIdx+1)
 	for _, item := range items {
 		a.values[item.idx] = item.value

@@ -141,6 +141,7 @@ func (a *sparseArrayObject) getOwnPropIdx(idx valueInt) Value {
 
 func (a *sparseArrayObject) add(idx uint32, val Value) {
 	i := a.findIdx(idx)
+	a.chargeItem() // wasmeval: native_alloc.go
 	a.items = append(a.items, sparseArrayItem{})
 	copy(a.items[i+1:], a.items[i:])
 	a.items[i] = sparseArrayItem{
@@ -177,6 +178,7 @@ func (a *sparseArrayObject) _setOwnIdx(idx uint32, val Value, throw bool) bool {
 		}
 
 		if a.expand(idx) {
+			a.chargeItem() // wasmeval: native_alloc.go
 			a.items = append(a.items, sparseArrayItem{})
 			copy(a.items[i+1:], a.items[i:])
 			a.items[i] = sparseArrayItem{
@@ -351,6 +353,7 @@ func (a *sparseArrayObject) _defineIdxProperty(idx uint32, desc PropertyDescript
 		}
 		if i >= len(a.items) || a.items[i].idx != idx {
 			if a.expand(idx) {
+				a.chargeItem() // wasmeval: native_alloc.go
 				a.items = append(a.items, sparseArrayItem{})
 				copy(a.items[i+1:], a.items[i:])
 				a.items[i] = sparseArrayItem{

@@ -209,16 +209,23 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 
 	var buf StringBuilder
 
+	// wasmeval: each write that grows the result is announced first
+	// (native_alloc.go).
 	element0 := o.self.getIdx(valueInt(0), nil)
 	if element0 != nil && element0 != _undefined && element0 != _null {
-		buf.WriteString(element0.toString())
+		s := element0.toString()
+		r.chargeWrite(&buf, s)
+		buf.WriteString(s)
 	}
 
 	for i := 1; i < l; i++ {
+		r.chargeWrite(&buf, sep)
 		buf.WriteString(sep)
 		element := o.self.getIdx(valueInt(int64(i)), nil)
 		if element != nil && element != _undefined && element != _null {
-			buf.WriteString(element.toString())
+			s := element.toString()
+			r.chargeWrite(&buf, s)
+			buf.WriteString(s)
 		}
 	}
 

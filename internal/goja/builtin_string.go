@@ -252,6 +252,11 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 		}
 	}
 
+	if allAscii { // wasmeval: native_alloc.go
+		r.chargeAlloc(int64(totalLen))
+	} else {
+		r.chargeAlloc(2 * int64(totalLen))
+	}
 	if allAscii {
 		var buf strings.Builder
 		buf.Grow(totalLen)
@@ -502,6 +507,11 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 		filler = fillerAscii
 	}
 	remaining := toIntStrict(maxLength - stringLength)
+	if fillerUnicode == nil && strUnicode == nil { // wasmeval: native_alloc.go
+		r.chargeAlloc(maxLength)
+	} else {
+		r.chargeAlloc(2 * maxLength)
+	}
 	if fillerUnicode == nil && strUnicode == nil {
 		fl := fillerAscii.Length()
 		var sb strings.Builder
@@ -564,6 +574,7 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 		return stringEmpty
 	}
 	num := toIntStrict(numInt)
+	r.chargeAlloc(stringBytes(s) * int64(num)) // wasmeval: native_alloc.go
 	a, u := devirtualizeString(s)
 	if u == nil {
 		var sb strings.Builder
@@ -633,14 +644,17 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 				This:      _undefined,
 				Arguments: argumentList,
 			}).toString()
+			r.chargeWrite(&buf, replacement) // wasmeval: native_alloc.go
 			buf.WriteString(replacement)
 			lastIndex = item.indexes[1]
 		}
 	} else {
 		for _, item := range found {
 			if item.indexes[0] != lastIndex {
+				r.chargeWrite(&buf, s.Substring(lastIndex, item.indexes[0])) // wasmeval: native_alloc.go
 				buf.WriteString(s.Substring(lastIndex, item.indexes[0]))
 			}
+			r.chargeWrite(&buf, newstring) // wasmeval: about what writeSubstitution writes
 			matchCount := len(item.indexes) / 2
 			var namedGroups map[unistring.String]int
 			writeSubstitution(s, item.indexes[0], matchCount, func(idx int) String {
@@ -732,6 +746,11 @@ func (r *Runtime) stringproto_replaceAll(call FunctionCall) Value {
 
 	pos := s.index(searchStr, 0)
 	for pos != -1 {
+		if len(found) == cap(found) && r.allocGuard != nil {
+			// wasmeval: a match takes about 64 bytes until the result is
+			// made (native_alloc.go).
+			r.chargeAlloc(64 * int64(max(2*len(found), 1)))
+		}
 		found = append(found, regexpResult{indexes: []int{pos, pos + searchLength}})
 		pos = s.index(searchStr, pos+advanceBy)
 	}
@@ -852,6 +871,18 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 				splitLimit = limit + 1
 			}
 
+			// wasmeval: the parts are announced first, about 48 bytes
+			// each (native_alloc.go).
+			if r.allocGuard != nil && len(sa) >= AllocGuardFrom/48 {
+				parts := int64(len(sa))
+				if len(sepa) > 0 {
+					parts = int64(strings.Count(string(sa), string(sepa))) + 1
+				}
+				if limit >= 0 {
+					parts = min(parts, int64(limit))
+				}
+				r.chargeAlloc(48 * parts)
+			}
 			split := strings.SplitN(string(sa), string(sepa), splitLimit)
 
 			if limit > 0 && len(split) > limit {

@@ -93,7 +93,7 @@ func (r *Runtime) builtin_newArrayBuffer(args []Value, newTarget *Object) *Objec
 	}
 	b := r._newArrayBuffer(r.getPrototypeFromCtor(newTarget, r.getArrayBuffer(), r.getArrayBufferPrototype()), nil)
 	if len(args) > 0 {
-		b.data = allocByteSlice(r.toIndex(args[0]))
+		b.data = r.allocBytes(r.toIndex(args[0])) // wasmeval: native_alloc.go
 	}
 	return b.val
 }
@@ -1374,7 +1374,7 @@ func (r *Runtime) allocateTypedArray(newTarget *Object, length int, taCtor typed
 	buf := r._newArrayBuffer(r.getArrayBufferPrototype(), nil)
 	ta := taCtor(buf, 0, length, r.getPrototypeFromCtor(newTarget, nil, proto))
 	if length > 0 {
-		buf.data = allocByteSlice(length * ta.elemSize)
+		buf.data = r.allocBytes(length * ta.elemSize) // wasmeval: native_alloc.go
 	}
 	return ta
 }
@@ -1493,7 +1493,7 @@ func (r *Runtime) _newTypedArrayFromTypedArray(src *typedArrayObject, newTarget 
 	src.viewedArrayBuf.ensureNotDetached(true)
 	l := src.length
 
-	dst.viewedArrayBuf.data = allocByteSlice(toIntStrict(int64(l) * int64(dst.elemSize)))
+	dst.viewedArrayBuf.data = r.allocBytes(toIntStrict(int64(l) * int64(dst.elemSize))) // wasmeval: native_alloc.go
 	src.viewedArrayBuf.ensureNotDetached(true)
 	if src.defaultCtor == dst.defaultCtor {
 		copy(dst.viewedArrayBuf.data, src.viewedArrayBuf.data[src.offset*src.elemSize:])

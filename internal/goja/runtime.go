@@ -209,6 +209,8 @@ type Runtime struct {
 
 	// wasmeval: the largest BigInt made from text (SetMaxBigIntBits).
 	maxBigIntBits int
+	// wasmeval: told of big allocations before they happen (native_alloc.go).
+	allocGuard func(bytes int64)
 }
 
 type StackFrame struct {

@@ -1282,6 +1282,8 @@ func (_add) exec(vm *vm) {
 		if !isRightString {
 			rightString = right.toString()
 		}
+		// wasmeval: the result is announced first (native_alloc.go).
+		vm.r.chargeAlloc(stringBytes(leftString) + stringBytes(rightString))
 		ret = leftString.Concat(rightString)
 	} else {
 		switch left := left.(type) {
@@ -2755,6 +2757,7 @@ func (_pushArrayItem) exec(vm *vm) {
 		return
 	}
 	val := vm.stack[vm.sp-1]
+	vm.r.chargeAppend(arr.values) // wasmeval: native_alloc.go
 	arr.values = append(arr.values, val)
 	if val != nil {
 		arr.objCount++
@@ -2776,6 +2779,7 @@ func (_pushArraySpread) exec(vm *vm) {
 			vm.throw(vm.r.newError(vm.r.getRangeError(), "Invalid array length"))
 			return
 		}
+		vm.r.chargeAppend(arr.values) // wasmeval: native_alloc.go
 		arr.values = append(arr.values, val)
 		arr.objCount++
 	})
@@ -2791,6 +2795,9 @@ func (_pushSpread) exec(vm *vm) {
 	vm.sp--
 	obj := vm.stack[vm.sp]
 	vm.r.getIterator(obj, nil).iterate(func(val Value) {
+		if vm.sp >= cap(vm.stack) { // wasmeval: native_alloc.go
+			vm.r.chargeAppend(vm.stack)
+		}
 		vm.push(val)
 	})
 	vm.pc++
@@ -2808,6 +2815,7 @@ func (_newArrayFromIter) exec(vm *vm) {
 	vm.iterStack = vm.iterStack[:l]
 	if iter.iterator != nil {
 		iter.iterate(func(val Value) {
+			vm.r.chargeAppend(values) // wasmeval: native_alloc.go
 			values = append(values, val)
 		})
 	}

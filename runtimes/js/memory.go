@@ -93,7 +93,12 @@ const (
 	// minWalkGrowth is the live heap growth below which a session's last
 	// measurement stands.
 	minWalkGrowth = 4 << 20
+	// bigReserve is the smallest reservation that may collect the heap's
+	// garbage first (reserve).
+	bigReserve = 4 << 20
 )
+
+func ptr[T any](v T) *T { return &v }
 
 // memoryLimitError is why a cell was stopped for its session's memory.
 type memoryLimitError struct {
@@ -180,6 +185,8 @@ type guard struct {
 	// measuredAt the time.
 	size, measuredAt atomic.Int64
 	mark             atomic.Pointer[heapMark]
+	// walkCost is how long reserve's last walk of the session took.
+	walkCost atomic.Int64
 	// want asks the cell to measure itself at its next safe point; asked
 	// is when it was first asked (zero when not).
 	want  atomic.Bool
@@ -218,6 +225,11 @@ func (in *instance) startGuard(ctx context.Context) *guard {
 	g.mark.Store(&mark)
 	g.measuredAt.Store(in.sizeAt.UnixNano())
 	in.guard = g
+	// The fork's built-ins announce each big allocation (a string, an
+	// array's growth, a buffer) before they make it, and reserve refuses
+	// one that would take the session past its limit: the limit is hard
+	// for them, not only judged after the fact (internal/goja/native_alloc.go).
+	g.vm.SetAllocGuard(in.reserve)
 	g.stopCtx = context.AfterFunc(ctx, func() {
 		defer recoverGoroutine("interrupt")
 		g.interrupt(ctx.Err())
@@ -267,6 +279,7 @@ func (g *guard) stop() {
 	g.active = false
 	g.mu.Unlock()
 	g.vm.ClearInterrupt()
+	g.vm.SetAllocGuard(nil)
 	g.in.guard = nil
 	g.in.size, g.in.sizeMark = g.size.Load(), *g.mark.Load()
 	g.in.sizeAt = time.Unix(0, g.measuredAt.Load())
@@ -276,6 +289,15 @@ func (g *guard) stop() {
 // The caller owns the VM: it runs the cell, or holds vmMu while the cell
 // waits.
 func (g *guard) measure() {
+	if g.measureSize() {
+		g.interrupt(&memoryLimitError{limit: g.limit, size: g.size.Load()})
+	}
+}
+
+// measureSize walks the session and reports whether it is over its limit,
+// without stopping the cell: reserve throws instead, a RangeError the cell
+// can catch.
+func (g *guard) measureSize() (over bool) {
 	mark := markNow()
 	size, over := g.in.measure(g.limit + 1)
 	if !over { // a walk cut short found less than the session holds
@@ -286,9 +308,7 @@ func (g *guard) measure() {
 	g.measuredAt.Store(time.Now().UnixNano())
 	g.want.Store(false)
 	g.asked.Store(0)
-	if over || size > g.limit {
-		g.interrupt(&memoryLimitError{limit: g.limit, size: size})
-	}
+	return over || size > g.limit
 }
 
 // unlockThread lets the cell's goroutine leave its thread while the cell
@@ -335,14 +355,36 @@ func (in *instance) reserve(n int64) {
 		return
 	}
 	// The session may have shrunk too (the cell let go of data): measure
-	// unless this cell has just done so.
-	if measured := time.Unix(0, g.measuredAt.Load()); grown > minWalkGrowth || measured.Before(g.started) ||
-		time.Since(measured) > 10*memCheckInterval {
-		g.measure()
+	// unless this cell has just done so. The fork asks at every step of
+	// an array's growth (internal/goja/native_alloc.go): walks, which cost
+	// time in proportion to the session, take at most a fifth of the
+	// cell's time, and in between the last measurement stands.
+	measured := time.Unix(0, g.measuredAt.Load())
+	walked := false
+	if (grown > minWalkGrowth || measured.Before(g.started) || time.Since(measured) > 10*memCheckInterval) &&
+		(measured.Before(g.started) || time.Since(measured) >= 4*time.Duration(g.walkCost.Load())) {
+		start := time.Now()
+		g.measureSize()
+		g.walkCost.Store(int64(time.Since(start)))
+		walked = true
 	}
 	if size := g.size.Load(); size+n > g.limit {
 		in.throwRange(fmt.Sprintf("memory limit: this needs %d MiB more, and the session holds %d MiB of its limit of %d MiB",
 			max(n>>20, 1), size>>20, g.limit>>20))
+	}
+	// What the session holds leaves room for n, but the heap has grown by
+	// more than that room since the cell started: the rest is garbage
+	// (a string or an array's values that the cell replaced). Collect it
+	// first, so that the allocation reuses its memory instead of taking
+	// the host past the session's limit (a doubling replaceAll or an
+	// array's growth in a loop reached 1.5-2.5x the limit so).
+	if walked && n >= bigReserve {
+		_, total := heapStats()
+		others := monitor.known.Load() - g.size.Load() - g.othersStart
+		if g.startSize+max(0, total-g.startLive-others)+n > g.limit {
+			runtime.GC()
+			g.mark.Store(ptr(markNow()))
+		}
 	}
 }
 
