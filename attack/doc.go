@@ -1,7 +1,9 @@
 // Package attack is wasmeval's attack suite: black-box tests that try, as
 // an attacker's cells would, to leave the sandbox or to harm the host and
-// other tenants, through the library (sandbox), the session manager and
-// the eval command's line protocol. It has no code of its own; `make test`
+// other tenants, through the library (sandbox), the session manager, the
+// eval command's line protocol, the mcp command's stdio and serve over real
+// HTTP on loopback (the hunt_*_test.go files: siblings of issue 9's
+// defects, looked for as an attacker would). It has no code of its own; `make test`
 // runs it with the rest.
 //
 // The cases are grouped by what they attack:
