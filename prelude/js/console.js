@@ -32,7 +32,7 @@
     error: err,
     trace(...args) {
       const lines = P.StringPrototypeSplit(internal.cleanStack(new P.Error().stack), '\n');
-      const stack = P.ArrayPrototypeJoin(P.ArrayPrototypeSlice(lines, 1), '\n');
+      const stack = P.ArrayPrototypeJoin(P.arraySlice(lines, 1), '\n');
       err(`Trace${args.length > 0 ? ': ' + P.ReflectApply(format, undefined, args) : ''}${stack ? '\n' + stack : ''}`);
     },
     dir(value, options) {

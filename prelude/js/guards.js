@@ -47,8 +47,6 @@
   const apply = Reflect.apply;
   const nativeStringConcat = String.prototype.concat; // before its wrapper below
   const nativeString = String;
-  const nativeArraySlice = Array.prototype.slice; // before the wrappers below
-  const nativeObjectAssign = Object.assign;
 
   function method(proto, name, check) {
     const original = proto[name];
@@ -342,11 +340,16 @@
           // a comparator that shrinks or thins the array made it index
           // past the end (a Go panic). The values are sorted as the
           // language says, in a list of their own, and written back.
-          const items = apply(nativeArraySlice, this, []);
+          // The list is copied by index, not by the native slice, which
+          // makes its copy through this.constructor[Symbol.species]: a
+          // cell's constructor, handed the values, when the prelude sorts
+          // a list of its own (issue 9). The holes sort last.
+          const items = [];
+          const n = this.length;
+          for (let i = 0; i < n; i++) if (i in this) append(items, this[i]);
           apply(original, items, [compare]);
-          apply(nativeObjectAssign, Object, [this, items]);
-          const present = objectKeys(items).length; // the holes sort last
-          for (let i = present; i < items.length; i++) delete this[i];
+          for (let i = 0; i < items.length; i++) this[i] = items[i];
+          for (let i = items.length; i < n; i++) delete this[i];
           return this;
         }
         return apply(original, this, arguments);

@@ -178,8 +178,8 @@
       if (out.length > 0 && out[out.length - 1][1] === line) out[out.length - 1][0]++;
       else P.arrayPush(out, [1, line]);
     }
-    if (o.count) return P.ArrayPrototypeJoin(P.ArrayPrototypeMap(out, (e) => `${P.StringPrototypePadStart(P.String(e[0]), 7)} ${e[1]}`), '\n');
-    return P.ArrayPrototypeJoin(P.ArrayPrototypeMap(out, (e) => e[1]), '\n');
+    if (o.count) return P.ArrayPrototypeJoin(P.arrayMap(out, (e) => `${P.StringPrototypePadStart(P.String(e[0]), 7)} ${e[1]}`), '\n');
+    return P.ArrayPrototypeJoin(P.arrayMap(out, (e) => e[1]), '\n');
   };
 
   const counter = (items, o) => {
@@ -191,7 +191,7 @@
     const pairs = P.mapEntries(counts);
     // Array.prototype.sort is stable: ties keep their first appearance.
     P.ArrayPrototypeSort(pairs, (a, b) => (o.reverse ? a[1] - b[1] : b[1] - a[1]));
-    return o.limit === undefined || o.limit === null ? pairs : P.ArrayPrototypeSlice(pairs, 0, o.limit);
+    return o.limit === undefined || o.limit === null ? pairs : P.arraySlice(pairs, 0, o.limit);
   };
 
   const log = (message) => {
@@ -298,7 +298,7 @@
     let p = P.PromiseResolve(listOf(items));
     for (let i = 0; i < stages.length; i++) {
       const stage = stages[i];
-      p = then(p, (xs) => parallel(P.ArrayPrototypeMap(xs, (x) => () => stage(x)), o));
+      p = then(p, (xs) => parallel(P.arrayMap(xs, (x) => () => stage(x)), o));
     }
     return p;
   });

@@ -121,6 +121,35 @@
     for (let i = 0; i < n; i++) P.arraySet(list, i, values[i]);
     return list.length;
   };
+  // P.arraySlice, P.arrayMap and P.arrayFilter are list.slice(start, end),
+  // list.map(f) and list.filter(f) for the prelude's own lists, and
+  // P.arraySplice(list, start, count) removes count items: the natives
+  // make their result through list.constructor[Symbol.species], which a
+  // cell can point at a constructor of its own (Array[Symbol.species], or
+  // Array.prototype.constructor) to be handed the prelude's values.
+  P.arraySlice = (list, start = 0, end = list.length) => {
+    const n = list.length;
+    const from = start < 0 ? P.MathMax(n + start, 0) : P.MathMin(start, n);
+    const to = end < 0 ? P.MathMax(n + end, 0) : P.MathMin(end, n);
+    const out = [];
+    for (let i = from; i < to; i++) P.arrayPush(out, list[i]);
+    return out;
+  };
+  P.arrayMap = (list, f) => {
+    const out = [];
+    for (let i = 0; i < list.length; i++) P.arrayPush(out, f(list[i], i));
+    return out;
+  };
+  P.arrayFilter = (list, f) => {
+    const out = [];
+    for (let i = 0; i < list.length; i++) if (f(list[i], i)) P.arrayPush(out, list[i]);
+    return out;
+  };
+  P.arraySplice = (list, start, count) => {
+    const n = list.length;
+    for (let i = start; i + count < n; i++) list[i] = list[i + count];
+    list.length = P.MathMax(start, n - count);
+  };
   // P.applyArgs(f, self, args) is f.apply(self, args).
   P.applyArgs = (f, self, args) => P.ReflectApply(f, self, args);
   // P.mapEntries(map) and P.setValues(set) list a collection's entries
@@ -487,7 +516,7 @@
           braces[1] = ']';
           extrasType = kArrayExtrasType;
           formatter = formatArray;
-          keys = P.ArrayPrototypeFilter(getOwnNonIndexProperties(value, ctx.showHidden), (k) => k !== 'length');
+          keys = P.arrayFilter(getOwnNonIndexProperties(value, ctx.showHidden), (k) => k !== 'length');
         } else if (tag !== '') {
           braces[0] = `${getPrefix(constructor, tag, 'Object')}{`;
         }
@@ -577,7 +606,7 @@
       if (extrasType === kObjectType) {
         P.ArrayPrototypeSort(output, comparator);
       } else if (keys.length > 1) {
-        const sorted = P.ArrayPrototypeSort(P.ArrayPrototypeSlice(output, output.length - keys.length), comparator);
+        const sorted = P.ArrayPrototypeSort(P.arraySlice(output, output.length - keys.length), comparator);
         for (let i = 0; i < sorted.length; i++) output[output.length - keys.length + i] = sorted[i];
       }
     }
@@ -639,7 +668,7 @@
     } else if (isStringObject(value)) {
       type = 'String';
       primitive = P.StringPrototypeValueOf(value);
-      P.ArrayPrototypeSplice(keys, 0, primitive.length);
+      P.arraySplice(keys, 0, primitive.length);
     } else if (isBooleanObject(value)) {
       type = 'Boolean';
       primitive = P.BooleanPrototypeValueOf(value);
@@ -700,7 +729,7 @@
       const names = ['name', 'message', 'stack'];
       for (let i = 0; i < names.length; i++) {
         const index = P.ArrayPrototypeIndexOf(keys, names[i]);
-        if (index !== -1 && P.StringPrototypeIncludes(stack, err[names[i]])) P.ArrayPrototypeSplice(keys, index, 1);
+        if (index !== -1 && P.StringPrototypeIncludes(stack, err[names[i]])) P.arraySplice(keys, index, 1);
       }
     }
     if ('cause' in err && (keys.length === 0 || !P.ArrayPrototypeIncludes(keys, 'cause'))) P.arrayPush(keys, 'cause');

@@ -47,6 +47,7 @@ var replaceable = []struct{ holder, key string }{
 	{"Array.prototype", "'find'"},
 	{"Array.prototype", "'reverse'"},
 	{"Array.prototype", "Symbol.iterator"},
+	{"Array", "Symbol.species"},
 	{"Object.getPrototypeOf([][Symbol.iterator]())", "'next'"},
 	{"String.prototype", "'slice'"},
 	{"String.prototype", "'replace'"},
@@ -168,7 +169,7 @@ var primordialsChecks = []struct{ name, code, uses string }{
 	{"a refused BigInt", "(() => { try { return 3n ** (2n ** 22n) > 0n; } catch (e) { return e.message; } })()", ""},
 	{"a refused repeat", "(() => { try { return 'x'.repeat(2 ** 29).length; } catch (e) { return e.message; } })()", "String.prototype 'repeat'"},
 	{"guarded methods", "['ab'.repeat(2), 'ab'.padStart(4, '-'), 'ab'.padEnd(4, '-'), 'a-b'.replace('-', '+'), 'a-b-c'.replaceAll('-', '+')]", "String.prototype 'repeat',String.prototype 'padStart',String.prototype 'padEnd',String.prototype 'replace',String.prototype 'replaceAll'"},
-	{"guarded array methods", "(() => { const a = ['b', 'a']; return a.join('+') + a.slice(1) + a.concat(['c']).length; })()", "Array.prototype 'join',Array.prototype 'slice',Array.prototype 'concat'"},
+	{"guarded array methods", "(() => { const a = ['b', 'a']; return a.join('+') + a.slice(1) + a.concat(['c']).length; })()", "Array.prototype 'join',Array.prototype 'slice',Array.prototype 'concat',Array Symbol.species"},
 	{"a guarded sort", "(() => { const a = [3, 1, 2]; a.sort((x, y) => x - y); return a[0] * 100 + a[1] * 10 + a[2]; })()", "Array.prototype 'sort'"},
 	{"a guarded Function", "new Function('a', 'b', 'return a + b')(1, 2)", "Array.prototype 'slice',Array.prototype 'map',Array.prototype 'join'"},
 }
