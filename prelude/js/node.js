@@ -43,22 +43,22 @@
       let dots = 0;
       let code = 0;
       for (let i = 0; i <= p.length; ++i) {
-        if (i < p.length) code = p.charCodeAt(i);
+        if (i < p.length) code = P.StringPrototypeCharCodeAt(p, i);
         else if (code === 47) break;
         else code = 47;
         if (code === 47) {
           if (lastSlash === i - 1 || dots === 1) {
             // nothing
           } else if (dots === 2) {
-            if (res.length < 2 || lastSegmentLength !== 2 || res.charCodeAt(res.length - 1) !== 46 || res.charCodeAt(res.length - 2) !== 46) {
+            if (res.length < 2 || lastSegmentLength !== 2 || P.StringPrototypeCharCodeAt(res, res.length - 1) !== 46 || P.StringPrototypeCharCodeAt(res, res.length - 2) !== 46) {
               if (res.length > 2) {
-                const lastSlashIndex = res.lastIndexOf('/');
+                const lastSlashIndex = P.StringPrototypeLastIndexOf(res, '/');
                 if (lastSlashIndex === -1) {
                   res = '';
                   lastSegmentLength = 0;
                 } else {
-                  res = res.slice(0, lastSlashIndex);
-                  lastSegmentLength = res.length - 1 - res.lastIndexOf('/');
+                  res = P.StringPrototypeSlice(res, 0, lastSlashIndex);
+                  lastSegmentLength = res.length - 1 - P.StringPrototypeLastIndexOf(res, '/');
                 }
                 lastSlash = i;
                 dots = 0;
@@ -76,8 +76,8 @@
               lastSegmentLength = 2;
             }
           } else {
-            if (res.length > 0) res += '/' + p.slice(lastSlash + 1, i);
-            else res = p.slice(lastSlash + 1, i);
+            if (res.length > 0) res += '/' + P.StringPrototypeSlice(p, lastSlash + 1, i);
+            else res = P.StringPrototypeSlice(p, lastSlash + 1, i);
             lastSegmentLength = i - lastSlash - 1;
           }
           lastSlash = i;
@@ -101,7 +101,7 @@
           check(p, `paths[${i}]`);
           if (p.length === 0) continue;
           resolved = `${p}/${resolved}`;
-          absolute = p.charCodeAt(0) === 47;
+          absolute = P.StringPrototypeCharCodeAt(p, 0) === 47;
         }
         resolved = normalizeString(resolved, !absolute);
         if (absolute) return `/${resolved}`;
@@ -110,8 +110,8 @@
       normalize(p) {
         check(p);
         if (p.length === 0) return '.';
-        const absolute = p.charCodeAt(0) === 47;
-        const trailing = p.charCodeAt(p.length - 1) === 47;
+        const absolute = P.StringPrototypeCharCodeAt(p, 0) === 47;
+        const trailing = P.StringPrototypeCharCodeAt(p, p.length - 1) === 47;
         let out = normalizeString(p, !absolute);
         if (out.length === 0) {
           if (absolute) return '/';
@@ -122,17 +122,18 @@
       },
       isAbsolute(p) {
         check(p);
-        return p.length > 0 && p.charCodeAt(0) === 47;
+        return p.length > 0 && P.StringPrototypeCharCodeAt(p, 0) === 47;
       },
       join(...args) {
         if (args.length === 0) return '.';
         const parts = [];
-        for (const a of args) {
+        for (let i = 0; i < args.length; i++) {
+          const a = args[i];
           check(a);
           if (a.length > 0) P.arrayPush(parts, a);
         }
         if (parts.length === 0) return '.';
-        return path.normalize(parts.join('/'));
+        return path.normalize(P.ArrayPrototypeJoin(parts, '/'));
       },
       relative(from, to) {
         check(from, 'from');
@@ -141,11 +142,14 @@
         from = path.resolve(from);
         to = path.resolve(to);
         if (from === to) return '';
-        const f = from === '/' ? [] : from.slice(1).split('/');
-        const t = to === '/' ? [] : to.slice(1).split('/');
+        const f = from === '/' ? [] : P.StringPrototypeSplit(P.StringPrototypeSlice(from, 1), '/');
+        const t = to === '/' ? [] : P.StringPrototypeSplit(P.StringPrototypeSlice(to, 1), '/');
         let i = 0;
         while (i < f.length && i < t.length && f[i] === t[i]) i++;
-        return [...f.slice(i).map(() => '..'), ...t.slice(i)].join('/');
+        const out = [];
+        for (let j = i; j < f.length; j++) P.arrayPush(out, '..');
+        for (let j = i; j < t.length; j++) P.arrayPush(out, t[j]);
+        return P.ArrayPrototypeJoin(out, '/');
       },
       toNamespacedPath(p) {
         return p;
@@ -153,11 +157,11 @@
       dirname(p) {
         check(p);
         if (p.length === 0) return '.';
-        const hasRoot = p.charCodeAt(0) === 47;
+        const hasRoot = P.StringPrototypeCharCodeAt(p, 0) === 47;
         let end = -1;
         let matchedSlash = true;
         for (let i = p.length - 1; i >= 1; --i) {
-          if (p.charCodeAt(i) === 47) {
+          if (P.StringPrototypeCharCodeAt(p, i) === 47) {
             if (!matchedSlash) {
               end = i;
               break;
@@ -168,36 +172,36 @@
         }
         if (end === -1) return hasRoot ? '/' : '.';
         if (hasRoot && end === 1) return '//';
-        return p.slice(0, end);
+        return P.StringPrototypeSlice(p, 0, end);
       },
       basename(p, suffix) {
         check(p);
         if (suffix !== undefined) check(suffix, 'suffix');
         let end = p.length;
-        while (end > 1 && p.charCodeAt(end - 1) === 47) end--;
-        const trimmed = p.slice(0, end);
-        const base = trimmed.slice(trimmed.lastIndexOf('/') + 1);
-        if (suffix !== undefined && suffix.length > 0 && base !== suffix && base.endsWith(suffix)) {
-          return base.slice(0, base.length - suffix.length);
+        while (end > 1 && P.StringPrototypeCharCodeAt(p, end - 1) === 47) end--;
+        const trimmed = P.StringPrototypeSlice(p, 0, end);
+        const base = P.StringPrototypeSlice(trimmed, P.StringPrototypeLastIndexOf(trimmed, '/') + 1);
+        if (suffix !== undefined && suffix.length > 0 && base !== suffix && P.StringPrototypeEndsWith(base, suffix)) {
+          return P.StringPrototypeSlice(base, 0, base.length - suffix.length);
         }
         return base;
       },
       extname(p) {
         check(p);
         const base = path.basename(p);
-        const dot = base.lastIndexOf('.');
+        const dot = P.StringPrototypeLastIndexOf(base, '.');
         if (dot <= 0 || base === '..') return '';
-        return base.slice(dot);
+        return P.StringPrototypeSlice(base, dot);
       },
       parse(p) {
         check(p);
-        const root = p.charCodeAt(0) === 47 ? '/' : '';
+        const root = P.StringPrototypeCharCodeAt(p, 0) === 47 ? '/' : '';
         if (p === '') return { root: '', dir: '', base: '', ext: '', name: '' };
         const base = path.basename(p);
         const ext = path.extname(p);
         let dir = path.dirname(p);
-        if (dir === '.' && !p.startsWith('.') && !p.includes('/')) dir = '';
-        return { root, dir, base, ext, name: ext ? base.slice(0, base.length - ext.length) : base };
+        if (dir === '.' && !P.StringPrototypeStartsWith(p, '.') && !P.StringPrototypeIncludes(p, '/')) dir = '';
+        return { root, dir, base, ext, name: ext ? P.StringPrototypeSlice(base, 0, base.length - ext.length) : base };
       },
       format(obj) {
         if (obj === null || typeof obj !== 'object') throw invalidArg('pathObject', 'of type object', obj);
