@@ -349,7 +349,8 @@
         if (typeof handler === 'function') {
           P.FunctionPrototypeApply(handler, this, args);
         } else {
-          for (const fn of handler.slice()) P.FunctionPrototypeApply(fn, this, args);
+          const fns = P.arraySlice(handler);
+          for (let i = 0; i < fns.length; i++) P.FunctionPrototypeApply(fns[i], this, args);
         }
         return true;
       }
@@ -407,9 +408,10 @@
           this._eventsCount--;
           if (events.removeListener !== undefined) this.emit('removeListener', type, list.listener || listener);
         } else if (typeof list !== 'function') {
-          const i = list.findLastIndex((l) => l === listener || l.listener === listener);
+          let i = list.length - 1;
+          while (i >= 0 && list[i] !== listener && list[i].listener !== listener) i--;
           if (i < 0) return this;
-          list.splice(i, 1);
+          P.arraySplice(list, i, 1);
           if (list.length === 1) events[type] = list[0];
           if (events.removeListener !== undefined) this.emit('removeListener', type, listener);
         }
@@ -432,12 +434,12 @@
       listeners(type) {
         const l = this._events && this._events[type];
         if (l === undefined) return [];
-        return typeof l === 'function' ? [l.listener || l] : l.map((x) => x.listener || x);
+        return typeof l === 'function' ? [l.listener || l] : P.arrayMap(l, (x) => x.listener || x);
       }
       rawListeners(type) {
         const l = this._events && this._events[type];
         if (l === undefined) return [];
-        return typeof l === 'function' ? [l] : l.slice();
+        return typeof l === 'function' ? [l] : P.arraySlice(l);
       }
       listenerCount(type) {
         const l = this._events && this._events[type];
