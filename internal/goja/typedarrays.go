@@ -599,7 +599,9 @@ func (a *float64Array) exportType() reflect.Type {
 }
 
 func (a *bigInt64Array) toRaw(value Value) uint64 {
-	return toBigInt64(value).Uint64()
+	// wasmeval: the value's 64 bits. Upstream's toBigInt64(value).Uint64()
+	// took the magnitude of a negative value: fill(-1n) stored 1n.
+	return bigIntBits64(value)
 }
 
 func (a *bigInt64Array) ptr(idx int) *int64 {

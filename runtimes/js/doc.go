@@ -66,10 +66,11 @@
 // operators **, << and >> refuse results of more than 2^22 bits. The same
 // guards apply to code made at run time with eval and the Function
 // constructors. A text of more than 100,000 characters is not parsed as a
-// BigInt by BigInt(), BigInt.asIntN and asUintN, the comparisons, DataView's
-// setBigInt64 and setBigUint64, or a BigInt array's fill and set
-// (bigstore.go); an element assignment (`ta[0] = text`) and a BigInt
-// array's constructor and from() still parse one in goja's own code. Each regexp2 match (patterns with lookaround or
+// BigInt by BigInt(), BigInt.asIntN and asUintN (guards.js), and goja's own
+// BigInt(text) refuses a result past the session's BigInt limit; a BigInt
+// array or DataView keeps any text mod 2^64, read once in linear time, and
+// a comparison with a text decides by its length (internal/goja/FORK.md).
+// Each regexp2 match (patterns with lookaround or
 // backreferences) stops after 1 s, and each loop that calls code or makes
 // objects calls a safe point every 65536 turns, where the memory monitor
 // can measure the session.
@@ -82,9 +83,10 @@
 //
 //   - const bindings at the top level of a cell are writable afterwards: they
 //     are hoisted to global properties so that re-running the cell works.
-//   - Stack overflow is goja's uncatchable StackOverflowError: the cell fails
-//     with "RangeError: Maximum call stack size exceeded", but a try/catch in
-//     the cell does not see it.
+//   - Stack overflow is a RangeError, "Maximum call stack size exceeded",
+//     that a try/catch in the cell can catch, as in V8; recursion in goja's
+//     native code (JSON, join and toString, flat) counts against the same
+//     1000 frames (internal/goja/native_depth.go).
 //   - ES modules are rewritten to CommonJS. In a module file, imported
 //     bindings are live (read through the exporting module's namespace, whose
 //     exports exist from the module's start, so import cycles work); a cell's
@@ -98,7 +100,7 @@
 //   - eval is always an indirect eval: it runs in the global scope, not in
 //     its caller's, and its let, const and class declarations stay inside it.
 //   - The call stack holds 1000 frames: an overflow through native frames
-//     unwinds in time quadratic in the depth, which no interrupt stops.
+//     unwinds by a Go panic a frame, which no interrupt stops.
 //   - Array methods refuse an array-like (or sparse array) longer than the
 //     memory limit allows a dense array to be: they would loop over its
 //     length in native code.

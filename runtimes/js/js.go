@@ -153,10 +153,8 @@ type instance struct {
 	root     *os.Root
 	rootPath string
 
-	vm    *goja.Runtime
-	hooks hooks
-	// isView is ArrayBuffer.isView, as the VM started (bigstore.go).
-	isView  func(*goja.Object) bool
+	vm      *goja.Runtime
+	hooks   hooks
 	loop    *loop
 	modules map[string]*moduleRecord
 	start0  time.Time // the guest clock at start, for performance.now
@@ -368,9 +366,6 @@ func (in *instance) start() error {
 		return err
 	}
 	if err := in.guardRegExp(); err != nil {
-		return err
-	}
-	if err := in.guardBigIntStores(); err != nil { // bigstore.go
 		return err
 	}
 	// The cells' own require and import helpers, relative to the root.
