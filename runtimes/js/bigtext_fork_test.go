@@ -11,8 +11,8 @@ import (
 )
 
 // TestBigIntTextNativePaths: the doors by which a long text reaches goja's
-// BigInt conversion in its own VM code, where no wrapper of bigguard.go or
-// bigstore.go sees it (an element store `ta[i] = text`, `+=`, destructuring,
+// BigInt conversion in its own VM code, where no wrapper could see it (an
+// element store `ta[i] = text`, `+=`, destructuring,
 // for-of into an element, a store through a Proxy, a species constructor
 // that is a BigInt array's, a comparison). Upstream goja parsed the whole
 // text in one native call, quadratic in its length (2e6 digits: ~11 s,
