@@ -68,8 +68,11 @@ import (
 // may not grow it.
 //
 // Single huge allocations are refused before they happen by the prelude's
-// guards (guards.js, JSON.parse's estimate, source.go's BigInt guards):
-// native code cannot be stopped once it runs. A concatenation of two long
+// guards (guards.js, JSON.parse's estimate, source.go's BigInt guards)
+// and by the goja fork itself, whose built-ins announce every allocation
+// of 1 MiB or more (a string, a step of an array's growth, a buffer) to
+// reserve before they make it (internal/goja/native_alloc.go): native
+// code cannot be stopped once it runs. A concatenation of two long
 // strings (`s = s + s`) reserves its result before goja copies it
 // (source.go rewrites +), so a doubling string stops near the limit;
 // before, the copy that crossed it completed before the interrupt landed,
