@@ -271,7 +271,7 @@
     hidden(URLSearchParams.prototype, Symbol.toStringTag, 'URLSearchParams');
   }
   // Encodings goja_nodejs's Buffer lacks, done by the host.
-  const hostEncodings = new Set(['latin1', 'binary', 'ascii', 'utf16le', 'ucs2', 'base64url']);
+  const hostEncodings = new P.SafeSet(['latin1', 'binary', 'ascii', 'utf16le', 'ucs2', 'base64url']);
   const encodingOf = (e) => {
     if (typeof e !== 'string') return e;
     const l = e.toLowerCase();
@@ -287,7 +287,8 @@
           throw typeError('ERR_UNKNOWN_ENCODING', `Unknown encoding: ${enc}`);
         }
       }
-      return apply(rawFrom, this, [value, enc, ...rest]);
+      P.arrayUnshift(rest, value, enc);
+      return apply(rawFrom, this, rest);
     };
     const toString = Buffer.prototype.toString;
     P.ObjectDefineProperty(Buffer.prototype, 'toString', {
@@ -318,7 +319,8 @@
         else if (value !== null && typeof value === 'object' && !(P.isInstance(value, P.ArrayBuffer)) && !isView(value)) {
           want(toLength(value.length));
         }
-        return apply(from, this, [value, ...rest]);
+        P.arrayUnshift(rest, value);
+        return apply(from, this, rest);
       },
       alloc(size, ...rest) {
         if (typeof size !== 'number') throw typeError('ERR_INVALID_ARG_TYPE', `The "size" argument must be of type number. Received ${internal.inspect(size)}`);
@@ -326,7 +328,8 @@
           throw P.ObjectAssign(new RangeError(`The value of "size" is out of range. It must be >= 0 && <= ${maxBytes}. Received ${size}`), { code: 'ERR_OUT_OF_RANGE' });
         }
         want(size);
-        return apply(alloc, this, [size, ...rest]);
+        P.arrayUnshift(rest, size);
+        return apply(alloc, this, rest);
       },
       allocUnsafe(size) {
         return Buffer.alloc(size);
@@ -337,7 +340,7 @@
       concat(list, totalLength) {
         if (!P.ArrayIsArray(list)) throw typeError('ERR_INVALID_ARG_TYPE', 'The "list" argument must be an instance of Array');
         let n = 0;
-        for (const b of list) n += b && b.length ? b.length : 0;
+        for (let i = 0; i < list.length; i++) n += list[i] && list[i].length ? list[i].length : 0;
         want(totalLength === undefined ? n : toLength(totalLength));
         for (let i = 0; i < list.length; i++) {
           if (!isView(list[i])) {
@@ -464,7 +467,7 @@
     #pending = null;
     constructor(label = 'utf-8', options = {}) {
       const l = String(label).trim().toLowerCase();
-      if (utf8Labels.includes(l)) this.#encoding = 'utf-8';
+      if (P.ArrayPrototypeIncludes(utf8Labels, l)) this.#encoding = 'utf-8';
       else if (otherLabels[l]) this.#encoding = l === 'utf-16' ? 'utf-16le' : l;
       else throw new RangeError(`The "${label}" encoding is not supported (utf-8, utf-16le and latin1 are)`);
       this.#fatal = !!(options && options.fatal);
@@ -526,7 +529,7 @@
   const errorTypes = { Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError };
   function structuredClone(value, options) {
     if (arguments.length === 0) throw new TypeError('The "value" argument must be specified');
-    const seen = new Map();
+    const seen = new P.SafeMap();
     const clone = (v) => {
       if (v === null || (typeof v !== 'object' && typeof v !== 'function')) {
         if (typeof v === 'symbol') throw cloneError(String(v));
@@ -657,7 +660,7 @@
   const kListeners = Symbol('listeners');
   class EventTarget {
     constructor() {
-      P.ObjectDefineProperty(this, kListeners, { value: new Map() });
+      P.ObjectDefineProperty(this, kListeners, { value: new P.SafeMap() });
     }
     addEventListener(type, listener, options) {
       if (listener === null || listener === undefined) return;
@@ -1059,7 +1062,7 @@
   const headerValue = (v) => String(v).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
   class Headers {
     constructor(init) {
-      P.ObjectDefineProperty(this, kMap, { value: new Map() });
+      P.ObjectDefineProperty(this, kMap, { value: new P.SafeMap() });
       if (init === undefined || init === null) return;
       if (init instanceof Headers) {
         for (const [k, v] of init[kMap]) this[kMap].set(k, v.slice());
