@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/wasmeval/wasmeval/internal/goja"
 )
 
 // A session's size.
@@ -308,6 +310,10 @@ func (w *walker) value(v reflect.Value) {
 			}
 		}
 	case reflect.Struct:
+		if vals, n, ok := goja.WeakMapValues(v); ok {
+			w.weakMap(v.Field(0), vals, n)
+			return
+		}
 		for _, i := range pointerFields(v.Type()) {
 			w.push(v.Field(i))
 		}
@@ -372,6 +378,24 @@ func (w *walker) value(v reflect.Value) {
 			}
 			w.lists = append(w.lists, l)
 		}
+	}
+}
+
+// weakMap counts the entries of a WeakMap or WeakSet, m (its map), from
+// vals, a copy of its n values taken under its lock (goja.WeakMapValues):
+// the garbage collector's cleanups delete the entries of freed keys on a
+// goroutine of their own while the VM does not run, and iterating a map
+// as that happens is a fatal error of the Go runtime, not a panic: a
+// cell that let go of its keys at the right time ended the process and
+// every session in it. The keys are weak pointers, which hold nothing.
+func (w *walker) weakMap(m reflect.Value, vals []goja.Value, n int) {
+	if m.IsNil() || w.seen.mark(m.Pointer(), 1) == 0 {
+		return
+	}
+	t := m.Type()
+	w.add(48 + (int64(n)*8/7+8)*(int64(t.Key().Size()+t.Elem().Size())+1))
+	if len(vals) > 0 {
+		w.lists = append(w.lists, list{v: reflect.ValueOf(vals)})
 	}
 }
 
