@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 // dirName is the Makefile's PYPKG_DIR under its CACHE_ROOT; bump both
@@ -15,8 +17,9 @@ const dirName = "py-test-packages-1"
 
 // Dir returns the packages folder: $WASMEVAL_TEST_PACKAGES, or
 // dist-packages under the Makefile's default build cache. Without it the
-// test is skipped, or fails when WASMEVAL_REQUIRE_PYTHON=1 (as under make
-// test), saying which make target makes it.
+// test is skipped, or fails when WASMEVAL_REQUIRE_PYTHON is set as
+// testenv.PythonRequired reads it (as under make test), saying which make
+// target makes it.
 func Dir(t testing.TB) string {
 	t.Helper()
 	dir := os.Getenv("WASMEVAL_TEST_PACKAGES")
@@ -35,7 +38,7 @@ func Dir(t testing.TB) string {
 		}
 	}
 	msg := "the test packages are missing (" + dir + "): run `make py-test-packages` (or set WASMEVAL_TEST_PACKAGES to a dist-packages folder with sympy, mpmath, networkx, attrs and PyYAML)"
-	if os.Getenv("WASMEVAL_REQUIRE_PYTHON") == "1" {
+	if testenv.PythonRequired() {
 		t.Fatal(msg)
 	}
 	t.Skip(msg)
