@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/wasmeval/wasmeval/tape"
 )
@@ -229,5 +232,54 @@ func TestDeferredFields(t *testing.T) {
 		if err := w.Write(tape.Deferred(r, 1)); err == nil {
 			t.Errorf("a deferred record with %s set was written", f.Name)
 		}
+	}
+}
+
+// TestDeferredAppenderLine: the line of a deferred request or result
+// whose value appends its own JSON (written straight into the drain's
+// output) is byte for byte the line of the same JSON given as is, nested
+// or not, and a value that declines (json.Marshal's) after one that did
+// not leaves nothing of its attempt behind.
+func TestDeferredAppenderLine(t *testing.T) {
+	lines := func(own bool) []byte {
+		var buf bytes.Buffer
+		w, _ := tape.NewWriter(&buf)
+		w.Write(header())
+		n := 0
+		for _, typ := range []string{tape.TypeRequest, tape.TypeResult} {
+			for _, nested := range []bool{false, true} {
+				n++
+				var v any = json.RawMessage(fmt.Sprintf(`{"own":%d}`, n))
+				if own {
+					v = appender{Plain: n, ok: true}
+				}
+				w.Write(tape.Deferred(tape.Record{Type: typ, N: n, Nested: nested}, v))
+				v = json.RawMessage(fmt.Sprintf(`{"plain":%d}`, n))
+				if own {
+					v = appender{Plain: n}
+				}
+				w.Write(tape.Deferred(tape.Record{Type: typ, N: n + 100, Nested: nested}, v))
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		zr, err := zstd.NewReader(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zr.Close()
+		b, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	own, given := lines(true), lines(false)
+	if !bytes.Equal(own, given) {
+		t.Errorf("with the value's own JSON:\n%s\nwith the same JSON given:\n%s", own, given)
+	}
+	if !bytes.Contains(own, []byte(`{"t":"result","n":4,"nested":true,"result":{"own":4}}`+"\n")) {
+		t.Errorf("no nested result line in\n%s", own)
 	}
 }

@@ -121,6 +121,33 @@ func (e *lineEncoder) encode(r *Record, trusted bool) ([]byte, error) {
 // appending the line to out; a request whose JSON cannot be had is an
 // error.
 func (e *lineEncoder) encodeDeferred(out []byte, d *deferred) ([]byte, error) {
+	if a, ok := d.value.(JSONAppender); ok {
+		// The usual request and result: its line straight into out, as
+		// appendQuick writes it, without copying its JSON twice more.
+		start := len(out)
+		line := append(out, `{"t":"`...)
+		if d.result {
+			line = append(line, TypeResult...)
+		} else {
+			line = append(line, TypeRequest...)
+		}
+		line = strconv.AppendInt(append(line, `","n":`...), int64(d.n), 10)
+		if d.nested {
+			line = append(line, `,"nested":true`...)
+		}
+		if d.result {
+			line = append(line, `,"result":`...)
+		} else {
+			line = append(line, `,"request":`...)
+		}
+		if line, ok = a.AppendJSON(line); ok {
+			if rc, ok := d.value.(Recycler); ok {
+				rc.Recycle()
+			}
+			return append(line, "}\n"...), nil
+		}
+		out = line[:start] // json.Marshal's, below
+	}
 	e.rec = d.record() // reused: a Record per line would escape
 	r := &e.rec
 	var data []byte
@@ -279,12 +306,27 @@ func (w *Writer) startDrain() {
 		}
 		out = append(out, lines[prev:]...)
 		clear(later) // the values hold results
+		// Compressed without the lock, so that the records written
+		// meanwhile (a cell's request, on its path) need not wait for
+		// it: while draining, nothing else writes to the compressor
+		// (writeNow queues, the rest wait for the drain to end).
+		w.mu.Lock()
+		failed := w.err != nil || err != nil
+		w.mu.Unlock()
+		var zerr error
+		if !failed && len(out) > 0 {
+			_, zerr = w.zw.Write(out)
+		}
 		w.mu.Lock()
 		defer w.mu.Unlock()
-		if err != nil && w.err == nil {
+		switch {
+		case err != nil && w.err == nil:
 			w.err = err
+		case zerr != nil && w.err == nil:
+			w.err = fmt.Errorf("tape: %w", zerr)
+		case !failed && zerr == nil:
+			w.since += int64(len(out))
 		}
-		w.writeLocked(out)
 		w.bg.out = out
 		if len(w.later) == 0 {
 			w.writeLocked(w.lines) // what waited only for the drain
@@ -451,6 +493,9 @@ func (w *Writer) Close() error {
 		w.soon.Stop()
 	}
 	w.closed = true
+	for w.draining { // its compressor is the drain's meanwhile
+		w.drained.Wait()
+	}
 	if w.err == nil {
 		w.drainLocked()
 	}
