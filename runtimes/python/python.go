@@ -194,9 +194,9 @@ func hostModule(rt wazero.Runtime) wazero.HostModuleBuilder {
 
 // fuelOptions are the fuel pass's options for CPython; fuelVersion names
 // them in the cache (change it with them).
-var fuelOptions = fuel.Options{SkipLeafEntries: true, ChargeOnlyAtEntry: true}
+var fuelOptions = fuel.Options{SkipLeafEntries: true, ChargeOnlyAtEntry: true, LocalHook: true}
 
-const fuelVersion = "fuel v1 skip-leaf charge-at-entry"
+const fuelVersion = "fuel v2 skip-leaf charge-at-entry local-hook"
 
 // templateEpoch is the wall clock the template's boot reads (makeTemplate).
 var templateEpoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -35,6 +35,17 @@
 // instead (i64.sub; local.tee $t; global.set $fuel; local.get $t): a local
 // lives in a register, a global is a load from the instance.
 //
+// With Options.LocalHook (runtimes/python sets it) the checks call a
+// function that the pass appends to the module, (func call $hook), instead
+// of the import: a call to an import loads the import's code pointer and
+// context from the instance, and Cranelift hoists those two loads out of
+// every loop with a check, so each such loop holds them in two registers
+// (or spill slots) all along; a call to a defined function needs only the
+// instance, already at hand. The fuel consumed and the points at which
+// the hook runs do not change (TestLocalHookSameFuel,
+// TestPythonLocalHookSameFuel). Paired runs on wasmtime: the 3M-iteration
+// loop 6% less CPU, fib(27) within the noise.
+//
 // # Wrapped loops
 //
 // A call in a loop, even one that is rarely taken, makes an engine keep

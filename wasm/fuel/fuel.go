@@ -60,6 +60,16 @@ type Options struct {
 	// paired runs), it made no cell faster on wasmtime and slowed fib by a
 	// fifth on both engines.
 	WrapLoops bool
+	// LocalHook makes the checks call a function that the pass appends to
+	// the module (its index follows every existing function, so none
+	// moves), whose body only calls the hook import. A call to a defined
+	// function needs nothing but the instance, which is at hand; a call
+	// to an import loads the import's code pointer and context from the
+	// instance, and Cranelift hoists those loads out of each loop with a
+	// check, which then keeps them in two registers (or spill slots) for
+	// the whole loop. The fuel consumed and the points at which the hook
+	// runs are the same.
+	LocalHook bool
 }
 
 // Instrument returns a copy of the WebAssembly module bin with fuel
@@ -91,6 +101,9 @@ func Instrument(bin []byte, opts Options) ([]byte, error) {
 // stats describes one instrumentation.
 type stats struct {
 	hook, global uint32 // function index of the hook, global index of the fuel
+	// call is the function the checks call: the hook, or with
+	// Options.LocalHook the function the pass adds, which calls it.
+	call uint32
 }
 
 // Section ids.
@@ -211,6 +224,15 @@ func instrument(bin []byte, opts Options) (out []byte, st stats, err error) {
 		}
 	}
 	st.hook = uint32(m.hook)
+	st.call = st.hook
+	if opts.LocalHook && m.section(secCode) != nil {
+		// Appended after the defined functions: no index moves (beyond
+		// the added import's renumbering).
+		st.call = m.funcImports + m.funcs
+		if remap != nil {
+			st.call++
+		}
+	}
 	st.global = m.globImports + m.globals
 	if uint64(st.global) >= math.MaxUint32 {
 		return nil, st, errors.New("fuel: too many globals")
@@ -409,6 +431,7 @@ func (m *module) parseImports(opts Options) error {
 					return fmt.Errorf("fuel: import %s.%s has type index %d, which is not () -> (): the hook must take and return nothing", mod, name, t)
 				}
 				m.hook = int64(m.funcImports)
+				m.hookType = t
 			}
 			m.funcImports++
 		case 1: // table
@@ -644,6 +667,15 @@ func (m *module) rewrite(id byte, s *section, out []byte, opts Options, remap fu
 		}
 		return out, true, nil
 
+	case secFunction:
+		if st.call == st.hook {
+			return copyRest(out), true, nil
+		}
+		// The local hook's type: the hook's.
+		_, _ = r.u32()
+		out = appendU32(out, m.funcs+1)
+		return appendU32(copyRest(out), m.hookType), true, nil
+
 	case secCode:
 		out, err = m.rewriteCode(r, out, remap, st, opts.SkipLeafEntries, opts.ChargeOnlyAtEntry, opts.WrapLoops)
 		return out, err == nil, err
@@ -686,8 +718,13 @@ func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, s
 			return nil, err
 		}
 	}
-	cc := newCheckCode(st.global, st.hook, chargeOnlyAtEntry)
-	out = appendU32(out, n)
+	cc := newCheckCode(st.global, st.call, chargeOnlyAtEntry)
+	local := st.call != st.hook
+	if local {
+		out = appendU32(out, n+1)
+	} else {
+		out = appendU32(out, n)
+	}
 	for i := uint32(0); i < n; i++ {
 		b, br := body(i)
 		o.dropEntry = o.moved != nil && o.moved[i] > 0
@@ -699,6 +736,13 @@ func (m *module) rewriteCode(r *reader, out []byte, remap func(uint32) uint32, s
 			return nil, fmt.Errorf("fuel: code section: function %d: %w", m.funcImports+i, err)
 		}
 		out = cc.appendBody(out, b, edits, info, m.typeParams[m.funcTypes[i]])
+	}
+	if local {
+		// (func $local_hook call $hook): no locals, no check of its own.
+		body := appendU32([]byte{0x00, 0x10}, st.hook)
+		body = append(body, 0x0b)
+		out = appendU32(out, uint32(len(body)))
+		out = append(out, body...)
 	}
 	return out, nil
 }

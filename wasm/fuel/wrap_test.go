@@ -175,48 +175,53 @@ func TestPythonWrappedLoopsSameFuel(t *testing.T) {
 	}
 	bin, _ := pythonArtifact(t)
 	opts := fuel.Options{AddImport: true, SkipLeafEntries: true, ChargeOnlyAtEntry: true}
-	old, err := fuel.Instrument(bin, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type trace struct {
-		calls, used int64
-		at          uint64 // a hash of the counter's values at the hook calls
-	}
-	run := func(mod []byte) (traces []trace) {
-		rt, cm, stdlib, prelude := pythonRuntimeFor(t, mod, true)
-		g := newPython(t, rt, cm, stdlib, prelude, 997, 1<<40)
-		for _, c := range []struct {
-			slice int64
-			code  string
-		}{
-			{997, "def fib(n):\n    return n if n < 2 else fib(n-1) + fib(n-2)\nemit(fib(15), sum(i * i for i in range(3000)))"},
-			{3, "s = 0\nfor i in range(300):\n    s += i\nemit(s)"},
-		} {
-			g.mt.slice = c.slice
-			var tr trace
-			calls0, left0 := g.mt.calls.Load(), fuelLeft(g.m)
-			base := g.mt.onHook
-			g.mt.onHook = func(ctx context.Context, m api.Module) {
-				tr.at = tr.at*1_000_003 + uint64(fuelLeft(m))
-				base(ctx, m)
-			}
-			rc, out, err := g.run(c.code)
-			g.mt.onHook = base
-			if err != nil || rc != 0 {
-				t.Fatalf("run: rc=%d err=%v output %q", rc, err, out)
-			}
-			tr.calls = g.mt.calls.Load() - calls0
-			tr.used = left0 + tr.calls*c.slice - fuelLeft(g.m)
-			traces = append(traces, tr)
-		}
-		return traces
-	}
-	want := run(old)
+	want := pythonTraces(t, mustInstrument(t, bin, opts))
 	opts.WrapLoops = true
-	got := run(mustInstrument(t, bin, opts))
+	got := pythonTraces(t, mustInstrument(t, bin, opts))
 	t.Logf("header hooks: %+v; wrapped loops: %+v", want, got)
 	if !slices.Equal(got, want) {
 		t.Errorf("wrapped loops: %+v, want (header hooks) %+v", got, want)
 	}
+}
+
+// pythonTrace is what a cell of pythonTraces consumed: the hook's calls,
+// the fuel used, and a hash of the counter's values at the hook calls.
+type pythonTrace struct {
+	calls, used int64
+	at          uint64
+}
+
+// pythonTraces runs two cells in CPython instrumented as mod, the first
+// with a slice that leaves it running for a while between hook calls, the
+// second with one smaller than most checks' costs (the counter stays below
+// zero after the hook), and returns their traces.
+func pythonTraces(t *testing.T, mod []byte) (traces []pythonTrace) {
+	t.Helper()
+	rt, cm, stdlib, prelude := pythonRuntimeFor(t, mod, true)
+	g := newPython(t, rt, cm, stdlib, prelude, 997, 1<<40)
+	for _, c := range []struct {
+		slice int64
+		code  string
+	}{
+		{997, "def fib(n):\n    return n if n < 2 else fib(n-1) + fib(n-2)\nemit(fib(15), sum(i * i for i in range(3000)))"},
+		{3, "s = 0\nfor i in range(300):\n    s += i\nemit(s)"},
+	} {
+		g.mt.slice = c.slice
+		var tr pythonTrace
+		calls0, left0 := g.mt.calls.Load(), fuelLeft(g.m)
+		base := g.mt.onHook
+		g.mt.onHook = func(ctx context.Context, m api.Module) {
+			tr.at = tr.at*1_000_003 + uint64(fuelLeft(m))
+			base(ctx, m)
+		}
+		rc, out, err := g.run(c.code)
+		g.mt.onHook = base
+		if err != nil || rc != 0 {
+			t.Fatalf("run: rc=%d err=%v output %q", rc, err, out)
+		}
+		tr.calls = g.mt.calls.Load() - calls0
+		tr.used = left0 + tr.calls*c.slice - fuelLeft(g.m)
+		traces = append(traces, tr)
+	}
+	return traces
 }
