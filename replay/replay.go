@@ -14,6 +14,7 @@ package replay
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/tape"
 )
@@ -41,6 +43,15 @@ type Options struct {
 	// packages). Its Host is not used: the tape answers tool, llm and
 	// agent.
 	Sandbox sandbox.Options
+	// MaxMemoryLimitBytes, MaxDiskQuotaBytes and MaxDiskQuotaFiles are
+	// the most a tape's header (or a fork's) may ask its session's guest
+	// memory cap and disk quota to be: a tape is input, often someone
+	// else's, and a header claiming no disk quota or a memory cap of a
+	// terabyte would lift the caps that keep its guest from harming this
+	// host. A tape that asks for more is refused, saying what it asks.
+	// Zero means the sandbox's defaults (256 MiB, 1 GiB, 100,000
+	// entries); a negative value means no ceiling.
+	MaxMemoryLimitBytes, MaxDiskQuotaBytes, MaxDiskQuotaFiles int64
 }
 
 // Divergence is a place where the replay did not do what the tape says.
@@ -188,6 +199,9 @@ func Start(ctx context.Context, t *tape.Tape, opts Options) (_ *Player, err erro
 	if p.sb, err = sandbox.New(ctx, sbo); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	if err := checkLimits(t.Header, opts, "tape"); err != nil {
+		return nil, err
+	}
 	so := p.sessionOptions(t.Header, dir)
 	if p.sess, err = p.sb.NewSession(ctx, so); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
@@ -278,6 +292,9 @@ func (p *Player) sessionOptions(h tape.Header, dir string) sandbox.SessionOption
 // fork replays a fork recorded before request n: the session is forked
 // into a folder of its own, and the replay goes on in the fork.
 func (p *Player) fork(ctx context.Context, n int, rec tape.Record) error {
+	if err := checkLimits(*rec.Header, p.opts, fmt.Sprintf("fork before request %d", n)); err != nil {
+		return err
+	}
 	dir := ""
 	if p.opts.Dir != "" {
 		dir = fmt.Sprintf("%s.fork%d", strings.TrimRight(p.opts.Dir, "/"), n)
@@ -481,4 +498,32 @@ func checkLayer(h tape.Header, o sandbox.Options) error {
 		return fmt.Errorf("replay: the tape was recorded with %s, which it does not hold; give the same layer with --packages DIR (and --preload) to replay it", want.Describe())
 	}
 	return fmt.Errorf("replay: the tape was recorded with %s; this replay's (--packages %s) is %s: give the layer the session was recorded with", want.Describe(), o.Packages, got.Describe())
+}
+
+// checkLimits refuses a header (the tape's, or a fork's: what) that asks
+// for a guest memory cap or a disk quota past the replay's ceilings, or
+// for none at all.
+func checkLimits(h tape.Header, o Options, what string) error {
+	for _, l := range []struct {
+		asked, ceiling, def int64
+		name, flag, unit    string
+	}{
+		{h.Options.MemoryLimitBytes, o.MaxMemoryLimitBytes, hostcalls.DefaultMemoryLimitBytes, "a guest memory cap", "--memory-limit", " bytes"},
+		{h.Options.DiskQuotaBytes, o.MaxDiskQuotaBytes, hostcalls.DefaultDiskQuotaBytes, "a disk quota", "--disk-quota", " bytes"},
+		{h.Options.DiskQuotaFiles, o.MaxDiskQuotaFiles, hostcalls.DefaultDiskQuotaFiles, "a disk quota", "--disk-quota-files", " entries"},
+	} {
+		ceiling := cmp.Or(l.ceiling, l.def)
+		switch {
+		case ceiling < 0 || l.asked == 0 || l.asked > 0 && l.asked <= ceiling:
+			continue
+		case l.asked < 0 && l.flag == "--memory-limit":
+			continue // not valid at all: the sandbox says so
+		case l.asked < 0:
+			return fmt.Errorf("replay: the %s asks for no cap (%s none); a replay allows at most %d%s unless given %s none (replay a tape without a cap only if you trust it)",
+				what, l.flag, ceiling, l.unit, l.flag)
+		}
+		return fmt.Errorf("replay: the %s asks for %s of %d%s, more than this replay allows (%d%s); give %s %d to replay it if you trust it",
+			what, l.name, l.asked, l.unit, ceiling, l.unit, l.flag, l.asked)
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -514,10 +515,11 @@ func (w *Writer) Close() error {
 
 // Reader reads a tape's records in order.
 type Reader struct {
-	zr   *zstd.Decoder
-	br   *bufio.Reader
-	line int
-	err  error
+	zr    *zstd.Decoder
+	br    *bufio.Reader
+	line  int
+	bytes int64 // of the lines read so far, decompressed
+	err   error
 }
 
 // NewReader returns a Reader of the tape r. The first record must be a
@@ -572,6 +574,7 @@ func (r *Reader) next() (Record, error) {
 		break
 	}
 	r.line++
+	r.bytes += int64(len(line))
 	var rec Record
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
@@ -608,7 +611,14 @@ type Tape struct {
 	Events []Record
 }
 
+// readLimit is MaxTapeBytes; tests lower it.
+var readLimit int64 = MaxTapeBytes
+
+// recordBytes is what a record takes in a Tape, beside its line's bytes.
+const recordBytes = int64(unsafe.Sizeof(Record{}))
+
 // Read reads a whole tape. Root entries must come before the first event.
+// A tape that would take more than MaxTapeBytes in memory is refused.
 func Read(r io.Reader) (*Tape, error) {
 	tr, err := NewReader(r)
 	if err != nil {
@@ -623,6 +633,10 @@ func Read(r io.Reader) (*Tape, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if tr.bytes+int64(tr.line)*recordBytes > readLimit {
+			return nil, fmt.Errorf("tape: line %d: the tape takes more than %d MiB in memory (%d MiB of lines decompressed, %d records); a whole tape is read into memory, and one this large is refused (a few KiB of zstd can expand to GiBs)",
+				tr.line, readLimit>>20, tr.bytes>>20, tr.line)
 		}
 		switch rec.Type {
 		case TypeHeader:

@@ -51,6 +51,12 @@ const DefaultEmbedLimit = 1 << 20
 // MaxRecordBytes is the longest record (one line) a Reader accepts.
 const MaxRecordBytes = 64 << 20
 
+// MaxTapeBytes is the most memory a whole tape may take in Read: its
+// lines, decompressed, and the records they decode to. Read refuses a
+// tape past it: a tape is input, and a zstd frame of a few KiB can
+// expand to GiBs.
+const MaxTapeBytes = 1 << 30
+
 // Record types: the values of Record.Type.
 const (
 	TypeHeader  = "header"
@@ -244,6 +250,9 @@ func (r *Record) Check() error {
 		if r.Header.Format < MinFormatVersion || r.Header.Format > FormatVersion {
 			return fmt.Errorf("tape format %d; this wasmeval reads formats %d to %d (record the session again with this version, or replay it with the wasmeval that recorded it)", r.Header.Format, MinFormatVersion, FormatVersion)
 		}
+		if err := checkRoot(r.Header.Root); err != nil {
+			return err
+		}
 	case TypeDir:
 		allowed = "path mode mtime"
 		if err := checkPath(r.Path); err != nil {
@@ -325,6 +334,11 @@ func (r *Record) Check() error {
 		// Forks carry their header from format 2 on.
 		if h := r.Header; h != nil && h.Format != 0 && (h.Format < 2 || h.Format > FormatVersion) {
 			return fmt.Errorf("a fork record's header has format %d; a fork is recorded with format 2 to %d", h.Format, FormatVersion)
+		}
+		if h := r.Header; h != nil {
+			if err := checkRoot(h.Root); err != nil {
+				return err
+			}
 		}
 	default:
 		return fmt.Errorf("unknown record type %q; a tape holds %s", r.Type,
@@ -424,6 +438,22 @@ func checkPath(p string) error {
 		return fmt.Errorf("path %q is not a clean relative path inside the root (like \"data/a.csv\")", p)
 	case strings.ContainsRune(p, 0) || strings.Contains(p, "\\"):
 		return fmt.Errorf("path %q holds a NUL or a backslash", p)
+	}
+	return nil
+}
+
+// maxRootPath is the longest root path a header may name: Linux's
+// PATH_MAX. Replay rebuilds the root in a folder whose path is as long.
+const maxRootPath = 4096
+
+// checkRoot accepts a header's root path: no longer than a path can be,
+// without NUL.
+func checkRoot(root string) error {
+	switch {
+	case len(root) > maxRootPath:
+		return fmt.Errorf("the header's root path is %d bytes long; a path is at most %d", len(root), maxRootPath)
+	case strings.ContainsRune(root, 0):
+		return fmt.Errorf("the header's root path %q holds a NUL", root)
 	}
 	return nil
 }

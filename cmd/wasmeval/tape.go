@@ -54,7 +54,7 @@ func (tf *tapeFlags) apply(opts *sandbox.SessionOptions) (func() error, error) {
 	return f.Close, nil
 }
 
-const replayUsage = `Usage: wasmeval replay [--cwd DIR] [--blobs DIR] [--packages DIR] [--json] [--update] TAPE
+const replayUsage = `Usage: wasmeval replay [--cwd DIR] [--blobs DIR] [--packages DIR] [--memory-limit SIZE] [--json] [--update] TAPE
 
 Replays a session recorded with 'wasmeval eval --record TAPE' (or
 sandbox.SessionOptions.Record): rebuilds the session root from the tape in a
@@ -83,6 +83,13 @@ Flags:
                tape names it by a digest of its files' contents (not the
                files themselves) and the preload list, and replay refuses
                another layer, or none, saying which it needs
+  --memory-limit SIZE, --disk-quota SIZE, --disk-quota-files N
+               the most a tape may ask its session's guest memory cap and
+               disk quota to be (default 256MiB, 1GiB, 100000: the
+               defaults): a tape recorded with larger ones, or with
+               "none", is refused, saying what it asks; give as much to
+               replay a tape you trust ("none" for no ceiling, but for
+               the memory cap)
   --update     rewrite the tape's results with the replayed ones (its
                clocks, randomness and host-call answers stay as recorded)
                and exit 0: after a change meant to alter the outputs
@@ -100,6 +107,7 @@ session, forks it and goes on in the fork.
 `
 
 func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = visibleWriter{stdout}, visibleWriter{stderr} // the report quotes the tape
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	var flagOut bytes.Buffer
 	fs.SetOutput(&flagOut)
@@ -110,6 +118,8 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	update := fs.Bool("update", false, "rewrite the tape's results with the replayed ones")
 	var pf packageFlags
 	pf.register(fs)
+	var lf limitFlags // ceilings of what the tape may ask
+	lf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, replayUsage)
@@ -127,6 +137,10 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		fmt.Fprintf(stderr, "wasmeval replay: %v\n", err)
 		return exitInvalid
 	}
+	if err := lf.check(); err != nil {
+		fmt.Fprintf(stderr, "wasmeval replay: %v\n", err)
+		return exitInvalid
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "wasmeval replay: %v\n", err)
@@ -141,7 +155,9 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	sbo := sandbox.Options{Logger: logger}
 	pf.apply(&sbo)
-	rep, err := replayTape(ctx, t, replay.Options{Dir: *cwd, Blobs: *blobs, Sandbox: sbo}, *update, path)
+	ro := replay.Options{Dir: *cwd, Blobs: *blobs, Sandbox: sbo,
+		MaxMemoryLimitBytes: lf.memory.n, MaxDiskQuotaBytes: lf.disk.n, MaxDiskQuotaFiles: lf.diskFiles}
+	rep, err := replayTape(ctx, t, ro, *update, path)
 	if err != nil {
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "wasmeval replay: interrupted")

@@ -25,6 +25,7 @@ Exit status: 0, or 2 for a wrong command line or a file that is not a tape.
 `
 
 func runTape(args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = visibleWriter{stdout}, visibleWriter{stderr} // the transcript quotes the tape
 	if len(args) > 0 && isHelp(args[0]) {
 		fmt.Fprint(stdout, tapeCmdUsage)
 		return exitOK
