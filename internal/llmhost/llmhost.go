@@ -285,6 +285,12 @@ func transportProblem(err error) string {
 		return "the TLS handshake with the endpoint failed"
 	case strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"): // net/http's unexported error
 		return "the TLS handshake with the endpoint failed: it answered in plain HTTP"
+	case strings.Contains(err.Error(), "stopped after 10 redirects"): // net/http's, unexported
+		return "the endpoint redirected more than 10 times (a redirect loop?)"
+	case strings.Contains(err.Error(), "unsupported protocol scheme"):
+		return "the endpoint redirected to a URL that is not http or https"
+	case strings.Contains(err.Error(), "server response headers exceeded"):
+		return "the endpoint's reply headers are larger than 10 MiB"
 	case errors.As(err, &dnsErr):
 		return "the endpoint could not be reached: its host name did not resolve"
 	case errors.Is(err, syscall.ECONNREFUSED):
