@@ -58,13 +58,31 @@ var ErrNotRecorded = errors.New("sandbox: the session is not recorded")
 // on its own.
 // An unknown session is ErrNoSession; one without a tape ErrNotRecorded.
 func (m *Manager) Tape(owner, id string) ([]byte, error) {
-	s, err := m.Session(owner, id)
+	r, n, err := m.OpenTape(owner, id)
 	if err != nil {
 		return nil, err
 	}
+	defer r.Close()
+	b := make([]byte, n)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, fmt.Errorf("sandbox: reading the session's tape: %w", err)
+	}
+	return b, nil
+}
+
+// OpenTape is Tape as a reader of the tape's n bytes, for a caller that
+// streams it (serve's GET /v1/sessions/{id}/tape): a tape is as long as
+// its guest makes it (random bytes are recorded as read), and a copy in
+// memory at every request would let one tenant's tape take the server's
+// memory many times over. The caller closes r.
+func (m *Manager) OpenTape(owner, id string) (r io.ReadCloser, n int64, err error) {
+	s, err := m.Session(owner, id)
+	if err != nil {
+		return nil, 0, err
+	}
 	f, ok := s.opts.Record.(*os.File)
 	if !ok || !s.opts.ownRecord || s.bound == nil || s.bound.tape == nil {
-		return nil, ErrNotRecorded
+		return nil, 0, ErrNotRecorded
 	}
 	// An idle session's tape is ended now. A running request's is not (it
 	// would end the tape in its middle): once the wait for it has taken
@@ -75,18 +93,16 @@ func (m *Manager) Tape(owner, id string) ([]byte, error) {
 		err := s.bound.tape.Flush()
 		<-s.sem
 		if err != nil {
-			return nil, fmt.Errorf("sandbox: the session's tape: %w", err)
+			return nil, 0, fmt.Errorf("sandbox: the session's tape: %w", err)
 		}
 	}
-	n := s.bound.tape.Complete()
-	r, err := os.Open(f.Name()) // the session writes it write-only
+	n = s.bound.tape.Complete()
+	rf, err := os.Open(f.Name()) // the session writes it write-only
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: reading the session's tape: %w", err)
+		return nil, 0, fmt.Errorf("sandbox: reading the session's tape: %w", err)
 	}
-	defer r.Close()
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, fmt.Errorf("sandbox: reading the session's tape: %w", err)
-	}
-	return b, nil
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.NewSectionReader(rf, 0, n), rf}, n, nil
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -12,7 +13,7 @@ import (
 // far (serve --record-dir), every finished request, as a tape that
 // `wasmeval replay` replays.
 func (s *Server) tape(w http.ResponseWriter, r *http.Request, owner string) {
-	b, err := s.cfg.Manager.Tape(owner, r.PathValue("id"))
+	rc, n, err := s.cfg.Manager.OpenTape(owner, r.PathValue("id"))
 	if errors.Is(err, sandbox.ErrNotRecorded) {
 		writeError(w, http.StatusNotFound, "not_recorded", "this server does not record sessions; start wasmeval serve with --record-dir DIR")
 		return
@@ -21,9 +22,10 @@ func (s *Server) tape(w http.ResponseWriter, r *http.Request, owner string) {
 		s.sessionError(w, r, err)
 		return
 	}
+	defer rc.Close()
 	w.Header().Set("Content-Type", "application/zstd")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Header().Set("Content-Length", strconv.FormatInt(n, 10))
 	w.Header().Set("Content-Disposition", `attachment; filename="`+r.PathValue("id")+`.wtape"`)
 	w.WriteHeader(http.StatusOK)
-	w.Write(b)
+	io.Copy(w, rc) // streamed: a tape may be long
 }
