@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/wasmeval/wasmeval/runtimes"
@@ -357,19 +358,44 @@ func (s *cellSink) Display(b runtimes.Bundle, result bool) {
 }
 
 func (s *cellSink) image(mimeType, data string) bool {
-	data = strings.Join(strings.Fields(data), "")
-	if _, err := base64.StdEncoding.DecodeString(data); err != nil || data == "" {
-		s.displayText(fmt.Sprintf("[%s not shown: its data is not valid base64]", mimeType))
-		return false
-	}
-	if len(data) > s.budget.imageBytes {
+	// The budget first, on the length without white space, counted in
+	// place: the data is the guest's, as long as its memory cap allows,
+	// and splitting it at its spaces (strings.Fields) took ten times its
+	// size of host memory before it was refused (issue 9).
+	n := nonSpaceLen(data)
+	if n > s.budget.imageBytes {
 		s.budget.dropped.Images++
 		s.displayText(fmt.Sprintf("[%s not shown: the images of one request are limited to %s bytes]", mimeType, commas(maxImageBytes)))
+		return false
+	}
+	if n < len(data) {
+		var b strings.Builder
+		b.Grow(n)
+		for _, r := range data {
+			if !unicode.IsSpace(r) {
+				b.WriteRune(r)
+			}
+		}
+		data = b.String()
+	}
+	if _, err := base64.StdEncoding.DecodeString(data); err != nil || data == "" {
+		s.displayText(fmt.Sprintf("[%s not shown: its data is not valid base64]", mimeType))
 		return false
 	}
 	s.budget.imageBytes -= len(data)
 	s.images = append(s.images, Image{Data: data, MIMEType: mimeType})
 	return true
+}
+
+// nonSpaceLen is the length of s without its white space.
+func nonSpaceLen(s string) int {
+	n := 0
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			n += utf8.RuneLen(r)
+		}
+	}
+	return n
 }
 
 func (s *cellSink) json(text string) {

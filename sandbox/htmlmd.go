@@ -22,11 +22,15 @@ func htmlToMarkdown(s string) string {
 		}
 	}
 	root := parseHTML(s)
-	var w mdWriter
+	left := maxMarkdownWork
+	w := mdWriter{b: mdBuf{left: &left}}
 	w.children(root)
 	out := tidyMarkdown(w.b.String())
 	if cut {
 		out += "\n\n[... HTML cut at " + commas(maxHTMLBytes) + " bytes ...]"
+	}
+	if left < 0 {
+		out += "\n\n[... Markdown cut: the HTML nests too deeply to convert whole ...]"
 	}
 	return out
 }
@@ -266,8 +270,41 @@ func indexFold(s, sub string) int {
 
 // mdWriter renders a tree as Markdown.
 type mdWriter struct {
-	b   strings.Builder
+	b   mdBuf
 	pre bool
+}
+
+// maxMarkdownWork bounds what one conversion writes, counting each
+// nesting level's rewrite of what its content wrote (block quotes and
+// list items prefix every line of theirs): deep nesting made that work
+// grow with the square of the depth, 12 GiB of strings and 12 s of the
+// host's CPU for 1 MiB of <blockquote> (issue 9).
+const maxMarkdownWork = 8 * maxHTMLBytes
+
+// mdBuf is a strings.Builder that drops every write once the
+// conversion's writes (all its writers' together, *left) pass
+// maxMarkdownWork; *left is then negative.
+type mdBuf struct {
+	strings.Builder
+	left *int
+}
+
+func (b *mdBuf) WriteString(s string) {
+	if *b.left < len(s) {
+		*b.left = -1
+		return
+	}
+	*b.left -= len(s)
+	b.Builder.WriteString(s)
+}
+
+func (b *mdBuf) WriteByte(c byte) error {
+	if *b.left < 1 {
+		*b.left = -1
+		return nil
+	}
+	*b.left--
+	return b.Builder.WriteByte(c)
 }
 
 func (w *mdWriter) atLineStart() bool {
@@ -339,7 +376,7 @@ func (w *mdWriter) children(n *hnode) {
 
 // inner renders n's children on their own and returns the text.
 func (w *mdWriter) inner(n *hnode) string {
-	sub := mdWriter{pre: w.pre}
+	sub := mdWriter{pre: w.pre, b: mdBuf{left: w.b.left}}
 	sub.children(n)
 	return sub.b.String()
 }
@@ -390,7 +427,7 @@ func (w *mdWriter) node(n *hnode) {
 		}
 	case "pre":
 		w.blank()
-		sub := mdWriter{pre: true}
+		sub := mdWriter{pre: true, b: mdBuf{left: w.b.left}}
 		sub.children(n)
 		code := strings.Trim(sub.b.String(), "\n")
 		fence := "```"
