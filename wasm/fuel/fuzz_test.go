@@ -10,9 +10,10 @@ import (
 	"github.com/wasmeval/wasmeval/wasm/fuel"
 )
 
-// FuzzInstrument feeds arbitrary bytes to the pass: it must never panic;
-// what it accepts it must be able to read back; and when wazero accepts
-// the input it must accept the output.
+// FuzzInstrument feeds arbitrary bytes to the pass, with the default
+// options and with runtimes/python's (local hook, charges at entry, leaf
+// entries skipped): it must never panic; what it accepts it must be able to
+// read back; and when wazero accepts the input it must accept the output.
 func FuzzInstrument(f *testing.F) {
 	for _, seed := range [][]byte{
 		loopModule, factModule, nestedModule, foreverModule, opcodeModule,
@@ -35,19 +36,22 @@ func FuzzInstrument(f *testing.F) {
 		return err
 	}
 	f.Fuzz(func(t *testing.T, bin []byte, addImport bool) {
-		out, err := fuel.Instrument(bin, fuel.Options{AddImport: addImport})
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "fuel: ") {
-				t.Fatalf("error without the package prefix: %v", err)
+		for _, opts := range []fuel.Options{{AddImport: addImport},
+			{AddImport: addImport, SkipLeafEntries: true, ChargeOnlyAtEntry: true, LocalHook: true}} {
+			out, err := fuel.Instrument(bin, opts)
+			if err != nil {
+				if !strings.HasPrefix(err.Error(), "fuel: ") {
+					t.Fatalf("%+v: error without the package prefix: %v", opts, err)
+				}
+				return
 			}
-			return
-		}
-		if _, err := fuel.Instrument(out, fuel.Options{GlobalExport: "\x00again"}); err != nil && !strings.Contains(err.Error(), "already exports") {
-			t.Fatalf("the pass cannot read its own output: %v", err)
-		}
-		if valid(bin) == nil {
-			if err := valid(out); err != nil {
-				t.Fatalf("wazero accepts the input but not the output: %v", err)
+			if _, err := fuel.Instrument(out, fuel.Options{GlobalExport: "\x00again"}); err != nil && !strings.Contains(err.Error(), "already exports") {
+				t.Fatalf("%+v: the pass cannot read its own output: %v", opts, err)
+			}
+			if valid(bin) == nil {
+				if err := valid(out); err != nil {
+					t.Fatalf("%+v: wazero accepts the input but not the output: %v", opts, err)
+				}
 			}
 		}
 	})
