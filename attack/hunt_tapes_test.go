@@ -3,12 +3,14 @@ package attack_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -332,5 +334,92 @@ func TestHuntTapeShowTerminal(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHuntTapeBlobs: the files a tape names by hash are read from the
+// operator's --blobs folder, at the path the tape gives: a named pipe
+// there, or a file of another size (a sparse TiB), is passed over without
+// being read (the pipe blocked the replay for good), and the replay says
+// which file is not provided.
+func TestHuntTapeBlobs(t *testing.T) {
+	blobs := t.TempDir()
+	sum := strings.Repeat("b", 64)
+	if err := syscall.Mkfifo(filepath.Join(blobs, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(blobs, sum), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(blobs, "sparse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(1 << 40); err != nil {
+		t.Skipf("no sparse files here: %v", err)
+	}
+	f.Close()
+	p := filepath.Join(t.TempDir(), "blobs.wtape")
+	if err := os.WriteFile(p, zstdLines(t, tapeHeader(""),
+		`{"t":"file","path":"pipe","size":10,"sha256":"`+sum+`"}`,
+		`{"t":"file","path":"sparse","size":10,"sha256":"`+strings.Repeat("c", 64)+`"}`,
+		jsRequest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := replay.File(context.Background(), p, replay.Options{Blobs: blobs})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "pipe (10 bytes") || !strings.Contains(err.Error(), "sparse (10 bytes") {
+			t.Errorf("want an error naming both files as not provided: %v", err)
+		}
+	case <-time.After(testenv.Stretch(60 * time.Second)):
+		t.Fatal("the replay has not ended: it is reading a named pipe or a TiB")
+	}
+}
+
+// TestHuntTapeLinksLeadNowhere: a tape's root may hold links whose targets
+// leave the root (absolute, climbing); replay rebuilds them, and the
+// replayed guest reads through them with its own file APIs and the read
+// helper: it never gets the host file they name.
+func TestHuntTapeLinksLeadNowhere(t *testing.T) {
+	base := t.TempDir()
+	outside := filepath.Join(base, "outside")
+	if err := os.Mkdir(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte(canaryFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code := `for (const p of ['abs/secret.txt', 'up/secret.txt', 'file', 'passwd']) {
+  try { print(p, require('fs').readFileSync(p, 'utf8')) } catch (e) { print(p, 'fs:', e.code) }
+  try { print(p, await read(p)) } catch (e) { print(p, 'read:', e.message.slice(0, 80)) }
+}`
+	req, _ := json.Marshal(map[string]any{"cells": []map[string]any{{"language": "js", "code": code}}})
+	tp := zstdLines(t, tapeHeader(""),
+		`{"t":"symlink","path":"abs","target":"`+outside+`"}`,
+		`{"t":"symlink","path":"up","target":"../outside"}`,
+		`{"t":"symlink","path":"file","target":"`+filepath.Join(outside, "secret.txt")+`"}`,
+		`{"t":"symlink","path":"passwd","target":"/etc/passwd"}`,
+		`{"t":"request","n":1,"request":`+string(req)+`}`,
+		`{"t":"result","n":1,"result":{"content":[],"details":{"cells":[{"index":0,"status":"complete","output":"recorded\n"}]}}}`)
+	rep, err := replayBytes(t, tp, filepath.Join(base, "cwd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Divergences) == 0 {
+		t.Fatal("the replay did not diverge: the replayed output is not there to check")
+	}
+	for _, d := range rep.Divergences {
+		all := d.String()
+		t.Logf("%s", all)
+		for _, bad := range never {
+			if strings.Contains(all, bad) {
+				t.Errorf("the replayed guest read %q through a link the tape made", bad)
+			}
+		}
 	}
 }
