@@ -423,3 +423,54 @@ func TestHuntTapeLinksLeadNowhere(t *testing.T) {
 		}
 	}
 }
+
+// TestHuntTapeForkFolders: a tape's fork records make replay rebuild each
+// fork's root beside --cwd (DIR.forkN), with files the tape chooses. A
+// link already at that path (in a shared /tmp, anyone's) or a folder
+// there is refused, and nothing reaches where it leads; a fork's header
+// that asks for no disk quota is refused like the tape's.
+func TestHuntTapeForkFolders(t *testing.T) {
+	fork := strings.Replace(tapeHeader(""), `{"t":"header"`, `{"t":"fork"`, 1)
+	req2 := strings.Replace(jsRequest, `"n":1`, `"n":2`, 1)
+	lines := func(fork string) []byte {
+		return zstdLines(t, tapeHeader(""), `{"t":"file","path":"planted.txt","data":"eA=="}`, jsRequest, `{"t":"result","n":1,"error":"x"}`,
+			fork, req2, `{"t":"result","n":2,"error":"x"}`)
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(dir, elsewhere string)
+		fork  string
+		want  string // in the error; empty: the replay runs
+	}{
+		{"a link at the fork's folder", func(dir, elsewhere string) { os.Symlink(elsewhere, dir+".fork2") }, fork, "must not exist"},
+		{"a dangling link at the fork's folder", func(dir, elsewhere string) { os.Symlink(filepath.Join(elsewhere, "new"), dir+".fork2") }, fork, "must not exist"},
+		{"an empty folder at the fork's folder", func(dir, elsewhere string) { os.Mkdir(dir+".fork2", 0o777) }, fork, "must not exist"},
+		{"a fork's header without a disk quota", func(string, string) {}, strings.Replace(fork, `"options":{}`, `"options":{"disk_quota_bytes":-1}`, 1), "asks for no cap"},
+		{"a fork's header with a terabyte memory cap", func(string, string) {}, strings.Replace(fork, `"options":{}`, `"options":{"memory_limit_bytes":1099511627776}`, 1), "more than this replay allows"},
+		{"nothing there", func(string, string) {}, fork, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			dir, elsewhere := filepath.Join(base, "cwd"), filepath.Join(base, "elsewhere")
+			if err := os.Mkdir(elsewhere, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tc.setup(dir, elsewhere)
+			rep, err := replayBytes(t, lines(tc.fork), dir)
+			switch {
+			case tc.want == "" && (err != nil || rep.Requests != 2):
+				t.Errorf("the replay of a fork did not run: %v", err)
+			case tc.want != "" && err == nil:
+				t.Errorf("the replay ran (%d requests); want an error naming %q", rep.Requests, tc.want)
+			case tc.want != "" && !strings.Contains(err.Error(), tc.want):
+				t.Errorf("the error %q does not name %q", err, tc.want)
+			}
+			filepath.WalkDir(elsewhere, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() {
+					t.Errorf("the replay wrote %s, where a link beside --cwd led", p)
+				}
+				return nil
+			})
+		})
+	}
+}

@@ -34,7 +34,9 @@ import (
 // Options configure a replay.
 type Options struct {
 	// Dir is the folder the root is rebuilt in; it must be empty or
-	// missing. Empty means a temporary folder, removed afterwards.
+	// missing. Empty means a temporary folder, removed afterwards. A
+	// fork's root is rebuilt in Dir.forkN (N: the request after the
+	// fork), which must not exist.
 	Dir string
 	// Blobs is a folder holding the root's files that the tape names by
 	// hash (larger than its embedding cap), by SHA-256 or by path.
@@ -298,6 +300,12 @@ func (p *Player) fork(ctx context.Context, n int, rec tape.Record) error {
 	dir := ""
 	if p.opts.Dir != "" {
 		dir = fmt.Sprintf("%s.fork%d", strings.TrimRight(p.opts.Dir, "/"), n)
+		// Made here, and only here: the tape decides how many forks there
+		// are, and a folder (or a link) already at that path beside Dir,
+		// in a shared /tmp anyone's, would receive the fork's files.
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return fmt.Errorf("replay: the fork before request %d is rebuilt beside --cwd, in %s, which must not exist: %w", n, dir, err)
+		}
 	}
 	dir, err := p.rootDir(dir, "wasmeval-replay-fork-", rec.Header.Root)
 	if err != nil {

@@ -75,7 +75,9 @@ Exit status:
 
 Flags:
   --cwd DIR    rebuild the root in DIR (created when missing; it must be
-               empty) and keep it afterwards
+               empty) and keep it afterwards; a fork's root is rebuilt
+               in DIR.forkN (N: the request after the fork), which must
+               not exist
   --blobs DIR  a folder holding the root's files larger than the tape's
                embedding cap (1 MiB), named by SHA-256 or at their path
   --packages DIR, --preload NAMES
