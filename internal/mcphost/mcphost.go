@@ -182,6 +182,8 @@ func (c *Client) problem(ctx context.Context, what string, err error) error {
 	switch {
 	case errors.As(err, &we):
 		return fmt.Errorf("the MCP server answered error %d: %s", we.Code, redact.Text(we.Message, c.secrets...))
+	case strings.Contains(err.Error(), "exceeded the configured maximum line length"): // the SDK's errFrameTooLarge
+		return fmt.Errorf("the MCP server sent a message larger than %d MiB, and its connection was closed (a tool's result must be smaller; return a file path or a page of it)", mcp.DefaultMaxLineLength>>20)
 	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrClosedPipe):
 		return errors.New("the MCP server has exited or closed its connection")
 	}
