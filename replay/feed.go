@@ -61,6 +61,12 @@ type nestedReq struct {
 	// done is closed once it ran.
 	after []*nestedReq
 	done  chan struct{}
+	// wait is the waiting cell's wait for host calls in which it ran
+	// (format 5; 0: the tape does not say); entered is closed once the
+	// replayed one began to run in its waiting cell (NestedEntered).
+	wait        int
+	entered     chan struct{}
+	enteredOnce sync.Once
 }
 
 // stop is a cell stopped when recorded (by its time limit, an interrupt,
@@ -405,9 +411,26 @@ func (f *feed) setRoots(pairs ...string) {
 		if !bytes.Contains(b, []byte("/")) {
 			return b
 		}
+		// The recorded root comes from the tape: a short one ("/") in a
+		// result full of it made each byte of the tape tens of bytes
+		// here (8 MiB of slashes took 1.4 GiB). Past maxLocalGrowth the
+		// text is compared as recorded, and differs.
+		grow := 0
+		for i := 0; i+1 < len(args); i += 2 {
+			if d := len(args[i+1]) - len(args[i]); d > 0 {
+				grow += bytes.Count(b, []byte(args[i])) * d
+			}
+		}
+		if grow > maxLocalGrowth {
+			return b
+		}
 		return []byte(r.Replace(string(b)))
 	}
 }
+
+// maxLocalGrowth is the most putting the replay's roots in place of the
+// recorded ones may add to one recorded text.
+const maxLocalGrowth = 16 << 20
 
 // reversed maps the replay's roots back to the recorded ones.
 func (f *feed) reversed() func([]byte) []byte {
@@ -451,12 +474,24 @@ func (f *feed) CallOrdered(ctx context.Context, request []byte, made int, serve 
 	}
 	// The evals nested in the waiting cell that began before this call's
 	// answer was taken run (here, or in the call that runs them); those
-	// that ended before it have ended before it is answered.
-	var nested, before []*nestedReq
+	// that ended before it have ended before it is answered. An eval the
+	// tape places in a wait (format 5) is run by a call answered after it
+	// ended, as the one its host ran it in was: one answered before would
+	// hold the answer its wait needs.
+	// And a Python call whose answer the guest took in the wait an eval
+	// ran in (format 5), or a later one, after that eval began to run
+	// there, is answered once it has: else the wait could take it first,
+	// and the eval would run in the next.
+	var nested, before, entering []*nestedReq
 	for _, nr := range f.cur.nested {
-		if ci >= 0 && nr.beforeCall <= ci && !nr.ran {
+		runs := nr.wait == 0 || nr.beforeResult <= ci || nr.beforeResult >= len(f.cur.calls)
+		switch {
+		case ci < 0:
+		case nr.beforeCall <= ci && runs && !nr.ran:
 			nr.ran = true
 			nested = append(nested, nr)
+		case nr.wait > 0 && nr.beforeCall <= ci && rec.wait >= nr.wait:
+			entering = append(entering, nr)
 		}
 		if ci >= 0 && nr.beforeResult <= ci {
 			before = append(before, nr)
@@ -477,6 +512,13 @@ func (f *feed) CallOrdered(ctx context.Context, request []byte, made int, serve 
 	// order, before the recorded answer.
 	for _, nr := range nested {
 		f.runNested(ctx, nr)
+	}
+	for _, nr := range entering {
+		select {
+		case <-nr.entered:
+		case <-nr.done:
+		case <-ctx.Done():
+		}
 	}
 	for _, nr := range before {
 		select {
@@ -527,6 +569,47 @@ func (f *feed) Taken(index, wait int) {
 		c.made, waitText(wait), waitText(c.wait)), string(f.local(c.req)), "")
 }
 
+// nestedLocked is the nested request n of the request being replayed, or
+// nil; the caller holds mu.
+func (f *feed) nestedLocked(n int) *nestedReq {
+	for _, nr := range f.cur.nested {
+		if nr.req.N == n {
+			return nr
+		}
+	}
+	return nil
+}
+
+// NestedWait implements sandbox.ReplayNested.
+func (f *feed) NestedWait(n int) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if nr := f.nestedLocked(n); nr != nil {
+		return nr.wait
+	}
+	return 0
+}
+
+// NestedEntered implements sandbox.ReplayNested: a nested eval that ran
+// in another wait of the cell it ran inside than the recorded one is a
+// divergence naming it and both waits.
+func (f *feed) NestedEntered(n, wait int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	nr := f.nestedLocked(n)
+	if nr == nil {
+		return
+	}
+	nr.enteredOnce.Do(func() { close(nr.entered) })
+	if nr.wait == 0 || nr.wait == wait {
+		return
+	}
+	f.divs = append(f.divs, Divergence{Request: n, Cell: -1, What: "nested request",
+		Message: fmt.Sprintf("the replayed eval (nested request %d) ran inside its waiting cell in that cell's wait %d for host calls; the tape recorded it in wait %d",
+			n, wait, nr.wait),
+		Expected: fmt.Sprintf("in wait %d", nr.wait), Got: fmt.Sprintf("in wait %d", wait)})
+}
+
 // waitText says in which wait a call's answer was taken.
 func waitText(wait int) string {
 	if wait == 0 {
@@ -558,7 +641,7 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 		switch e.Type {
 		case tape.TypeRequest:
 			if e.Nested {
-				nr := &nestedReq{req: e, beforeCall: len(pending.calls), beforeResult: math.MaxInt, done: make(chan struct{})}
+				nr := &nestedReq{req: e, beforeCall: len(pending.calls), beforeResult: math.MaxInt, done: make(chan struct{}), entered: make(chan struct{})}
 				for _, prev := range pending.nested {
 					if prev.result.Type != "" {
 						nr.after = append(nr.after, prev)
@@ -576,7 +659,7 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 		case tape.TypeResult:
 			if e.Nested {
 				if nr, ok := nestedN[e.N]; ok {
-					nr.result, nr.beforeResult = e, len(pending.calls)
+					nr.result, nr.beforeResult, nr.wait = e, len(pending.calls), e.Wait
 				}
 				continue
 			}

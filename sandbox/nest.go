@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/runtimes"
+	"github.com/wasmeval/wasmeval/runtimes/callorder"
 )
 
 // Nested evals. The seed's agent() promises that a sub-agent shares its
@@ -102,7 +104,21 @@ type frame struct {
 	// turn is held by the eval nested in the cell that runs now, in a
 	// recorded session (takeTurn); nil until asked for, under n.mu.
 	turn chan struct{}
+	// progress is where the cell is in its waits for host calls, in a
+	// recorded or replayed session (record.go).
+	progress atomic.Pointer[callorder.Progress]
 }
+
+// setProgress keeps the progress of the frame's cell. A nil f does
+// nothing.
+func (f *frame) setProgress(p *callorder.Progress) {
+	if f != nil {
+		f.progress.Store(p)
+	}
+}
+
+// orderProgress is the progress of the frame's cell, or nil.
+func (f *frame) orderProgress() *callorder.Progress { return f.progress.Load() }
 
 // takeTurn waits until no other eval runs nested in the frame's cell and
 // holds the turn until release is called: a recorded session runs the
@@ -393,6 +409,7 @@ func (s *Session) runIn(ctx context.Context, c Cell, u use, sink runtimes.Sink) 
 			u.done()
 			return out, false, "", err
 		}
+		s.gateNested(ctx) // record.go: a replay's, until the recorded wait
 		out, err = safeRunNested(ctx, u.inst.(runtimes.Reentrant), c.Code, sink)
 		u.done()
 		if !errors.Is(err, runtimes.ErrNoCellWaiting) {

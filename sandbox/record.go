@@ -141,8 +141,7 @@ type boundary struct {
 
 	tape     *tape.Writer // nil when not recording
 	mu       sync.Mutex
-	requests int          // requests recorded so far, nested ones included
-	nested   map[int]bool // the nested requests waiting for their results
+	requests int // requests recorded so far, nested ones included
 	// last is the wall time the guest read last (Unix nanoseconds), or the
 	// session's start: in a deterministic, recorded or replayed session,
 	// what the guest changes in the root is stamped with it, the same on
@@ -627,9 +626,104 @@ func (s *Session) evalNestedTaped(ctx context.Context, req Request, parent *fram
 		defer release() // once its result is on the tape
 	}
 	n := s.tapeNestedRequest(req)
+	spot := s.nestedSpot(ctx, n, parent)
+	if spot != nil {
+		ctx = context.WithValue(callorder.WithEntered(ctx, spot.entered), nestSpotKey{}, spot)
+	}
 	res, err := s.evalNested(ctx, req, parent, n)
-	s.finishRequest(n, res, err)
+	s.finishRequestAs(n, res, err, true, spot.recorded())
 	return res, err
+}
+
+// nestSpot is where a nested eval ran in the cell it ran inside: the
+// number of that cell's wait for host calls (callorder.Progress) in which
+// the first of its cells that ran inside that cell's runtime began
+// (runtimes.Reentrant; callorder.Entered). A recording writes it with the
+// eval's result; a replay runs that cell in the recorded wait
+// (gateNested) and tells its feed where it ran (ReplayNested).
+type nestSpot struct {
+	n      int // on the tape
+	parent *frame
+	feed   ReplayNested // replaying; nil recording
+	first  atomic.Int64 // the wait it entered first, 0 until then
+	gated  atomic.Bool
+}
+
+type nestSpotKey struct{}
+
+// ReplayNested is a ReplayFeed that knows the wait of its waiting cell in
+// which each nested request ran when recorded (format 5), so that the
+// replay runs it there, and is told where it ran.
+type ReplayNested interface {
+	// NestedWait is the recorded wait of nested request n, 0 where the
+	// tape does not say.
+	NestedWait(n int) int
+	// NestedEntered says in which wait of its waiting cell the replayed
+	// nested request n began to run.
+	NestedEntered(n, wait int)
+}
+
+// nestedSpot is the spot of the nested eval numbered n (recorded, or
+// replayed: its number from WithReplayedRequest), or nil in a session
+// that neither records nor replays such evals' waits.
+func (s *Session) nestedSpot(ctx context.Context, n int, parent *frame) *nestSpot {
+	if n != 0 {
+		return &nestSpot{n: n, parent: parent}
+	}
+	if f, ok := s.opts.Replay.(ReplayNested); ok {
+		if n = tapeRequestOf(ctx); n != 0 {
+			return &nestSpot{n: n, parent: parent, feed: f}
+		}
+	}
+	return nil
+}
+
+// entered notes the wait a cell of the eval entered (callorder.Entered).
+func (sp *nestSpot) entered(wait int) {
+	if wait <= 0 || !sp.first.CompareAndSwap(0, int64(wait)) {
+		return
+	}
+	if sp.feed != nil {
+		sp.feed.NestedEntered(sp.n, wait)
+	}
+}
+
+// recorded is the wait to record with the eval's result, 0 for none.
+func (sp *nestSpot) recorded() int {
+	if sp == nil || sp.feed != nil {
+		return 0
+	}
+	return int(sp.first.Load())
+}
+
+// gateNested holds a replayed nested eval's first cell that runs inside
+// its waiting cell's runtime until that cell is in the recorded wait, so
+// that it enters there and not in an earlier one. It stops holding it
+// when that cannot come: the cell ended, or it waits with no answer to
+// take but this eval's call's (a tape that names a later wait than the
+// cell reaches: the eval then runs where it can, and the feed reports
+// the divergence, naming both waits).
+func (s *Session) gateNested(ctx context.Context) {
+	sp, _ := ctx.Value(nestSpotKey{}).(*nestSpot)
+	if sp == nil || sp.feed == nil || sp.gated.Swap(true) {
+		return
+	}
+	want := sp.feed.NestedWait(sp.n)
+	p := sp.parent.orderProgress()
+	if want <= 0 || p == nil {
+		return
+	}
+	for {
+		wait, in, open, ended, changed := p.Now()
+		if ended || wait >= want || in && open <= 1 {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // tapeNestedRequest records a request run inside a waiting cell.
@@ -646,12 +740,6 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 	b.mu.Lock()
 	b.requests++
 	n := b.requests
-	if nested {
-		if b.nested == nil {
-			b.nested = map[int]bool{}
-		}
-		b.nested[n] = true
-	}
 	b.mu.Unlock()
 	b.tape.Hold() // until its result (finishRequest): a frame holds whole requests
 	// Encoded when the tape's frame ends, off the request's path; the
@@ -671,6 +759,12 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 // tape.FlushDelay, so that what is recorded survives a crash of the
 // process.
 func (s *Session) finishRequest(n int, res *Result, evalErr error) {
+	s.finishRequestAs(n, res, evalErr, false, 0)
+}
+
+// finishRequestAs is finishRequest for a top-level or a nested request;
+// wait is a nested one's (nestSpot), 0 for none.
+func (s *Session) finishRequestAs(n int, res *Result, evalErr error, nested bool, wait int) {
 	if res != nil && (s.opts.Deterministic || s.opts.Replay != nil) {
 		for i := range res.Details.Cells {
 			res.Details.Cells[i].DurationMs = 0
@@ -679,16 +773,21 @@ func (s *Session) finishRequest(n int, res *Result, evalErr error) {
 	if n == 0 {
 		return
 	}
-	b := s.bound
-	w := b.tape
-	b.mu.Lock()
-	nested := b.nested[n]
-	delete(b.nested, n)
-	b.mu.Unlock()
-	rec := tape.Record{Type: tape.TypeResult, N: n, Nested: nested}
-	if evalErr != nil {
+	w := s.bound.tape
+	rec := tape.Record{Type: tape.TypeResult, N: n, Nested: nested, Wait: wait}
+	switch {
+	case evalErr != nil:
 		rec.Error = evalErr.Error()
-	} else {
+	case wait != 0:
+		// A nested eval's, rare: encoded now (a deferred record has no
+		// wait), as the deferred one would be.
+		data, err := MarshalResult(res)
+		if err != nil {
+			rec.Error = fmt.Sprintf("the result could not be encoded: %v", err)
+		} else {
+			rec.Result = data
+		}
+	default:
 		// Encoded when the tape's frame ends, off the request's path
 		// (what recording a small request cost was mostly this JSON),
 		// from a copy: the caller owns res.
@@ -887,14 +986,18 @@ func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers 
 
 // orderCalls returns the context of a cell whose host calls are recorded
 // in the order its guest takes their answers, or replayed in the recorded
-// order (callorder.With), when the session records or replays.
+// order (callorder.With), when the session records or replays; its frame
+// keeps the progress of its waits for the evals nested in it.
 func (s *Session) orderCalls(ctx context.Context) context.Context {
 	switch _, ordered := s.opts.Replay.(ReplayOrdered); {
 	case ordered:
-		return callorder.With(ctx, true)
+		ctx = callorder.With(ctx, true)
 	case s.opts.Replay == nil && s.bound != nil && s.bound.tape != nil:
-		return callorder.With(ctx, false)
+		ctx = callorder.With(ctx, false)
+	default:
+		return ctx
 	}
+	frameOf(ctx).setProgress(callorder.ProgressOf(ctx))
 	return ctx
 }
 

@@ -39,7 +39,14 @@ import (
 // the order they were recorded, without checking the wait, and the stops
 // of its nested cells are taken for those of the enclosing request's
 // cells of the same index.
-const FormatVersion = 4
+//
+// Version 5 added a nested result's wait: the number of the waiting
+// Python cell's wait for host calls (call_wait) in which the first of
+// the eval's cells run inside that cell's runtime began; replay runs it
+// in that wait, and one run in another is a divergence. A version 4
+// tape replays as recorded: a nested eval runs once the guest has taken
+// the answers the tape holds before its request.
+const FormatVersion = 5
 
 // MinFormatVersion is the oldest tape format this package reads.
 const MinFormatVersion = 1
@@ -107,7 +114,10 @@ const (
 //	         the guest took their answers), Wait (a Python call's: the
 //	         number of its cell's wait for host calls, call_wait, from 1,
 //	         in which the guest took the answer; 0 for one it never took)
-//	result   N, and Result (the result's JSON) or Error (a host error)
+//	result   N, and Result (the result's JSON) or Error (a host error);
+//	         a Nested one may have Wait: the waiting Python cell's wait
+//	         for host calls in which the eval's first cell that ran inside
+//	         it began
 //	fork     Header: the session was made here by a fork of the session
 //	         recorded so far, and the events after it are the fork's (whose
 //	         options and root the header gives); the fork's requests go on
@@ -314,9 +324,12 @@ func (r *Record) Check() error {
 			return fmt.Errorf("a call record's wait is %d; give the number of the cell's wait that took its answer, from 1 (or leave it out)", r.Wait)
 		}
 	case TypeResult:
-		allowed = "n nested result error"
+		allowed = "n nested result error wait"
 		if r.N <= 0 || (len(r.Result) == 0 && r.value == nil) == (r.Error == "") {
 			return fmt.Errorf("a result record needs n (from 1) and one of result or error")
+		}
+		if r.Wait < 0 || r.Wait > 0 && !r.Nested {
+			return fmt.Errorf("a result record's wait is %d; only a nested result has one, the number of the waiting cell's wait its eval ran in, from 1 (or leave it out)", r.Wait)
 		}
 	case TypeStop:
 		allowed = "n cell cause checks sleeps waits fuel bytes before_start"

@@ -31,7 +31,71 @@ type orderKey struct{}
 // its answers are handed to the guest in the order of their ranks
 // (Ticket.SetRank) rather than as they come.
 func With(ctx context.Context, replayed bool) context.Context {
-	return context.WithValue(ctx, orderKey{}, replayed)
+	return context.WithValue(ctx, orderKey{}, &Progress{replayed: replayed})
+}
+
+// Progress is where a cell run under With is in its waits for host
+// calls (Python's call_wait, counted over the cell from 1; a runtime
+// without such waits, JavaScript's, reports none), for the evals nested
+// in it: a recording notes the wait each ran in (Entered), a replay runs
+// each in the wait it was recorded in.
+type Progress struct {
+	replayed bool
+	mu       sync.Mutex
+	wait     int  // the cell's current (or last) wait, 0 before the first
+	in       bool // the cell is in that wait now: a nested cell may enter
+	open     int  // calls made whose answers the guest has not taken
+	ended    bool
+	changed  chan struct{} // closed at the next change; nil until asked for
+}
+
+// ProgressOf returns the progress of the cell run with ctx (With), or nil.
+func ProgressOf(ctx context.Context) *Progress {
+	p, _ := ctx.Value(orderKey{}).(*Progress)
+	return p
+}
+
+// Now says where the cell is: its current wait, whether it is in it (a
+// nested cell would enter it now), how many of its calls' answers it has
+// not taken, and whether it ended; changed is closed at the next change.
+func (p *Progress) Now() (wait int, in bool, open int, ended bool, changed <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.changed == nil {
+		p.changed = make(chan struct{})
+	}
+	return p.wait, p.in, p.open, p.ended, p.changed
+}
+
+// update changes p under its lock and wakes those that wait for a change.
+func (p *Progress) update(f func(p *Progress)) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	f(p)
+	if p.changed != nil {
+		close(p.changed)
+		p.changed = nil
+	}
+	p.mu.Unlock()
+}
+
+type enteredKey struct{}
+
+// WithEntered returns the context of a nested cell whose runtime, when it
+// runs the cell inside the waiting cell's wait, tells f that wait's
+// number (Entered).
+func WithEntered(ctx context.Context, f func(wait int)) context.Context {
+	return context.WithValue(ctx, enteredKey{}, f)
+}
+
+// Entered is what a runtime calls as it runs the nested cell whose context
+// is ctx inside a waiting cell, in that cell's wait-th wait (Waiting).
+func Entered(ctx context.Context, wait int) {
+	if f, _ := ctx.Value(enteredKey{}).(func(int)); f != nil {
+		f(wait)
+	}
 }
 
 type ticketKey struct{}
@@ -125,6 +189,8 @@ type Cell[D any] struct {
 	arrivals int
 	out      []*Ticket // the calls whose answers were not taken, as made
 	held     []held[D] // replayed answers waiting for their turn, as they came
+	// progress is the cell's (With), which the evals nested in it read.
+	progress *Progress
 }
 
 type held[D any] struct {
@@ -134,8 +200,27 @@ type held[D any] struct {
 
 // NewCell is the order state of a cell run with ctx.
 func NewCell[D any](ctx context.Context) Cell[D] {
-	replayed, ok := ctx.Value(orderKey{}).(bool)
-	return Cell[D]{on: ok, replayed: replayed}
+	p := ProgressOf(ctx)
+	if p == nil {
+		return Cell[D]{}
+	}
+	return Cell[D]{on: true, replayed: p.replayed, progress: p}
+}
+
+// Waiting notes that the guest began its wait-th wait for host calls
+// (Python's call_wait), in which nested cells may enter until it takes
+// an answer (or is stopped: Left).
+func (o *Cell[D]) Waiting(wait int) {
+	if o.on {
+		o.progress.update(func(p *Progress) { p.wait, p.in = wait, true })
+	}
+}
+
+// Left notes that the guest left its wait without an answer (stopped).
+func (o *Cell[D]) Left() {
+	if o.on {
+		o.progress.update(func(p *Progress) { p.in = false })
+	}
 }
 
 // On says whether the cell's calls are ordered (recorded or replayed).
@@ -151,6 +236,7 @@ func (o *Cell[D]) Ticket(ctx context.Context) (context.Context, *Ticket) {
 	t := &Ticket{made: o.made}
 	t.rank.Store(rankUnknown)
 	o.out = append(o.out, t)
+	o.progress.update(func(p *Progress) { p.open = len(o.out) })
 	return context.WithValue(ctx, ticketKey{}, t), t
 }
 
@@ -222,6 +308,8 @@ func (o *Cell[D]) Hold(t *Ticket, d D) {
 
 func (o *Cell[D]) taken(t *Ticket, wait int) {
 	o.out = slices.DeleteFunc(o.out, func(x *Ticket) bool { return x == t })
+	// The wait ends with its answer.
+	o.progress.update(func(p *Progress) { p.open, p.in = len(o.out), false })
 	t.wait.Store(int64(wait))
 	t.take()
 }
@@ -242,6 +330,7 @@ func (o *Cell[D]) End() []D {
 	if !o.on {
 		return nil
 	}
+	o.progress.update(func(p *Progress) { p.in, p.ended = false, true })
 	slices.SortStableFunc(o.out, func(a, b *Ticket) int {
 		x, y := a.arrived, b.arrived
 		if x == 0 {

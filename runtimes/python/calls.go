@@ -140,9 +140,11 @@ func (in *Instance) waitCall() int32 {
 		return -2
 	}
 	stopDue := in.beginWait() // python.go: a replayed stop in this wait
+	c.order.Waiting(int(in.waits))
 	for {
 		if stopDue {
 			if in.stopTurn() { // callorder.go
+				c.order.Left()
 				return -1
 			}
 		} else if f, ok := in.heldTurn(); ok { // callorder.go: a replay's, in the recorded order
@@ -177,6 +179,7 @@ func (in *Instance) waitCall() int32 {
 
 // stopWait interrupts the waiting guest: call_wait returns -1.
 func (in *Instance) stopWait() int32 {
+	in.calls.order.Left()
 	if !in.interrupted.Load() {
 		in.firstTrip = time.Now()
 		in.trip(in.firstTrip)
@@ -359,6 +362,8 @@ func (in *Instance) runNested(req *nestedRun) {
 		req.out = runtimes.Outcome{Failed: true}
 		return
 	}
+	// In the waiting cell's current wait, for a recording or replay.
+	callorder.Entered(req.ctx, int(in.waits))
 	// The waiting cell's state, put aside.
 	sink, runCtx, calls := in.sink, in.runCtx, in.calls
 	interrupted, trippedAt, firstTrip := in.interrupted.Load(), in.trippedAt, in.firstTrip
