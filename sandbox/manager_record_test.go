@@ -14,6 +14,7 @@ import (
 	"github.com/wasmeval/wasmeval/replay"
 	"github.com/wasmeval/wasmeval/runtimes"
 	jsrt "github.com/wasmeval/wasmeval/runtimes/js"
+	"github.com/wasmeval/wasmeval/runtimes/python"
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/tape"
 )
@@ -201,5 +202,122 @@ func TestInterruptBeforeStartReplaysJavaScript(t *testing.T) {
 	}
 	if len(rep.NotExact) != 0 {
 		t.Errorf("not exact: %q; the stop before the start replays exactly", rep.NotExact)
+	}
+}
+
+// TestInterruptBeforeStartReplays: a Python cell interrupted while the
+// session was still starting its runtime (before any of its code ran) is
+// recorded as stopped before its start (before_start, at position zero),
+// and its replay does not run it either: the same cancelled result, and
+// the state after it (the cell's assignment never made) is the same. The
+// replay is exact, and its report says so (no NotExact line). The
+// runtime's start is held until the interrupt (a test hook), as in
+// TestInterruptBeforeStartReplaysJavaScript: this test lived in replay,
+// where it interrupted a session whose start waited for another's
+// template boot, which a warm cache makes a few milliseconds; on a loaded
+// machine the interrupter then missed the Eval, and, its loop waiting for
+// an Eval that had ended, hung the test for good.
+func TestInterruptBeforeStartReplays(t *testing.T) {
+	testenv.RequirePython(t)
+	cache := ""
+	if dir, err := os.UserCacheDir(); err == nil {
+		cache = filepath.Join(dir, "wasmeval") // the sandbox's default
+	}
+	var held atomic.Bool
+	sandbox.SetRuntimeForTest(t, "py", func(ctx context.Context) (runtimes.Runtime, error) {
+		if held.CompareAndSwap(false, true) { // the first start only
+			<-ctx.Done()
+			return nil, context.Cause(ctx)
+		}
+		return python.New(ctx, python.Config{CacheDir: cache})
+	})
+	ctx := context.Background()
+	sb, err := sandbox.New(ctx, sandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close(ctx)
+	var buf bytes.Buffer
+	s, err := sb.NewSession(ctx, sandbox.SessionOptions{Root: t.TempDir(), Record: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, evalDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for s.Interrupt() != nil { // ErrNotRunning until the Eval has begun
+			select {
+			case <-evalDone: // not interrupted: the check below says so
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "x = 'ran'\nprint(x)"}}})
+	close(evalDone)
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Details.Cells[0]
+	if c.Status != sandbox.StatusCancelled || c.Output != "cancelled: interrupted\n" {
+		t.Fatalf("the interrupted cell: %s %q; want it cancelled before it ran", c.Status, c.Output)
+	}
+	res, err = s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "print(globals().get('x', 'never ran'))"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Details.Cells[0].Output; got != "never ran\n" {
+		t.Fatalf("after the interrupted cell: %q", got)
+	}
+	s.Close(ctx)
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stops []tape.Record
+	for _, r := range tp.Events {
+		if r.Type == tape.TypeStop {
+			stops = append(stops, r)
+		}
+	}
+	if len(stops) != 1 || stops[0].Cause != tape.CauseInterrupt || stops[0].Cell != 0 || stops[0].Checks != 0 || stops[0].Fuel != 0 || !stops[0].BeforeStart {
+		t.Fatalf("stop records %+v; want one interrupt of cell 0 before its start", stops)
+	}
+	rep, err := replay.Run(ctx, tp, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Identical || rep.Requests != 2 {
+		for _, d := range rep.Divergences {
+			t.Error(d.String())
+		}
+		t.Fatalf("the interrupt before the start did not replay (%d requests)", rep.Requests)
+	}
+	if len(rep.NotExact) != 0 {
+		t.Errorf("not exact: %q; the stop before the start replays exactly", rep.NotExact)
+	}
+
+	// As a tape of format 2 held it (a stop at position zero, without
+	// before_start): it still replays, and the report says the tape
+	// cannot name the point, not that Python meters no fuel.
+	old := *tp
+	old.Header.Format = 2
+	old.Events = nil
+	for _, r := range tp.Events {
+		r.BeforeStart = false
+		old.Events = append(old.Events, r)
+	}
+	rep, err = replay.Run(ctx, &old, replay.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Identical {
+		for _, d := range rep.Divergences {
+			t.Error(d.String())
+		}
+	}
+	if len(rep.NotExact) != 1 || !strings.Contains(rep.NotExact[0], "request 1, cell 0: stopped by an interrupt when recorded, at a point a tape of format 2 cannot name") || strings.Contains(rep.NotExact[0], "JavaScript") {
+		t.Errorf("not exact, format 2: %q", rep.NotExact)
 	}
 }
