@@ -474,3 +474,26 @@ func TestHuntTapeForkFolders(t *testing.T) {
 		})
 	}
 }
+
+// TestHuntTapeRootPathBomb: replay puts its own root's path in place of
+// the recorded root's in what it compares; a tape that names "/" as its
+// root and records a result of 8 MiB of slashes made each of them the
+// replay's whole path (1.4 GiB of heap, 9 s). The heap now grows by less
+// than 512 MiB, and the replay reports the result as different.
+func TestHuntTapeRootPathBomb(t *testing.T) {
+	h := strings.Replace(tapeHeader(""), `"root":"/tmp/recorded-root"`, `"root":"/"`, 1)
+	res := `{"t":"result","n":1,"result":{"content":[],"details":{"cells":[{"index":0,"status":"complete","output":"` + strings.Repeat("/", 8<<20) + `"}]}}}`
+	b := zstdLines(t, h, jsRequest, res)
+	peak := heapPeak()
+	rep, err := replayBytes(t, b, "")
+	grew := peak()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Identical {
+		t.Error("the replay of a result of 8 MiB of slashes was identical")
+	}
+	if grew > 512<<20 {
+		t.Errorf("the heap grew by %d MiB replaying a %d-byte tape", grew>>20, len(b))
+	}
+}
