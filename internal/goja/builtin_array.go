@@ -282,7 +282,7 @@ func (r *Runtime) arrayproto_toLocaleString(call FunctionCall) Value {
 	}
 	defer r.popFromStringStack()
 
-	var buf StringBuilder
+	buf := StringBuilder{guard: r} // wasmeval: native_alloc.go
 	if a := r.checkStdArrayObj(array); a != nil {
 		for i, item := range a.values {
 			if i > 0 {

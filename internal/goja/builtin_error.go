@@ -13,7 +13,7 @@ type errorObject struct {
 }
 
 func (e *errorObject) formatStack() String {
-	var b StringBuilder
+	b := StringBuilder{guard: e.val.runtime} // wasmeval: native_alloc.go
 	val := writeErrorString(&b, e.val)
 	if val != nil {
 		b.WriteString(val)
@@ -212,7 +212,7 @@ func writeErrorString(sb *StringBuilder, obj *Object) String {
 }
 
 func (r *Runtime) error_toString(call FunctionCall) Value {
-	var sb StringBuilder
+	sb := StringBuilder{guard: r} // wasmeval: native_alloc.go
 	val := writeErrorString(&sb, r.toObject(call.This))
 	if val != nil {
 		return val

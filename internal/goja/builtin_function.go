@@ -6,7 +6,7 @@ import (
 )
 
 func (r *Runtime) functionCtor(args []Value, proto *Object, async, generator bool) *Object {
-	var sb StringBuilder
+	sb := StringBuilder{guard: r} // wasmeval: native_alloc.go
 	if async {
 		if generator {
 			sb.WriteString(asciiString("(async function* anonymous("))
@@ -81,6 +81,7 @@ func (r *Runtime) createListFromArrayLike(a Value) []Value {
 		return arr.values
 	}
 	l := toLength(o.self.getStr("length", nil))
+	r.chargeAlloc(16 * l) // wasmeval: native_alloc.go
 	res := make([]Value, 0, l)
 	for k := int64(0); k < l; k++ {
 		res = append(res, nilSafe(o.self.getIdx(valueInt(k), nil)))

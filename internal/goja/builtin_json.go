@@ -18,7 +18,14 @@ import (
 const hex = "0123456789abcdef"
 
 func (r *Runtime) builtinJSON_parse(call FunctionCall) Value {
-	d := json.NewDecoder(strings.NewReader(call.Argument(0).toString().String()))
+	text := call.Argument(0).toString().String()
+	// wasmeval: the decoder's copy of the text, and then what the parse
+	// makes, as it grows (native_alloc.go).
+	r.chargeAlloc(int64(len(text)))
+	held, next := r.jsonHeld, r.jsonNext
+	r.jsonHeld, r.jsonNext = 0, 0
+	defer func() { r.jsonHeld, r.jsonNext = held, next }()
+	d := json.NewDecoder(strings.NewReader(text))
 
 	value, err := r.builtinJSON_decodeValue(d)
 	if errors.Is(err, io.EOF) {
@@ -48,6 +55,7 @@ func (r *Runtime) builtinJSON_parse(call FunctionCall) Value {
 }
 
 func (r *Runtime) builtinJSON_decodeToken(d *json.Decoder, tok json.Token) (Value, error) {
+	r.jsonGrew(tok) // wasmeval: native_alloc.go
 	switch tok := tok.(type) {
 	case json.Delim:
 		switch tok {
@@ -96,6 +104,7 @@ func (r *Runtime) builtinJSON_decodeObject(d *json.Decoder) (*Object, error) {
 			return nil, err
 		}
 
+		r.jsonGrew(key) // wasmeval: native_alloc.go
 		object.self._putProp(unistring.NewFromString(key), value, true, true, true)
 	}
 	return object, nil

@@ -81,6 +81,7 @@ func (r *Runtime) object_getOwnPropertyDescriptor(call FunctionCall) Value {
 
 func (r *Runtime) object_getOwnPropertyDescriptors(call FunctionCall) Value {
 	o := call.Argument(0).ToObject(r)
+	r.chargeKeys(o, 600) // wasmeval: a descriptor object a key (native_alloc.go)
 	result := r.newBaseObject(r.global.ObjectPrototype, classObject).val
 	for item, next := o.self.iterateKeys()(); next != nil; item, next = next() {
 		var prop Value
@@ -102,7 +103,7 @@ func (r *Runtime) object_getOwnPropertyDescriptors(call FunctionCall) Value {
 
 func (r *Runtime) object_getOwnPropertyNames(call FunctionCall) Value {
 	obj := call.Argument(0).ToObject(r)
-
+	r.chargeKeys(obj, keyBytes) // wasmeval: native_alloc.go
 	return r.newArrayValues(obj.self.stringKeys(true, nil))
 }
 
@@ -386,12 +387,13 @@ func (r *Runtime) object_isExtensible(call FunctionCall) Value {
 
 func (r *Runtime) object_keys(call FunctionCall) Value {
 	obj := call.Argument(0).ToObject(r)
-
+	r.chargeKeys(obj, keyBytes) // wasmeval: native_alloc.go
 	return r.newArrayValues(obj.self.stringKeys(false, nil))
 }
 
 func (r *Runtime) object_entries(call FunctionCall) Value {
 	obj := call.Argument(0).ToObject(r)
+	r.chargeKeys(obj, 320) // wasmeval: an array of two a key (native_alloc.go)
 
 	var values []Value
 
@@ -404,6 +406,7 @@ func (r *Runtime) object_entries(call FunctionCall) Value {
 
 func (r *Runtime) object_values(call FunctionCall) Value {
 	obj := call.Argument(0).ToObject(r)
+	r.chargeKeys(obj, keyBytes) // wasmeval: native_alloc.go
 
 	var values []Value
 
@@ -526,6 +529,7 @@ func (r *Runtime) object_assign(call FunctionCall) Value {
 		for _, arg := range call.Arguments[1:] {
 			if arg != _undefined && arg != _null {
 				source := arg.ToObject(r)
+				r.chargeKeys(source, keyBytes) // wasmeval: native_alloc.go
 				for item, next := iterateEnumerableProperties(source)(); next != nil; item, next = next() {
 					to.setOwn(item.name, item.value, true)
 				}

@@ -79,6 +79,7 @@ func (r *Runtime) builtin_reflect_isExtensible(call FunctionCall) Value {
 
 func (r *Runtime) builtin_reflect_ownKeys(call FunctionCall) Value {
 	target := r.toObject(call.Argument(0))
+	r.chargeKeys(target, keyBytes) // wasmeval: native_alloc.go
 	return r.newArrayValues(target.self.keys(true, nil))
 }
 

@@ -705,12 +705,14 @@ func (r *Runtime) getGlobalRegexpMatches(rxObj *Object, s String, fullUnicode bo
 		panic(r.NewTypeError("exec is not a function"))
 	}
 	var a []Value
+	var held int64 // wasmeval
 	for {
 		res := r.regExpExec(execFn, rxObj, s)
 		if res == _null {
 			break
 		}
 		a = append(a, res)
+		r.chargeGrowth(&held, 256*int64(len(a))) // wasmeval: each result an array of its own (native_alloc.go)
 		matchStr := nilSafe(r.toObject(res).self.getIdx(valueInt(0), nil)).toString()
 		if matchStr.Length() == 0 {
 			thisIndex := toLength(rxObj.self.getStr("lastIndex", nil))
@@ -773,10 +775,11 @@ func (r *Runtime) regexpproto_stdMatcher(call FunctionCall) Value {
 	}
 	if rx.pattern.global {
 		rx.setOwnStr("lastIndex", intToValue(0), true)
-		results := rx.pattern.findAllSubmatchIndex(s, 0, -1, rx.pattern.sticky)
+		results := rx.pattern.findAllGuarded(r, s, 0, -1, rx.pattern.sticky) // wasmeval: native_alloc.go
 		if len(results) == 0 {
 			return _null
 		}
+		r.chargeAlloc(48 * int64(len(results))) // wasmeval: the matched texts and their slots
 		a := make([]Value, 0, len(results))
 		for _, result := range results {
 			a = append(a, s.Substring(result.indexes[0], result.indexes[1]))
@@ -1039,7 +1042,11 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 	lastIndex := 0
 	found := 0
 
-	results := pattern.findAllSubmatchIndex(s, 0, -1, false)
+	results := pattern.findAllGuarded(r, s, 0, -1, false) // wasmeval: native_alloc.go
+	// wasmeval: the parts and captures, about 48 bytes each (native_alloc.go).
+	if len(results) > 0 {
+		r.chargeAlloc(48 * int64(len(results)) * int64(max(len(results[0].indexes)/2, 1)))
+	}
 	if targetLength == 0 {
 		if len(results) == 0 {
 			valueArray = append(valueArray, s)
@@ -1115,7 +1122,7 @@ func (r *Runtime) regexpproto_stdReplacerGeneric(rxObj *Object, s, replaceStr St
 	}
 	lengthS := s.Length()
 	nextSourcePosition := 0
-	var resultBuf StringBuilder
+	resultBuf := StringBuilder{guard: r} // wasmeval: native_alloc.go
 	for _, result := range results {
 		obj := r.toObject(result)
 		nCaptures := max(toLength(obj.self.getStr("length", nil))-1, 0)
@@ -1275,7 +1282,7 @@ func (r *Runtime) regexpproto_stdReplacer(call FunctionCall) Value {
 	} else {
 		index = rx.getLastIndex()
 	}
-	found := rx.pattern.findAllSubmatchIndex(s, toIntStrict(index), find, rx.pattern.sticky)
+	found := rx.pattern.findAllGuarded(r, s, toIntStrict(index), find, rx.pattern.sticky) // wasmeval: native_alloc.go
 	if rx.pattern.global || rx.pattern.sticky {
 		var newLastIndex int64
 		if !rx.pattern.global && len(found) > 0 {

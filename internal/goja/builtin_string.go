@@ -130,7 +130,7 @@ func (r *Runtime) string_fromcharcode(call FunctionCall) Value {
 }
 
 func (r *Runtime) string_fromcodepoint(call FunctionCall) Value {
-	var sb StringBuilder
+	sb := StringBuilder{guard: r} // wasmeval: native_alloc.go
 	for _, arg := range call.Arguments {
 		num := arg.ToNumber()
 		var c rune
@@ -154,7 +154,7 @@ func (r *Runtime) string_raw(call FunctionCall) Value {
 	if literalSegments <= 0 {
 		return stringEmpty
 	}
-	var stringElements StringBuilder
+	stringElements := StringBuilder{guard: r} // wasmeval: native_alloc.go
 	nextIndex := int64(0)
 	numberOfSubstitutions := int64(len(call.Arguments) - 1)
 	for {
@@ -904,6 +904,11 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			ss = sepa.utf16()
 		}
 		su = su[1:]
+		// wasmeval: the parts are announced first, about 48 bytes each,
+		// with a copy of the text at most (native_alloc.go).
+		if r.allocGuard != nil && len(su) >= AllocGuardFrom/48 {
+			r.chargeAlloc(48*utf16SplitParts(su, ss, limit) + 2*int64(len(su)))
+		}
 		if len(ss) > 0 {
 			idx := utf16Index(su, ss)
 			if idx == -1 {

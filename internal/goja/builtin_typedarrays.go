@@ -811,7 +811,7 @@ func (r *Runtime) typedArrayProto_join(call FunctionCall) Value {
 			return stringEmpty
 		}
 
-		var buf StringBuilder
+		buf := StringBuilder{guard: r} // wasmeval: native_alloc.go
 
 		var element0 Value
 		if ta.isValidIntegerIndex(0) {
@@ -1188,7 +1188,7 @@ func (r *Runtime) typedArrayProto_subarray(call FunctionCall) Value {
 func (r *Runtime) typedArrayProto_toLocaleString(call FunctionCall) Value {
 	if ta, ok := r.toObject(call.This).self.(*typedArrayObject); ok {
 		length := ta.length
-		var buf StringBuilder
+		buf := StringBuilder{guard: r} // wasmeval: native_alloc.go
 		for i := 0; i < length; i++ {
 			ta.viewedArrayBuf.ensureNotDetached(true)
 			if i > 0 {

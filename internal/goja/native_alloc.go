@@ -1,5 +1,10 @@
 package goja
 
+import (
+	"encoding/json"
+	"regexp"
+)
+
 // wasmeval: big allocations of the built-ins are announced before they
 // happen.
 //
@@ -68,16 +73,41 @@ func (b *StringBuilder) builderBytes() (n, room int64) {
 // b's buffer, the new buffer is charged (as append grows it, or twice
 // over when s turns an ASCII buffer into a UTF-16 one).
 func (r *Runtime) chargeWrite(b *StringBuilder, s String) {
+	r.chargeBuild(b, int64(s.Length()), stringBytes(s) > int64(s.Length()))
+}
+
+// chargeBuild is called before chars characters (wide: some not ASCII) are
+// written to b: when the write must grow b's buffer, the new buffer is
+// charged with the one it replaces, which the builder holds while it
+// copies and no walk of the session sees (a UTF-16 buffer for an ASCII
+// one when the write turns it). A buffer of AllocGuardFrom or more grows
+// here, to twice its size: growing by append's quarter left four times
+// the buffer in garbage, which the memory monitor saw grow the heap past
+// the session's limit before the guard refused.
+func (r *Runtime) chargeBuild(b *StringBuilder, chars int64, wide bool) {
 	if r.allocGuard == nil {
 		return
 	}
 	n, room := b.builderBytes()
-	add := stringBytes(s)
-	if b.ascii() && add > int64(s.Length()) {
-		n, room, add = 2*n, 0, 2*int64(s.Length())
+	add := chars
+	if !b.ascii() {
+		add = 2 * chars
+	} else if wide {
+		r.chargeAlloc(n + 2*n + 2*chars)
+		return
 	}
-	if n+add > room {
+	if n+add <= room {
+		return
+	}
+	if n+add < AllocGuardFrom {
 		r.chargeAlloc(max(n+add, room+room/4))
+		return
+	}
+	r.chargeAlloc(n + 2*room + add)
+	if b.ascii() {
+		b.asciiBuilder.Grow(int(add)) // to 2*room + add
+	} else {
+		b.unicodeBuilder.Grow(int(chars))
 	}
 }
 
@@ -95,3 +125,156 @@ func (a *sparseArrayObject) chargeItem() {
 		r.chargeAlloc(24 * int64(growCap(len(a.items)+1, len(a.items), cap(a.items))))
 	}
 }
+
+// chargeGrowth is called as a native call builds data that it holds until
+// it returns (a list of matches, the keys of an object, a parsed array),
+// with held the bytes it holds so far: whenever they pass *next, the guard
+// is told of the whole and a quarter more, and *next moves there. The
+// whole, not the step: while the call runs, what it holds is reachable
+// from no object a walk of the session could see. *next starts at 0.
+func (r *Runtime) chargeGrowth(next *int64, held int64) {
+	if held >= max(*next, AllocGuardFrom*3/4) && r.allocGuard != nil {
+		n := max(held+held/4, AllocGuardFrom)
+		r.chargeAlloc(n)
+		*next = n
+	}
+}
+
+// matchBytes is about what one match of p takes while a built-in lists
+// them: its indexes and group names (regexpResult), and the slice of
+// indexes Go's regexp gives first.
+func (p *regexpPattern) matchBytes() int64 {
+	groups := 1
+	if p.regexpWrapper != nil {
+		groups += (*regexp.Regexp)(p.regexpWrapper).NumSubexp()
+	} else {
+		groups = len(p.regexp2Wrapper.rx.GetGroupNumbers())
+	}
+	return 80 + 32*int64(groups)
+}
+
+// findAllGuarded is findAllSubmatchIndex, with the list of matches told to
+// r's guard before it is made. regexp2's searches tell it as the list
+// grows. Go's regexp lists all matches in one call that cannot be
+// stopped, and their count is not known before: a text that could have a
+// list of AllocGuardFrom bytes or more is searched for at most n matches,
+// n doubling (each step announced) until fewer are found, at most twice
+// the work.
+func (p *regexpPattern) findAllGuarded(r *Runtime, s String, start, limit int, sticky bool) []regexpResult {
+	if r.allocGuard == nil || limit == 1 {
+		return p.findAllSubmatchIndex(s, start, limit, sticky)
+	}
+	per := p.matchBytes()
+	most := int64(s.Length()-start) + 1 // an empty match at each position
+	if limit >= 0 {
+		most = min(most, int64(limit))
+	}
+	// Each search first copies the text: to runes for regexp2 (4 bytes a
+	// character), to UTF-8 with a map of positions for Go's regexp of a
+	// UTF-16 text (about 20 bytes a character).
+	_, u := devirtualizeString(s)
+	re2 := p.regexpWrapper != nil && start == 0 && (u == nil || p.unicode)
+	var conv int64
+	if u != nil {
+		conv = 20 * int64(s.Length())
+	} else if !re2 {
+		conv = 4 * int64(s.Length())
+	}
+	if !re2 {
+		// regexp2 makes a Match of about 300 bytes for each, garbage
+		// that the heap holds until the next collection.
+		per += 320
+		r.chargeAlloc(conv)
+		return p.findAll(s, start, limit, sticky, func(n int) { r.chargeAlloc(conv + per*int64(n)) })
+	}
+	for n := max(AllocGuardFrom/per, 1); ; n *= 2 {
+		if n >= most {
+			r.chargeAlloc(conv + most*per)
+			return p.findAllSubmatchIndex(s, start, limit, sticky)
+		}
+		r.chargeAlloc(conv + n*per)
+		if found := p.findAllSubmatchIndex(s, start, int(n), sticky); int64(len(found)) < n {
+			return found
+		}
+	}
+}
+
+// utf16SplitParts is how many parts split makes of s by sep, at most limit
+// when it is not negative.
+func utf16SplitParts(s, sep []uint16, limit int) int64 {
+	parts := int64(len(s))
+	if len(sep) > 0 {
+		parts = 1
+		for i := utf16Index(s, sep); i >= 0; i = utf16Index(s, sep) {
+			parts++
+			s = s[i+len(sep):]
+		}
+	}
+	if limit >= 0 {
+		parts = min(parts, int64(limit))
+	}
+	return parts
+}
+
+// keyBytes is about what a key that a built-in lists takes: its slot, and
+// a new text for an index.
+const keyBytes = 48
+
+// chargeKeys is called before a built-in lists o's own keys (Object.keys
+// and its kin), with per the bytes it makes for each: an array, a typed
+// array or a string has a key for each index, which the list makes anew.
+func (r *Runtime) chargeKeys(o *Object, per int64) {
+	if r.allocGuard == nil {
+		return
+	}
+	var n int64
+	switch o := o.self.(type) {
+	case *arrayObject:
+		n = int64(len(o.values)) + int64(len(o.propNames))
+	case *sparseArrayObject:
+		n = int64(len(o.items)) + int64(len(o.propNames))
+	case *typedArrayObject:
+		n = int64(o.length) + int64(len(o.propNames))
+	case *stringObject:
+		n = int64(o.length) + int64(len(o.propNames))
+	case *baseObject:
+		n = int64(len(o.propNames))
+	}
+	r.chargeAlloc(n * per)
+}
+
+// chargeProp is called before o gets a new property: when its list of
+// names must grow, the new list is charged, with room in its map (the
+// object is reachable: a walk of the session counts what it holds).
+func (o *baseObject) chargeProp() {
+	if r := o.val.runtime; len(o.propNames) == cap(o.propNames) && r.allocGuard != nil {
+		r.chargeAlloc(32 * int64(growCap(len(o.propNames)+1, len(o.propNames), cap(o.propNames))))
+	}
+}
+
+// jsonGrew is called as JSON.parse makes a value of tok, or a property
+// named by it: what the parse holds grows by about the value's bytes and
+// its slot in an array or an object (the parse's objects are reachable
+// from no object of the session until it returns).
+func (r *Runtime) jsonGrew(tok any) {
+	if r.allocGuard == nil {
+		return
+	}
+	n := int64(48)
+	switch tok := tok.(type) {
+	case string:
+		n += 2 * int64(len(tok))
+	case json.Delim:
+		if tok == '{' || tok == '[' {
+			n += 160
+		}
+	}
+	r.jsonHeld += n
+	r.chargeGrowth(&r.jsonNext, r.jsonHeld)
+}
+
+// parseBytes is about what the parser and compiler make for a byte of
+// source code that eval or the Function constructor is given: a dense
+// array literal (`[0,0,...]`) took about 175 bytes a byte, ordinary code
+// far less.
+const parseBytes = 32

@@ -157,8 +157,15 @@ func (p *regexpPattern) findSubmatchIndex(s String, start int) regexpResult {
 }
 
 func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sticky bool) []regexpResult {
+	return p.findAll(s, start, limit, sticky, nil)
+}
+
+// findAll is findAllSubmatchIndex; regexp2's searches call grow with the
+// new capacity before their list of matches grows (wasmeval:
+// native_alloc.go).
+func (p *regexpPattern) findAll(s String, start int, limit int, sticky bool, grow func(int)) []regexpResult {
 	if p.regexpWrapper == nil {
-		return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
+		return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode, grow)
 	}
 	if start == 0 {
 		a, u := devirtualizeString(s)
@@ -190,7 +197,7 @@ func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sti
 	}
 
 	p.createRegexp2()
-	return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
+	return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode, grow)
 }
 
 // clone creates a copy of the regexpPattern which can be used concurrently.
@@ -344,7 +351,7 @@ func (r *regexp2Wrapper) findSubmatchIndexUnicode(s String, start int, doCache b
 	return result
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, sticky bool) []regexpResult {
+func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, sticky bool, grow func(int)) []regexpResult {
 	wrapped := r.rx
 	match, runes, err := r.findUTF16Cached(s, start, false)
 	if match == nil || err != nil {
@@ -353,7 +360,10 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, s
 	if limit < 0 {
 		limit = len(runes) + 1
 	}
-	results := make([]regexpResult, 0, limit)
+	// wasmeval: the list grows as matches are found; upstream made room
+	// for one at every position, 48 bytes a character of the text, even
+	// for one match.
+	results := make([]regexpResult, 0, min(limit, 16))
 	for match != nil {
 		groups := match.Groups()
 
@@ -379,6 +389,9 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, s
 			start = result.indexes[1]
 		}
 
+		if grow != nil && len(results) == cap(results) { // wasmeval: native_alloc.go
+			grow(growCap(len(results)+1, len(results), cap(results)))
+		}
 		results = append(results, result)
 		limit--
 		if limit <= 0 {
@@ -430,12 +443,15 @@ func posMapReverseLookup(posMap []int, pos int) (int, bool) {
 	return mapped, false
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, limit int, sticky bool) []regexpResult {
+func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, limit int, sticky bool, grow func(int)) []regexpResult {
 	wrapped := r.rx
 	if limit < 0 {
 		limit = len(s) + 1
 	}
-	results := make([]regexpResult, 0, limit)
+	// wasmeval: the list grows as matches are found; upstream made room
+	// for one at every position, 48 bytes a character of the text, even
+	// for one match.
+	results := make([]regexpResult, 0, min(limit, 16))
 	match, posMap, err := r.findUnicodeCached(s, start, false)
 	if err != nil {
 		return nil
@@ -465,6 +481,9 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, lim
 			start = result.indexes[1]
 		}
 
+		if grow != nil && len(results) == cap(results) { // wasmeval: native_alloc.go
+			grow(growCap(len(results)+1, len(results), cap(results)))
+		}
 		results = append(results, result)
 		match, err = wrapped.FindNextMatch(match)
 		if err != nil {
@@ -474,15 +493,15 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, lim
 	return results
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndex(s String, start, limit int, sticky, fullUnicode bool) []regexpResult {
+func (r *regexp2Wrapper) findAllSubmatchIndex(s String, start, limit int, sticky, fullUnicode bool, grow func(int)) []regexpResult {
 	a, u := devirtualizeString(s)
 	if u != nil {
 		if fullUnicode {
-			return r.findAllSubmatchIndexUnicode(u, start, limit, sticky)
+			return r.findAllSubmatchIndexUnicode(u, start, limit, sticky, grow)
 		}
-		return r.findAllSubmatchIndexUTF16(u, start, limit, sticky)
+		return r.findAllSubmatchIndexUTF16(u, start, limit, sticky, grow)
 	}
-	return r.findAllSubmatchIndexUTF16(a, start, limit, sticky)
+	return r.findAllSubmatchIndexUTF16(a, start, limit, sticky, grow)
 }
 
 func (r *regexp2Wrapper) clone() *regexp2Wrapper {

@@ -211,6 +211,9 @@ type Runtime struct {
 	maxBigIntBits int
 	// wasmeval: told of big allocations before they happen (native_alloc.go).
 	allocGuard func(bytes int64)
+	// jsonHeld is what the running JSON.parse has made, jsonNext its next
+	// announcement (native_alloc.go).
+	jsonHeld, jsonNext int64
 }
 
 type StackFrame struct {
@@ -925,6 +928,7 @@ func (r *Runtime) builtin_thrower(call FunctionCall) Value {
 
 func (r *Runtime) eval(srcVal String, direct, strict bool) Value {
 	src := escapeInvalidUtf16(srcVal)
+	r.chargeAlloc(parseBytes * int64(len(src))) // wasmeval: native_alloc.go
 	vm := r.vm
 	inGlobal := true
 	if direct {

@@ -47,6 +47,9 @@ type lenientUtf16Decoder struct {
 type StringBuilder struct {
 	asciiBuilder   strings.Builder
 	unicodeBuilder unicodeStringBuilder
+	// wasmeval: a built-in's builder tells its runtime's guard of each
+	// growth of its buffer before it grows (native_alloc.go).
+	guard *Runtime
 }
 
 type unicodeStringBuilder struct {
@@ -217,6 +220,9 @@ func (b *StringBuilder) ascii() bool {
 
 func (b *StringBuilder) WriteString(s String) {
 	a, u := devirtualizeString(s)
+	if b.guard != nil { // wasmeval: native_alloc.go
+		b.guard.chargeBuild(b, int64(s.Length()), u != nil)
+	}
 	if u != nil {
 		b.switchToUnicode(u.Length())
 		b.unicodeBuilder.writeUnicodeString(u)
@@ -230,6 +236,9 @@ func (b *StringBuilder) WriteString(s String) {
 }
 
 func (b *StringBuilder) WriteUTF8String(s string) {
+	if b.guard != nil { // wasmeval: native_alloc.go (a UTF-8 byte a character at most)
+		b.guard.chargeBuild(b, int64(len(s)), false)
+	}
 	firstUnicodeIdx := 0
 	if b.ascii() {
 		for i := 0; i < len(s); i++ {
@@ -250,6 +259,9 @@ unicode:
 }
 
 func (b *StringBuilder) writeASCII(s string) {
+	if b.guard != nil { // wasmeval: native_alloc.go
+		b.guard.chargeBuild(b, int64(len(s)), false)
+	}
 	if b.ascii() {
 		b.asciiBuilder.WriteString(s)
 	} else {
@@ -258,6 +270,9 @@ func (b *StringBuilder) writeASCII(s string) {
 }
 
 func (b *StringBuilder) WriteRune(r rune) {
+	if b.guard != nil { // wasmeval: native_alloc.go
+		b.guard.chargeBuild(b, 2, r >= utf8.RuneSelf)
+	}
 	if r < utf8.RuneSelf {
 		if b.ascii() {
 			b.asciiBuilder.WriteByte(byte(r))
@@ -284,6 +299,9 @@ func (b *StringBuilder) String() String {
 }
 
 func (b *StringBuilder) Grow(n int) {
+	if b.guard != nil { // wasmeval: native_alloc.go
+		b.guard.chargeBuild(b, int64(n), false)
+	}
 	if b.ascii() {
 		b.asciiBuilder.Grow(n)
 	} else {
@@ -301,6 +319,9 @@ func (b *StringBuilder) LikelyUnicode(extraLen int) {
 }
 
 func (b *StringBuilder) switchToUnicode(extraLen int) {
+	if b.guard != nil { // wasmeval: native_alloc.go
+		b.guard.chargeBuild(b, int64(extraLen), true)
+	}
 	if b.ascii() {
 		c := b.asciiBuilder.Cap()
 		newCap := b.asciiBuilder.Len() + extraLen
@@ -314,6 +335,9 @@ func (b *StringBuilder) switchToUnicode(extraLen int) {
 }
 
 func (b *StringBuilder) WriteSubstring(source String, start int, end int) {
+	if b.guard != nil { // wasmeval: native_alloc.go
+		b.guard.chargeBuild(b, int64(end-start), false)
+	}
 	a, us := devirtualizeString(source)
 	if us == nil {
 		if b.ascii() {

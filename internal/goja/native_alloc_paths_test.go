@@ -1,0 +1,111 @@
+package goja
+
+import (
+	"testing"
+)
+
+// The paths of FORK.md item 4 that a first pass left out (regexp matches,
+// split of UTF-16 text, JSON.parse, lists from array-likes, the keys of
+// arrays and typed arrays, text builders, eval) tell the guard of their
+// allocation before they make it, and a guard that throws stops it.
+func TestAllocGuardCoversEveryPath(t *testing.T) {
+	r := New()
+	const room = 32 << 20
+	var asked int64
+	r.SetAllocGuard(func(n int64) {
+		asked = max(asked, n)
+		if n > room {
+			panic(r.newError(r.getRangeError(), "refused"))
+		}
+	})
+	if _, err := r.RunString(`
+var ascii = 'x'.repeat(4 << 20), wide = '\u00e9'.repeat(2 << 20);
+var ta = new Uint8Array(4e6), fa = new Float64Array(2e6).fill(0.123456789012345), arr = new Array(1e6).fill(0);
+var json = '[' + '0,'.repeat(4e6) + '0]', dense = '[' + '0,'.repeat(1e6) + ']';
+function refused(f) { try { f(); return 'no error' } catch (e) { return e instanceof RangeError ? e.message : String(e) } }
+`); err != nil {
+		t.Fatal(err)
+	}
+	cases := []string{
+		"ascii.replace(/x/g, 'xx')",                      // regexp replace: the list of matches
+		"ascii.replace(/x/g, () => 'y')",                 // with a function
+		"ascii.replace(/x(?=x)/g, 'y')",                  // regexp2
+		"wide.replace(/\\u00e9/g, 'a')",                  // UTF-16 text
+		"ascii.match(/x/g)",                              // match
+		"ascii.split(/(?:)/)",                            // split by a RegExp
+		"wide.split('')",                                 // split of UTF-16 text
+		"(wide + 'a').split('\\u00e9')",                  // by a separator
+		"JSON.parse(json)",                               // JSON.parse of a long array
+		"Math.max.apply(null, { length: 1e7 })",          // Function.prototype.apply of an array-like
+		"Reflect.apply(Math.max, null, { length: 1e7 })", // Reflect.apply
+		"Reflect.construct(Array, { length: 1e7 })",      // Reflect.construct
+		"String.raw({ raw: { length: 1e7 } })",           // String.raw
+		"Object.keys(ta)",                                // keys of a typed array
+		"Object.getOwnPropertyNames(ta)",
+		"Reflect.ownKeys(ta)",
+		"Object.values(ta)",
+		"Object.entries(arr)",
+		"Object.getOwnPropertyDescriptors(ta)",
+		"Object.assign({}, ta)",
+		"Array.prototype.fill.call({ length: 1e7 }, 0)", // a plain object's properties
+		"fa.join(',')",                                  // typed array join
+		"fa.toString()",
+		"new Function('return ' + dense)", // parse and compile
+		"eval(dense)",
+	}
+	for _, code := range cases {
+		asked = 0
+		before := heapObjects()
+		v, err := r.RunString("refused(() => " + code + ")")
+		if err != nil {
+			t.Errorf("%s: %v", code, err)
+			continue
+		}
+		if got := v.String(); got != "refused" {
+			t.Errorf("%s: %s (the guard was asked for at most %d bytes), want the guard's RangeError", code, got, asked)
+		}
+		if grown := heapObjects() - before; grown > 3*room {
+			t.Errorf("%s: the heap grew by %d MiB", code, grown>>20)
+		}
+	}
+}
+
+// TestAllocGuardedResultsAreUpstreams: under a guard that lets everything
+// through, the guarded paths (a regexp's matches searched in doubling
+// steps, the builders, the keys) give what they give without one.
+func TestAllocGuardedResultsAreUpstreams(t *testing.T) {
+	const setup = `var s = 'ab'.repeat(300000) + 'a\u00e9b', w = s.repeat(2);`
+	code := `[
+	s.replace(/a/g, 'c').length, s.replace(/a(b)/g, '$1$1').slice(-12), s.replace(/(?<=a)b/g, () => 'B').slice(-9),
+	s.match(/b/g).length, s.match(/ab|\u00e9/g).length, s.split(/a/).length, s.split(/(a)/, 100001).length,
+	w.split('').length, w.split('\u00e9').length, w.replace(/\u00e9/g, 'e').length,
+	Object.keys(new Uint8Array(70000)).length, Object.entries(new Array(70000).fill(1)).length,
+	String.raw({ raw: { length: 300000 } }).length, new Float64Array(100000).fill(1.5).join().length,
+	JSON.parse('[' + '1,'.repeat(200000) + '1]').length,
+	(() => { const re = /ab/y; return s.replace(re, 'x').length + ':' + re.lastIndex })(),
+	(() => { const re = /a/g; re.lastIndex = 5; return s.replace(re, '').length })(),
+].join()`
+	run := func(guard bool) (string, int64) {
+		r := New()
+		var asked int64
+		if guard {
+			r.SetAllocGuard(func(n int64) { asked += n })
+		}
+		if _, err := r.RunString(setup); err != nil {
+			t.Fatal(err)
+		}
+		v, err := r.RunString(code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.String(), asked
+	}
+	want, _ := run(false)
+	got, asked := run(true)
+	if got != want {
+		t.Errorf("guarded: %s\nwant (upstream): %s", got, want)
+	}
+	if asked == 0 {
+		t.Error("the guard was never asked")
+	}
+}
