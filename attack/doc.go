@@ -18,7 +18,13 @@
 //     disk: each stops within its cap and leaves the session usable;
 //   - tenant: another owner's sessions, files and globals;
 //   - protocol: malformed requests on the library face, the raw host-call
-//     ABI and the eval command's lines.
+//     ABI and the eval command's lines;
+//   - inputs from outside the guest (hunt_tapes, hunt_inputs,
+//     hunt_toolserver, hunt_outputs, hunt_modules, hunt_serveinputs,
+//     hunt_tapeserve): crafted tapes given to replay and tape show, the
+//     answers of the LLM endpoint and of tool servers, display data and
+//     module files the host reads for the guest, odd paths and lengths on
+//     serve's doors, downloads of a tape the guest made long.
 //
 // Every case asserts an outcome (the canary is not in the output, the
 // error names the problem) and that the session still evaluates 1+1
