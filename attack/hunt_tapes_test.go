@@ -497,3 +497,53 @@ func TestHuntTapeRootPathBomb(t *testing.T) {
 		t.Errorf("the heap grew by %d MiB replaying a %d-byte tape", grew>>20, len(b))
 	}
 }
+
+// TestHuntTapeOutOfOrder: records that contradict each other or the
+// replayed guest (nested evals before the call that runs them, never
+// ended, with a result before the request or twice the same number; a
+// call's made or wait far past any; stops of cells that do not exist or
+// after 10^18 bytes) make a replay that diverges and ends, never one that
+// waits for what will not come.
+func TestHuntTapeOutOfOrder(t *testing.T) {
+	toolReq := `{"t":"request","n":1,"request":{"cells":[{"language":"js","code":"print(await tool.x({}))","timeout":3}]}}`
+	call := `{"t":"call","call":{"op":"tool","name":"x","args":{}},"answer":{"result":"A"},"made":1}`
+	res := `{"t":"result","n":1,"error":"x"}`
+	nested := func(code string) string {
+		return `{"t":"request","n":2,"nested":true,"request":{"cells":[{"language":"js","code":"` + code + `","timeout":2}]}}`
+	}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+	}{
+		{"a looping nested eval before its parent's call", []string{toolReq, nested("while (true) {}"), call, res}},
+		{"a nested eval that never ended", []string{toolReq, call, nested("1"), res}},
+		{"a nested result before its request", []string{toolReq, `{"t":"result","n":2,"nested":true,"error":"y"}`, nested("1"), call, res}},
+		{"two nested evals of one number", []string{toolReq, nested("1"), nested("2"), call, `{"t":"result","n":2,"nested":true,"error":"y"}`, res}},
+		{"a call made 99th", []string{toolReq, strings.Replace(call, `"made":1`, `"made":99`, 1), res}},
+		{"a call taken in wait 10^9", []string{toolReq, strings.Replace(call, `"made":1`, `"made":1,"wait":1000000000`, 1), res}},
+		{"a stop of cell 10^9", []string{toolReq, call, `{"t":"stop","cell":1000000000,"cause":"timeout","bytes":5}`, res}},
+		{"a stop after 10^18 bytes", []string{toolReq, call, `{"t":"stop","cause":"timeout","bytes":1000000000000000000}`, res}},
+		{"a nested stop before start", []string{toolReq, `{"t":"stop","n":2,"cause":"interrupt","before_start":true}`, call, res}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := zstdLines(t, append([]string{tapeHeader("")}, tc.lines...)...)
+			type outcome struct {
+				rep *replay.Report
+				err error
+			}
+			done := make(chan outcome, 1)
+			go func() {
+				rep, err := replayBytes(t, b, "")
+				done <- outcome{rep, err}
+			}()
+			select {
+			case o := <-done:
+				if o.err == nil && o.rep.Identical {
+					t.Error("the replay of contradicting records was identical")
+				}
+			case <-time.After(testenv.Stretch(90 * time.Second)):
+				t.Fatal("the replay has not ended")
+			}
+		})
+	}
+}
