@@ -31,7 +31,23 @@ type orderKey struct{}
 // its answers are handed to the guest in the order of their ranks
 // (Ticket.SetRank) rather than as they come.
 func With(ctx context.Context, replayed bool) context.Context {
-	return context.WithValue(ctx, orderKey{}, &Progress{replayed: replayed})
+	c := &progressCtx{Context: ctx}
+	c.p.replayed = replayed
+	return c
+}
+
+// progressCtx is With's context: it carries its Progress in the same
+// allocation (a cell of a recorded session makes one).
+type progressCtx struct {
+	context.Context
+	p Progress
+}
+
+func (c *progressCtx) Value(key any) any {
+	if key == (orderKey{}) {
+		return &c.p
+	}
+	return c.Context.Value(key)
 }
 
 // Progress is where a cell run under With is in its waits for host
