@@ -286,6 +286,7 @@ func (in *instance) load(dir string, specV goja.Value, conds []string) goja.Valu
 		}
 		_ = module.Set("exports", v)
 	} else {
+		in.reserve(parseBytes * int64(len(data))) // source.go
 		fn, cerr := compileModule(abs, string(data))
 		if cerr != nil {
 			se, _ := vm.New(vm.Get("SyntaxError"), vm.ToValue(fmt.Sprintf("%s (%s:%d:%d)", cerr.msg, abs, cerr.line, cerr.col)))

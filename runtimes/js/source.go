@@ -685,6 +685,13 @@ func guardProgram(prog *ast.Program) error {
 	return nil
 }
 
+// parseBytes is about what parsing and compiling take for each byte of
+// source code (the AST and the program; ordinary code about 30 bytes a
+// byte, a dense array literal about 180), made in native code where no
+// interrupt lands: eval, the Function constructors and require reserve it
+// first.
+const parseBytes = 32
+
 // compileGuarded parses src as a script with name, guards it and compiles
 // it.
 func compileGuarded(name, src string, strict bool) (*goja.Program, *ast.Program, error) {
@@ -721,6 +728,7 @@ func (in *instance) compileFunction(kind, params, body string) goja.Value {
 		panic(in.vm.NewTypeError("unknown function kind " + kind))
 	}
 	src := "(" + prefix + " anonymous(" + params + "\n) {\n" + body + "\n})"
+	in.reserve(parseBytes * int64(len(src)))
 	prg, prog, err := compileGuarded("<anonymous>", src, false)
 	if err == nil && !isOneFunction(prog) {
 		err = fmt.Errorf("the parameters or the body of the function are not well-formed")
@@ -754,6 +762,7 @@ func isOneFunction(prog *ast.Program) bool {
 // declarations become globals.
 func (in *instance) evalScript(src string) goja.Value {
 	strict := hasUseStrict(src)
+	in.reserve(parseBytes * int64(len(src)))
 	prg, prog, err := compileGuarded("<eval>", "{\n"+src+"\n}", strict)
 	if err == nil && (len(prog.Body) != 1 || !isBlock(prog.Body[0])) {
 		err = fmt.Errorf("unexpected token: the code closes more blocks than it opens")
