@@ -145,6 +145,9 @@ type hooks struct {
 	afterCell      goja.Callable
 	releaseGlobals goja.Callable
 	jsonParse      goja.Callable
+	// domException is the prelude's DOMException constructor, taken
+	// before any cell runs: a cell may replace the global.
+	domException goja.Constructor
 }
 
 type instance struct {
@@ -215,13 +218,9 @@ func (in *instance) monotonicNanos() float64 {
 
 func (in *instance) throwRange(msg string) { panic(in.rangeError(msg)) }
 
-func (in *instance) rangeError(msg string) *goja.Object {
-	obj, err := in.vm.New(in.vm.Get("RangeError"), in.vm.ToValue(msg))
-	if err != nil {
-		return in.vm.NewTypeError(msg)
-	}
-	return obj
-}
+// rangeError makes a RangeError with the realm's own constructor: a cell
+// may have replaced the global one.
+func (in *instance) rangeError(msg string) *goja.Object { return in.vm.NewError("RangeError", msg) }
 
 // random is Math.random: 53 bits from InstanceOptions.Rand, then, should
 // the reader fail (a finite seed runs out), from a generator with a fixed
@@ -356,6 +355,11 @@ func (in *instance) start() error {
 		afterCell:      fn("afterCell"),
 		releaseGlobals: fn("releaseGlobals"),
 	}
+	if c, ok := goja.AssertConstructor(vm.Get("DOMException")); ok {
+		in.hooks.domException = c
+	} else if err == nil {
+		err = errors.New("js: prelude defines no DOMException")
+	}
 	if err == nil && !in.nodeHooks(internal) {
 		err = errors.New("js: prelude defines no builtin")
 	}
@@ -409,7 +413,7 @@ func (in *instance) start() error {
 // guardJSONParse wraps JSON.parse with an estimate of the memory its result
 // needs: the parse runs in native code, where no interrupt can stop it.
 func (in *instance) guardJSONParse() error {
-	jsonObj := in.vm.Get("JSON").(*goja.Object)
+	jsonObj := in.vm.Intrinsic("JSON")
 	parse, ok := goja.AssertFunction(jsonObj.Get("parse"))
 	if !ok {
 		return errors.New("js: JSON.parse is not a function")
@@ -1148,4 +1152,10 @@ func formatFrames(frames []goja.StackFrame) string {
 		n++
 	}
 	return b.String()
+}
+
+// setOwn gives a host-made error obj an own data property, as Node's
+// errors have: [[Set]] would call a setter a cell put on Error.prototype.
+func setOwn(obj *goja.Object, name string, v goja.Value) {
+	_ = obj.DefineDataProperty(name, v, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
 }

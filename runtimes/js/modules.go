@@ -58,12 +58,8 @@ func (in *instance) rethrow(err error) {
 // requireError throws a JavaScript Error with Node's code for a module that
 // cannot be found.
 func (in *instance) requireError(code, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	obj, err := in.vm.New(in.vm.Get("Error"), in.vm.ToValue(msg))
-	if err != nil {
-		panic(in.vm.NewGoError(errors.New(msg)))
-	}
-	_ = obj.Set("code", code)
+	obj := in.vm.NewError("Error", fmt.Sprintf(format, args...))
+	setOwn(obj, "code", in.vm.ToValue(code))
 	panic(obj)
 }
 
@@ -289,8 +285,7 @@ func (in *instance) load(dir string, specV goja.Value, conds []string) goja.Valu
 		in.reserve(parseBytes * int64(len(data))) // source.go
 		fn, cerr := compileModule(abs, string(data))
 		if cerr != nil {
-			se, _ := vm.New(vm.Get("SyntaxError"), vm.ToValue(fmt.Sprintf("%s (%s:%d:%d)", cerr.msg, abs, cerr.line, cerr.col)))
-			panic(se)
+			panic(vm.NewError("SyntaxError", fmt.Sprintf("%s (%s:%d:%d)", cerr.msg, abs, cerr.line, cerr.col)))
 		}
 		v, err := vm.RunProgram(fn)
 		if err != nil {

@@ -255,8 +255,7 @@ func writeParts(vm *goja.Runtime, w io.Writer, parts goja.Value) {
 
 // domException throws a DOMException-like error with a name.
 func (in *instance) domException(name, msg string) {
-	ctor := in.vm.Get("DOMException")
-	if c, ok := goja.AssertConstructor(ctor); ok {
+	if c := in.hooks.domException; c != nil {
 		obj, err := c(nil, in.vm.ToValue(msg), in.vm.ToValue(name))
 		if err == nil {
 			panic(obj)
@@ -328,7 +327,7 @@ func (in *instance) utf8Decode(v goja.Value, fatal, ignoreBOM bool) goja.Value {
 	}
 	if fatal && !utf8.Valid(b) {
 		err := in.vm.NewTypeError("The encoded data was not valid for encoding utf-8")
-		_ = err.Set("code", "ERR_ENCODING_INVALID_ENCODED_DATA")
+		setOwn(err, "code", in.vm.ToValue("ERR_ENCODING_INVALID_ENCODED_DATA"))
 		panic(err)
 	}
 	in.reserveBytes(2 * int64(len(b)))
@@ -419,7 +418,7 @@ func (in *instance) createRequire(filename string) goja.Value {
 	}
 	if !path.IsAbs(p) {
 		err := in.vm.NewTypeError("The argument 'filename' must be a file URL object, file URL string, or absolute path string. Received " + quoteJSON(filename))
-		_ = err.Set("code", "ERR_INVALID_ARG_VALUE")
+		setOwn(err, "code", in.vm.ToValue("ERR_INVALID_ARG_VALUE"))
 		panic(err)
 	}
 	dir := path.Dir(path.Clean(p))
@@ -437,7 +436,7 @@ func (in *instance) zlibDo(op string, data goja.Value, level int) goja.Value {
 	b, ok := in.bytesOf(data)
 	if !ok {
 		err := in.vm.NewTypeError("The \"buffer\" argument must be of type string or an instance of Buffer, TypedArray, DataView, or ArrayBuffer")
-		_ = err.Set("code", "ERR_INVALID_ARG_TYPE")
+		setOwn(err, "code", in.vm.ToValue("ERR_INVALID_ARG_TYPE"))
 		panic(err)
 	}
 	if level < -1 || level > 9 {
@@ -483,7 +482,7 @@ func (in *instance) zlibDo(op string, data goja.Value, level int) goja.Value {
 				in.checkStopped("zlib", op)
 				if n > limit {
 					e := in.rangeError("Cannot create a Buffer larger than " + itoa(limit>>20) + " MiB: the data decompresses to more than the session's memory limit allows")
-					_ = e.Set("code", "ERR_BUFFER_TOO_LARGE")
+					setOwn(e, "code", in.vm.ToValue("ERR_BUFFER_TOO_LARGE"))
 					panic(e)
 				}
 				c := make([]byte, 1<<20)
@@ -507,12 +506,9 @@ func (in *instance) zlibDo(op string, data goja.Value, level int) goja.Value {
 		panic(in.vm.NewTypeError("zlib: no operation " + op))
 	}
 	if err != nil {
-		e, nerr := in.vm.New(in.vm.Get("Error"), in.vm.ToValue("zlib "+op+": "+err.Error()))
-		if nerr != nil {
-			panic(in.vm.NewTypeError("zlib " + op + ": " + err.Error()))
-		}
-		_ = e.Set("code", "Z_DATA_ERROR")
-		_ = e.Set("errno", -3)
+		e := in.vm.NewError("Error", "zlib "+op+": "+err.Error())
+		setOwn(e, "code", in.vm.ToValue("Z_DATA_ERROR"))
+		setOwn(e, "errno", in.vm.ToValue(-3))
 		panic(e)
 	}
 	return in.vm.ToValue(in.vm.NewArrayBuffer(out.Bytes()))

@@ -100,7 +100,7 @@ func (in *instance) guestFS() *wasm.GuestFS {
 	}
 	if in.root == nil {
 		err := in.vm.NewTypeError("fs: this session has no root directory, so it has no files")
-		_ = err.Set("code", "ENOENT")
+		setOwn(err, "code", in.vm.ToValue("ENOENT"))
 		panic(err)
 	}
 	var q wasm.DiskQuota
@@ -144,16 +144,13 @@ func (in *instance) fsError(errno experimentalsys.Errno, syscall, p, g string, d
 }
 
 func (in *instance) throwNodeError(msg, code string, num int, syscall, p string, dest ...string) {
-	obj, err := in.vm.New(in.vm.Get("Error"), in.vm.ToValue(msg))
-	if err != nil {
-		panic(in.vm.NewGoError(err))
-	}
-	_ = obj.Set("errno", num)
-	_ = obj.Set("code", code)
-	_ = obj.Set("syscall", syscall)
-	_ = obj.Set("path", p)
+	obj := in.vm.NewError("Error", msg)
+	setOwn(obj, "errno", in.vm.ToValue(num))
+	setOwn(obj, "code", in.vm.ToValue(code))
+	setOwn(obj, "syscall", in.vm.ToValue(syscall))
+	setOwn(obj, "path", in.vm.ToValue(p))
 	if len(dest) > 0 {
-		_ = obj.Set("dest", dest[0])
+		setOwn(obj, "dest", in.vm.ToValue(dest[0]))
 	}
 	panic(obj)
 }
@@ -163,7 +160,7 @@ func (in *instance) throwNodeError(msg, code string, num int, syscall, p string,
 func (in *instance) fsPath(syscall, p string) string {
 	if strings.ContainsRune(p, 0) {
 		err := in.vm.NewTypeError("The argument 'path' must be a string, Uint8Array, or URL without null bytes. Received " + quoteJSON(p))
-		_ = err.Set("code", "ERR_INVALID_ARG_VALUE")
+		setOwn(err, "code", in.vm.ToValue("ERR_INVALID_ARG_VALUE"))
 		panic(err)
 	}
 	if in.root == nil {
@@ -213,7 +210,7 @@ func (in *instance) readAll(f experimentalsys.File, syscall, p, g string) []byte
 	}
 	if st.Size > in.memLimit/2 {
 		err := in.rangeError("File size (" + formatSize(st.Size) + ") is greater than the session's memory limit allows (" + formatSize(in.memLimit) + "); read it in parts with fs.openSync and fs.readSync")
-		_ = err.Set("code", "ERR_FS_FILE_TOO_LARGE")
+		setOwn(err, "code", in.vm.ToValue("ERR_FS_FILE_TOO_LARGE"))
 		panic(err)
 	}
 	in.reserveBytes(st.Size)
@@ -277,7 +274,7 @@ func (in *instance) openFlags(flags string) experimentalsys.Oflag {
 		fl = experimentalsys.O_RDWR | experimentalsys.O_CREAT | experimentalsys.O_APPEND
 	default:
 		err := in.vm.NewTypeError("The value \"" + flags + "\" is invalid for option \"flags\" (give r, r+, w, w+, wx, a, a+ or ax)")
-		_ = err.Set("code", "ERR_INVALID_ARG_VALUE")
+		setOwn(err, "code", in.vm.ToValue("ERR_INVALID_ARG_VALUE"))
 		panic(err)
 	}
 	if strings.Contains(flags, "x") {
@@ -666,7 +663,7 @@ func (in *instance) span(buf goja.Value, off, n int64) []byte {
 	b, ok := in.bytesOf(buf)
 	if !ok {
 		err := in.vm.NewTypeError("The \"buffer\" argument must be an instance of Buffer, TypedArray, or DataView")
-		_ = err.Set("code", "ERR_INVALID_ARG_TYPE")
+		setOwn(err, "code", in.vm.ToValue("ERR_INVALID_ARG_TYPE"))
 		panic(err)
 	}
 	if off < 0 || off > int64(len(b)) {

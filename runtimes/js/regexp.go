@@ -191,10 +191,7 @@ func initRxLayout() {
 	l.self = idx(objT, "self")
 	// A RegExp object's self, to learn regexpObject's type.
 	vm := goja.New()
-	rx, ok := vm.Get("RegExp").(*goja.Object)
-	if !ok {
-		return
-	}
+	rx := vm.Intrinsic("RegExp")
 	obj, err := vm.New(rx, vm.ToValue("a"))
 	if err != nil {
 		return
@@ -393,10 +390,7 @@ func (in *instance) guardRegExp() error {
 		progs, _ := compilePrelude()
 		hookPrograms(progs)
 	})
-	ctor, ok := in.vm.Get("RegExp").(*goja.Object)
-	if !ok {
-		return fmt.Errorf("js: RegExp is not an object")
-	}
+	ctor := in.vm.Intrinsic("RegExp")
 	proto, ok := ctor.Get("prototype").(*goja.Object)
 	if !ok {
 		return fmt.Errorf("js: RegExp.prototype is not an object")

@@ -812,9 +812,5 @@ func (in *instance) throwSyntax(err error) {
 	if ne, ok := err.(*nestingError); ok {
 		msg = ne.Error()
 	}
-	obj, e := in.vm.New(in.vm.Get("SyntaxError"), in.vm.ToValue(msg))
-	if e != nil {
-		panic(in.vm.NewTypeError(msg))
-	}
-	panic(obj)
+	panic(in.vm.NewError("SyntaxError", msg))
 }
