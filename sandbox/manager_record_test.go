@@ -133,7 +133,7 @@ func TestManagerForkRecorded(t *testing.T) {
 // replay does not run it: without that, the replayed runtime, given a
 // done context, wrote an "Interrupted" line the recording did not have.
 // The replay is byte for byte and exact (no NotExact line). The Python
-// case is replay's TestInterruptBeforeStartReplays.
+// case is TestInterruptBeforeStartReplays.
 func TestInterruptBeforeStartReplaysJavaScript(t *testing.T) {
 	var held atomic.Bool
 	sandbox.SetRuntimeForTest(t, "js", func(ctx context.Context) (runtimes.Runtime, error) {
