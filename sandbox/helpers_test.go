@@ -235,6 +235,10 @@ func TestGuestCannotMakeTheHostAllocate(t *testing.T) {
 	tests := []struct{ lang, code, want string }{
 		{"js", `try { await write('big', 'x'.repeat(65 << 20)) } catch (e) { print(e.message) }`, "write('big'): the content is 68157440 bytes, more than the 64 MiB one write may carry|memory limit exceeded|a host call of this session may carry"},
 		{"js", `try { await tool.t({data: 'y'.repeat(2 << 20)}) } catch (e) { print(e.message) }`, "more than the 1024 KiB a tool call may carry"},
+		// Built-ins that make a big list in one native call are refused
+		// before they make it (internal/goja/FORK.md, item 4).
+		{"js", `try { 'x'.repeat(16 << 20).replace(/x/g, 'y') } catch (e) { print(e.constructor.name, e.message) }`, "RangeError memory limit: this needs"},
+		{"js", `try { Object.keys(new Uint8Array(3e7)) } catch (e) { print(e.constructor.name, e.message) }`, "RangeError memory limit: this needs"},
 		{"py", `try:
     tool.t({'data': 'y' * (2 << 20)})
 except HostCallError as e:

@@ -92,6 +92,7 @@ func (r *Runtime) _encode(uriString String, unescaped *[256]bool) String {
 		return uriString
 	}
 
+	r.chargeAlloc(int64(l)) // wasmeval: native_alloc.go
 	buf := make([]byte, l)
 	i := 0
 	reader = uriString.Reader()
@@ -242,6 +243,7 @@ func (r *Runtime) builtin_escape(call FunctionCall) Value {
 	s := call.Argument(0).toString()
 	var sb strings.Builder
 	l := s.Length()
+	r.chargeEscape(s) // wasmeval: native_alloc.go
 	for i := 0; i < l; i++ {
 		r := s.CharAt(i)
 		if r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' ||

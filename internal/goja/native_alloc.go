@@ -3,6 +3,7 @@ package goja
 import (
 	"encoding/json"
 	"regexp"
+	"strings"
 )
 
 // wasmeval: big allocations of the built-ins are announced before they
@@ -278,3 +279,43 @@ func (r *Runtime) jsonGrew(tok any) {
 // array literal (`[0,0,...]`) took about 175 bytes a byte, ordinary code
 // far less.
 const parseBytes = 32
+
+// chargeEscape is called before escape(s): its result, up to 6 bytes a
+// character, counted.
+func (r *Runtime) chargeEscape(s String) {
+	if r.allocGuard == nil || int64(s.Length())*6 < AllocGuardFrom {
+		return
+	}
+	var n int64
+	for i := range s.Length() {
+		switch c := s.CharAt(i); {
+		case c > 0xff:
+			n += 6
+		case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || strings.IndexByte("@*_+-./", byte(c)) >= 0:
+			n++
+		default:
+			n += 3
+		}
+	}
+	r.chargeAlloc(n)
+}
+
+// chargeConvert is called before a case conversion, normalize or
+// localeCompare of texts: each converts a text to UTF-8 and back through
+// x/text, about 8 bytes a character of UTF-16 text (a form or a case that
+// expands characters makes more: NFKD up to 18 characters for one), one
+// for an ASCII text.
+func (r *Runtime) chargeConvert(texts ...String) {
+	if r.allocGuard == nil {
+		return
+	}
+	var n int64
+	for _, s := range texts {
+		if stringBytes(s) > int64(s.Length()) {
+			n += 8 * int64(s.Length())
+		} else {
+			n += int64(s.Length())
+		}
+	}
+	r.chargeAlloc(n)
+}
