@@ -363,6 +363,7 @@ func (r *Runtime) arrayproto_slice(call FunctionCall) Value {
 	a := arraySpeciesCreate(o, count)
 	if src := r.checkStdArrayObj(o); src != nil {
 		if dst := r.checkStdArrayObjWithProto(a); dst != nil {
+			r.chargeAlloc(16 * int64(count)) // wasmeval: native_alloc.go
 			values := make([]Value, count)
 			copy(values, src.values[start:])
 			setArrayValues(dst, values)
@@ -456,6 +457,7 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 	a := arraySpeciesCreate(o, actualDeleteCount)
 	if src := r.checkStdArrayObj(o); src != nil {
 		if dst := r.checkStdArrayObjWithProto(a); dst != nil {
+			r.chargeAlloc(16 * int64(actualDeleteCount)) // wasmeval: native_alloc.go
 			values := make([]Value, actualDeleteCount)
 			copy(values, src.values[actualStart:])
 			setArrayValues(dst, values)
@@ -479,6 +481,7 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 				values = src.values[:newLength]
 				copy(values[actualStart+itemCount:], values[actualStart+actualDeleteCount:length])
 			} else {
+				r.chargeAlloc(16 * int64(newLength)) // wasmeval: native_alloc.go
 				values = make([]Value, newLength)
 				copy(values, src.values[:actualStart])
 				copy(values[actualStart+itemCount:], src.values[actualStart+actualDeleteCount:])
@@ -552,6 +555,7 @@ func (r *Runtime) arrayproto_unshift(call FunctionCall) Value {
 				arr.values = arr.values[:newSize]
 				copy(arr.values[argCount:], arr.values[:length])
 			} else {
+				r.chargeAlloc(16 * int64(newSize)) // wasmeval: native_alloc.go
 				values := make([]Value, newSize)
 				copy(values[argCount:], arr.values)
 				arr.values = values
@@ -796,6 +800,7 @@ func (r *Runtime) arrayproto_map(call FunctionCall) Value {
 	a := arraySpeciesCreate(o, length)
 	if _, stdSrc := o.self.(*arrayObject); stdSrc {
 		if arr, ok := a.self.(*arrayObject); ok {
+			r.chargeAlloc(16 * int64(length)) // wasmeval: native_alloc.go
 			values := make([]Value, length)
 			for k := int64(0); k < length; k++ {
 				idx := valueInt(k)
@@ -1347,6 +1352,7 @@ func (r *Runtime) arrayproto_toSorted(call FunctionCall) Value {
 	var a []Value
 
 	if src := r.checkStdArrayObj(o); src != nil {
+		r.chargeAlloc(16 * int64(length)) // wasmeval: native_alloc.go
 		a = make([]Value, length)
 		copy(a, src.values)
 	} else {
@@ -1386,9 +1392,11 @@ func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
 	if src := r.checkStdArrayObj(o); src != nil {
 		var values []Value
 		if itemCount == actualSkipCount {
+			r.chargeAlloc(16 * int64(len(src.values))) // wasmeval: native_alloc.go
 			values = make([]Value, len(src.values))
 			copy(values, src.values)
 		} else {
+			r.chargeAlloc(16 * int64(newLength)) // wasmeval: native_alloc.go
 			values = make([]Value, newLength)
 			copy(values, src.values[:actualStart])
 			copy(values[actualStart+itemCount:], src.values[actualStart+actualSkipCount:])
@@ -1489,6 +1497,7 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 	items := call.Argument(0)
 	if mapFn == nil && call.This == r.global.Array { // mapFn may mutate the array
 		if arr := r.checkStdArrayIter(items); arr != nil {
+			r.chargeAlloc(16 * int64(len(arr.values))) // wasmeval: native_alloc.go
 			items := make([]Value, len(arr.values))
 			copy(items, arr.values)
 			return r.newArrayValues(items)
@@ -1540,6 +1549,7 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 		}
 		if mapFn == nil {
 			if a := r.checkStdArrayObjWithProto(arr); a != nil {
+				r.chargeAlloc(16 * int64(l)) // wasmeval: native_alloc.go
 				values := make([]Value, l)
 				for k := int64(0); k < l; k++ {
 					values[k] = nilSafe(arrayLike.self.getIdx(valueInt(k), nil))

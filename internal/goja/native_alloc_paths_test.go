@@ -116,3 +116,35 @@ func TestAllocGuardedResultsAreUpstreams(t *testing.T) {
 		t.Error("the guard was never asked")
 	}
 }
+
+// TestAllocGuardCopiesOfArrays: the built-ins that copy an array's values
+// into a new slice of their size announce it first.
+func TestAllocGuardCopiesOfArrays(t *testing.T) {
+	r := New()
+	if _, err := r.RunString(`
+var arr = new Array(2e6).fill(0);
+function refused(f) { try { f(); return 'no error' } catch (e) { return e instanceof RangeError ? e.message : String(e) } }
+`); err != nil {
+		t.Fatal(err)
+	}
+	const room = 16 << 20 // the array's values are 32 MB
+	r.SetAllocGuard(func(n int64) {
+		if n > room {
+			panic(r.newError(r.getRangeError(), "refused"))
+		}
+	})
+	for _, code := range []string{
+		"arr.slice()", "arr.splice(0, 2e6 - 1)", "arr.map((x) => x)", "arr.toSorted()", "arr.toSpliced(0, 0, 1)",
+		"Array.from(arr)", "Array.from({ length: 2e6 })",
+	} {
+		v, err := r.RunString("refused(() => " + code + ")")
+		if err != nil {
+			t.Errorf("%s: %v", code, err)
+		} else if got := v.String(); got != "refused" {
+			t.Errorf("%s: %s, want the guard's RangeError", code, got)
+		}
+	}
+	if v, _ := r.RunString("arr.length"); v.String() != "2000000" {
+		t.Errorf("the refused splice changed the array: length %s", v)
+	}
+}
