@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -106,4 +107,40 @@ func TestAbsolutePathOutsideTheRoot(t *testing.T) {
 			t.Errorf("Resolve(%q): %q, want it to say the path is outside the session root %s, without '..'", p, msg, dir)
 		}
 	}
+}
+
+// TestOpenRefusesWhatIsNotAFile: Open, which the files API serves a file
+// through, gives regular files only: a named pipe planted in the root or
+// a folder (here through a link) is refused, without blocking.
+func TestOpenRefusesWhatIsNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	f, err := OpenFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sub", filepath.Join(dir, "to-sub")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "file.txt"), []byte("ok"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"pipe", "to-sub"} {
+		file, _, err := f.Open(p)
+		if err == nil {
+			file.Close()
+			t.Errorf("Open(%q) gave a handle; want it refused as not a regular file", p)
+		}
+	}
+	file, fi, err := f.Open("file.txt")
+	if err != nil || fi.Size() != 2 {
+		t.Fatalf("Open of a regular file: %v", err)
+	}
+	file.Close()
 }
