@@ -276,6 +276,7 @@ func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
 	}
 
 	if ctx.do(call.Argument(0)) {
+		r.chargeAlloc(2 * int64(ctx.buf.Len())) // wasmeval: the text, copied from the buffer
 		if ctx.allAscii {
 			return asciiString(ctx.buf.String())
 		} else {
@@ -294,6 +295,7 @@ func (ctx *_builtinJSON_stringifyContext) do(v Value) bool {
 }
 
 func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
+	ctx.grow(32 + len(ctx.indent)) // wasmeval: native_alloc.go
 	value := nilSafe(holder.get(key, nil))
 
 	switch value.(type) {
@@ -504,6 +506,7 @@ func (ctx *_builtinJSON_stringifyContext) jo(object *Object) {
 }
 
 func (ctx *_builtinJSON_stringifyContext) quote(str String) {
+	ctx.grow(str.Length() + 2) // wasmeval: native_alloc.go
 	ctx.buf.WriteByte('"')
 	// wasmeval: an ASCII text is written a run of plain bytes at a time,
 	// not rune by rune through the UTF-16 reader: a 64 MiB argument of a

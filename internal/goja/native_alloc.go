@@ -319,3 +319,16 @@ func (r *Runtime) chargeConvert(texts ...String) {
 	}
 	r.chargeAlloc(n)
 }
+
+// grow is called before JSON.stringify writes about n more bytes: when its
+// buffer must grow, the new buffer (twice the old and n, as bytes.Buffer
+// grows) is charged with the old one, which the call holds out of a walk's
+// reach, and made here.
+func (ctx *_builtinJSON_stringifyContext) grow(n int) {
+	b := &ctx.buf
+	if ctx.r.allocGuard == nil || b.Len()+n <= b.Cap() || b.Len()+n < AllocGuardFrom {
+		return
+	}
+	ctx.r.chargeAlloc(int64(b.Len()) + 2*int64(b.Cap()) + int64(n))
+	b.Grow(n)
+}

@@ -59,6 +59,8 @@ function refused(f) { try { f(); return 'no error' } catch (e) { return e instan
 		"wider.toLowerCase()",
 		"wider.normalize('NFD')",
 		"wider.localeCompare(wider)",
+		"JSON.stringify(new Array(1e6).fill('x'.repeat(40)))", // many values
+		"JSON.stringify([ascii, ascii, ascii, ascii, ascii])", // long texts
 	}
 	for _, code := range cases {
 		asked = 0
