@@ -173,6 +173,14 @@ type SessionOptions struct {
 	// call and result. It is flushed after each request and finished by
 	// Close; the session does not close it.
 	Record io.Writer
+	// RecordLimitBytes bounds the tape (Record's, or the file
+	// ManagerOptions.RecordDir gives the session): the record that would
+	// take it past this many bytes is not written, the tape ends whole
+	// before it (its replay ends there, as for a recording cut short),
+	// and the session goes on unrecorded; the first result after it has
+	// a status event of kind "recording" that says so. Zero means
+	// DefaultRecordLimitBytes (1 GiB); negative means no limit.
+	RecordLimitBytes int64
 	// Replay, when set, feeds the guest's clocks, randomness and host
 	// calls from a recorded tape instead of the world (see the replay
 	// package). It overrides Now, Rand and Deterministic.

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/runtimes/callorder"
 	"github.com/wasmeval/wasmeval/tape"
@@ -142,6 +143,10 @@ type boundary struct {
 	tape     *tape.Writer // nil when not recording
 	mu       sync.Mutex
 	requests int // requests recorded so far, nested ones included
+	// full is set once the tape has reached its limit
+	// (SessionOptions.RecordLimitBytes), and fullNoted once a result has
+	// said so; under mu.
+	full, fullNoted bool
 	// last is the wall time the guest read last (Unix nanoseconds), or the
 	// session's start: in a deterministic, recorded or replayed session,
 	// what the guest changes in the root is stamped with it, the same on
@@ -359,6 +364,7 @@ func (s *Session) startTape(out io.Writer, src *Session) error {
 	if err != nil {
 		return err
 	}
+	w.SetLimit(o.recordLimit())
 	if b.now == nil {
 		b.now = time.Now
 	}
@@ -748,7 +754,7 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 	f.Cells = cloneInto(f.cells[:0], req.Cells)
 	rec := tape.Deferred(tape.Record{Type: tape.TypeRequest, N: n, Nested: nested}, f)
 	if err := b.tape.Write(rec); err != nil {
-		s.sb.opts.Logger.Warn("recording a request", "err", err)
+		s.tapeFailed("recording a request", err)
 	}
 	return n
 }
@@ -798,16 +804,70 @@ func (s *Session) finishRequestAs(n int, res *Result, evalErr error, nested bool
 		rec = tape.Deferred(rec, f) // record_json.go
 	}
 	if err := w.Write(rec); err != nil {
-		s.sb.opts.Logger.Warn("recording a result", "err", err)
+		s.tapeFailed("recording a result", err)
 	}
 	if err := w.Release(); err != nil {
-		s.sb.opts.Logger.Warn("flushing the tape", "err", err)
+		s.tapeFailed("flushing the tape", err)
 	}
 	if nested {
 		return // the enclosing request's end flushes
 	}
 	if err := w.FlushSoon(); err != nil {
-		s.sb.opts.Logger.Warn("flushing the tape", "err", err)
+		s.tapeFailed("flushing the tape", err)
+	}
+	if res != nil {
+		s.noteTapeFull(res)
+	}
+}
+
+// DefaultRecordLimitBytes is the limit of a session's tape when
+// SessionOptions.RecordLimitBytes is zero: the default disk quota of its
+// root. A guest's reads of clocks and random bytes are recorded as read
+// (64 MiB of crypto.getRandomValues is a tape of 85 MiB), so without a
+// limit one cell could fill the disk that holds the tapes.
+const DefaultRecordLimitBytes = hostcalls.DefaultDiskQuotaBytes
+
+// recordLimit is the tape's limit in bytes (tape.Writer.SetLimit), 0 for
+// none.
+func (o *SessionOptions) recordLimit() int64 {
+	switch {
+	case o.RecordLimitBytes == 0:
+		return DefaultRecordLimitBytes
+	case o.RecordLimitBytes < 0:
+		return 0
+	}
+	return o.RecordLimitBytes
+}
+
+// tapeFailed logs a failed write to the tape; one that reached the tape's
+// limit is logged once, and marks the tape full for the next result's
+// note (noteTapeFull).
+func (s *Session) tapeFailed(what string, err error) {
+	if !errors.Is(err, tape.ErrLimit) {
+		s.sb.opts.Logger.Warn(what, "err", err)
+		return
+	}
+	b := s.bound
+	b.mu.Lock()
+	first := !b.full
+	b.full = true
+	b.mu.Unlock()
+	if first {
+		s.sb.opts.Logger.Warn("the session's tape reached its limit; the session goes on unrecorded", "limit", s.opts.recordLimit())
+	}
+}
+
+// noteTapeFull adds a status event to the first result after the tape
+// reached its limit, saying that the session is no longer recorded.
+func (s *Session) noteTapeFull(res *Result) {
+	b := s.bound
+	b.mu.Lock()
+	note := b.full && !b.fullNoted
+	b.fullNoted = b.fullNoted || note
+	b.mu.Unlock()
+	if note {
+		res.Details.StatusEvents = append(res.Details.StatusEvents, StatusEvent{Cell: max(len(res.Details.Cells)-1, 0), Kind: "recording",
+			Message: fmt.Sprintf("recording stopped: this session's tape reached its limit of %d bytes (SessionOptions.RecordLimitBytes; --record-limit); the session goes on, unrecorded, and a replay of its tape ends here", s.opts.recordLimit())})
 	}
 }
 
@@ -821,6 +881,9 @@ func (s *Session) closeTape() error {
 		return nil
 	}
 	err := s.bound.tape.Close()
+	if errors.Is(err, tape.ErrLimit) {
+		err = nil // the tape is whole up to its limit (noteTapeFull)
+	}
 	if cerr := closeRecord(s.opts); err == nil {
 		err = cerr
 	}

@@ -32,6 +32,7 @@ type Writer struct {
 	due      bool        // soon fired while held
 	closed   bool
 	err      error // the first error, after which every call fails
+	limit    int64 // SetLimit's; 0: none
 
 	// Deferred records (Deferred) wait in later, to be encoded when the
 	// frame ends or, past maxLater, by a drain on a goroutine of its own;
@@ -209,6 +210,43 @@ func NewWriter(w io.Writer) (*Writer, error) {
 	return tw, nil
 }
 
+// ErrLimit is the error of a Writer's calls once the tape has reached its
+// limit (SetLimit).
+var ErrLimit = errors.New("tape: the tape reached its size limit")
+
+// SetLimit bounds the tape at about n bytes (n > 0; 0 means no limit, the
+// default): a record that would take it past n is not written. The frame
+// under way is ended with the records before it, so the tape stays
+// readable up to there (a request cut short reads as a recording cut
+// short), and from then on every call returns an error wrapping ErrLimit.
+// The bound counts what reached the underlying writer and, for the
+// frame under way, its records before compression; so the tape never
+// holds more than n bytes and a zstd frame's end (a few bytes).
+// A recorder sets it so that a guest whose reads of clocks and random
+// bytes are recorded as read cannot fill the disk with its tape.
+func (w *Writer) SetLimit(n int64) {
+	w.mu.Lock()
+	w.limit = max(n, 0)
+	w.mu.Unlock()
+}
+
+// overLimit reports whether writing b more bytes of records would take
+// the tape past its limit; w.mu is held.
+func (w *Writer) overLimit(b int) bool {
+	return w.limit > 0 && w.out.n+w.since+int64(b) > w.limit
+}
+
+// stopAtLimit ends the frame under way with what it holds and fails every
+// later call with ErrLimit; w.mu is held, and no drain writes.
+func (w *Writer) stopAtLimit() {
+	if err := w.zw.Close(); err == nil {
+		w.complete = w.out.n
+	}
+	w.zw.Reset(io.Discard) // Close writes nothing more to the tape
+	w.pending, w.since = false, 0
+	w.err = fmt.Errorf("%w of %d bytes", ErrLimit, w.limit)
+}
+
 // Complete is how many bytes of the tape are complete zstd frames: the
 // tape up to the last Flush, which a Reader reads whole even while the
 // Writer goes on.
@@ -280,6 +318,10 @@ func (w *Writer) writeLocked(lines []byte) {
 	if w.err != nil || len(lines) == 0 {
 		return
 	}
+	if w.overLimit(len(lines)) {
+		w.stopAtLimit()
+		return
+	}
 	if _, err := w.zw.Write(lines); err != nil {
 		w.err = fmt.Errorf("tape: %w", err)
 	}
@@ -313,6 +355,10 @@ func (w *Writer) startDrain() {
 		// (writeNow queues, the rest wait for the drain to end).
 		w.mu.Lock()
 		failed := w.err != nil || err != nil
+		if !failed && w.overLimit(len(out)) {
+			w.stopAtLimit() // nothing else writes to the compressor meanwhile
+			failed = true
+		}
 		w.mu.Unlock()
 		var zerr error
 		if !failed && len(out) > 0 {
@@ -376,6 +422,10 @@ func (w *Writer) Append(frames []byte) error {
 	}
 	if w.pending {
 		return errors.New("tape: Append after a Write that was not flushed")
+	}
+	if w.overLimit(len(frames)) {
+		w.err = fmt.Errorf("%w of %d bytes: the tape it goes on from is longer", ErrLimit, w.limit)
+		return w.err
 	}
 	if _, err := w.out.Write(frames); err != nil {
 		w.err = fmt.Errorf("tape: %w", err)

@@ -26,23 +26,31 @@ const tapeUsage = `  --deterministic
               record the session to FILE (a tape, zstd-compressed NDJSON):
               the root's files, then every request, clock read, random byte,
               host call and result; 'wasmeval replay FILE' replays it
+  --record-limit SIZE
+              the most a session's tape may hold, like 256MiB: the record
+              that would pass it is not written, the tape ends whole before
+              it and the session goes on unrecorded, with a status event
+              saying so (default 1GiB; "none" for no limit)
 `
 
 // tapeFlags are eval's --deterministic and --record.
 type tapeFlags struct {
 	deterministic bool
 	record        string
+	limit         byteSize // SessionOptions.RecordLimitBytes
 }
 
 func (tf *tapeFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&tf.deterministic, "deterministic", false, "a virtual clock and seeded randomness")
 	fs.StringVar(&tf.record, "record", "", "record the session to this tape file")
+	fs.Var(&tf.limit, "record-limit", "the most the tape may hold")
 }
 
 // apply sets opts from the flags; the returned function closes the tape
 // file, after the session is closed (which finishes the tape).
 func (tf *tapeFlags) apply(opts *sandbox.SessionOptions) (func() error, error) {
 	opts.Deterministic = tf.deterministic
+	opts.RecordLimitBytes = tf.limit.n
 	if tf.record == "" {
 		return func() error { return nil }, nil
 	}
@@ -255,21 +263,29 @@ const managerTapeUsage = `  --deterministic
   --record-dir DIR
               record each session to DIR/ID.wtape (an existing folder);
               'wasmeval replay DIR/ID.wtape' replays it
+  --record-limit SIZE
+              the most a session's tape may hold, like 256MiB: the record
+              that would pass it is not written, the tape ends whole before
+              it and the session goes on unrecorded, with a status event
+              saying so (default 1GiB; "none" for no limit)
 `
 
 // managerTapeFlags are serve's and mcp's --deterministic and --record-dir.
 type managerTapeFlags struct {
 	deterministic bool
 	dir           string
+	limit         byteSize // SessionOptions.RecordLimitBytes
 }
 
 func (f *managerTapeFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.deterministic, "deterministic", false, "")
 	fs.StringVar(&f.dir, "record-dir", "", "")
+	fs.Var(&f.limit, "record-limit", "")
 }
 
 // apply sets the sessions' template and the manager's record folder.
 func (f *managerTapeFlags) apply(so *sandbox.SessionOptions, mo *sandbox.ManagerOptions) {
 	so.Deterministic = f.deterministic
+	so.RecordLimitBytes = f.limit.n
 	mo.RecordDir = f.dir
 }
