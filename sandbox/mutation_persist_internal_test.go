@@ -13,9 +13,9 @@ import (
 // store makes only links that point down from their folder (design.md):
 // a record whose link leads out (a store written by something else, or
 // tampered with) fails the restore and leaves no such link in the root.
-// With the check reduced to an empty target, every test passed (the
-// mutation pass of docs/mutations.md); the directory store keeps a
-// link's target as it was given.
+// With the check reduced to an empty target, the store and persistence
+// tests all passed (the mutation pass of docs/mutations.md); the
+// directory store keeps a link's target as it was given.
 func TestRestoreRefusesOutwardLinks(t *testing.T) {
 	for _, target := range []string{"../outside", "/etc/passwd", "sub/../../outside", "sub/..", "./x/../.."} {
 		t.Run(target, func(t *testing.T) {
