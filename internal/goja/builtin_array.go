@@ -1523,7 +1523,9 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 		if mapFn == nil {
 			if a := r.checkStdArrayObjWithProto(arr); a != nil {
 				var values []Value
+				per, next := 16+iter.itemBytes(), int64(0) // wasmeval: native_alloc.go
 				iter.iterate(func(val Value) {
+					r.chargeGrowth(&next, per*int64(len(values)+1))
 					values = append(values, val)
 				})
 				setArrayValues(a, values)
@@ -1531,7 +1533,11 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 			}
 		}
 		k := int64(0)
+		per, next := iter.itemBytes(), int64(0) // wasmeval: native_alloc.go
 		iter.iterate(func(val Value) {
+			if per > 0 {
+				r.chargeGrowth(&next, per*(k+1))
+			}
 			if mapFn != nil {
 				val = mapFn(FunctionCall{This: t, Arguments: []Value{val, intToValue(k)}})
 			}

@@ -332,3 +332,24 @@ func (ctx *_builtinJSON_stringifyContext) grow(n int) {
 	ctx.r.chargeAlloc(int64(b.Len()) + 2*int64(b.Cap()) + int64(n))
 	b.Grow(n)
 }
+
+// itemBytes is about what each item of the iteration takes beyond its slot
+// in a list made of them: for the entries of a Map or a Set, the array of
+// two the iterator makes for each, and the garbage of its result object
+// (the list's growth is announced by step, its slots; these arrays are
+// not in it).
+func (ir *iteratorRecord) itemBytes() int64 {
+	kind := iterationKind(-1)
+	if ir.iterator != nil {
+		switch it := ir.iterator.self.(type) {
+		case *mapIterObject:
+			kind = it.kind
+		case *setIterObject:
+			kind = it.kind
+		}
+	}
+	if kind == iterationKindKeyValue {
+		return 400
+	}
+	return 0
+}

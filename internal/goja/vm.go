@@ -2772,7 +2772,9 @@ var pushArraySpread _pushArraySpread
 
 func (_pushArraySpread) exec(vm *vm) {
 	arr := vm.stack[vm.sp-2].(*Object).self.(*arrayObject)
-	vm.r.getIterator(vm.stack[vm.sp-1], nil).iterate(func(val Value) {
+	iter := vm.r.getIterator(vm.stack[vm.sp-1], nil)
+	per, next, from := iter.itemBytes(), int64(0), len(arr.values) // wasmeval: native_alloc.go
+	iter.iterate(func(val Value) {
 		if arr.length < math.MaxUint32 {
 			arr.length++
 		} else {
@@ -2780,6 +2782,9 @@ func (_pushArraySpread) exec(vm *vm) {
 			return
 		}
 		vm.r.chargeAppend(arr.values) // wasmeval: native_alloc.go
+		if per > 0 {
+			vm.r.chargeGrowth(&next, per*int64(len(arr.values)+1-from))
+		}
 		arr.values = append(arr.values, val)
 		arr.objCount++
 	})
@@ -2814,8 +2819,12 @@ func (_newArrayFromIter) exec(vm *vm) {
 	vm.iterStack[l] = iterStackItem{}
 	vm.iterStack = vm.iterStack[:l]
 	if iter.iterator != nil {
+		per, next := iter.itemBytes(), int64(0) // wasmeval: native_alloc.go
 		iter.iterate(func(val Value) {
-			vm.r.chargeAppend(values) // wasmeval: native_alloc.go
+			vm.r.chargeAppend(values)
+			if per > 0 {
+				vm.r.chargeGrowth(&next, per*int64(len(values)+1))
+			}
 			values = append(values, val)
 		})
 	}
