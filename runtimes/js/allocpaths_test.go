@@ -41,8 +41,17 @@ func TestNativeAllocationPathsAreRefused(t *testing.T) {
 			got := result(s, "(() => { try { "+b.code+"; return 'made' } catch (e) { return (e instanceof RangeError) + ' ' + e.message } })()")
 			peak := stop()
 			t.Logf("heap peak +%d MiB: %s", peak>>20, firstLine(got))
-			if !strings.HasPrefix(got, "'true memory limit") {
-				t.Errorf("%s: %s, want the cell to catch a RangeError 'memory limit...'", b.code, got)
+			// The refusal (a RangeError the cell catches) is what the
+			// hooks give (internal/goja's TestAllocGuardCoversEveryPath
+			// checks each one without a monitor). Here the memory
+			// monitor may stop the cell first (uncatchable) when its
+			// estimate counts garbage that a GC has not yet freed (the
+			// steps of a builder let through below the limit, and in a
+			// whole-package run earlier tests' garbage): either stops the
+			// bomb, and the heap's bound below is what matters.
+			monitor := strings.Contains(got, "the cell failed") && strings.Contains(got, "memory limit exceeded")
+			if !strings.HasPrefix(got, "'true memory limit") && !monitor {
+				t.Errorf("%s: %s, want the cell to catch a RangeError 'memory limit...' (or the memory monitor to stop it)", b.code, got)
 			}
 			// What the cell made before (its argument) and the garbage of
 			// steps that were let through.
