@@ -15,7 +15,7 @@ import (
 // the manager does not hold: saved before a restart and not used since,
 // or held by another node sharing the store. Those are described from
 // their records, without loading them: Busy false, ResidentBytes zero,
-// LastUsed the time of their last save, Languages those with live state
+// LastUsed the time of their last save (or of their making, if later), Languages those with live state
 // then. It fails (wrapping ErrStore) only when the store cannot be read.
 func (m *Manager) ListStored(ctx context.Context, owner string) ([]SessionInfo, error) {
 	infos := m.List(owner)
@@ -37,7 +37,14 @@ func (m *Manager) ListStored(ctx context.Context, owner string) ([]SessionInfo, 
 		}
 		var meta persistedMeta
 		json.Unmarshal(s.Meta, &meta) // a record that does not decode lists without
-		info := SessionInfo{ID: s.ID, Created: meta.Created, LastUsed: s.Saved, FuelUsed: int64(min(s.FuelUsed, 1<<62)), Languages: meta.Languages}
+		// Never before it was made: a dir store's time of save is its
+		// file's mtime, which the kernel reads from a coarse clock up to
+		// a tick behind the time.Now that Created took.
+		lastUsed := s.Saved
+		if lastUsed.Before(meta.Created) {
+			lastUsed = meta.Created
+		}
+		info := SessionInfo{ID: s.ID, Created: meta.Created, LastUsed: lastUsed, FuelUsed: int64(min(s.FuelUsed, 1<<62)), Languages: meta.Languages}
 		if info.Languages == nil {
 			info.Languages = []string{}
 			if s.HasPython {
