@@ -16,8 +16,11 @@ import (
 // long evals). The deadline is lifted once the body is in, so a long eval
 // or MCP tool call after it is not cut. done, called when the handler
 // returns, gives up on a body the handler left unread: the answer goes out
-// at once and the connection is closed.
-func (s *Server) guardBody(w http.ResponseWriter, r *http.Request) (done func()) {
+// at once and the connection is closed (rec says "Connection: close" on an
+// answer that starts before the body is in: a past read deadline left on a
+// connection that net/http goes on using fails its background read, which
+// cancels the connection's context and every later request's on it).
+func (s *Server) guardBody(w http.ResponseWriter, rec *statusRecorder, r *http.Request) (done func()) {
 	if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
 		return func() {}
 	}
@@ -25,28 +28,36 @@ func (s *Server) guardBody(w http.ResponseWriter, r *http.Request) (done func())
 	if rc.SetReadDeadline(time.Now().Add(s.cfg.BodyTimeout)) != nil {
 		return func() {} // a connection without deadlines (not HTTP/1)
 	}
-	b := &deadlineBody{ReadCloser: r.Body, rc: rc}
+	b := &deadlineBody{ReadCloser: r.Body, rc: rc, want: r.ContentLength}
 	r.Body = b
+	rec.body = b
 	return func() {
-		if !b.eof {
+		if !b.complete() {
 			rc.SetReadDeadline(time.Now())
 		}
 	}
 }
 
 // deadlineBody lifts the connection's read deadline when the body has
-// been read to its end.
+// been read to its end: to EOF, or to its declared length (a handler that
+// reads exactly that many bytes need not see the EOF).
 type deadlineBody struct {
 	io.ReadCloser
-	rc  *http.ResponseController
-	eof bool
+	rc   *http.ResponseController
+	want int64 // the declared length, -1 when unknown (chunked)
+	read int64
+	eof  bool
 }
 
 func (b *deadlineBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF && !b.eof {
+	b.read += int64(n)
+	if (err == io.EOF || b.want >= 0 && b.read >= b.want) && !b.eof {
 		b.eof = true
 		b.rc.SetReadDeadline(time.Time{})
 	}
 	return n, err
 }
+
+// complete reports whether the body has been read to its end.
+func (b *deadlineBody) complete() bool { return b == nil || b.eof }

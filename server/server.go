@@ -236,7 +236,7 @@ func (s *Server) Registry() *prometheus.Registry { return s.registry }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	defer s.guardBody(w, r)()
+	defer s.guardBody(w, rec, r)()
 	if !s.route(rec, r) { // cluster.go: another node's session
 		s.mux.ServeHTTP(rec, r)
 	}
@@ -249,18 +249,31 @@ type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	wrote  bool
+	body   *deadlineBody // guardBody's, nil without a body
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
 	if !r.wrote {
 		r.status, r.wrote = code, true
+		r.closeIfUnread()
 	}
 	r.ResponseWriter.WriteHeader(code)
 }
 
 func (r *statusRecorder) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.closeIfUnread()
+	}
 	r.wrote = true
 	return r.ResponseWriter.Write(b)
+}
+
+// closeIfUnread closes the connection after an answer that starts before
+// the request's body is in (guardBody).
+func (r *statusRecorder) closeIfUnread() {
+	if !r.body.complete() {
+		r.Header().Set("Connection", "close")
+	}
 }
 
 // Unwrap lets http.ResponseController reach Flush.
