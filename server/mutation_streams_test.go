@@ -51,7 +51,15 @@ func TestStalledStreamStopsItsCell(t *testing.T) {
 	}
 	// The stream ended because its bounded queue stayed full, not because
 	// a write finally timed out with everything the cell printed queued.
-	if logs := ts.logs.String(); !strings.Contains(logs, "stream ended early") || !strings.Contains(logs, "KiB of events waiting") {
+	// The flood's handler logs it as it returns, which may come after the
+	// next request's answer: wait for it a while.
+	ended := func(logs string) bool {
+		return strings.Contains(logs, "stream ended early") && strings.Contains(logs, "KiB of events waiting")
+	}
+	for wait := time.Now().Add(testenv.Stretch(10 * time.Second)); !ended(ts.logs.String()) && time.Now().Before(wait); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if logs := ts.logs.String(); !ended(logs) {
 		t.Errorf("the stalled stream did not end on its full queue; the server logged:\n%s", logs)
 	}
 	t.Logf("the next request answered %v after the flood began", time.Since(start))
