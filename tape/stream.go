@@ -42,6 +42,7 @@ type Writer struct {
 	later    []deferred
 	lines    []byte
 	draining bool
+	ending   bool // the drain under way ends the frame after its records
 	drained  sync.Cond
 	// spareLater and spareLines are a finished drain's, kept for reuse.
 	spareLater []deferred
@@ -253,6 +254,9 @@ func (w *Writer) stopAtLimit() {
 func (w *Writer) Complete() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for w.ending { // the frame Release or FlushSoon ended, not yet written
+		w.drained.Wait()
+	}
 	return w.complete
 }
 
@@ -309,7 +313,7 @@ func (w *Writer) queued() {
 	case len(w.later) >= hardLater || len(w.lines) >= maxLines:
 		w.drainLocked()
 	case len(w.later) >= maxLater && !w.draining:
-		w.startDrain()
+		w.startDrain(false)
 	}
 }
 
@@ -330,11 +334,16 @@ func (w *Writer) writeLocked(lines []byte) {
 
 // startDrain encodes the waiting records on a goroutine of its own, the
 // lock released, and writes them; the records written meanwhile wait.
-func (w *Writer) startDrain() {
+// With end, it then ends the frame (endSoon).
+func (w *Writer) startDrain(end bool) {
 	later, lines := w.later, w.lines
 	w.later, w.lines = w.spareLater[:0], w.spareLines[:0]
 	w.spareLater, w.spareLines = nil, nil
-	w.draining = true
+	w.draining, w.ending = true, end
+	if end {
+		// The records from here on are the next frame's.
+		w.pending, w.armed = false, false
+	}
 	go func() {
 		out := w.bg.out[:0]
 		var err error
@@ -364,6 +373,13 @@ func (w *Writer) startDrain() {
 		if !failed && len(out) > 0 {
 			_, zerr = w.zw.Write(out)
 		}
+		if end && !failed && zerr == nil {
+			// The frame's end, compressing what it holds: the costly
+			// part of recording, off the writers' path too.
+			if zerr = w.zw.Close(); zerr == nil {
+				w.zw.Reset(w.out)
+			}
+		}
 		w.mu.Lock()
 		defer w.mu.Unlock()
 		switch {
@@ -371,6 +387,8 @@ func (w *Writer) startDrain() {
 			w.err = err
 		case zerr != nil && w.err == nil:
 			w.err = fmt.Errorf("tape: %w", zerr)
+		case !failed && zerr == nil && end:
+			w.complete, w.since = w.out.n, 0
 		case !failed && zerr == nil:
 			w.since += int64(len(out))
 		}
@@ -380,9 +398,28 @@ func (w *Writer) startDrain() {
 			w.lines = w.lines[:0]
 		}
 		w.spareLater, w.spareLines = later, lines
-		w.draining = false
+		w.draining, w.ending = false, false
 		w.drained.Broadcast()
+		if w.due && w.holds == 0 {
+			w.due = false
+			w.endSoon() // the end Release or the timer asked for meanwhile
+		}
 	}()
+}
+
+// endSoon ends the frame on a goroutine of its own, the lock released,
+// so that the writer that asked (Release, on a request's path) does not
+// wait for zstd; the records written meanwhile go to the next frame.
+// A drain under way ends it when it is done. w.mu is held, and no
+// request is held (the frame ends between requests).
+func (w *Writer) endSoon() {
+	switch {
+	case w.err != nil || w.closed || !w.pending:
+	case w.draining:
+		w.due = true
+	default:
+		w.startDrain(true)
+	}
 }
 
 // drainLocked waits for a drain under way, then encodes the deferred
@@ -417,6 +454,9 @@ func (w *Writer) drainLocked() {
 func (w *Writer) Append(frames []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for w.draining { // the drain's are the tape's bytes meanwhile
+		w.drained.Wait()
+	}
 	if w.err != nil {
 		return w.err
 	}
@@ -481,7 +521,8 @@ func (w *Writer) Hold() {
 }
 
 // Release ends a Hold; the frame FlushSoon meant to end meanwhile is
-// ended now.
+// ended now, on a goroutine of its own (the caller does not wait for
+// zstd; Complete and Flush wait for it).
 func (w *Writer) Release() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -490,7 +531,7 @@ func (w *Writer) Release() error {
 	}
 	if w.holds == 0 && w.due {
 		w.due = false
-		return w.flushLocked()
+		w.endSoon()
 	}
 	return w.err
 }
@@ -504,7 +545,7 @@ func (w *Writer) flushUnheld() {
 		w.due = true
 		return
 	}
-	w.flushLocked()
+	w.endSoon()
 }
 
 // Flush ends the zstd frame of what was written so far and starts the
@@ -517,6 +558,9 @@ func (w *Writer) Flush() error {
 }
 
 func (w *Writer) flushLocked() error {
+	for w.draining { // it may be ending a frame
+		w.drained.Wait()
+	}
 	if w.err != nil || w.closed {
 		return w.err
 	}
