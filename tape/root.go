@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/wasmeval/wasmeval/store"
 )
 
 // WriteRoot writes the entries of the folder root as dir, file and symlink
@@ -85,7 +87,20 @@ func hashFile(p string) (string, error) {
 // when it is not there, or differs, the error names it and says how to
 // provide it. Entries recorded with a modification time get it back
 // (folders once everything in them is made).
+//
+// A symlink entry must lead down from its own folder (store.CheckLinkTarget,
+// the rule the guest's own links and persisted roots keep): the guest could
+// not follow one that leads out, but the host's tools in a kept --cwd
+// would. A tape with any other link is refused before anything is made.
 func RestoreRoot(dir string, entries []Record, blobs string) error {
+	for _, e := range entries {
+		if e.Type != TypeSymlink {
+			continue
+		}
+		if err := store.CheckLinkTarget(e.Target); err != nil {
+			return fmt.Errorf("tape: the root entry %s is a symbolic link to %q, which leads out of its folder; a tape's links must be relative and point down from the link's own folder (plain names, no '..', '.', empty or absolute parts), so nothing is restored", e.Path, e.Target)
+		}
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("tape: restoring the root: %w", err)

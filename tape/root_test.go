@@ -1,0 +1,72 @@
+package tape_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/tape"
+)
+
+// TestRestoreRootLinks: RestoreRoot makes a root's links only when they
+// lead down from their own folder, the rule the guest's links keep. One
+// that leads out (absolute, climbing, through another link's "..") is
+// harmless to the guest but not to an operator's tools in a kept --cwd:
+// the whole tape is refused, naming the entry, and nothing is made.
+func TestRestoreRootLinks(t *testing.T) {
+	dir := func(p string) tape.Record { return tape.Record{Type: tape.TypeDir, Path: p, Mode: 0o755} }
+	link := func(p, target string) tape.Record { return tape.Record{Type: tape.TypeSymlink, Path: p, Target: target} }
+	file := tape.Record{Type: tape.TypeFile, Path: "a.txt", Mode: 0o644, Data: []byte("x")}
+	for _, tc := range []struct {
+		name    string
+		entries []tape.Record
+		bad     string // the refused entry; empty: restored
+	}{
+		{"down", []tape.Record{file, dir("d"), link("l", "d/x"), link("d/m", "x")}, ""},
+		{"absolute", []tape.Record{file, link("etc", "/etc")}, "etc"},
+		{"absolute below the root", []tape.Record{file, link("abs", "/r/a.txt")}, "abs"},
+		{"up", []tape.Record{file, link("up", "../outside")}, "up"},
+		{"up from a folder", []tape.Record{file, dir("d"), link("d/up", "../../etc")}, "d/up"},
+		{"up and down again", []tape.Record{file, dir("d"), link("d/l", "../a.txt")}, "d/l"},
+		{"up through a link", []tape.Record{file, dir("g4"), link("g", "g4"), link("g_up", "g/..")}, "g_up"},
+		{"a chain", []tape.Record{file, link("l1", "l1/l1/..")}, "l1"},
+		{"dot", []tape.Record{file, link("dot", "./a.txt")}, "dot"},
+		{"empty part", []tape.Record{file, dir("d"), link("e", "d//x")}, "e"},
+		{"trailing slash", []tape.Record{file, dir("d"), link("s", "d/")}, "s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dst := t.TempDir()
+			err := tape.RestoreRoot(dst, tc.entries, "")
+			if tc.bad == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range tc.entries {
+					if e.Type != tape.TypeSymlink {
+						continue
+					}
+					if got, err := os.Readlink(filepath.Join(dst, e.Path)); err != nil || got != e.Target {
+						t.Errorf("%s: %q, %v; want a link to %q", e.Path, got, err, e.Target)
+					}
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("restored; want the link %s refused", tc.bad)
+			}
+			for _, want := range []string{"root entry " + tc.bad + " is a symbolic link", "point down from the link's own folder"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("the error %q does not say %q", err, want)
+				}
+			}
+			filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && p != dst {
+					t.Errorf("the refused tape made %s", p)
+				}
+				return nil
+			})
+		})
+	}
+}
