@@ -17,7 +17,9 @@ import (
 // the whole tape is refused, naming the entry, and nothing is made.
 func TestRestoreRootLinks(t *testing.T) {
 	dir := func(p string) tape.Record { return tape.Record{Type: tape.TypeDir, Path: p, Mode: 0o755} }
-	link := func(p, target string) tape.Record { return tape.Record{Type: tape.TypeSymlink, Path: p, Target: target} }
+	link := func(p, target string) tape.Record {
+		return tape.Record{Type: tape.TypeSymlink, Path: p, Target: target}
+	}
 	file := tape.Record{Type: tape.TypeFile, Path: "a.txt", Mode: 0o644, Data: []byte("x")}
 	for _, tc := range []struct {
 		name    string
