@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/runtimes"
+	"github.com/wasmeval/wasmeval/runtimes/callorder"
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/tape"
 )
@@ -120,6 +121,18 @@ type feed struct {
 	// has taken the answer of (ReplayTaken); tookCh is closed at each.
 	took   []bool
 	tookCh chan struct{}
+
+	// held counts the calls CallOrdered holds until a nested request has
+	// begun or ended, by the request and the cell that made them (its
+	// progress); heldCh is closed at each change (NestedHeld).
+	held   map[heldKey]int
+	heldCh chan struct{}
+}
+
+// heldKey names the calls of one cell held for one nested request.
+type heldKey struct {
+	n    int
+	cell *callorder.Progress
 }
 
 // begin starts request n, whose cells are of the languages langs, with
@@ -513,18 +526,23 @@ func (f *feed) CallOrdered(ctx context.Context, request []byte, made int, serve 
 	for _, nr := range nested {
 		f.runNested(ctx, nr)
 	}
+	cell := callorder.ProgressOf(ctx)
 	for _, nr := range entering {
+		f.hold(nr, cell, 1)
 		select {
 		case <-nr.entered:
 		case <-nr.done:
 		case <-ctx.Done():
 		}
+		f.hold(nr, cell, -1)
 	}
 	for _, nr := range before {
+		f.hold(nr, cell, 1)
 		select {
 		case <-nr.done:
 		case <-ctx.Done():
 		}
+		f.hold(nr, cell, -1)
 	}
 	if matched == nil {
 		// Not ordered (no ticket): its answer counts as taken now.
@@ -567,6 +585,37 @@ func (f *feed) Taken(index, wait int) {
 	}
 	f.diverge("host call", fmt.Sprintf("the guest took the answer of this call (its call %d) %s; the tape recorded it taken %s, so the answers reached the guest in another order than recorded",
 		c.made, waitText(wait), waitText(c.wait)), string(f.local(c.req)), "")
+}
+
+// hold counts a call of cell that CallOrdered holds for nested request
+// nr (by 1, then by -1 once it lets it go).
+func (f *feed) hold(nr *nestedReq, cell *callorder.Progress, by int) {
+	if cell == nil {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.held == nil {
+		f.held = map[heldKey]int{}
+	}
+	k := heldKey{nr.req.N, cell}
+	if f.held[k] += by; f.held[k] == 0 {
+		delete(f.held, k)
+	}
+	if f.heldCh != nil {
+		close(f.heldCh)
+		f.heldCh = nil
+	}
+}
+
+// NestedHeld implements sandbox.ReplayHeld.
+func (f *feed) NestedHeld(n int, cell *callorder.Progress) (int, <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.heldCh == nil {
+		f.heldCh = make(chan struct{})
+	}
+	return f.held[heldKey{n, cell}], f.heldCh
 }
 
 // nestedLocked is the nested request n of the request being replayed, or

@@ -669,6 +669,19 @@ type ReplayNested interface {
 	NestedEntered(n, wait int)
 }
 
+// ReplayHeld is a ReplayNested that says how many of a cell's calls it
+// holds until the nested request n has begun or ended (their answers
+// come after its result on the tape, or in its wait or later), so that a
+// cell waiting only for those is known to wait for the eval: a tape that
+// names a wait the cell cannot reach then runs the eval where the cell
+// is, at once, instead of holding both until the cell's timeout.
+type ReplayHeld interface {
+	// NestedHeld is how many calls of the cell (its progress) the feed
+	// holds for nested request n now, and a channel closed when that
+	// may have changed.
+	NestedHeld(n int, cell *callorder.Progress) (int, <-chan struct{})
+}
+
 // nestedSpot is the spot of the nested eval numbered n (recorded, or
 // replayed: its number from WithReplayedRequest), or nil in a session
 // that neither records nor replays such evals' waits.
@@ -706,9 +719,10 @@ func (sp *nestSpot) recorded() int {
 // its waiting cell's runtime until that cell is in the recorded wait, so
 // that it enters there and not in an earlier one. It stops holding it
 // when that cannot come: the cell ended, or it waits with no answer to
-// take but this eval's call's (a tape that names a later wait than the
-// cell reaches: the eval then runs where it can, and the feed reports
-// the divergence, naming both waits).
+// take but this eval's call's and those the feed holds until the eval
+// has run (ReplayHeld; a tape that names a later wait than the cell
+// reaches: the eval then runs where it can, and the feed reports the
+// divergence, naming both waits).
 func (s *Session) gateNested(ctx context.Context) {
 	sp, _ := ctx.Value(nestSpotKey{}).(*nestSpot)
 	if sp == nil || sp.feed == nil || sp.gated.Swap(true) {
@@ -719,13 +733,19 @@ func (s *Session) gateNested(ctx context.Context) {
 	if want <= 0 || p == nil {
 		return
 	}
+	hf, _ := sp.feed.(ReplayHeld)
 	for {
 		wait, in, open, ended, changed := p.Now()
-		if ended || wait >= want || in && open <= 1 {
+		held, heldChanged := 0, (<-chan struct{})(nil)
+		if hf != nil {
+			held, heldChanged = hf.NestedHeld(sp.n, p)
+		}
+		if ended || wait >= want || in && open-held <= 1 {
 			return
 		}
 		select {
 		case <-changed:
+		case <-heldChanged:
 		case <-ctx.Done():
 			return
 		}
