@@ -137,4 +137,3 @@ func TestTamperedNestedWaitDoesNotStall(t *testing.T) {
 		})
 	}
 }
-

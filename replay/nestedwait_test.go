@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"bytes"
+
 	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
