@@ -67,6 +67,10 @@ func testMCPServer() *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{Name: "show-args", Description: "fails with its command line"}, func(ctx context.Context, r *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "started as " + strings.Join(os.Args, " ")}}}, nil, nil
 	})
+	// For TestEvalToolsMCPOversizeAnswer: an answer past the 16 MiB cap.
+	mcp.AddTool(s, &mcp.Tool{Name: "huge", Description: "17 MiB of text"}, func(ctx context.Context, r *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 17<<20)}}}, nil, nil
+	})
 	return s
 }
 
@@ -222,9 +226,33 @@ func TestEvalToolsMCP(t *testing.T) {
 		{"structured", `r = tool.add({'a': 2, 'b': 3}); print(type(r).__name__, r['sum'])`,
 			`const r = await tool.add({a: 2, b: 3}); print(typeof r, r.sum)`, "dict 5§object 5"},
 		{"'_' finds '-'", `tool.fail_now()`, `await tool.fail_now()`, "ERR:tool.fail_now: the disk is full"},
-		{"unknown tool", `tool.nope()`, `await tool.nope()`, `ERR:has no tool "nope"; its tools are: add, echo, exit-now, fail-now, show-args`},
+		{"unknown tool", `tool.nope()`, `await tool.nope()`, `ERR:has no tool "nope"; its tools are: add, echo, exit-now, fail-now, huge, show-args`},
 		{"no LLM", `llm('x')`, `await llm('x')`, "ERR:llm: no LLM is configured (start wasmeval eval with --llm-url URL)"},
 	})
+}
+
+// TestEvalToolsMCPOversizeAnswer: a tool's answer past the cap fails that
+// call alone, with an error that names the cap; the calls after it, on
+// the same connection to the same server, work.
+func TestEvalToolsMCPOversizeAnswer(t *testing.T) {
+	t.Setenv(testMCPServerEnv, "1")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--tools-mcp", `"` + exe + `" -test.run=^$`}
+	for _, lang := range langs(t) {
+		codes := []string{`await tool.huge()`, `print(await tool.echo({message: 'after'}))`, `print(await tool.echo({message: 'again'}))`}
+		if lang == "py" {
+			codes = []string{`tool.huge()`, `print(tool.echo(message='after'))`, `print(tool.echo(message='again'))`}
+		}
+		results, _ := evalCells(t, lang, args, codes...)
+		for i, want := range []string{"tool.huge: the MCP server's answer was larger than 16 MiB and was discarded", "Echo: after", "Echo: again"} {
+			if out := results[i].Details.Cells[0].Output; !strings.Contains(out, want) {
+				t.Errorf("%s: cell %d: %.300q; want %q", lang, i, out, want)
+			}
+		}
+	}
 }
 
 // everythingVersion is the @modelcontextprotocol/server-everything that

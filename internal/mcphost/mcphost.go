@@ -14,6 +14,13 @@
 // (images, resources) becomes the list of MCP content objects. A result
 // with isError set becomes the helper's error, with the server's text.
 //
+// # Size
+//
+// A message from the server is one line of at most MaxMessage bytes. A
+// longer answer is read to its end and dropped, holding at most that much
+// of it: its call fails with an error that names the cap, and the
+// connection goes on (the SDK's own cap would close it for good).
+//
 // # Names
 //
 // tool.<name> calls the server's tool of that name; when there is none, the
@@ -71,10 +78,13 @@ func Start(ctx context.Context, argv []string, stderr io.Writer, version string)
 	}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "wasmeval", Version: version}, nil)
-	// Close waits this long for the server to exit after its stdin closes,
+	dropped := func(size int64, id []byte) {
+		fmt.Fprintf(stderr, "mcphost: the MCP server %q: a message of %d bytes or more, past the cap of %d MiB, was discarded (id %s)\n", argv[0], size, MaxMessage>>20, id)
+	}
+	// Close waits a second for the server to exit after its stdin closes,
 	// then sends SIGTERM (some servers, server-everything among them, do
 	// not exit on EOF).
-	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil)
+	cs, err := client.Connect(ctx, &commandTransport{cmd: cmd, terminate: time.Second, max: MaxMessage, dropped: dropped}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcphost: connecting to the MCP server %q: %w", argv[0], err)
 	}
@@ -180,10 +190,11 @@ func (c *Client) problem(ctx context.Context, what string, err error) error {
 	c.logf("%s: %v", what, err)
 	var we *jsonrpc.Error
 	switch {
+	case errors.As(err, &we) && we.Code == codeTooLarge && strings.HasPrefix(we.Message, tooLargeText):
+		// capLines' stand-in: the connection goes on.
+		return fmt.Errorf("the MCP server's answer was larger than %d MiB and was discarded (a tool's result must be smaller; return a file path or a page of it)", MaxMessage>>20)
 	case errors.As(err, &we):
 		return fmt.Errorf("the MCP server answered error %d: %s", we.Code, redact.Text(we.Message, c.secrets...))
-	case strings.Contains(err.Error(), "exceeded the configured maximum line length"): // the SDK's errFrameTooLarge
-		return fmt.Errorf("the MCP server sent a message larger than %d MiB, and its connection was closed (a tool's result must be smaller; return a file path or a page of it)", mcp.DefaultMaxLineLength>>20)
 	case errors.Is(err, mcp.ErrConnectionClosed), errors.Is(err, io.EOF), errors.Is(err, io.ErrClosedPipe):
 		return errors.New("the MCP server has exited or closed its connection")
 	}
