@@ -19,7 +19,9 @@ Prints a recorded session (a tape from 'wasmeval eval --record') as a
 transcript a person can read: the header (who recorded it, the environment,
 the root's files), then each request's cells, the host calls they made with
 the answers, how many clock reads and random bytes they took, and each
-cell's status and output.
+cell's status and output. An eval run inside a cell that waited in agent()
+or tool() (a sub-agent's) is shown as a nested request, with the wait of
+that cell it ran in where the tape says (format 5).
 
 Exit status: 0, or 2 for a wrong command line or a file that is not a tape.
 `
@@ -81,10 +83,17 @@ func showTape(w io.Writer, t *tape.Tape) error {
 		}
 		clocks, rnd = 0, 0
 	}
+	top := 0 // the request being recorded, of those not nested
 	for _, r := range t.Events {
 		switch r.Type {
 		case tape.TypeRequest:
-			fmt.Fprintf(&b, "\n=== request %d\n", r.N)
+			if r.Nested {
+				flushReads()
+				fmt.Fprintf(&b, "\n=== request %d: nested eval, run inside a cell of request %d while it waited in agent() or tool()\n", r.N, top)
+			} else {
+				top = r.N
+				fmt.Fprintf(&b, "\n=== request %d\n", r.N)
+			}
 			var req sandbox.Request
 			if err := json.Unmarshal(r.Request, &req); err != nil {
 				fmt.Fprintf(&b, "  %s\n", r.Request)
@@ -103,7 +112,11 @@ func showTape(w io.Writer, t *tape.Tape) error {
 			showHeader(&b, *r.Header)
 		case tape.TypeStop:
 			flushReads()
-			fmt.Fprintf(&b, "  cell %d stopped by %s", r.Cell, r.Cause)
+			if r.N > 0 {
+				fmt.Fprintf(&b, "  cell %d of nested request %d stopped by %s", r.Cell, r.N, r.Cause)
+			} else {
+				fmt.Fprintf(&b, "  cell %d stopped by %s", r.Cell, r.Cause)
+			}
 			switch {
 			case r.BeforeStart:
 				b.WriteString(" before it started (none of its code ran)")
@@ -126,13 +139,23 @@ func showTape(w io.Writer, t *tape.Tape) error {
 			}
 			json.Unmarshal(r.Call, &op)
 			made := ""
-			if r.Made > 0 { // JavaScript: recorded in the order the guest took the answers
+			switch { // recorded in the order the guest took the answers
+			case r.Made > 0 && r.Wait > 0: // Python, format 4 on
+				made = fmt.Sprintf(" (the cell's call %d, answer taken in its host-call wait %d)", r.Made, r.Wait)
+			case r.Made > 0:
 				made = fmt.Sprintf(" (the cell's call %d)", r.Made)
 			}
 			fmt.Fprintf(&b, "  call %s%s %s\n    -> %s\n", op.Op, made, clipText(string(r.Call), 300), clipText(string(r.Answer), 300))
 		case tape.TypeResult:
 			flushReads()
-			fmt.Fprintf(&b, "=== result %d\n", r.N)
+			switch {
+			case r.Nested && r.Wait > 0: // format 5
+				fmt.Fprintf(&b, "=== result %d: nested eval, run while its waiting cell (of request %d) was in its host-call wait %d\n", r.N, top, r.Wait)
+			case r.Nested:
+				fmt.Fprintf(&b, "=== result %d: nested eval, in request %d\n", r.N, top)
+			default:
+				fmt.Fprintf(&b, "=== result %d\n", r.N)
+			}
 			if r.Error != "" {
 				fmt.Fprintf(&b, "  host error: %s\n", r.Error)
 				continue

@@ -35,3 +35,40 @@ func TestTapeShowFormat3(t *testing.T) {
 		}
 	}
 }
+
+// TestTapeShowNested: tape show prints an eval nested in a waiting cell
+// as such, its result with the wait of that cell it ran in (format 5), a
+// Python call's wait and a nested cell's stop (format 4) in words.
+func TestTapeShowNested(t *testing.T) {
+	tp := &tape.Tape{
+		Header: tape.Header{Format: tape.FormatVersion, Wasmeval: "test", Root: "/r"},
+		Events: []tape.Record{
+			{Type: tape.TypeRequest, N: 1, Request: json.RawMessage(`{"cells":[{"language":"py","code":"agent('look')"}]}`)},
+			{Type: tape.TypeRequest, N: 2, Nested: true, Request: json.RawMessage(`{"cells":[{"language":"py","code":"print(1)"}]}`)},
+			{Type: tape.TypeCall, Call: json.RawMessage(`{"op":"tool","name":"quick"}`), Answer: json.RawMessage(`{"result":2}`), Made: 2, Wait: 1},
+			{Type: tape.TypeStop, N: 2, Cell: 0, Cause: tape.CauseTimeout, Checks: 4, Fuel: 10},
+			{Type: tape.TypeResult, N: 2, Nested: true, Wait: 2, Result: json.RawMessage(`{"content":[],"details":{"cells":[{"index":0,"status":"timeout","output":"1\n"}]}}`)},
+			{Type: tape.TypeRequest, N: 3, Nested: true, Request: json.RawMessage(`{"cells":[{"language":"js","code":"2"}]}`)},
+			{Type: tape.TypeResult, N: 3, Nested: true, Result: json.RawMessage(`{"content":[],"details":{"cells":[{"index":0,"status":"complete"}]}}`)},
+			{Type: tape.TypeResult, N: 1, Result: json.RawMessage(`{"content":[],"details":{"cells":[{"index":0,"status":"complete"}]}}`)},
+		},
+	}
+	var b strings.Builder
+	if err := showTape(&b, tp); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\n=== request 1\n",
+		"\n=== request 2: nested eval, run inside a cell of request 1 while it waited in agent() or tool()\n--- cell 0 (py)\n  > print(1)\n",
+		"  call tool (the cell's call 2, answer taken in its host-call wait 1) {\"op\":\"tool\",\"name\":\"quick\"}\n",
+		"  cell 0 of nested request 2 stopped by timeout at fuel check 4, sleep 0 (10 units of fuel)\n",
+		"=== result 2: nested eval, run while its waiting cell (of request 1) was in its host-call wait 2\n--- cell 0: timeout\n  | 1\n",
+		"\n=== request 3: nested eval, run inside a cell of request 1 while it waited in agent() or tool()\n",
+		"=== result 3: nested eval, in request 1\n",
+		"=== result 1\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("tape show lacks %q:\n%s", want, b.String())
+		}
+	}
+}
