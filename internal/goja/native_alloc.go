@@ -274,12 +274,6 @@ func (r *Runtime) jsonGrew(tok any) {
 	r.chargeGrowth(&r.jsonNext, r.jsonHeld)
 }
 
-// parseBytes is about what the parser and compiler make for a byte of
-// source code that eval or the Function constructor is given: a dense
-// array literal (`[0,0,...]`) took about 175 bytes a byte, ordinary code
-// far less.
-const parseBytes = 32
-
 // chargeEscape is called before escape(s): its result, up to 6 bytes a
 // character, counted.
 func (r *Runtime) chargeEscape(s String) {

@@ -21,7 +21,7 @@ func TestAllocGuardCoversEveryPath(t *testing.T) {
 	if _, err := r.RunString(`
 var ascii = 'x'.repeat(4 << 20), wide = '\u00e9'.repeat(2 << 20);
 var ta = new Uint8Array(4e6), fa = new Float64Array(2e6).fill(0.123456789012345), arr = new Array(1e6).fill(0);
-var json = '[' + '0,'.repeat(4e6) + '0]', dense = '[' + '0,'.repeat(1e6) + ']';
+var json = '[' + '0,'.repeat(4e6) + '0]', dense = '[' + '0,'.repeat(1e6) + ']', arrows = '[' + 'a=>a,'.repeat(2e5) + ']';
 var map = new Map(); for (let i = 0; i < 3e5; i++) map.set(i, i);
 var wider = '\u00e9'.repeat(5 << 20), cjk = '\u1234'.repeat(4 << 20);
 function refused(f) { try { f(); return 'no error' } catch (e) { return e instanceof RangeError ? e.message : String(e) } }
@@ -54,6 +54,7 @@ function refused(f) { try { f(); return 'no error' } catch (e) { return e instan
 		"fa.toString()",
 		"new Function('return ' + dense)", // parse and compile
 		"eval(dense)",
+		"eval(arrows)",            // 1 MB of code, 350 MB to parse and compile
 		"escape(cjk + cjk)",       // escape: 6 bytes a character
 		"encodeURIComponent(cjk)", // 9 bytes a character
 		"wider.toUpperCase()",     // through x/text and back

@@ -928,7 +928,6 @@ func (r *Runtime) builtin_thrower(call FunctionCall) Value {
 
 func (r *Runtime) eval(srcVal String, direct, strict bool) Value {
 	src := escapeInvalidUtf16(srcVal)
-	r.chargeAlloc(parseBytes * int64(len(src))) // wasmeval: native_alloc.go
 	vm := r.vm
 	inGlobal := true
 	if direct {
@@ -949,7 +948,13 @@ func (r *Runtime) eval(srcVal String, direct, strict bool) Value {
 			funcObj = vm.stack[sb-1]
 		}
 	}
-	p, err := r.compile("<eval>", src, strict, inGlobal, r.vm)
+	var cost []parser.Option
+	if r.allocGuard != nil {
+		// wasmeval: the parse and compilation announced as the parser
+		// reads the code (parser/cost.go, native_alloc.go).
+		cost = append(cost, parser.WithCostHook(r.chargeAlloc))
+	}
+	p, err := r.compile("<eval>", src, strict, inGlobal, r.vm, cost...)
 	if err != nil {
 		panic(err)
 	}
@@ -1387,8 +1392,12 @@ func compileAST(prg *js_ast.Program, strict, inGlobal bool, evalVm *vm) (p *Prog
 	return
 }
 
-func (r *Runtime) compile(name, src string, strict, inGlobal bool, evalVm *vm) (p *Program, err error) {
-	p, err = compile(name, src, strict, inGlobal, evalVm, r.parserOptions...)
+func (r *Runtime) compile(name, src string, strict, inGlobal bool, evalVm *vm, extra ...parser.Option) (p *Program, err error) {
+	opts := r.parserOptions
+	if len(extra) > 0 { // wasmeval: eval's cost hook
+		opts = append(opts[:len(opts):len(opts)], extra...)
+	}
+	p, err = compile(name, src, strict, inGlobal, evalVm, opts...)
 	if err != nil {
 		switch x1 := err.(type) {
 		case *CompilerSyntaxError:

@@ -282,8 +282,7 @@ func (in *instance) load(dir string, specV goja.Value, conds []string) goja.Valu
 		}
 		_ = module.Set("exports", v)
 	} else {
-		in.reserve(parseBytes * int64(len(data))) // source.go
-		fn, cerr := compileModule(abs, string(data))
+		fn, cerr := compileModule(abs, string(data), in.parseCost())
 		if cerr != nil {
 			panic(vm.NewError("SyntaxError", fmt.Sprintf("%s (%s:%d:%d)", cerr.msg, abs, cerr.line, cerr.col)))
 		}
@@ -315,7 +314,7 @@ func (in *instance) load(dir string, specV goja.Value, conds []string) goja.Valu
 // getter on exports for each of its exported names. Positions are shifted
 // back by the wrapper's length, so stacks show the file's own lines and
 // columns.
-func compileModule(name, text string) (*goja.Program, *codeError) {
+func compileModule(name, text string, extra ...parser.Option) (*goja.Program, *codeError) {
 	// Before anything recurses over the code: see source.go.
 	if err := checkNesting(text); err != nil {
 		return nil, &codeError{file: name, src: text, line: 1, col: 1, msg: err.Error()}
@@ -335,7 +334,7 @@ func compileModule(name, text string) (*goja.Program, *codeError) {
 		fixErr = tm.mapError
 		srcOffset = func(idx file.Idx) int { return tm.offset(int(idx) - 1 - len(modulePrefix)) }
 	}
-	opts := []parser.Option{parser.WithDisableSourceMaps}
+	opts := append(extra, parser.WithDisableSourceMaps)
 	suffix := "\n})"
 	if ms.esm {
 		prog, err := parser.ParseFile(nil, name, modulePrefix+code+suffix, 0, opts...)

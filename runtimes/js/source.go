@@ -685,20 +685,20 @@ func guardProgram(prog *ast.Program) error {
 	return nil
 }
 
-// parseBytes is about what parsing and compiling take for each byte of
-// source code (the AST and the program; ordinary code about 30 bytes a
-// byte, a dense array literal about 180), made in native code where no
-// interrupt lands: eval, the Function constructors and require reserve it
-// first.
-const parseBytes = 32
+// parseCost is the parser's option that reserves what parsing and
+// compiling code take as the parser reads it (about 30 bytes a byte of
+// ordinary code, 475 of `x=>x=>...`; internal/goja/parser/cost.go), made
+// in native code where no interrupt lands: eval, the Function
+// constructors and require parse with it.
+func (in *instance) parseCost() parser.Option { return parser.WithCostHook(in.reserve) }
 
-// compileGuarded parses src as a script with name, guards it and compiles
-// it.
-func compileGuarded(name, src string, strict bool) (*goja.Program, *ast.Program, error) {
+// compileGuarded parses src as a script with name, with the parser's
+// options extra, guards it and compiles it.
+func compileGuarded(name, src string, strict bool, extra ...parser.Option) (*goja.Program, *ast.Program, error) {
 	if err := checkNesting(src); err != nil {
 		return nil, nil, err
 	}
-	prog, err := parser.ParseFile(nil, name, src, 0, parser.WithDisableSourceMaps)
+	prog, err := parser.ParseFile(nil, name, src, 0, append(extra, parser.WithDisableSourceMaps)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -728,8 +728,7 @@ func (in *instance) compileFunction(kind, params, body string) goja.Value {
 		panic(in.vm.NewTypeError("unknown function kind " + kind))
 	}
 	src := "(" + prefix + " anonymous(" + params + "\n) {\n" + body + "\n})"
-	in.reserve(parseBytes * int64(len(src)))
-	prg, prog, err := compileGuarded("<anonymous>", src, false)
+	prg, prog, err := compileGuarded("<anonymous>", src, false, in.parseCost())
 	if err == nil && !isOneFunction(prog) {
 		err = fmt.Errorf("the parameters or the body of the function are not well-formed")
 	}
@@ -762,8 +761,7 @@ func isOneFunction(prog *ast.Program) bool {
 // declarations become globals.
 func (in *instance) evalScript(src string) goja.Value {
 	strict := hasUseStrict(src)
-	in.reserve(parseBytes * int64(len(src)))
-	prg, prog, err := compileGuarded("<eval>", "{\n"+src+"\n}", strict)
+	prg, prog, err := compileGuarded("<eval>", "{\n"+src+"\n}", strict, in.parseCost())
 	if err == nil && (len(prog.Body) != 1 || !isBlock(prog.Body[0])) {
 		err = fmt.Errorf("unexpected token: the code closes more blocks than it opens")
 	}

@@ -228,6 +228,9 @@ func (self *_parser) parseRegExpLiteral() *ast.RegExpLiteral {
 
 	pattern, _, err := self.scanString(offset, false)
 	endOffset := self.chrOffset
+	if self.opts.costHook != nil {
+		self.chargeRegExp(endOffset - offset) // wasmeval: cost.go
+	}
 
 	if err == "" {
 		pattern = pattern[1 : len(pattern)-1]

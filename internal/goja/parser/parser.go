@@ -54,6 +54,7 @@ const (
 type options struct {
 	disableSourceMaps bool
 	sourceMapLoader   func(path string) ([]byte, error)
+	costHook          func(bytes int64) // wasmeval: cost.go
 }
 
 // Option represents one of the options for the parser to use in the Parse methods. Currently supported are:
@@ -107,6 +108,8 @@ type _parser struct {
 	opts options
 
 	file *file.File
+
+	cost costState // wasmeval: cost.go
 }
 
 func _newParser(filename, src string, base int, opts ...Option) *_parser {
@@ -221,6 +224,9 @@ func (self *_parser) parse() (*ast.Program, error) {
 
 func (self *_parser) next() {
 	self.token, self.literal, self.parsedLiteral, self.idx = self.scan()
+	if self.opts.costHook != nil {
+		self.charge() // wasmeval: cost.go
+	}
 }
 
 func (self *_parser) optionalSemicolon() {
