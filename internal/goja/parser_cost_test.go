@@ -37,6 +37,13 @@ func denseShapes(n int) map[string]string {
 		"blocks":        strings.Repeat("{let a}", n/7),
 		"statements":    strings.Repeat(";", n),
 		"strings":       "x=[" + strings.Repeat("'',", n/3) + "]",
+		"long string":   "x='" + strings.Repeat("a", n) + "'",
+		"long escapes":  "x='" + strings.Repeat("\\u00e9", n/6) + "'",
+		"wide string":   "x='" + strings.Repeat("\u00e9", n/2) + "'",
+		"long template": "x=`" + strings.Repeat("\u00e9", n/2) + "`",
+		"long name":     "x" + strings.Repeat("a", n),
+		"long number":   "x=" + strings.Repeat("1", n),
+		"long comment":  "/*" + strings.Repeat("\u00e9", n/2) + "*/",
 	}
 }
 

@@ -30,6 +30,11 @@ const (
 	// (`/a/,` took about 1200 bytes).
 	regExpCost        = 2048
 	costPerRegExpByte = 64
+	// costPerByte is for each byte of the code, in tokens or between
+	// them: a long text, name or number literal took 2-4 bytes a byte.
+	costPerByte = 8
+	// baseCost is what compiling any code takes (about 40 KiB).
+	baseCost = 64 << 10
 	// costFrom is the estimate of the first call of the hook; each next
 	// one is a quarter more than the last.
 	costFrom = 768 << 10
@@ -40,6 +45,7 @@ type costState struct {
 	// estimate so far, next where the hook is called again.
 	read        int
 	total, next int64
+	started     bool
 }
 
 // WithCostHook is an option to be told, as the parser reads the code, of
@@ -55,10 +61,16 @@ func WithCostHook(f func(bytes int64)) Option {
 
 // charge counts the token just read, if it is new.
 func (self *_parser) charge() {
-	if self.chrOffset <= self.cost.read {
+	c := &self.cost
+	if self.chrOffset <= c.read {
 		return
 	}
-	self.cost.read = self.chrOffset
+	if !c.started {
+		c.started = true
+		self.add(baseCost)
+	}
+	self.add(costPerByte * int64(self.chrOffset-c.read))
+	c.read = self.chrOffset
 	switch self.token {
 	case token.ARROW, token.FUNCTION, token.CLASS:
 		self.add(functionCost)
@@ -84,8 +96,7 @@ func (self *_parser) add(n int64) {
 // Cost returns the estimate WithCostHook gives for src, parsed as a
 // script: what parsing and compiling it takes at most, in bytes.
 func Cost(src string) int64 {
-	var last int64
-	p := _newParser("", src, 1, WithDisableSourceMaps, WithCostHook(func(n int64) { last = n }))
+	p := _newParser("", src, 1, WithDisableSourceMaps, WithCostHook(func(int64) {}))
 	_, _ = p.parse()
-	return max(last, p.cost.total)
+	return p.cost.total
 }
