@@ -21,14 +21,15 @@ import (
 const (
 	// sseQueueBytes bounds the events waiting for one client.
 	sseQueueBytes = 1 << 20
-	// writeTimeout is how long writing one event (or a whole JSON
-	// answer) may take; past it the stream (or connection) ends.
-	writeTimeout = 10 * time.Second
 	// sseStallTimeout is how long a cell waits for room in a full queue
 	// (a client reading slower than the cell writes) before the stream
 	// ends: the only time a cell waits on its client.
 	sseStallTimeout = time.Second
 )
+
+// writeTimeout is how long writing one event (or a whole JSON answer) may
+// take; past it the stream (or connection) ends. A variable for tests.
+var writeTimeout = 10 * time.Second
 
 // sseKeepalive is how long a stream may stay silent before the writer
 // sends a ": keepalive" comment, so that proxies and clients with idle
