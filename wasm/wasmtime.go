@@ -305,7 +305,9 @@ type wtModule struct {
 	wasi   []api.Function // the shadow's trampolines
 	synced uint64         // bytes of memory the shadow's view holds
 
-	storeKey uintptr // the store's data, which host calls find the module by
+	storeKey uintptr        // the store's data, which host calls find the module by
+	sctx     unsafe.Pointer // the store's context (cur)
+	scr      *wtScratch     // wasmtime_raw.go
 
 	ctxs    []context.Context // contexts of the Calls running, innermost last
 	callers []unsafe.Pointer  // contexts of the host functions running, innermost last
@@ -319,7 +321,7 @@ func (m *wtModule) syncMemory() {
 	if m.store == nil {
 		return
 	}
-	size := uint64(m.mem.DataSize(m.store))
+	size := m.dataSize()
 	if size <= m.synced {
 		return
 	}
@@ -381,7 +383,7 @@ func (m *wtModule) Close(ctx context.Context) error {
 	if m.store != nil {
 		m.unregister()
 		m.store.Close() // unmaps the memory, image mapping included
-		m.store = nil
+		m.store, m.sctx = nil, nil
 	}
 	return nil
 }

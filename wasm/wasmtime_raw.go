@@ -31,6 +31,7 @@ typedef struct wasm_functype_t wasm_functype_t;
 
 typedef struct { uint64_t store_id; void *private_; } wm_func_t;
 typedef struct { uint64_t store_id; uint32_t p1, p2, p3; } wm_global_t;
+typedef struct { uint64_t store_id; uint32_t p1, p2; } wm_memory_t;
 typedef struct { uint64_t lo, hi; } wm_raw_t;
 typedef struct { uint8_t kind; int64_t i64; uint64_t rest[2]; } wm_val_t;
 // The sizes of wasmtime_val_t (a kind, then a union as large as an anyref:
@@ -39,6 +40,7 @@ typedef struct { uint8_t kind; int64_t i64; uint64_t rest[2]; } wm_val_t;
 typedef char wm_val_size_check[sizeof(wm_val_t) == 32 ? 1 : -1];
 typedef char wm_raw_size_check[sizeof(wm_raw_t) == 16 ? 1 : -1];
 typedef char wm_global_size_check[sizeof(wm_global_t) == 24 ? 1 : -1];
+typedef char wm_memory_size_check[sizeof(wm_memory_t) == 16 ? 1 : -1];
 typedef struct { size_t size; char *data; } wm_bytes_t;
 typedef wasm_trap_t *(*wm_cb_t)(uintptr_t, wasmtime_caller_t *, wm_raw_t *, size_t);
 
@@ -46,6 +48,7 @@ extern wasmtime_error_t *wasmtime_func_call_unchecked(wasmtime_context_t *, cons
 extern wasmtime_error_t *wasmtime_linker_define_func_unchecked(wasmtime_linker_t *, const char *, size_t, const char *, size_t, const wasm_functype_t *, wm_cb_t, uintptr_t, void (*)(void *));
 extern wasmtime_context_t *wasmtime_caller_context(wasmtime_caller_t *);
 extern void *wasmtime_context_get_data(const wasmtime_context_t *);
+extern size_t wasmtime_memory_data_size(const wasmtime_context_t *, const wm_memory_t *);
 extern void wasmtime_global_get(wasmtime_context_t *, const wm_global_t *, wm_val_t *);
 extern wasmtime_error_t *wasmtime_global_set(wasmtime_context_t *, const wm_global_t *, const wm_val_t *);
 extern void wasm_trap_message(const wasm_trap_t *, wm_bytes_t *);
@@ -154,18 +157,35 @@ func newTrap(msg string) *C.wasm_trap_t {
 }
 
 // cur is the context to call wasmtime with now: inside a host function,
-// its caller's.
+// its caller's; else the store's, kept by register (wasmtime's store.h: a
+// store's context pointer is the same for its whole life), which spares a
+// cgo call to ask for it on every call into the guest and every read of a
+// global (Store.Context).
 func (m *wtModule) cur() *C.wasmtime_context_t {
 	if n := len(m.callers); n > 0 {
 		return (*C.wasmtime_context_t)(m.callers[n-1])
 	}
-	return (*C.wasmtime_context_t)(unsafe.Pointer(m.store.Context()))
+	if m.sctx == nil {
+		panic("wasm: wasmtime: the module's store is closed") // as Store.Context would
+	}
+	return (*C.wasmtime_context_t)(m.sctx)
 }
 
-// register makes the module findable from its store's host calls.
+// register makes the module findable from its store's host calls, and
+// keeps the store's context.
 func (m *wtModule) register() {
-	m.storeKey = uintptr(C.wasmtime_context_get_data((*C.wasmtime_context_t)(unsafe.Pointer(m.store.Context()))))
+	m.sctx = unsafe.Pointer(m.store.Context())
+	m.storeKey = uintptr(C.wasmtime_context_get_data((*C.wasmtime_context_t)(m.sctx)))
 	wtStores.Store(m.storeKey, m)
+}
+
+// dataSize is the memory's size in bytes: Memory.DataSize in one cgo call
+// (it makes two, asking for the store's context first).
+func (m *wtModule) dataSize() uint64 {
+	n := uint64(C.wasmtime_memory_data_size(m.cur(), (*C.wm_memory_t)(handle(m.mem))))
+	runtime.KeepAlive(m.mem)
+	runtime.KeepAlive(m.store)
+	return n
 }
 
 func (m *wtModule) unregister() {
@@ -178,7 +198,7 @@ func (m *wtModule) unregister() {
 // zero-extended as wazero gives them.
 func (f *wtFunc) callRaw(params []uint64) ([]uint64, error) {
 	m := f.m
-	buf := make([]C.wm_raw_t, max(len(params), len(f.results), 1))
+	buf := m.rawBuf(max(len(params), len(f.results), 1))
 	for i, p := range params {
 		buf[i].lo = C.uint64_t(p)
 	}
@@ -228,16 +248,51 @@ func errorText(err *C.wasmtime_error_t) string {
 	return text
 }
 
+// wtScratch is a module's memory for the values its calls to wasmtime
+// pass: a value passed to C escapes, and allocating one for each call was
+// most of a trivial cell's allocations.
+type wtScratch struct {
+	val C.wm_val_t
+	// raws are the params and results of the Calls running, by their
+	// depth (a host function may call into the guest again).
+	raws [][]C.wm_raw_t
+}
+
+// scratch is the module's wtScratch.
+func (m *wtModule) scratch() *wtScratch {
+	if m.scr == nil {
+		m.scr = new(wtScratch)
+	}
+	return m.scr
+}
+
+// rawBuf is n values for the innermost Call running (len(m.ctxs) deep),
+// zeroed; the module's until that Call returns.
+func (m *wtModule) rawBuf(n int) []C.wm_raw_t {
+	s := m.scratch()
+	d := max(len(m.ctxs), 1) - 1
+	for len(s.raws) <= d {
+		s.raws = append(s.raws, nil)
+	}
+	if cap(s.raws[d]) < n {
+		s.raws[d] = make([]C.wm_raw_t, max(n, 4))
+	}
+	buf := s.raws[d][:n]
+	clear(buf)
+	return buf
+}
+
 func (g wtGlobal) Get() uint64 {
-	var v C.wm_val_t
-	C.wasmtime_global_get(g.m.cur(), (*C.wm_global_t)(handle(g.g)), &v)
+	v := &g.m.scratch().val
+	C.wasmtime_global_get(g.m.cur(), (*C.wm_global_t)(handle(g.g)), v)
 	runtime.KeepAlive(g.g)
 	return uint64(v.i64)
 }
 
 func (g wtGlobal) Set(x uint64) {
-	v := C.wm_val_t{kind: wasmtimeI64, i64: C.int64_t(x)}
-	if err := C.wasmtime_global_set(g.m.cur(), (*C.wm_global_t)(handle(g.g)), &v); err != nil {
+	v := &g.m.scratch().val
+	*v = C.wm_val_t{kind: wasmtimeI64, i64: C.int64_t(x)}
+	if err := C.wasmtime_global_set(g.m.cur(), (*C.wm_global_t)(handle(g.g)), v); err != nil {
 		C.wasmtime_error_delete(err) // the fuel global is a mutable i64: cannot fail
 	}
 	runtime.KeepAlive(g.g)

@@ -27,6 +27,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -518,11 +519,13 @@ func (in *Instance) live() bool {
 // errExited is returned for a call into a module that has exited.
 var errExited = errors.New("python: the interpreter has exited")
 
-func (in *Instance) alloc(ctx context.Context, n int) (uint32, error) {
+// alloc and free take the context of the call (callCtx) that the memory
+// is for.
+func (in *Instance) alloc(cctx context.Context, n int) (uint32, error) {
 	if !in.live() {
 		return 0, errExited
 	}
-	res, err := in.fnAlloc.Call(in.callCtx(ctx), uint64(n))
+	res, err := in.fnAlloc.Call(cctx, uint64(n))
 	if err != nil {
 		return 0, fmt.Errorf("python: alloc: %w", err)
 	}
@@ -532,9 +535,9 @@ func (in *Instance) alloc(ctx context.Context, n int) (uint32, error) {
 	return uint32(res[0]), nil
 }
 
-func (in *Instance) free(ctx context.Context, p uint32) {
+func (in *Instance) free(cctx context.Context, p uint32) {
 	if in.live() {
-		_, _ = in.fnFree.Call(in.callCtx(ctx), uint64(p))
+		_, _ = in.fnFree.Call(cctx, uint64(p))
 	}
 }
 
@@ -542,15 +545,16 @@ func (in *Instance) free(ctx context.Context, p uint32) {
 // After an error (a trap, or the guest exited) nothing more runs in the
 // module: the caller replaces it.
 func (in *Instance) call(ctx context.Context, fn wasm.Function, data []byte) (int32, error) {
-	p, err := in.alloc(ctx, len(data))
+	cctx := in.callCtx(ctx) // one for the three calls: two allocations each
+	p, err := in.alloc(cctx, len(data))
 	if err != nil {
 		return 0, err
 	}
 	if !in.mod.Memory().Write(p, data) {
-		in.free(ctx, p)
+		in.free(cctx, p)
 		return 0, fmt.Errorf("python: write %d bytes at %#x out of range", len(data), p)
 	}
-	res, err := fn.Call(in.callCtx(ctx), uint64(p), uint64(len(data)))
+	res, err := fn.Call(cctx, uint64(p), uint64(len(data)))
 	if err == nil && in.mod.IsClosed() {
 		// wazero reports proc_exit(0) as an ExitError, but be sure.
 		err = sys.NewExitError(0)
@@ -558,7 +562,7 @@ func (in *Instance) call(ctx context.Context, fn wasm.Function, data []byte) (in
 	if err != nil {
 		return 0, err
 	}
-	in.free(ctx, p)
+	in.free(cctx, p)
 	return int32(res[0]), nil
 }
 
@@ -621,7 +625,9 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	if in.fuel == nil {
 		stopWatch = context.AfterFunc(ctx, in.interrupt)
 	}
-	rc, err := in.call(ctx, in.fnRun, []byte(code))
+	// The code's bytes are only copied into the guest's memory: no copy
+	// of them on the Go heap first.
+	rc, err := in.call(ctx, in.fnRun, unsafe.Slice(unsafe.StringData(code), len(code)))
 	if stopWatch != nil {
 		stopWatch()
 	}
