@@ -378,7 +378,7 @@ func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_localeCompare(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	r.chargeConvert(call.This.toString(), call.Argument(0).toString()) // wasmeval: native_alloc.go
+	r.chargeNormalize(false, call.This.toString(), call.Argument(0).toString()) // wasmeval: native_alloc.go
 	this := norm.NFD.String(call.This.toString().String())
 	that := norm.NFD.String(call.Argument(0).toString().String())
 	return intToValue(int64(r.collator().CompareString(this, that)))
@@ -449,7 +449,6 @@ func (r *Runtime) stringproto_matchAll(call FunctionCall) Value {
 func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := call.This.toString()
-	r.chargeConvert(s) // wasmeval: native_alloc.go
 	var form string
 	if formArg := call.Argument(0); formArg != _undefined {
 		form = formArg.toString().toString().String()
@@ -469,6 +468,7 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	default:
 		panic(r.newError(r.getRangeError(), "The normalization form should be one of NFC, NFD, NFKC, NFKD"))
 	}
+	r.chargeNormalize(f == norm.NFKC || f == norm.NFKD, s) // wasmeval: native_alloc.go
 
 	switch s := s.(type) {
 	case asciiString:
@@ -1026,14 +1026,14 @@ func (r *Runtime) stringproto_substring(call FunctionCall) Value {
 func (r *Runtime) stringproto_toLowerCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := call.This.toString()
-	r.chargeConvert(s) // wasmeval: native_alloc.go
+	r.chargeCase(s, false) // wasmeval: native_alloc.go
 	return s.toLower()
 }
 
 func (r *Runtime) stringproto_toUpperCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := call.This.toString()
-	r.chargeConvert(s) // wasmeval: native_alloc.go
+	r.chargeCase(s, true) // wasmeval: native_alloc.go
 	return s.toUpper()
 }
 
