@@ -39,6 +39,12 @@ func (r *Runtime) SetAllocGuard(f func(bytes int64)) {
 	r.allocGuard = f
 }
 
+// ChargeAlloc tells the allocation guard (SetAllocGuard) that n bytes are
+// about to be allocated at once, as the built-ins do: Go code that makes a
+// big value for a script (goja_nodejs's Buffer) calls it first. Below
+// AllocGuardFrom, or without a guard, it does nothing. The guard may throw.
+func (r *Runtime) ChargeAlloc(n int64) { r.chargeAlloc(n) }
+
 // chargeAlloc tells the guard that n bytes are about to be allocated.
 func (r *Runtime) chargeAlloc(n int64) {
 	if n >= AllocGuardFrom && r.allocGuard != nil {

@@ -50,6 +50,7 @@ func Bytes(r *goja.Runtime, v goja.Value) []byte {
 	var b []byte
 	err := r.ExportTo(v, &b)
 	if err != nil {
+		chargeText(r, v) // wasmeval: guard.go
 		return []byte(v.String())
 	}
 	return b
@@ -92,6 +93,7 @@ func DecodeBytes(r *goja.Runtime, arg, enc goja.Value) []byte {
 		if codec == nil {
 			codec = utf8Codec
 		}
+		chargeText(r, arg) // wasmeval: guard.go
 		return codec.DecodeAppend(arg.String(), nil)
 	default:
 		if o, ok := arg.(*goja.Object); ok {
@@ -127,6 +129,7 @@ func EncodeBytes(r *goja.Runtime, data []byte, enc goja.Value) goja.Value {
 		codec = StringCodecByName(enc.String())
 	}
 	if codec != nil {
+		r.ChargeAlloc(encodedBytes(codec, len(data))) // wasmeval: guard.go
 		return r.ToValue(codec.Encode(data))
 	}
 	return WrapBytes(r, data)
@@ -278,11 +281,13 @@ func (b *Buffer) _from(args ...goja.Value) *goja.Object {
 		if len(args) > 1 {
 			enc = args[1].String()
 		}
+		chargeText(b.r, arg) // wasmeval: guard.go
 		return b.fromString(arg.String(), enc)
 	default:
 		if o, ok := arg.(*goja.Object); ok {
 			if o.ExportType() == reflectTypeBytes {
 				bb, _ := o.Export().([]byte)
+				b.r.ChargeAlloc(int64(len(bb))) // wasmeval: guard.go
 				a := make([]byte, len(bb))
 				copy(a, bb)
 				return b.fromBytes(a)
@@ -312,6 +317,7 @@ func (b *Buffer) _from(args ...goja.Value) *goja.Object {
 			// array-like
 			if v := o.Get("length"); v != nil {
 				length := int(v.ToInteger())
+				b.r.ChargeAlloc(arrayLikeBytes * int64(length)) // wasmeval: guard.go
 				a := make([]byte, length)
 				for i := 0; i < length; i++ {
 					item := o.Get(strconv.Itoa(i))
@@ -368,6 +374,7 @@ func (b *Buffer) alloc(call goja.FunctionCall) goja.Value {
 		panic(errors.NewArgumentNotNumberTypeError(b.r, "size"))
 	}
 	fill := call.Argument(1)
+	b.r.ChargeAlloc(int64(size)) // wasmeval: guard.go
 	buf := make([]byte, size)
 	if !goja.IsUndefined(fill) {
 		if goja.IsString(fill) {
@@ -377,6 +384,7 @@ func (b *Buffer) alloc(call goja.FunctionCall) goja.Value {
 			} else {
 				enc = goja.Undefined()
 			}
+			chargeText(b.r, fill) // wasmeval: guard.go
 			buf = b.fill(buf, fill.String(), enc)
 		} else {
 			fill = fill.ToNumber()
@@ -416,6 +424,7 @@ func (b *Buffer) proto_toString(call goja.FunctionCall) goja.Value {
 		end = int64(len(bb))
 	}
 
+	b.r.ChargeAlloc(encodedBytes(codec, int(end-start))) // wasmeval: guard.go
 	return b.r.ToValue(codec.Encode(bb[start:end]))
 }
 
@@ -451,6 +460,7 @@ func (b *Buffer) concat(call goja.FunctionCall) goja.Value {
 	if totalLenArg >= 0 {
 		totalLen = totalLenArg
 	}
+	b.r.ChargeAlloc(totalLen) // wasmeval: guard.go
 	res := make([]byte, totalLen)
 	offset := 0
 	for _, buf := range byteBufs {
@@ -700,6 +710,7 @@ func (b *Buffer) readUIntLE(call goja.FunctionCall) goja.Value {
 // will be written.
 func (b *Buffer) write(call goja.FunctionCall) goja.Value {
 	bb := Bytes(b.r, call.This)
+	chargeText(b.r, call.Argument(0)) // wasmeval: guard.go
 	str := goutil.RequiredStringArgument(b.r, call, "string", 0)
 	// note that we are passing in zero for numBytes, since the length parameter, which depends on offset,
 	// will dictate the number of bytes
