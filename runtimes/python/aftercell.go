@@ -24,6 +24,12 @@ type afterWork struct {
 	mu      sync.Mutex // held while the work runs
 	pending bool
 	timer   *time.Timer
+	// armed says the timer is set; due is when the pending work is due.
+	// Cells back to back leave the timer set and move due on (a Stop and
+	// a Reset of the timer each cell cost more): when it fires early it is
+	// set again for what is left.
+	armed bool
+	due   time.Time
 	// How often the work was done by the next use (inline) and by the
 	// timer, for tests.
 	inline, timed int
@@ -38,30 +44,47 @@ func (in *Instance) afterCell() {
 	a := &in.after
 	a.mu.Lock()
 	a.pending = true
-	if a.timer == nil {
-		a.timer = time.AfterFunc(afterDelay, func() { in.settle(false) })
-	} else {
+	a.due = time.Now().Add(afterDelay)
+	switch {
+	case a.armed:
+	case a.timer == nil:
+		a.timer = time.AfterFunc(afterDelay, in.afterTimer)
+	default:
 		a.timer.Reset(afterDelay)
 	}
+	a.armed = true
 	a.mu.Unlock()
 }
 
-// waitCheckpoint brings the instance to rest: the work between cells done,
-// here if the timer has not done it yet.
-func (in *Instance) waitCheckpoint() {
-	if t := in.after.timer; t != nil {
-		t.Stop()
+// afterTimer is the timer's: it does the pending work once due, or sets
+// the timer again for when it is.
+func (in *Instance) afterTimer() {
+	a := &in.after
+	a.mu.Lock()
+	if d := time.Until(a.due); a.pending && d > 0 && a.armed {
+		a.timer.Reset(d)
+		a.mu.Unlock()
+		return
 	}
+	a.armed = false
+	a.mu.Unlock()
+	in.settle(false)
+}
+
+// waitCheckpoint brings the instance to rest: the work between cells done,
+// here if the timer has not done it yet (the timer, left set, then finds
+// none).
+func (in *Instance) waitCheckpoint() {
 	in.settle(true)
 }
 
 // dropAfterWork forgets the pending work (the instance is being closed).
 func (in *Instance) dropAfterWork() {
+	in.after.mu.Lock()
 	if t := in.after.timer; t != nil {
 		t.Stop()
 	}
-	in.after.mu.Lock()
-	in.after.pending = false
+	in.after.pending, in.after.armed = false, false
 	in.after.mu.Unlock()
 }
 

@@ -602,15 +602,14 @@ func (in *Instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 	in.interruptAt, _ = runtimes.InterruptAt(ctx)
 	in.tripAt, in.checks, in.sleeps, in.waits = runtimes.InterruptPoint{}, 0, 0, 0
 	if in.fuel != nil {
-		in.fuelStart = in.fuelUsed()
+		// A whole slice (or the budget, when smaller): the cell's fuel
+		// checks then fall at the same points of its work whatever ran
+		// before it (a replayed timeout comes at the recorded check).
+		n := int64(fuelSlice)
 		if in.fuelBudget > 0 {
-			in.refill(min(fuelSlice, in.fuelBudget))
-		} else {
-			// A whole slice: the cell's fuel checks then fall at the same
-			// points of its work whatever ran before it (a replayed timeout
-			// comes at the recorded check).
-			in.refill(fuelSlice)
+			n = min(fuelSlice, in.fuelBudget)
 		}
+		in.fuelStart = in.refill(n)
 	}
 	defer func() {
 		if in.calls != nil {
@@ -689,11 +688,15 @@ func trapText(err error) string {
 func (in *Instance) fuelUsed() int64 { return in.given - int64(in.fuel.Get()) }
 
 // refill sets the fuel left before the next hook call to n (the global
-// counts down; the hook runs when it goes below zero).
-func (in *Instance) refill(n int64) {
+// counts down; the hook runs when it goes below zero) and returns the fuel
+// used until then (fuelUsed, from the same read of the global: a cgo call
+// each on wasmtime).
+func (in *Instance) refill(n int64) (used int64) {
 	cur := int64(in.fuel.Get())
 	in.fuel.Set(uint64(n))
+	used = in.given - cur
 	in.given += n - cur
+	return used
 }
 
 // hostFuel is the import wasmeval.fuel, called by the injected fuel checks
