@@ -817,6 +817,7 @@ func (o *Object) GetSymbol(sym *Symbol) Value {
 // Keys returns a list of Object's enumerable keys.
 // This method will panic with an *Exception if a JavaScript exception is thrown in the process. Use Runtime.Try to catch these.
 func (o *Object) Keys() (keys []string) {
+	o.runtime.chargeKeys(o, keyBytes) // wasmeval: native_alloc.go
 	iter := &enumerableIter{
 		o:       o,
 		wrapped: o.self.iterateStringKeys(),

@@ -336,6 +336,7 @@ func (m *urlModule) createURLPrototype() *goja.Object {
 
 	// Search
 	m.defineURLAccessorProp(p, "search", func(u *nodeURL) interface{} {
+		chargeEncode(m.r, u.searchParams) // wasmeval: guard.go
 		u.syncSearchParams()
 		if u.url.RawQuery != "" {
 			return "?" + u.url.RawQuery
@@ -345,6 +346,7 @@ func (m *urlModule) createURLPrototype() *goja.Object {
 		u.url.RawQuery = arg.String()
 		fixRawQuery(u.url)
 		if u.searchParams != nil {
+			chargeParse(m.r, u.url.RawQuery) // wasmeval: guard.go
 			u.searchParams = parseSearchQuery(u.url.RawQuery)
 			if u.searchParams == nil {
 				u.searchParams = make(searchParams, 0)
@@ -355,6 +357,7 @@ func (m *urlModule) createURLPrototype() *goja.Object {
 	// search Params
 	m.defineURLAccessorProp(p, "searchParams", func(u *nodeURL) interface{} {
 		if u.searchParams == nil {
+			chargeParse(m.r, u.url.RawQuery) // wasmeval: guard.go
 			sp := parseSearchQuery(u.url.RawQuery)
 			if sp == nil {
 				sp = make(searchParams, 0)
@@ -366,12 +369,14 @@ func (m *urlModule) createURLPrototype() *goja.Object {
 
 	p.Set("toString", m.r.ToValue(func(call goja.FunctionCall) goja.Value {
 		u := toURL(m.r, call.This)
+		chargeEncode(m.r, u.searchParams) // wasmeval: guard.go
 		u.syncSearchParams()
 		return m.r.ToValue(u.url.String())
 	}))
 
 	p.Set("toJSON", m.r.ToValue(func(call goja.FunctionCall) goja.Value {
 		u := toURL(m.r, call.This)
+		chargeEncode(m.r, u.searchParams) // wasmeval: guard.go
 		u.syncSearchParams()
 		return m.r.ToValue(u.url.String())
 	}))

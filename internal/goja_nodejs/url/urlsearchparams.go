@@ -48,7 +48,9 @@ func (m *urlModule) createURLSearchParamsConstructor() goja.Value {
 		if o, ok := v.(*goja.Object); ok {
 			sp = m.buildParamsFromObject(o)
 		} else if !goja.IsUndefined(v) {
-			sp = parseSearchQuery(v.String())
+			q := v.String()
+			chargeParse(m.r, q) // wasmeval: guard.go
+			sp = parseSearchQuery(q)
 		}
 
 		return m.newURLSearchParams(&urlSearchParams{searchParams: sp})
@@ -68,7 +70,9 @@ func (m *urlModule) buildParamsFromObject(o *goja.Object) searchParams {
 		return m.buildParamsFromIterable(o)
 	}
 
-	for _, k := range o.Keys() {
+	keys := o.Keys()
+	chargeParams(m.r, len(keys), keyParamBytes) // wasmeval: guard.go
+	for _, k := range keys {
 		val := o.Get(k).String()
 		query = append(query, searchParam{name: k, value: val})
 	}
@@ -104,6 +108,9 @@ func (m *urlModule) buildParamsFromIterable(o *goja.Object) searchParams {
 			panic(newInvalidTupleError(m.r))
 		}
 
+		if len(query) == cap(query) {
+			chargeParams(m.r, 2*len(query), iterParamBytes) // wasmeval: guard.go
+		}
 		query = append(query, searchParam{
 			name:  name,
 			value: value,
@@ -298,6 +305,7 @@ func (m *urlModule) createURLSearchParamsPrototype() *goja.Object {
 
 	p.Set("toString", m.r.ToValue(func(call goja.FunctionCall) goja.Value {
 		u := toUrlSearchParams(m.r, call.This)
+		chargeEncode(m.r, u.searchParams) // wasmeval: guard.go
 		str := u.searchParams.Encode()
 		return m.r.ToValue(str)
 	}))
