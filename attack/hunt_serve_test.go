@@ -36,10 +36,18 @@ type huntServer struct {
 
 func startHuntServer(t *testing.T) *huntServer {
 	t.Helper()
+	return startHuntServerWith(t, sandbox.ManagerOptions{})
+}
+
+// startHuntServerWith is startHuntServer with the manager's options mo
+// (RecordDir, ...); it sets the workspace and the suite's session caps.
+func startHuntServerWith(t *testing.T, mo sandbox.ManagerOptions) *huntServer {
+	t.Helper()
 	sb := sharedSandbox(t)
 	ws := t.TempDir()
-	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: ws,
-		Session: sandbox.SessionOptions{MemoryLimitBytes: memoryCap, DiskQuotaBytes: diskCap, DiskQuotaFiles: diskFiles}})
+	mo.Workspace = ws
+	mo.Session = sandbox.SessionOptions{MemoryLimitBytes: memoryCap, DiskQuotaBytes: diskCap, DiskQuotaFiles: diskFiles}
+	mgr, err := sandbox.NewManager(sb, mo)
 	if err != nil {
 		t.Fatal(err)
 	}

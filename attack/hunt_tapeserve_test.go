@@ -1,9 +1,7 @@
 package attack_test
 
 import (
-	"context"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/sandbox"
-	"github.com/wasmeval/wasmeval/server"
 )
 
 // TestHuntServeTapeDownloads: a session's tape (serve --record-dir) is as
@@ -23,27 +20,7 @@ import (
 // tape (it grew by eight tapes when each download was a copy in memory).
 // Another tenant still gets 404.
 func TestHuntServeTapeDownloads(t *testing.T) {
-	sb := sharedSandbox(t)
-	ws, rec := t.TempDir(), t.TempDir()
-	mgr, err := sandbox.NewManager(sb, sandbox.ManagerOptions{Workspace: ws, RecordDir: rec,
-		Session: sandbox.SessionOptions{MemoryLimitBytes: memoryCap, DiskQuotaBytes: diskCap, DiskQuotaFiles: diskFiles}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(server.Config{Sandbox: sb, Manager: mgr, Tokens: []string{aliceToken, bobToken}, TempDir: t.TempDir(), BodyTimeout: 5 * time.Second})
-	if err != nil {
-		mgr.Close(context.Background())
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- server.Serve(ctx, ln, srv, mgr, time.Second) }()
-	t.Cleanup(func() { cancel(); <-done })
-	h := &huntServer{url: "http://" + ln.Addr().String(), ws: ws, t: t}
+	h := startHuntServerWith(t, sandbox.ManagerOptions{RecordDir: t.TempDir()})
 
 	id := h.create(aliceToken)
 	if code, body := h.eval(aliceToken, id, `let n = 0; for (let i = 0; i < 1024; i++) n += crypto.getRandomValues(new Uint8Array(65536)).length; print(n)`); code != 200 || !strings.Contains(body, "67108864") {
