@@ -525,7 +525,9 @@
 
     class Stats {
       constructor(a) {
-        [this.dev, this.ino, this.mode, this.nlink, this.size, this.atimeMs, this.mtimeMs, this.ctimeMs] = a;
+        // By index: destructuring would call the array iterator, which a cell can replace.
+        this.dev = a[0], this.ino = a[1], this.mode = a[2], this.nlink = a[3];
+        this.size = a[4], this.atimeMs = a[5], this.mtimeMs = a[6], this.ctimeMs = a[7];
         this.uid = 0;
         this.gid = 0;
         this.rdev = 0;
@@ -873,15 +875,17 @@
     // asynchronously, as Node does.
     const names = ['readFile', 'writeFile', 'appendFile', 'access', 'stat', 'lstat', 'readdir', 'mkdir', 'mkdtemp', 'rmdir', 'rm', 'unlink',
       'rename', 'copyFile', 'cp', 'readlink', 'symlink', 'link', 'realpath', 'chmod', 'utimes', 'truncate', 'open', 'close', 'read', 'write', 'fstat', 'fsync'];
-    for (const name of names) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
       const sync = fs[name + 'Sync'];
       fs[name] = function (...args) {
-        const cb = args.pop();
+        const cb = args[args.length - 1];
+        args.length = P.MathMax(args.length - 1, 0);
         if (typeof cb !== 'function') throw invalidArg('cb', 'of type function', cb);
         let result;
         let error = null;
         try {
-          result = sync(...args);
+          result = P.ReflectApply(sync, undefined, args);
         } catch (e) {
           error = e;
         }
@@ -890,12 +894,14 @@
     }
     fs.exists = (p, cb) => queueMicrotask(() => cb(fs.existsSync(p)));
     const promises = {};
-    for (const name of names) {
-      if (['open', 'close', 'read', 'write', 'fstat', 'fsync'].includes(name)) continue;
+    const notPromised = ['open', 'close', 'read', 'write', 'fstat', 'fsync'];
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      if (P.ArrayPrototypeIncludes(notPromised, name)) continue;
       const sync = fs[name + 'Sync'];
       promises[name] = (...args) => {
         try {
-          return P.PromiseResolve(sync(...args));
+          return P.PromiseResolve(P.ReflectApply(sync, undefined, args));
         } catch (e) {
           return P.PromiseReject(e);
         }
@@ -977,7 +983,7 @@
   factories.string_decoder = () => {
     class StringDecoder {
       constructor(encoding = 'utf8') {
-        this.encoding = String(encoding).toLowerCase().replace('-', '');
+        this.encoding = P.StringPrototypeReplace(String(encoding).toLowerCase(), '-', '');
         this.decoder = this.encoding === 'utf8' ? new TextDecoder('utf-8') : null;
       }
       write(buf) {
@@ -1137,7 +1143,7 @@
       if (P.isInstance(message, P.Error)) throw message;
       throw new AssertionError({ message: message !== undefined ? message : dflt(), actual, expected, operator, userMessage: message !== undefined });
     };
-    function deepEqualValues(a, b, strict, seen = new Map()) {
+    function deepEqualValues(a, b, strict, seen = new P.SafeMap()) {
       if (strict ? P.ObjectIs(a, b) : a == b || (a !== a && b !== b)) return true; // eslint-disable-line eqeqeq
       if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
       if (strict && P.ObjectGetPrototypeOf(a) !== P.ObjectGetPrototypeOf(b)) return false;
@@ -1153,20 +1159,29 @@
         return true;
       }
       if (P.isInstance(a, P.Map)) {
-        if (a.size !== b.size) return false;
-        for (const [k, v] of a) if (!b.has(k) || !deepEqualValues(v, b.get(k), strict, seen)) return false;
+        if (!P.isInstance(b, P.Map) || P.MapPrototypeGetSize(a) !== P.MapPrototypeGetSize(b)) return false;
+        // SafeMap's copies of Map's methods: a cell can replace Map's.
+        const { has, get } = P.SafeMap.prototype;
+        const entries = P.mapEntries(a);
+        for (let i = 0; i < entries.length; i++) {
+          const k = entries[i][0], v = entries[i][1];
+          if (!P.FunctionPrototypeCall(has, b, k) || !deepEqualValues(v, P.FunctionPrototypeCall(get, b, k), strict, seen)) return false;
+        }
         return true;
       }
       if (P.isInstance(a, P.Set)) {
-        if (a.size !== b.size) return false;
-        for (const v of a) if (!b.has(v)) return false;
+        if (!P.isInstance(b, P.Set) || P.SetPrototypeGetSize(a) !== P.SetPrototypeGetSize(b)) return false;
+        const { has } = P.SafeSet.prototype;
+        const values = P.setValues(a);
+        for (let i = 0; i < values.length; i++) if (!P.FunctionPrototypeCall(has, b, values[i])) return false;
         return true;
       }
       if (P.isInstance(a, P.Error) && (a.message !== b.message || a.name !== b.name)) return false;
       const ka = P.ObjectKeys(a);
       const kb = P.ObjectKeys(b);
       if (ka.length !== kb.length) return false;
-      for (const k of ka) {
+      for (let i = 0; i < ka.length; i++) {
+        const k = ka[i];
         if (!P.ObjectPrototypeHasOwnProperty(b, k) || !deepEqualValues(a[k], b[k], strict, seen)) return false;
       }
       return true;

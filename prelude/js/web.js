@@ -278,6 +278,13 @@
     return l === 'ucs-2' ? 'ucs2' : l === 'utf-16le' ? 'utf16le' : l;
   };
   function extendBuffer(Buffer) {
+    // indexIterator is an array's [Symbol.iterator] that goes by index, for
+    // lists handed to native code that reads them with for...of.
+    function indexIterator() {
+      const list = this;
+      let i = 0;
+      return { next: () => (i < list.length ? { value: list[i++], done: false } : { value: undefined, done: true }) };
+    }
     const rawFrom = Buffer.from;
     const from = function (value, enc, ...rest) {
       if (typeof value === 'string') {
@@ -286,6 +293,13 @@
         if (enc !== undefined && enc !== 'utf8' && enc !== 'utf-8' && enc !== 'hex' && enc !== 'base64') {
           throw typeError('ERR_UNKNOWN_ENCODING', `Unknown encoding: ${enc}`);
         }
+      }
+      if (P.ArrayIsArray(value)) {
+        // The native from reads a list with the array iterator, which a
+        // cell can replace: it gets the bytes by index instead.
+        const bytes = new P.Uint8Array(value.length);
+        for (let i = 0; i < value.length; i++) bytes[i] = value[i];
+        value = bytes;
       }
       P.arrayUnshift(rest, value, enc);
       return apply(rawFrom, this, rest);
@@ -347,7 +361,12 @@
             throw typeError('ERR_INVALID_ARG_TYPE', `The "list[${i}]" argument must be an instance of Buffer or Uint8Array.`);
           }
         }
-        return apply(concat, this, totalLength === undefined ? [list] : [list, totalLength]);
+        // The native concat reads the list with for...of: it gets a copy
+        // whose own iterator goes by index, not the array iterator, which
+        // a cell can replace.
+        const copy = P.arraySlice(list);
+        P.ObjectDefineProperty(copy, P.SymbolIterator, { value: indexIterator });
+        return apply(concat, this, totalLength === undefined ? [copy] : [copy, totalLength]);
       },
       isBuffer(b) {
         return b instanceof Buffer;
@@ -367,15 +386,18 @@
         return compareBytes(a, b);
       },
     };
-    for (const [name, fn] of P.ObjectEntries(statics)) {
-      P.ObjectDefineProperty(Buffer, name, { value: fn, writable: true, configurable: true, enumerable: false });
+    const staticKeys = P.ObjectKeys(statics);
+    for (let i = 0; i < staticKeys.length; i++) {
+      P.ObjectDefineProperty(Buffer, staticKeys[i], { value: statics[staticKeys[i]], writable: true, configurable: true, enumerable: false });
     }
     const methods = {
       slice(start, end) {
         return this.subarray(start, end);
       },
       toJSON() {
-        return { type: 'Buffer', data: P.ArrayFrom(this) };
+        const data = [];
+        for (let i = 0; i < this.length; i++) P.arrayPush(data, this[i]);
+        return { type: 'Buffer', data };
       },
       compare(target, ...range) {
         const [ts = 0, te = target.length, ss = 0, se = this.length] = range;
@@ -401,11 +423,14 @@
         return `<Buffer${s}>`;
       },
     };
-    for (const key of P.ReflectOwnKeys(methods)) {
-      P.ObjectDefineProperty(proto, key, { value: methods[key], writable: true, configurable: true, enumerable: false });
+    const methodKeys = P.ReflectOwnKeys(methods);
+    for (let i = 0; i < methodKeys.length; i++) {
+      P.ObjectDefineProperty(proto, methodKeys[i], { value: methods[methodKeys[i]], writable: true, configurable: true, enumerable: false });
     }
-    for (const name of ['latin1Slice', 'hexSlice', 'utf8Slice', 'base64Slice', 'asciiSlice']) {
-      const enc = name.slice(0, -5);
+    const slicers = ['latin1Slice', 'hexSlice', 'utf8Slice', 'base64Slice', 'asciiSlice'];
+    for (let i = 0; i < slicers.length; i++) {
+      const name = slicers[i];
+      const enc = P.StringPrototypeSlice(name, 0, -5);
       P.ObjectDefineProperty(proto, name, {
         value(start, end) {
           return this.toString(enc, start, end);
@@ -518,10 +543,10 @@
   define('TextEncoder', TextEncoder);
   define('TextDecoder', TextDecoder);
   define('atob', function atob(data) {
-    return host.atob(...arguments);
+    return P.ReflectApply(host.atob, host, arguments);
   });
   define('btoa', function btoa(data) {
-    return host.btoa(...arguments);
+    return P.ReflectApply(host.btoa, host, arguments);
   });
 
   // ---- structuredClone --------------------------------------------------
@@ -538,7 +563,7 @@
       if (typeof v === 'function') throw cloneError(String(v).slice(0, 60));
       if (seen.has(v)) return seen.get(v);
       let out;
-      const tag = P.ObjectPrototypeToString(v).slice(8, -1);
+      const tag = P.StringPrototypeSlice(P.ObjectPrototypeToString(v), 8, -1);
       if (P.isInstance(v, P.Date)) out = new Date(v.getTime());
       else if (P.isInstance(v, P.RegExp)) out = new RegExp(v.source, v.flags);
       else if (P.isInstance(v, P.ArrayBuffer)) {
@@ -550,14 +575,18 @@
         const Ctor = P.isInstance(v, P.DataView) ? DataView : P.ObjectGetPrototypeOf(P.ObjectGetPrototypeOf(v)) === Uint8Array.prototype ? Uint8Array : v.constructor;
         out = Ctor === DataView ? new DataView(buf, v.byteOffset, v.byteLength) : new Ctor(buf, v.byteOffset, v.length);
       } else if (P.isInstance(v, P.Map)) {
-        out = new Map();
+        out = new P.Map();
         seen.set(v, out);
-        for (const [k, x] of v) out.set(clone(k), clone(x));
+        const { set } = P.SafeMap.prototype; // Map's, which a cell cannot replace
+        const entries = P.mapEntries(v);
+        for (let i = 0; i < entries.length; i++) P.FunctionPrototypeCall(set, out, clone(entries[i][0]), clone(entries[i][1]));
         return out;
       } else if (P.isInstance(v, P.Set)) {
-        out = new Set();
+        out = new P.Set();
         seen.set(v, out);
-        for (const x of v) out.add(clone(x));
+        const { add } = P.SafeSet.prototype;
+        const values = P.setValues(v);
+        for (let i = 0; i < values.length; i++) P.FunctionPrototypeCall(add, out, clone(values[i]));
         return out;
       } else if (P.isInstance(v, P.Error)) {
         const Ctor = errorTypes[v.name] || Error;
@@ -581,12 +610,14 @@
         }
         out = {};
         seen.set(v, out);
-        for (const k of P.ObjectKeys(v)) out[k] = clone(v[k]);
+        const keys = P.ObjectKeys(v);
+        for (let i = 0; i < keys.length; i++) out[keys[i]] = clone(v[keys[i]]);
         return out;
       } else {
         out = {};
         seen.set(v, out);
-        for (const k of P.ObjectKeys(v)) out[k] = clone(v[k]);
+        const keys = P.ObjectKeys(v);
+        for (let i = 0; i < keys.length; i++) out[keys[i]] = clone(v[keys[i]]);
         return out;
       }
       seen.set(v, out);
@@ -684,9 +715,10 @@
       if (!(event instanceof Event)) throw typeError('ERR_INVALID_ARG_TYPE', 'The "event" argument must be an instance of Event.');
       event.target = this;
       event.currentTarget = this;
-      const list = (this[kListeners].get(event.type) || []).slice();
+      const list = P.arraySlice(this[kListeners].get(event.type) || []);
       const handler = this['on' + event.type];
-      for (const entry of list) {
+      for (let i = 0; i < list.length; i++) {
+        const entry = list[i];
         if (entry.once) this.removeEventListener(event.type, entry.listener);
         const fn = entry.listener;
         try {
@@ -1056,10 +1088,10 @@
   const kMap = Symbol('headers');
   const headerName = (name) => {
     const n = String(name);
-    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(n)) throw new TypeError(`Header name must be a valid HTTP token ["${n}"]`);
+    if (!P.RegExpPrototypeTest(/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/, n)) throw new TypeError(`Header name must be a valid HTTP token ["${n}"]`);
     return n.toLowerCase();
   };
-  const headerValue = (v) => String(v).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+  const headerValue = (v) => P.regExpReplace(String(v), /^[\t\n\r ]+|[\t\n\r ]+$/g, () => '');
   class Headers {
     constructor(init) {
       P.ObjectDefineProperty(this, kMap, { value: new P.SafeMap() });
@@ -1073,7 +1105,8 @@
           this.append(p[0], p[1]);
         }
       } else if (typeof init === 'object') {
-        for (const k of P.ObjectKeys(init)) this.append(k, init[k]);
+        const keys = P.ObjectKeys(init);
+        for (let i = 0; i < keys.length; i++) this.append(keys[i], init[keys[i]]);
       } else {
         throw new TypeError('Headers constructor: the init must be an object, an array of pairs or Headers');
       }
@@ -1089,7 +1122,7 @@
     }
     get(name) {
       const list = this[kMap].get(headerName(name));
-      return list ? list.join(', ') : null;
+      return list ? P.ArrayPrototypeJoin(list, ', ') : null;
     }
     getSetCookie() {
       return (this[kMap].get('set-cookie') || []).slice();

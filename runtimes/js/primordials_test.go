@@ -146,8 +146,10 @@ const primordialsFixtures = `globalThis.fx = (() => {
     custom: { [Symbol.for('nodejs.util.inspect.custom')]() { return 'CUSTOM'; } },
   };
   value.self = value;
+  const clonable = { a: [1, { b: new Map([[1, new Set([2])]]) }], d: new Date(0) };
+  clonable.self = clonable;
   const err = new Error('outer', { cause: new RangeError('inner') });
-  return { value, err, small: { a: 1, b: [1, 2] }, list: ['x', 'y', 'z'] };
+  return { value, err, clonable, small: { a: 1, b: [1, 2] }, list: ['x', 'y', 'z'] };
 })(); 0`
 
 // primordialsChecks are the cells run with each built-in replaced; each
