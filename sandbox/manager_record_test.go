@@ -154,15 +154,9 @@ func TestInterruptBeforeStartReplaysJavaScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for s.Interrupt() != nil { // ErrNotRunning until the Eval has begun
-			time.Sleep(time.Millisecond)
-		}
-	}()
+	evalDone := interruptOnceRunning(s)
 	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "globalThis.x = 'ran'; console.log(x)"}, {Language: "js", Code: "1"}}})
-	<-done
+	evalDone()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,32 +171,7 @@ func TestInterruptBeforeStartReplaysJavaScript(t *testing.T) {
 		t.Fatalf("after the interrupted cell: %q", got)
 	}
 	s.Close(ctx)
-	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stops []tape.Record
-	for _, r := range tp.Events {
-		if r.Type == tape.TypeStop {
-			stops = append(stops, r)
-		}
-	}
-	if len(stops) != 1 || stops[0].Cause != tape.CauseInterrupt || stops[0].Cell != 0 || !stops[0].BeforeStart {
-		t.Fatalf("stop records %+v; want one interrupt of cell 0 before its start", stops)
-	}
-	rep, err := replay.Run(ctx, tp, replay.Options{Sandbox: sandbox.Options{CacheDir: t.TempDir()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rep.Identical || rep.Requests != 2 {
-		for _, d := range rep.Divergences {
-			t.Error(d.String())
-		}
-		t.Fatalf("the JavaScript cell stopped before its start did not replay (%d requests)", rep.Requests)
-	}
-	if len(rep.NotExact) != 0 {
-		t.Errorf("not exact: %q; the stop before the start replays exactly", rep.NotExact)
-	}
+	replaysStoppedBeforeStart(t, buf.Bytes(), replay.Options{Sandbox: sandbox.Options{CacheDir: t.TempDir()}})
 }
 
 // TestInterruptBeforeStartReplays: a Python cell interrupted while the
@@ -242,20 +211,9 @@ func TestInterruptBeforeStartReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, evalDone := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		for s.Interrupt() != nil { // ErrNotRunning until the Eval has begun
-			select {
-			case <-evalDone: // not interrupted: the check below says so
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-	}()
+	evalDone := interruptOnceRunning(s)
 	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: "x = 'ran'\nprint(x)"}}})
-	close(evalDone)
-	<-done
+	evalDone()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,31 +229,9 @@ func TestInterruptBeforeStartReplays(t *testing.T) {
 		t.Fatalf("after the interrupted cell: %q", got)
 	}
 	s.Close(ctx)
-	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stops []tape.Record
-	for _, r := range tp.Events {
-		if r.Type == tape.TypeStop {
-			stops = append(stops, r)
-		}
-	}
-	if len(stops) != 1 || stops[0].Cause != tape.CauseInterrupt || stops[0].Cell != 0 || stops[0].Checks != 0 || stops[0].Fuel != 0 || !stops[0].BeforeStart {
-		t.Fatalf("stop records %+v; want one interrupt of cell 0 before its start", stops)
-	}
-	rep, err := replay.Run(ctx, tp, replay.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rep.Identical || rep.Requests != 2 {
-		for _, d := range rep.Divergences {
-			t.Error(d.String())
-		}
-		t.Fatalf("the interrupt before the start did not replay (%d requests)", rep.Requests)
-	}
-	if len(rep.NotExact) != 0 {
-		t.Errorf("not exact: %q; the stop before the start replays exactly", rep.NotExact)
+	tp, stop := replaysStoppedBeforeStart(t, buf.Bytes(), replay.Options{})
+	if stop.Checks != 0 || stop.Fuel != 0 {
+		t.Errorf("the stop record %+v; want no checks or fuel at position zero", stop)
 	}
 
 	// As a tape of format 2 held it (a stop at position zero, without
@@ -308,7 +244,7 @@ func TestInterruptBeforeStartReplays(t *testing.T) {
 		r.BeforeStart = false
 		old.Events = append(old.Events, r)
 	}
-	rep, err = replay.Run(ctx, &old, replay.Options{})
+	rep, err := replay.Run(ctx, &old, replay.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,4 +256,61 @@ func TestInterruptBeforeStartReplays(t *testing.T) {
 	if len(rep.NotExact) != 1 || !strings.Contains(rep.NotExact[0], "request 1, cell 0: stopped by an interrupt when recorded, at a point a tape of format 2 cannot name") || strings.Contains(rep.NotExact[0], "JavaScript") {
 		t.Errorf("not exact, format 2: %q", rep.NotExact)
 	}
+}
+
+// interruptOnceRunning interrupts s as soon as an Eval has begun on it;
+// call the function it returns when the Eval has returned: it stops
+// trying (an Eval that was never interrupted then fails its test's checks
+// instead of hanging it) and waits for the interrupter to end.
+func interruptOnceRunning(s *sandbox.Session) (evalDone func()) {
+	done, returned := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for s.Interrupt() != nil { // ErrNotRunning until the Eval has begun
+			select {
+			case <-returned:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	return func() {
+		close(returned)
+		<-done
+	}
+}
+
+// replaysStoppedBeforeStart checks a recording whose first request's cell
+// 0 was interrupted before its runtime started: the tape holds that one
+// stop, marked before_start, and replays identically and exactly, two
+// requests. It returns the tape and the stop record.
+func replaysStoppedBeforeStart(t *testing.T, recording []byte, opts replay.Options) (*tape.Tape, tape.Record) {
+	t.Helper()
+	tp, err := tape.Read(bytes.NewReader(recording))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stops []tape.Record
+	for _, r := range tp.Events {
+		if r.Type == tape.TypeStop {
+			stops = append(stops, r)
+		}
+	}
+	if len(stops) != 1 || stops[0].Cause != tape.CauseInterrupt || stops[0].Cell != 0 || !stops[0].BeforeStart {
+		t.Fatalf("stop records %+v; want one interrupt of cell 0 before its start", stops)
+	}
+	rep, err := replay.Run(context.Background(), tp, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Identical || rep.Requests != 2 {
+		for _, d := range rep.Divergences {
+			t.Error(d.String())
+		}
+		t.Fatalf("the cell stopped before its start did not replay (%d requests)", rep.Requests)
+	}
+	if len(rep.NotExact) != 0 {
+		t.Errorf("not exact: %q; the stop before the start replays exactly", rep.NotExact)
+	}
+	return tp, stops[0]
 }
