@@ -95,9 +95,9 @@ func (s *serverInput) Close() error {
 // capLines passes the server's output on line by line (a message is one
 // line, as MCP's stdio transport says). A line longer than max is read to
 // its end and dropped, holding at most max bytes of it; when it is an
-// answer (an object with an "id" at its top level) it is replaced by an
-// error answer with that id, so the call that asked for it fails and the
-// connection goes on.
+// answer (an object with an "id" and no "method" at its top level) it is
+// replaced by an error answer with that id, so the call that asked for it
+// fails and the connection goes on.
 type capLines struct {
 	br      *bufio.Reader
 	max     int
@@ -158,8 +158,8 @@ func (r *capLines) skip(chunk []byte, err error) error {
 		chunk, err = r.br.ReadSlice('\n')
 	}
 	id := s.id
-	if id != nil && !json.Valid(id) {
-		id = nil
+	if id != nil && (!json.Valid(id) || s.method) {
+		id = nil // a request of the server's has an id of its own numbering: no answer stands in
 	}
 	if r.dropped != nil {
 		r.dropped(size, id)
@@ -187,6 +187,7 @@ type idScan struct {
 	inVal     bool   // in the id's value
 	val       []byte
 	id        []byte // the id's value, once read
+	method    bool   // a top-level "method": a request of the server's, not an answer
 }
 
 const idScanMax = 256 // longer keys and ids are not the id
@@ -244,6 +245,7 @@ func (s *idScan) feed(b []byte) {
 			if top && s.afterKey {
 				s.afterKey = false
 				s.valueNext = string(s.key) == "id"
+				s.method = s.method || string(s.key) == "method"
 			}
 		case ',':
 			if top {
