@@ -53,9 +53,18 @@ mkdir -p "$deps/include" "$deps/lib/pkgconfig"
 mkdir -p "$work/no-wasm-opt"
 printf '#!/bin/sh\nexit 0\n' >"$work/no-wasm-opt/wasm-opt"
 chmod +x "$work/no-wasm-opt/wasm-opt"
-export CC="clang-14 --target=wasm32-wasi --sysroot=$sysroot -B$work/no-wasm-opt"
-export AR=llvm-ar-14
-export RANLIB=llvm-ranlib-14
+# PYBUILD_CLANG: another Debian clang (e.g. 19: clang-19, lld-19 and
+# libclang-rt-19-dev-wasm32), which makes int-conversion an error where
+# clang-14 warns (CPython 3.11's timemodule.c passes wasi-libc's clockid_t
+# pointers as long); configure's results are the same (pyconfig.h is
+# identical). PYBUILD_CFLAGS: flags for every compile and link, e.g.
+# -mbulk-memory (the compiler command, so configure's checks see them too).
+cc_ver=${PYBUILD_CLANG:-14}
+cc_extra=${PYBUILD_CFLAGS:-}
+[ "$cc_ver" = 14 ] || cc_extra="-Wno-error=int-conversion${cc_extra:+ $cc_extra}"
+export CC="clang-$cc_ver --target=wasm32-wasi --sysroot=$sysroot -B$work/no-wasm-opt${cc_extra:+ $cc_extra}"
+export AR=llvm-ar-$cc_ver
+export RANLIB=llvm-ranlib-$cc_ver
 export PKG_CONFIG_LIBDIR=$deps/lib/pkgconfig
 export PKG_CONFIG_PATH=
 export PKG_CONFIG_SYSROOT_DIR=
