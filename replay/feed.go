@@ -17,6 +17,7 @@ import (
 
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/runtimes/callorder"
+	"github.com/wasmeval/wasmeval/runtimes/js"
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/tape"
 )
@@ -41,6 +42,10 @@ type inputs struct {
 	calls      []*call
 	stops      map[stopKey]*stop
 	nested     []*nestedReq
+	// wakes are the JavaScript cells' event loops' wakes (format 6), by
+	// cell, and wakeAt how many each has taken.
+	wakes  map[stopKey][]js.Wake
+	wakeAt map[stopKey]int
 }
 
 // stopKey names a stopped cell: its index in the request being replayed
@@ -96,6 +101,10 @@ type feed struct {
 	byOutput bool
 	// format is the tape's format version.
 	format int
+	// wakes says whether the tape records the JavaScript cells' wakes
+	// (format 6, not deterministic): their timers then run on the wall
+	// clock, the wakes replayed.
+	wakes bool
 
 	cur      *inputs
 	n        int      // the request being replayed, from 1
@@ -199,6 +208,14 @@ func (f *feed) end() []Divergence {
 		if st := in.stops[k]; !st.used {
 			f.divs = append(f.divs, Divergence{Request: f.request(k.n), Cell: k.cell, What: "stop",
 				Message: fmt.Sprintf("the tape recorded this cell stopped by %s; the replay did not run it", stopWhat(st.cause))})
+		}
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(in.wakes), func(a, b stopKey) int { return cmp.Or(a.n-b.n, a.cell-b.cell) }) {
+		// A stopped cell's loop took the wakes it had when it was
+		// stopped: a replayed stop that comes elsewhere says so itself.
+		if at, ws := in.wakeAt[k], in.wakes[k]; at < len(ws) && in.stops[k] == nil {
+			f.divs = append(f.divs, Divergence{Request: f.request(k.n), Cell: k.cell, What: "wake",
+				Message: fmt.Sprintf("the cell's event loop woke %s; the tape recorded %d wakes: the cell ended before the next, %s (the order of its timers and host calls' answers differs from the recorded one)", times(at), len(ws), ws[at])})
 		}
 	}
 	for _, nr := range in.nested {
@@ -618,6 +635,45 @@ func (f *feed) NestedHeld(n int, cell *callorder.Progress) (int, <-chan struct{}
 	return f.held[heldKey{n, cell}], f.heldCh
 }
 
+// times is n as a count of times: "once", "2 times".
+func times(n int) string {
+	switch n {
+	case 0:
+		return "not once"
+	case 1:
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// RecordsWakes implements sandbox.ReplayWakes.
+func (f *feed) RecordsWakes() bool { return f.wakes }
+
+// NextWake implements sandbox.ReplayWakes.
+func (f *feed) NextWake(request, cell int) (js.Wake, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	k, in := stopKey{request, cell}, f.cur
+	if in.wakeAt == nil {
+		in.wakeAt = map[stopKey]int{}
+	}
+	at := in.wakeAt[k]
+	in.wakeAt[k] = at + 1
+	if at >= len(in.wakes[k]) {
+		return js.Wake{}, false
+	}
+	return in.wakes[k][at], true
+}
+
+// WakeDiverged implements sandbox.ReplayWakes: a loop that could not
+// follow the recorded wakes is a divergence of its cell, saying why.
+func (f *feed) WakeDiverged(request, cell int, why string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.divs = append(f.divs, Divergence{Request: f.request(request), Cell: cell, What: "wake",
+		Message: why + " (the order of its timers and host calls' answers differs from the recorded one)"})
+}
+
 // nestedLocked is the nested request n of the request being replayed, or
 // nil; the caller holds mu.
 func (f *feed) nestedLocked(n int) *nestedReq {
@@ -734,6 +790,16 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 					"(its Python globals, its files); replay the source's tape, or record the fork with this wasmeval")
 			}
 			forks[len(reqs)+len(nestedN)+1] = e
+		case tape.TypeWake:
+			if pending.wakes == nil {
+				pending.wakes = map[stopKey][]js.Wake{}
+			}
+			k := stopKey{e.N, e.Cell}
+			w := js.Wake{Timer: e.Timer, Call: e.Made}
+			if e.NS != nil {
+				w.Due = *e.NS
+			}
+			pending.wakes[k] = append(pending.wakes[k], w)
 		case tape.TypeStop:
 			if pending.stops == nil {
 				pending.stops = map[stopKey]*stop{}

@@ -63,7 +63,9 @@ type Divergence struct {
 	// Cell is the index of the cell whose result differs, or -1 when the
 	// divergence is not a cell's (a host call, a clock read).
 	Cell int `json:"cell"`
-	// What is "result", "host call", "clock", "random" or "stop".
+	// What is "result", "host call", "clock", "random", "stop", "nested
+	// request" or "wake" (a JavaScript cell's event loop woke otherwise
+	// than recorded).
 	What string `json:"what"`
 	// Message says what differed.
 	Message string `json:"message"`
@@ -191,7 +193,8 @@ func Start(ctx context.Context, t *tape.Tape, opts Options) (_ *Player, err erro
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	p.f = &feed{byOutput: t.Header.Format >= 2, format: t.Header.Format, start: t.Header.Start}
+	p.f = &feed{byOutput: t.Header.Format >= 2, format: t.Header.Format, start: t.Header.Start,
+		wakes: t.Header.Format >= 6 && !t.Header.Options.Deterministic}
 	p.f.setRoots(t.Header.Root, abs) // as the guest sees its root
 	sbo := opts.Sandbox
 	sbo.Host = nil

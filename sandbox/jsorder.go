@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/wasmeval/wasmeval/runtimes/js"
+	"github.com/wasmeval/wasmeval/tape"
 )
 
 // Wall-clock timers in a journaled session. A session whose clock is the
@@ -22,9 +23,13 @@ import (
 // finds another timer first, is a divergence, and the rebuild falls back
 // to a reset naming it, as any divergence does.
 //
-// A session on its own clock (deterministic, or recording or replaying a
-// tape) keeps its timers on that clock (runtimes/js/loop.go): a host call
-// takes no time on it, and a tape replays it without wakes.
+// A session recording a tape without deterministic does the same (tape
+// format 6): its timers run on the wall clock and each wake is a wake
+// record of the tape (tapeWakes), which its replay takes the wakes from.
+// A deterministic session, or the replay of a tape that holds no wakes
+// (format 5 and older, or deterministic), keeps its timers on the
+// session's clock (runtimes/js/loop.go): a host call takes no time on
+// it, and the virtual or recorded clock alone decides.
 
 // jsWake is a js.Wake as an entry keeps it.
 type jsWake struct {
@@ -34,16 +39,79 @@ type jsWake struct {
 }
 
 // jsWall says whether the session's JavaScript timers run on the wall
-// clock: its clock is the host's.
+// clock: its clock is the host's, or it records a tape without
+// deterministic, or replays a tape that recorded its wakes.
 func (s *Session) jsWall() bool {
-	return s.bound == nil || s.bound.nanotime == nil
+	b := s.bound
+	switch {
+	case b == nil || b.nanotime == nil:
+		return true
+	case s.opts.Deterministic:
+		return false
+	case s.opts.Replay != nil:
+		w, ok := s.opts.Replay.(ReplayWakes)
+		return ok && w.RecordsWakes()
+	}
+	return b.tape != nil
+}
+
+// ReplayWakes is a ReplayFeed that replays the wakes of JavaScript cells'
+// event loops (tape format 6): the session's JavaScript timers then run
+// on the wall clock, each loop's waits taking the recorded wakes in turn.
+type ReplayWakes interface {
+	// RecordsWakes says whether the tape holds the wakes.
+	RecordsWakes() bool
+	// NextWake is the next recorded wake of cell of request (as for
+	// ReplayFeed.Stop), false when the tape holds no more.
+	NextWake(request, cell int) (js.Wake, bool)
+	// WakeDiverged says why that cell's loop could not follow them.
+	WakeDiverged(request, cell int, why string)
+}
+
+// tapeWakes is ctx for JavaScript cell cell of a session that records or
+// replays a tape with its timers on the wall clock (jsWall): each wake
+// of the cell's event loop is written to the tape (a wake record), or
+// taken from it (ReplayWakes), and journaled too where the session's
+// JavaScript journal records; else ctx.
+func (s *Session) tapeWakes(ctx context.Context, cell int, lang string) context.Context {
+	b := s.bound
+	if lang != "js" && lang != "ts" || b == nil || b.tape == nil && s.opts.Replay == nil || !s.jsWall() {
+		return ctx
+	}
+	var journal func(js.Wake)
+	if p := s.persist; p != nil && p.jrnl.tap != nil {
+		journal = p.jrnl.tap.wake
+	}
+	n := tapeRequestOf(ctx)
+	o := &js.WakeOrder{Woke: journal, Record: "the tape"}
+	if rw, ok := s.opts.Replay.(ReplayWakes); ok {
+		o.Next = func() (js.Wake, bool) { return rw.NextWake(n, cell) }
+		o.Diverged = func(why string) { rw.WakeDiverged(n, cell, why) }
+		return js.WithWakeOrder(ctx, o)
+	}
+	w := b.tape
+	o.Woke = func(k js.Wake) {
+		rec := tape.Record{Type: tape.TypeWake, N: n, Cell: cell, Made: k.Call}
+		if k.Timer != 0 {
+			due := k.Due
+			rec.Timer, rec.NS, rec.Made = k.Timer, &due, 0
+		}
+		if err := w.Write(rec); err != nil {
+			s.tapeFailed("recording a wake of a JavaScript cell's event loop", err)
+		}
+		if journal != nil {
+			journal(k)
+		}
+	}
+	return js.WithWakeOrder(ctx, o)
 }
 
 // wallTimers is ctx for a JavaScript cell of the session: its timers on
 // the wall clock, their wakes journaled while the journal records, when
-// the session's clock is the host's; else ctx.
+// the session's clock is the host's; else ctx (and a session that
+// records or replays a tape has tapeWakes do it).
 func (s *Session) wallTimers(ctx context.Context) context.Context {
-	if !s.jsWall() {
+	if !s.jsWall() || s.bound != nil && (s.bound.tape != nil || s.opts.Replay != nil) {
 		return ctx
 	}
 	o := &js.WakeOrder{}

@@ -1019,6 +1019,7 @@ func MarshalResult(res *Result) ([]byte, error) {
 // so that tapeStop can record how much it had written when stopped.
 func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers ...*time.Timer) (context.Context, error) {
 	ctx = s.orderCalls(ctx)
+	ctx = s.tapeWakes(ctx, cell, lang) // jsorder.go
 	if s.opts.Replay == nil {
 		if b := s.bound; b != nil && b.tape != nil && lang != "py" {
 			// No context.AfterFunc: its goroutine, started when every

@@ -46,7 +46,16 @@ import (
 // in that wait, and one run in another is a divergence. A version 4
 // tape replays as recorded: a nested eval runs once the guest has taken
 // the answers the tape holds before its request.
-const FormatVersion = 5
+//
+// Version 6 added wake records: a session recorded without
+// deterministic runs its JavaScript timers on the wall clock, as node
+// does (a timer fires while a host call is in flight), and records what
+// woke each JavaScript cell's event loop at each of its waits (a timer,
+// or the answer of one of its calls); replay takes the same wakes in the
+// same order, without waiting, and a loop that cannot is a divergence. A
+// version 5 tape, or a deterministic one of any version, replays with the
+// timers on the session's clock, where they wait for the calls in flight.
+const FormatVersion = 6
 
 // MinFormatVersion is the oldest tape format this package reads.
 const MinFormatVersion = 1
@@ -77,6 +86,7 @@ const (
 	TypeResult  = "result"
 	TypeStop    = "stop"
 	TypeFork    = "fork"
+	TypeWake    = "wake"
 )
 
 // Stop causes: the values of Record.Cause.
@@ -124,6 +134,12 @@ const (
 //	         numbering the source's. Without Header (version 1, or a source
 //	         whose tape was too long to keep) the tape holds only the fork's
 //	         events, and its starting state is not on it
+//	wake     what woke a JavaScript cell's event loop from one of its
+//	         waits, in order: Timer and NS (the timer that fired, by its
+//	         id, and its due time on the loop's clock, nanoseconds), or
+//	         Made (the number among the cell's calls of the call whose
+//	         answer the guest took; 0 for a call without one). Cell and N
+//	         name the cell as a stop's do
 //	stop     Cell (its index in the request), Cause (one of the Cause
 //	         constants), Checks, Sleeps, Waits and Fuel: the cell was
 //	         interrupted at its Checks-th fuel check, in its Sleeps-th
@@ -160,6 +176,9 @@ type Record struct {
 	Answer json.RawMessage `json:"answer,omitempty"`
 	Made   int             `json:"made,omitempty"`
 	Wait   int             `json:"wait,omitempty"`
+
+	// Timer is the id of the JavaScript timer a wake record says fired.
+	Timer int64 `json:"timer,omitempty"`
 
 	Cell   int    `json:"cell,omitempty"`
 	Cause  string `json:"cause,omitempty"`
@@ -342,6 +361,16 @@ func (r *Record) Check() error {
 		if r.BeforeStart && (r.Checks != 0 || r.Sleeps != 0 || r.Waits != 0 || r.Fuel != 0 || r.Bytes != 0) {
 			return fmt.Errorf("a stop record with before_start has no checks, sleeps, waits, fuel or bytes: the cell ran none of its code")
 		}
+	case TypeWake:
+		allowed = "n cell timer ns made"
+		switch {
+		case r.Cell < 0 || r.N < 0 || r.Made < 0 || r.Timer < 0:
+			return fmt.Errorf("a wake record needs a cell index, n, made and timer of 0 or more")
+		case r.Timer > 0 && (r.NS == nil || r.Made != 0):
+			return fmt.Errorf("a wake record of a timer (timer %d) needs its due time (ns) and no made", r.Timer)
+		case r.Timer == 0 && r.NS != nil:
+			return fmt.Errorf("a wake record of a call's answer has no ns; give timer with it for a timer's")
+		}
 	case TypeFork:
 		allowed = "header"
 		// Forks carry their header from format 2 on.
@@ -355,7 +384,7 @@ func (r *Record) Check() error {
 		}
 	default:
 		return fmt.Errorf("unknown record type %q; a tape holds %s", r.Type,
-			strings.Join([]string{TypeHeader, TypeDir, TypeFile, TypeSymlink, TypeRequest, TypeClock, TypeRand, TypeCall, TypeResult, TypeStop, TypeFork}, ", "))
+			strings.Join([]string{TypeHeader, TypeDir, TypeFile, TypeSymlink, TypeRequest, TypeClock, TypeRand, TypeCall, TypeResult, TypeStop, TypeFork, TypeWake}, ", "))
 	}
 	var buf [32]string
 	for _, f := range r.fields(buf[:0]) {
@@ -379,7 +408,7 @@ func (r *Record) checkDeferred() error {
 	// The usual case, without fields' closure calls (TestDeferredFields
 	// keeps this list whole).
 	if r.Header == nil && r.Path == "" && r.Mode == 0 && len(r.Data) == 0 && r.Size == 0 && r.SHA256 == "" && r.Target == "" && r.MTime == nil &&
-		r.Error == "" && r.Clock == "" && r.NS == nil && len(r.Call) == 0 && len(r.Answer) == 0 && r.Made == 0 && r.Wait == 0 &&
+		r.Error == "" && r.Clock == "" && r.NS == nil && len(r.Call) == 0 && len(r.Answer) == 0 && r.Made == 0 && r.Wait == 0 && r.Timer == 0 &&
 		r.Cell == 0 && r.Cause == "" && r.Checks == 0 && r.Sleeps == 0 && r.Waits == 0 && r.Fuel == 0 && r.Bytes == 0 && !r.BeforeStart {
 		return nil
 	}
@@ -430,6 +459,7 @@ func (r *Record) fields(fs []string) []string {
 	add(len(r.Answer) > 0, "answer")
 	add(r.Made != 0, "made")
 	add(r.Wait != 0, "wait")
+	add(r.Timer != 0, "timer")
 	add(r.Cell != 0, "cell")
 	add(r.Cause != "", "cause")
 	add(r.Checks != 0, "checks")

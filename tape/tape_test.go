@@ -212,7 +212,7 @@ func TestFormats(t *testing.T) {
 	for _, tc := range []struct {
 		format int
 		want   string
-	}{{1, ""}, {2, ""}, {tape.FormatVersion, ""}, {tape.FormatVersion + 1, "this wasmeval reads formats 1 to 5"}, {0, "this wasmeval reads formats"}} {
+	}{{1, ""}, {2, ""}, {tape.FormatVersion, ""}, {tape.FormatVersion + 1, "this wasmeval reads formats 1 to 6"}, {0, "this wasmeval reads formats"}} {
 		h := header()
 		h.Header.Format = tc.format
 		line, _ := json.Marshal(h)
@@ -327,6 +327,59 @@ func TestFormat4Fields(t *testing.T) {
 	}
 	if !bytes.Contains(got, []byte(`"wait":1`)) || !bytes.Contains(got, []byte(`{"t":"stop","n":2,`)) {
 		t.Errorf("the new fields are not in %s", got)
+	}
+}
+
+// TestFormat6Wakes: wake records (a timer's, a call's answer's, of a
+// nested cell too) read back as written; a timer's without its due time,
+// a call's with one, negative fields, a field of another type are
+// refused.
+func TestFormat6Wakes(t *testing.T) {
+	due := int64(50_000_000)
+	recs := []tape.Record{
+		header(),
+		{Type: tape.TypeRequest, N: 1, Request: json.RawMessage(`{}`)},
+		{Type: tape.TypeWake, Cell: 1, Timer: 3, NS: &due},
+		{Type: tape.TypeWake, Cell: 1, Made: 2},
+		{Type: tape.TypeWake, N: 2, Made: 1},
+		{Type: tape.TypeWake},
+		{Type: tape.TypeResult, N: 1, Result: json.RawMessage(`{}`)},
+	}
+	var buf bytes.Buffer
+	w, _ := tape.NewWriter(&buf)
+	for _, r := range recs {
+		if err := w.Write(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, bad := range []struct {
+		r    tape.Record
+		want string
+	}{
+		{tape.Record{Type: tape.TypeWake, Timer: 3}, "needs its due time"},
+		{tape.Record{Type: tape.TypeWake, Timer: 3, NS: &due, Made: 1}, "and no made"},
+		{tape.Record{Type: tape.TypeWake, Made: 1, NS: &due}, "has no ns"},
+		{tape.Record{Type: tape.TypeWake, Made: -1}, "0 or more"},
+		{tape.Record{Type: tape.TypeWake, Timer: -1}, "0 or more"},
+		{tape.Record{Type: tape.TypeWake, Wait: 1}, `no field "wait"`},
+		{tape.Record{Type: tape.TypeClock, Clock: tape.ClockMono, NS: &due, Timer: 1}, `no field "timer"`},
+	} {
+		if err := w.Write(bad.r); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%+v: %v; want an error saying %q", bad.r, err, bad.want)
+		}
+	}
+	w.Close()
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(append([]tape.Record{header()}, tp.Events...))
+	want, _ := json.Marshal(recs)
+	if !bytes.Equal(got, want) {
+		t.Errorf("read back:\n got %s\nwant %s", got, want)
+	}
+	if !bytes.Contains(got, []byte(`{"t":"wake","ns":50000000,"timer":3,"cell":1}`)) {
+		t.Errorf("a timer's wake is not in %s", got)
 	}
 }
 

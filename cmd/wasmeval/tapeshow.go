@@ -21,7 +21,9 @@ the root's files), then each request's cells, the host calls they made with
 the answers, how many clock reads and random bytes they took, and each
 cell's status and output. An eval run inside a cell that waited in agent()
 or tool() (a sub-agent's) is shown as a nested request, with the wait of
-that cell it ran in where the tape says (format 5).
+that cell it ran in where the tape says (format 5). What woke a JavaScript
+cell's event loop at each of its waits (a timer, or a call's answer) is
+shown where the tape records it (format 6, without --deterministic).
 
 Exit status: 0, or 2 for a wrong command line or a file that is not a tape.
 `
@@ -128,6 +130,17 @@ func showTape(w io.Writer, t *tape.Tape) error {
 				fmt.Fprintf(&b, " after %d bytes of output", r.Bytes)
 			}
 			b.WriteString("\n")
+		case tape.TypeWake: // format 6
+			flushReads()
+			cell := fmt.Sprintf("cell %d", r.Cell)
+			if r.N > 0 {
+				cell = fmt.Sprintf("cell %d of nested request %d", r.Cell, r.N)
+			}
+			if r.Timer != 0 {
+				fmt.Fprintf(&b, "  %s woke: timer %d fired (due at %s on its clock)\n", cell, r.Timer, time.Duration(*r.NS))
+			} else {
+				fmt.Fprintf(&b, "  %s woke: the answer of its call %d\n", cell, r.Made)
+			}
 		case tape.TypeClock:
 			clocks++
 		case tape.TypeRand:

@@ -72,3 +72,32 @@ func TestTapeShowNested(t *testing.T) {
 		}
 	}
 }
+
+// TestTapeShowWakes: tape show prints what woke a JavaScript cell's event
+// loop (format 6): a timer, with its due time, and a call's answer, of a
+// nested cell too.
+func TestTapeShowWakes(t *testing.T) {
+	due := int64(50_100_000)
+	tp := &tape.Tape{
+		Header: tape.Header{Format: tape.FormatVersion, Wasmeval: "test", Root: "/r"},
+		Events: []tape.Record{
+			{Type: tape.TypeRequest, N: 1, Request: json.RawMessage(`{"cells":[{"language":"js","code":"1"}]}`)},
+			{Type: tape.TypeWake, Timer: 2, NS: &due},
+			{Type: tape.TypeWake, Made: 1},
+			{Type: tape.TypeWake, N: 2, Cell: 1, Made: 3},
+		},
+	}
+	var b strings.Builder
+	if err := showTape(&b, tp); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  cell 0 woke: timer 2 fired (due at 50.1ms on its clock)\n",
+		"  cell 0 woke: the answer of its call 1\n",
+		"  cell 1 of nested request 2 woke: the answer of its call 3\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("tape show lacks %q:\n%s", want, b.String())
+		}
+	}
+}

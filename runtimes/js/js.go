@@ -769,6 +769,11 @@ type cellRun struct {
 	// wantCall is the call a replayed wake expects.
 	wakes    *WakeOrder
 	wantCall int
+	// taken is the recorded wake replayedWake took last, and kept says
+	// it is taken again at the next wait: an eval nested in the cell
+	// woke that wait instead (order.go's keepWake).
+	taken Wake
+	kept  bool
 }
 
 // runGuarded runs the cell under its guard, which it always stops, so that
@@ -893,6 +898,9 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 					woken = 2
 				case nested = <-in.reentry.ch:
 					woken = 3
+					if replayed != 0 {
+						c.keepWake() // order.go: not a wake the record holds
+					}
 				}
 				if woken == 2 && !in.calls.inTurn(c.ctx, &d) { // record.go
 					woken = 0

@@ -30,8 +30,10 @@ import (
 // Nanotime is: a timer fires while a call is in flight, as node's does,
 // and what woke the loop at each wait is recorded, or replayed without
 // waiting. The sandbox runs a store-backed session's cells so (its
-// JavaScript journal keeps the wakes); Nanotime is then the journal's
-// recorded or fed clock.
+// JavaScript journal keeps the wakes), and those of a session recording a
+// tape without deterministic, or replaying one that holds wakes (tape
+// format 6); Nanotime is then the journal's or the tape's recorded or fed
+// clock.
 
 type timer struct {
 	id       int64

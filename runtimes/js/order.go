@@ -13,7 +13,7 @@ import (
 // answer at once would decide otherwise. So under WithWakeOrder the loop
 // runs on the wall clock whatever clock InstanceOptions.Nanotime is, and
 // tells each wake to WakeOrder.Woke (a recording: the sandbox's JavaScript
-// journal); or it takes its wakes from WakeOrder.Next (a replay) without
+// journal, or a tape); or it takes its wakes from WakeOrder.Next (a replay) without
 // waiting: a timer "fires" where the record says one did (its due time
 // read from the recorded clock), a host call's answer is taken where the
 // record says one was (in the order callorder keeps), and a wait the
@@ -54,6 +54,18 @@ type WakeOrder struct {
 	// Diverged is told why a replayed loop could not follow the record;
 	// the cell then ends, failed.
 	Diverged func(why string)
+	// Record names what holds the wakes in the reasons Diverged is
+	// given: "the journal" when empty (a session's JavaScript journal),
+	// "the tape" for a recorded session's.
+	Record string
+}
+
+// record is what the reasons of a divergence name as holding the wakes.
+func (o *WakeOrder) record() string {
+	if o.Record == "" {
+		return "the journal"
+	}
+	return o.Record
 }
 
 type wakeKey struct{}
@@ -73,17 +85,24 @@ func wakeOrderOf(ctx context.Context) *WakeOrder {
 // due (nil: none): 1 a timer, 2 a call's answer, 0 a divergence (told).
 func (c *cellRun) replayedWake(t *timer) int {
 	o := c.wakes
-	w, ok := o.Next()
+	w, ok := c.taken, true
+	if c.kept {
+		c.kept = false
+	} else {
+		w, ok = o.Next()
+		c.taken = w
+	}
 	var why string
+	rec := o.record()
 	switch {
 	case !ok:
-		why = "waited once more than the journal recorded"
+		why = "waited once more than " + rec + " recorded"
 	case w.Timer != 0 && t == nil:
-		why = fmt.Sprintf("had no timer when the journal says %s fired", w)
+		why = fmt.Sprintf("had no timer when %s says %s fired", rec, w)
 	case w.Timer != 0 && (t.id != w.Timer || t.due != w.Due):
-		why = fmt.Sprintf("had timer %d (due at %d ns) first when the journal says %s fired", t.id, t.due, w)
+		why = fmt.Sprintf("had timer %d (due at %d ns) first when %s says %s fired", t.id, t.due, rec, w)
 	case w.Timer == 0 && c.in.calls.pending == 0:
-		why = fmt.Sprintf("had no host call in flight when the journal says it took %s", w)
+		why = fmt.Sprintf("had no host call in flight when %s says it took %s", rec, w)
 	case w.Timer != 0:
 		return 1
 	default:
@@ -94,6 +113,13 @@ func (c *cellRun) replayedWake(t *timer) int {
 	return 0
 }
 
+// keepWake has the next wait take the recorded wake taken last again: a
+// nested eval woke the loop instead of the call's answer the record
+// says came. The record holds no wake for a nested eval (its own cells
+// have theirs): where it runs is the feed's to say, as when a call's
+// answer, not the nested eval, woke the recorded loop there.
+func (c *cellRun) keepWake() { c.kept = true }
+
 // tookCall checks a replayed call's answer against the recorded wake, and
 // records a live one; false: a divergence (told).
 func (c *cellRun) tookCall(d callDone) bool {
@@ -103,7 +129,7 @@ func (c *cellRun) tookCall(d callDone) bool {
 	}
 	o := c.wakes
 	if o.Next != nil && c.wantCall != 0 && made != 0 && made != c.wantCall {
-		c.wakeDiverged(fmt.Sprintf("took the answer of host call %d when the journal says it took that of call %d", made, c.wantCall))
+		c.wakeDiverged(fmt.Sprintf("took the answer of host call %d when %s says it took that of call %d", made, o.record(), c.wantCall))
 		return false
 	}
 	if o.Woke != nil {
