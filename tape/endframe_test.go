@@ -55,10 +55,10 @@ func TestFrameEndsOffTheWritersPath(t *testing.T) {
 	g.shut = shut
 	g.mu.Unlock()
 
-	// A request past FlushSoon's 64 KiB: its frame is to end at once, on
-	// the timer's goroutine, which finds the request held and leaves the
-	// end to Release.
-	big := json.RawMessage(`{"code":"` + strings.Repeat("x", 65<<10) + `"}`)
+	// FlushSoon's timer finds the request held and leaves the end of the
+	// frame to Release. (A request small enough that the compressor
+	// writes nothing before the frame ends.)
+	big := json.RawMessage(`{"code":"` + strings.Repeat("x", 1000) + `"}`)
 	w.Hold()
 	if err := w.Write(tape.Record{Type: tape.TypeRequest, N: 1, Request: big}); err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestFrameEndsOffTheWritersPath(t *testing.T) {
 	if err := w.FlushSoon(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(20 * time.Millisecond) // for the timer to find the hold
+	time.Sleep(tape.FlushDelay + 50*time.Millisecond) // for the timer to find the hold
 
 	done := make(chan error, 1)
 	go func() {
