@@ -202,7 +202,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // written to w before the first Flush or Close.
 func NewWriter(w io.Writer) (*Writer, error) {
 	out := &countWriter{w: w}
-	zw, err := zstd.NewWriter(out, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedDefault))
+	zw, err := zstd.NewWriter(out, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedFastest))
 	if err != nil {
 		return nil, fmt.Errorf("tape: %w", err)
 	}
