@@ -438,10 +438,10 @@ var trapNames = map[wasmtime.TrapCode]string{
 	wasmtime.UnreachableCodeReached: "unreachable",
 }
 
-// host runs fn as a host function called from the guest: with the running
-// Call's context, the shadow's memory view in sync, and a panic turned
-// into the error that stops the guest (the Call returns it).
-func (m *wtModule) host(caller unsafe.Pointer, fn func(ctx context.Context) error) (err error) {
+// host runs fn as a host function called from the guest, on stack: with
+// the running Call's context, the shadow's memory view in sync, and a
+// panic turned into the error that stops the guest (the Call returns it).
+func (m *wtModule) host(caller unsafe.Pointer, fn func(m *wtModule, ctx context.Context, stack []uint64), stack []uint64) (err error) {
 	m.callers = append(m.callers, caller)
 	defer func() {
 		m.callers = m.callers[:len(m.callers)-1]
@@ -465,7 +465,8 @@ func (m *wtModule) host(caller unsafe.Pointer, fn func(ctx context.Context) erro
 	if n := len(m.ctxs); n > 0 {
 		ctx = m.ctxs[n-1]
 	}
-	return fn(ctx)
+	fn(m, ctx, stack)
+	return nil
 }
 
 // wtLinear is the shadow's linear memory: the wasmtime instance's.

@@ -134,14 +134,11 @@ func wasmevalHostCall(env C.uintptr_t, caller *C.wasmtime_caller_t, args *C.wm_r
 		return newTrap("wasm: wasmtime: a host function called from a store wasmeval does not know")
 	}
 	raw := unsafe.Slice(args, int(n))
-	stack := make([]uint64, len(raw))
+	stack := m.hostStack(len(raw))
 	for i := range raw {
 		stack[i] = uint64(raw[i].lo)
 	}
-	if err := m.host(unsafe.Pointer(cctx), func(ctx context.Context) error {
-		h.fn(m, ctx, stack)
-		return nil
-	}); err != nil {
+	if err := m.host(unsafe.Pointer(cctx), h.fn, stack); err != nil {
 		return newTrap(err.Error())
 	}
 	for i := 0; i < h.nres && i < len(raw); i++ {
@@ -254,8 +251,24 @@ func errorText(err *C.wasmtime_error_t) string {
 type wtScratch struct {
 	val C.wm_val_t
 	// raws are the params and results of the Calls running, by their
-	// depth (a host function may call into the guest again).
-	raws [][]C.wm_raw_t
+	// depth (a host function may call into the guest again); stacks
+	// those of the host functions running, by theirs.
+	raws   [][]C.wm_raw_t
+	stacks [][]uint64
+}
+
+// hostStack is n values for a host function about to run (len(m.callers)
+// deep), the module's until it returns.
+func (m *wtModule) hostStack(n int) []uint64 {
+	s := m.scratch()
+	d := len(m.callers)
+	for len(s.stacks) <= d {
+		s.stacks = append(s.stacks, nil)
+	}
+	if cap(s.stacks[d]) < n {
+		s.stacks[d] = make([]uint64, max(n, 8))
+	}
+	return s.stacks[d][:n]
 }
 
 // scratch is the module's wtScratch.
