@@ -513,6 +513,9 @@ func (f *feed) CallOrdered(ctx context.Context, request []byte, made int, serve 
 	// there, is answered once it has: else the wait could take it first,
 	// and the eval would run in the next.
 	var nested, before, entering []*nestedReq
+	// The request whose cell made the call: a call of the nested eval's
+	// own cells is not one its waiting cell takes in a wait.
+	from := sandbox.ReplayedRequestOf(ctx)
 	for _, nr := range f.cur.nested {
 		runs := nr.wait == 0 || nr.beforeResult <= ci || nr.beforeResult >= len(f.cur.calls)
 		switch {
@@ -520,7 +523,7 @@ func (f *feed) CallOrdered(ctx context.Context, request []byte, made int, serve 
 		case nr.beforeCall <= ci && runs && !nr.ran:
 			nr.ran = true
 			nested = append(nested, nr)
-		case nr.wait > 0 && nr.beforeCall <= ci && rec.wait >= nr.wait:
+		case nr.wait > 0 && nr.beforeCall <= ci && rec.wait >= nr.wait && from != nr.req.N:
 			entering = append(entering, nr)
 		}
 		if ci >= 0 && nr.beforeResult <= ci {
@@ -597,7 +600,9 @@ func (f *feed) Taken(index, wait int) {
 		return // a tape that does not record the waits
 	}
 	c := f.cur.calls[index]
-	if c.wait == wait {
+	if c.wait == wait || c.wait == 0 && f.format < 7 {
+		// Before format 7 a JavaScript call has no wait (nor has a
+		// Python one never taken).
 		return
 	}
 	f.diverge("host call", fmt.Sprintf("the guest took the answer of this call (its call %d) %s; the tape recorded it taken %s, so the answers reached the guest in another order than recorded",

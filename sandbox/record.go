@@ -107,6 +107,11 @@ func WithReplayedRequest(ctx context.Context, n int) context.Context {
 	return context.WithValue(ctx, tapeRequestKey{}, n)
 }
 
+// ReplayedRequestOf is the number on the tape of the nested request
+// (WithReplayedRequest) whose cell runs with ctx, or made a host call
+// with it, or 0 for the request being replayed.
+func ReplayedRequestOf(ctx context.Context) int { return tapeRequestOf(ctx) }
+
 // tapeRequestOf is the number of the nested request whose cell runs with
 // ctx, or 0 for a cell of the top-level request.
 func tapeRequestOf(ctx context.Context) int {

@@ -55,7 +55,17 @@ import (
 // same order, without waiting, and a loop that cannot is a divergence. A
 // version 5 tape, or a deterministic one of any version, replays with the
 // timers on the session's clock, where they wait for the calls in flight.
-const FormatVersion = 6
+//
+// Version 7 gave a JavaScript call a wait too (the number of its cell's
+// event loop's wait, counted from 1 at each wait for a timer, a call's
+// answer or a nested cell, in which the guest took its answer) and a
+// nested result run inside a waiting JavaScript cell its wait (that of
+// the loop's waits in which its first cell run inside that cell began):
+// replay runs the eval in that wait, as for a Python waiting cell. A
+// version 6 tape replays as recorded: its JavaScript calls' waits are
+// not checked, and an eval nested in a JavaScript cell is placed as in
+// version 4.
+const FormatVersion = 7
 
 // MinFormatVersion is the oldest tape format this package reads.
 const MinFormatVersion = 1
@@ -121,13 +131,14 @@ const (
 //	call     Call (the host call's JSON request), Answer (its JSON answer),
 //	         Made (the call's number among its cell's calls, from 1, in the
 //	         order the cell made them; the calls are recorded in the order
-//	         the guest took their answers), Wait (a Python call's: the
-//	         number of its cell's wait for host calls, call_wait, from 1,
-//	         in which the guest took the answer; 0 for one it never took)
+//	         the guest took their answers), Wait (the number of its
+//	         cell's wait for host calls, from 1, in which the guest took
+//	         the answer: a Python cell's call_wait, a JavaScript cell's
+//	         event loop's wait (format 7); 0 for one it never took)
 //	result   N, and Result (the result's JSON) or Error (a host error);
-//	         a Nested one may have Wait: the waiting Python cell's wait
-//	         for host calls in which the eval's first cell that ran inside
-//	         it began
+//	         a Nested one may have Wait: the waiting cell's wait for host
+//	         calls (Python) or its event loop's wait (JavaScript, format
+//	         7) in which the eval's first cell that ran inside it began
 //	fork     Header: the session was made here by a fork of the session
 //	         recorded so far, and the events after it are the fork's (whose
 //	         options and root the header gives); the fork's requests go on

@@ -774,6 +774,8 @@ type cellRun struct {
 	// woke that wait instead (order.go's keepWake).
 	taken Wake
 	kept  bool
+	// waits counts the loop's waits (record.go's waiting).
+	waits int
 }
 
 // runGuarded runs the cell under its guard, which it always stops, so that
@@ -873,6 +875,8 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 				}
 				timerC = wait.C
 			}
+			c.waits++
+			in.calls.waiting(c.waits) // record.go: an eval nested in the cell may enter
 			// The memory monitor may measure the VM while it waits.
 			c.guard.unlockThread()
 			in.vmMu.Unlock()
@@ -885,7 +889,7 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 				}
 			} else {
 				// A replayed answer held for its turn, taken as if it came now.
-				d, woken = in.calls.heldTurn(c.ctx) // record.go
+				d, woken = in.calls.heldTurn(c.ctx, c.waits) // record.go
 			}
 			if woken == 0 && replayed != 1 {
 			wait:
@@ -902,13 +906,14 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 						c.keepWake() // order.go: not a wake the record holds
 					}
 				}
-				if woken == 2 && !in.calls.inTurn(c.ctx, &d) { // record.go
+				if woken == 2 && !in.calls.inTurn(c.ctx, &d, c.waits) { // record.go
 					woken = 0
 					goto wait // a replayed answer before its turn: held
 				}
 			}
 			in.vmMu.Lock()
 			c.guard.lockThread()
+			in.calls.left()
 			if woken == 2 && c.ctx.Err() != nil {
 				woken = 0 // stopped meanwhile: the stop comes first
 			}
@@ -938,7 +943,8 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 				continue
 			case 3:
 				// An eval of the session while this cell waits: it runs
-				// here, between this cell's jobs.
+				// here, between this cell's jobs, in this wait.
+				entered(nested, c.waits) // record.go
 				c.runNested(nested)
 				continue
 			}

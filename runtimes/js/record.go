@@ -53,26 +53,41 @@ func (o *callOrder) drained(d callDone) { o.c.Drained(d.ticket) }
 // (it ended first), in the order the answers came.
 func (o *callOrder) end() { o.c.End() }
 
+// waiting says the cell's loop waits now, in its wait-th wait (from 1): a
+// wait for a timer, a host call's answer or a nested cell, whichever
+// comes; an eval nested in the cell may enter (callorder.Progress). The
+// answer the guest takes in it is recorded with that wait (tape format
+// 7), as a Python cell's call_wait is.
+func (c *hostCalls) waiting(wait int) { c.order.c.Waiting(wait) }
+
+// left says the loop's wait ended.
+func (c *hostCalls) left() { c.order.c.Left() }
+
+// entered tells a nested cell's recording or replay (callorder.Entered)
+// that it runs in the waiting cell's wait-th wait.
+func entered(req *nestedRun, wait int) { callorder.Entered(req.ctx, wait) }
+
 // heldTurn is a replayed answer held earlier whose turn it is now
 // (woken 2), or woken 0; none once ctx is done: the stop comes first.
-func (c *hostCalls) heldTurn(ctx context.Context) (callDone, int) {
+// wait is the loop's wait that takes it.
+func (c *hostCalls) heldTurn(ctx context.Context, wait int) (callDone, int) {
 	if !c.order.c.On() || ctx.Err() != nil {
 		return callDone{}, 0
 	}
-	if d, ok := c.order.c.Turn(0); ok {
+	if d, ok := c.order.c.Turn(wait); ok {
 		return d, 2
 	}
 	return callDone{}, 0
 }
 
 // inTurn takes the answer *d that just came, and says whether the guest
-// takes an answer now (*d, which may be another, held before); false:
-// the loop waits on.
-func (c *hostCalls) inTurn(ctx context.Context, d *callDone) bool {
+// takes an answer now (*d, which may be another, held before), in the
+// loop's wait-th wait; false: the loop waits on.
+func (c *hostCalls) inTurn(ctx context.Context, d *callDone, wait int) bool {
 	if !c.order.c.On() || ctx.Err() != nil {
 		return true
 	}
-	nd, ok := c.order.c.Came(d.ticket, *d, 0)
+	nd, ok := c.order.c.Came(d.ticket, *d, wait)
 	if ok {
 		*d = nd
 	}
