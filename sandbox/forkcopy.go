@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
+	"github.com/wasmeval/wasmeval/store"
 	"github.com/wasmeval/wasmeval/wasm"
 )
 
@@ -23,7 +23,8 @@ import (
 //     so no symlink, whatever its target and however it was swapped in, is
 //     followed;
 //   - it copies a symlink only when its target is safe for the host to
-//     follow too (safeLinkTarget) and refuses the fork otherwise, naming
+//     follow too (store.CheckLinkTarget, the rule the guest's links,
+//     persistence and replay keep) and refuses the fork otherwise, naming
 //     the link: a copy without it would not be the session's files;
 //   - it refuses named pipes, devices and sockets without opening them (a
 //     fifo would block the host);
@@ -186,8 +187,8 @@ func copyEntry(sfd, dfd int, name, rel string, q *copyQuota) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", rel, err)
 		}
-		if !safeLinkTarget(target) {
-			return fmt.Errorf("%s is a symbolic link to %q, which the host could not follow safely: only relative links that lead down from their own folder (no '..', '.', empty or absolute parts) are copied; remove or replace it before forking", rel, target)
+		if store.CheckLinkTarget(target) != nil {
+			return fmt.Errorf("%s is a symbolic link to %q, which the host could not follow safely: only relative links that lead down from their own folder (plain names: no '..', '.', empty or absolute parts) are copied; remove or replace it before forking", rel, target)
 		}
 		return q.add(rel, name, &st, func() error {
 			if err := unix.Symlinkat(target, dfd, name); err != nil {
@@ -235,23 +236,6 @@ func readlinkat(dirfd int, name string) (string, error) {
 		}
 		buf = make([]byte, 2*len(buf))
 	}
-}
-
-// safeLinkTarget reports whether a symlink with this target stays inside
-// its own folder for anyone who follows it, on the host too: relative,
-// non-empty, and every part a plain name. A link that leads down can only
-// reach other entries of the root, and every symlink among those is held
-// to the same rule, so no chain of them leads out.
-func safeLinkTarget(target string) bool {
-	if target == "" || strings.HasPrefix(target, "/") {
-		return false
-	}
-	for _, part := range strings.Split(target, "/") {
-		if part == "" || part == "." || part == ".." {
-			return false
-		}
-	}
-	return true
 }
 
 func fileKind(mode uint32) string {
