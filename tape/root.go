@@ -20,9 +20,23 @@ import (
 // contents, larger ones by size and SHA-256. embedLimit zero means
 // DefaultEmbedLimit. Entries that are neither (sockets, devices) are
 // skipped.
+//
+// # Errors
+//
+// A root holding a symbolic link that does not lead down from its own
+// folder (store.CheckLinkTarget) is not recorded: WriteRoot fails before
+// it writes any entry, naming each such link and saying what to do.
+// The guest cannot make such a link, so the host or an operator put it
+// there; RestoreRoot refuses to rebuild it (the host's tools in a kept
+// --cwd would follow it out), so a tape holding it would not replay, and
+// one leaving it out would not be the session's root (the guest sees the
+// link in its folder's listing).
 func WriteRoot(w *Writer, root string, embedLimit int64) error {
 	if embedLimit == 0 {
 		embedLimit = DefaultEmbedLimit
+	}
+	if err := checkRootLinks(root); err != nil {
+		return err
 	}
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -50,6 +64,9 @@ func WriteRoot(w *Writer, root string, embedLimit int64) error {
 			if err != nil {
 				return fmt.Errorf("tape: recording the root: %w", err)
 			}
+			if store.CheckLinkTarget(target) != nil { // put there since checkRootLinks
+				return outwardLinksError([]string{fmt.Sprintf("%s -> %q", rel, target)}, 1)
+			}
 			return w.Write(Record{Type: TypeSymlink, Path: rel, Target: target})
 		case !d.Type().IsRegular():
 			return nil
@@ -66,6 +83,54 @@ func WriteRoot(w *Writer, root string, embedLimit int64) error {
 		}
 		return w.Write(Record{Type: TypeFile, Path: rel, Mode: mode, MTime: &mtime, Data: data})
 	})
+}
+
+// maxNamedLinks is how many outward links a WriteRoot error names.
+const maxNamedLinks = 10
+
+// checkRootLinks walks root, not following links, and fails naming the
+// symbolic links in it whose targets store.CheckLinkTarget refuses.
+func checkRootLinks(root string) error {
+	var bad []string
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("tape: recording the root: %w", err)
+		}
+		if p == root || d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		target, err := os.Readlink(p)
+		if err != nil {
+			return fmt.Errorf("tape: recording the root: %w", err)
+		}
+		if store.CheckLinkTarget(target) == nil {
+			return nil
+		}
+		if n++; len(bad) < maxNamedLinks {
+			rel, _ := filepath.Rel(root, p)
+			bad = append(bad, fmt.Sprintf("%s -> %q", filepath.ToSlash(rel), target))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return outwardLinksError(bad, n)
+	}
+	return nil
+}
+
+// outwardLinksError is WriteRoot's error for a root holding n links that
+// lead out of their folder, named names the first of them.
+func outwardLinksError(named []string, n int) error {
+	more := ""
+	if n > len(named) {
+		more = fmt.Sprintf(" and %d more", n-len(named))
+	}
+	return fmt.Errorf("tape: the root is not recorded: it holds %d symbolic link(s) that do not lead down from their own folder (%s%s), which a replay refuses to rebuild; a recorded root's links must be relative and made of plain names (no '..', '.', empty or absolute parts), as the guest makes them: remove or replace them, or record in a folder without them",
+		n, strings.Join(named, ", "), more)
 }
 
 func hashFile(p string) (string, error) {
