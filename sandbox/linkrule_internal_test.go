@@ -4,8 +4,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmeval/wasmeval/store"
 )
@@ -66,4 +68,63 @@ func TestOneLinkRule(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSaveLeavesOutwardLinks: a link the host put in a persisted session's
+// root that does not lead down from its folder is not kept (design.md:
+// links only as the guest may make them), as pipes are not: saved, it
+// made every later load of the session fail. One that replaces a kept
+// entry deletes that entry from the store.
+func TestSaveLeavesOutwardLinks(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a"), 0o644)
+	os.Mkdir(filepath.Join(root, "sub"), 0o755)
+	os.Symlink("a.txt", filepath.Join(root, "down"))
+	os.Symlink("x", filepath.Join(root, "sub", "was_down"))
+	base, files, err := diffRoot(root, nil, time.Now().Add(-time.Hour), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(files, func(f store.File) bool { return f.Path == "sub/was_down" }) {
+		t.Fatalf("a link that leads down was not saved: %v", paths(files))
+	}
+
+	os.Symlink("../outside", filepath.Join(root, "up"))
+	os.Symlink("/etc/passwd", filepath.Join(root, "sub", "abs"))
+	os.Remove(filepath.Join(root, "sub", "was_down"))
+	os.Symlink("./x", filepath.Join(root, "sub", "was_down"))
+	_, delta, err := diffRoot(root, base, time.Now(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := paths(delta)
+	for _, p := range []string{"up", "sub/abs"} {
+		if slices.Contains(got, p) {
+			t.Errorf("the outward link %s was saved: %v", p, got)
+		}
+	}
+	if i := slices.IndexFunc(delta, func(f store.File) bool { return f.Path == "sub/was_down" }); i < 0 || !delta[i].Deleted {
+		t.Errorf("the kept link replaced by an outward one is not deleted from the store: %v", got)
+	}
+
+	// A full save of the same root loads.
+	_, all, err := diffRoot(root, nil, time.Now(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "root")
+	if err := restoreRoot(dst, all); err != nil {
+		t.Fatalf("the saved root does not load: %v", err)
+	}
+	if got, err := os.Readlink(filepath.Join(dst, "down")); err != nil || got != "a.txt" {
+		t.Errorf("down: %q, %v", got, err)
+	}
+}
+
+func paths(files []store.File) []string {
+	var ps []string
+	for _, f := range files {
+		ps = append(ps, f.Path)
+	}
+	return ps
 }

@@ -308,6 +308,14 @@ func diffRoot(root string, base map[string]fileStamp, now time.Time, stampsOnly 
 			if err != nil {
 				return err
 			}
+			if store.CheckLinkTarget(t) != nil {
+				// Not kept, as pipes are not: the guest cannot make such a
+				// link (the host put it there), and restoreRoot would
+				// refuse the whole session for it. Out of cur, so a kept
+				// entry it replaced is deleted from the store.
+				delete(cur, rel)
+				return nil
+			}
 			f.Data = []byte(t)
 		case mode.IsRegular():
 			b, err := readNoFollow(p)
