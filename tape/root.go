@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -23,14 +24,16 @@ import (
 //
 // # Errors
 //
-// A root holding a symbolic link that does not lead down from its own
-// folder (store.CheckLinkTarget) is not recorded: WriteRoot fails before
-// it writes any entry, naming each such link and saying what to do.
-// The guest cannot make such a link, so the host or an operator put it
-// there; RestoreRoot refuses to rebuild it (the host's tools in a kept
+// A root holding a symbolic link that the host could not follow and stay
+// in the root (CheckRootLink: absolute, leading out, through another
+// link, or to a folder that holds it) is not recorded: WriteRoot fails
+// before it writes any entry, naming each such link and saying what to
+// do. The guest cannot make such a link, so the host or an operator put
+// it there; RestoreRoot refuses to rebuild it (the host's tools in a kept
 // --cwd would follow it out), so a tape holding it would not replay, and
 // one leaving it out would not be the session's root (the guest sees the
-// link in its folder's listing).
+// link in its folder's listing). Links that go up and down again inside
+// the root, as npm's node_modules/.bin ones do, are recorded.
 func WriteRoot(w *Writer, root string, embedLimit int64) error {
 	if embedLimit == 0 {
 		embedLimit = DefaultEmbedLimit
@@ -64,7 +67,7 @@ func WriteRoot(w *Writer, root string, embedLimit int64) error {
 			if err != nil {
 				return fmt.Errorf("tape: recording the root: %w", err)
 			}
-			if store.CheckLinkTarget(target) != nil { // put there since checkRootLinks
+			if CheckRootLink(rel, target, hostLink(root)) != nil { // put there since checkRootLinks
 				return outwardLinksError([]string{fmt.Sprintf("%s -> %q", rel, target)}, 1)
 			}
 			return w.Write(Record{Type: TypeSymlink, Path: rel, Target: target})
@@ -83,6 +86,63 @@ func WriteRoot(w *Writer, root string, embedLimit int64) error {
 		}
 		return w.Write(Record{Type: TypeFile, Path: rel, Mode: mode, MTime: &mtime, Data: data})
 	})
+}
+
+// CheckRootLink reports whether a symbolic link at rel (slash-separated,
+// relative to the root) with this target is one the host may follow and
+// stay in the root. A target that leads down from the link's folder
+// (store.CheckLinkTarget, the rule the guest makes links by) is. So is a
+// relative one the host or a package manager put there that goes up with
+// '..' parts and down again inside the root, as npm's node_modules/.bin
+// links do ("../pkg/cli.js"), as long as resolving it part by part from
+// the link's folder never goes above the root, never goes through another
+// link (isLink tells whether a path of the root is one: on the host its
+// '..' would be taken from wherever that link leads) and does not end at
+// the link's own folder or one above it (a loop). Absolute targets, empty
+// and '.' parts are refused.
+func CheckRootLink(rel, target string, isLink func(rel string) bool) error {
+	if store.CheckLinkTarget(target) == nil {
+		return nil
+	}
+	if target == "" || strings.HasPrefix(target, "/") || strings.ContainsRune(target, 0) {
+		return fmt.Errorf("a link must be relative: %s", linkRule)
+	}
+	var cur []string
+	if d := path.Dir(rel); d != "." {
+		cur = strings.Split(d, "/")
+	}
+	parts := strings.Split(target, "/")
+	for i, part := range parts {
+		switch part {
+		case "", ".":
+			return fmt.Errorf("it has an empty or '.' part: %s", linkRule)
+		case "..":
+			if len(cur) == 0 {
+				return fmt.Errorf("it leads out of the root: %s", linkRule)
+			}
+			cur = cur[:len(cur)-1]
+		default:
+			cur = append(cur, part)
+			if i < len(parts)-1 && isLink(strings.Join(cur, "/")) {
+				return fmt.Errorf("it goes through the link %s: %s", strings.Join(cur, "/"), linkRule)
+			}
+		}
+	}
+	if to := strings.Join(cur, "/"); to == "" || rel == to || strings.HasPrefix(rel, to+"/") {
+		return fmt.Errorf("it leads to a folder that holds it: %s", linkRule)
+	}
+	return nil
+}
+
+// linkRule says what a root's link may be.
+const linkRule = "a root's links must be relative, made of plain names and '..' parts that stay inside the root, never pass through another link and not lead to a folder that holds them"
+
+// hostLink tells whether rel is a symbolic link in the host folder root.
+func hostLink(root string) func(rel string) bool {
+	return func(rel string) bool {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+		return err == nil && fi.Mode()&fs.ModeSymlink != 0
+	}
 }
 
 // maxNamedLinks is how many outward links a WriteRoot error names.
@@ -104,12 +164,13 @@ func checkRootLinks(root string) error {
 		if err != nil {
 			return fmt.Errorf("tape: recording the root: %w", err)
 		}
-		if store.CheckLinkTarget(target) == nil {
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if CheckRootLink(rel, target, hostLink(root)) == nil {
 			return nil
 		}
 		if n++; len(bad) < maxNamedLinks {
-			rel, _ := filepath.Rel(root, p)
-			bad = append(bad, fmt.Sprintf("%s -> %q", filepath.ToSlash(rel), target))
+			bad = append(bad, fmt.Sprintf("%s -> %q", rel, target))
 		}
 		return nil
 	})
@@ -129,7 +190,7 @@ func outwardLinksError(named []string, n int) error {
 	if n > len(named) {
 		more = fmt.Sprintf(" and %d more", n-len(named))
 	}
-	return fmt.Errorf("tape: the root is not recorded: it holds %d symbolic link(s) that do not lead down from their own folder (%s%s), which a replay refuses to rebuild; a recorded root's links must be relative and made of plain names (no '..', '.', empty or absolute parts), as the guest makes them: remove or replace them, or record in a folder without them",
+	return fmt.Errorf("tape: the root is not recorded: it holds %d symbolic link(s) that lead out of the root or through another link (%s%s), which a replay refuses to rebuild; a recorded root's links must be relative, made of plain names and '..' parts that stay inside the root, never pass through another link and not lead to a folder that holds them: remove or replace them, or record in a folder without them",
 		n, strings.Join(named, ", "), more)
 }
 
@@ -153,17 +214,25 @@ func hashFile(p string) (string, error) {
 // provide it. Entries recorded with a modification time get it back
 // (folders once everything in them is made).
 //
-// A symlink entry must lead down from its own folder (store.CheckLinkTarget,
-// the rule the guest's own links and persisted roots keep): the guest could
-// not follow one that leads out, but the host's tools in a kept --cwd
-// would. A tape with any other link is refused before anything is made.
+// A symlink entry must be one the host can follow and stay in the root
+// (CheckRootLink: down from its folder, the rule the guest's own links and
+// persisted roots keep, or up and down again inside the root through no
+// other link): the guest could not follow one that leads out, but the
+// host's tools in a kept --cwd would. A tape with any other link is
+// refused before anything is made.
 func RestoreRoot(dir string, entries []Record, blobs string) error {
+	links := map[string]bool{}
+	for _, e := range entries {
+		if e.Type == TypeSymlink {
+			links[e.Path] = true
+		}
+	}
 	for _, e := range entries {
 		if e.Type != TypeSymlink {
 			continue
 		}
-		if err := store.CheckLinkTarget(e.Target); err != nil {
-			return fmt.Errorf("tape: the root entry %s is a symbolic link to %q, which leads out of its folder; a tape's links must be relative and point down from the link's own folder (plain names, no '..', '.', empty or absolute parts), so nothing is restored", e.Path, e.Target)
+		if err := CheckRootLink(e.Path, e.Target, func(rel string) bool { return links[rel] }); err != nil {
+			return fmt.Errorf("tape: the root entry %s is a symbolic link to %q: %v; so nothing is restored", e.Path, e.Target, err)
 		}
 	}
 	root, err := os.OpenRoot(dir)

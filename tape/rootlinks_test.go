@@ -11,12 +11,13 @@ import (
 	"github.com/wasmeval/wasmeval/tape"
 )
 
-// TestWriteRootRefusesOutwardLinks: a root holding a link that does not
-// lead down from its folder (one the host or an operator put there: the
-// guest cannot make it) is not recorded, since RestoreRoot would refuse
-// the tape at replay. WriteRoot fails before it writes any entry, naming
-// every such link; a root whose links all lead down is recorded and
-// rebuilt as it was.
+// TestWriteRootRefusesOutwardLinks: a root holding a link that the host
+// could not follow and stay in the root (one the host or an operator put
+// there: the guest cannot make it) is not recorded, since RestoreRoot
+// would refuse the tape at replay. WriteRoot fails before it writes any
+// entry, naming every such link; a root whose links all lead down, or up
+// and down again inside the root as npm's node_modules/.bin ones do, is
+// recorded and rebuilt as it was.
 func TestWriteRootRefusesOutwardLinks(t *testing.T) {
 	outside := t.TempDir()
 	for _, tc := range []struct {
@@ -27,7 +28,8 @@ func TestWriteRootRefusesOutwardLinks(t *testing.T) {
 		{"down", map[string]string{"l": "d/a.txt", "d/m": "a.txt", "dangling": "not/there"}, nil},
 		{"absolute", map[string]string{"out": outside}, []string{`out -> "` + outside + `"`}},
 		{"up", map[string]string{"d/up": "../../etc"}, []string{`d/up -> "../../etc"`}},
-		{"up and down again", map[string]string{"d/l": "../d/a.txt"}, []string{`d/l -> "../d/a.txt"`}},
+		{"up and down again, as npm's .bin", map[string]string{"d/l": "../d/a.txt", "e": "d/../d/a.txt"}, nil},
+		{"up to its own folder", map[string]string{"d/l": "../d"}, []string{`d/l -> "../d"`}},
 		{"up through a link", map[string]string{"g": "d", "g_up": "g/.."}, []string{`g_up -> "g/.."`}},
 		{"dot", map[string]string{"dot": "./d"}, []string{`dot -> "./d"`}},
 		{"empty part", map[string]string{"e": "d//a.txt"}, []string{`e -> "d//a.txt"`}},
