@@ -353,18 +353,6 @@ func (g *guard) lockThread() {
 // settled ends what stop began: the session of the cell is measured.
 func (g *guard) settled() { monitor.settling.Add(-1) }
 
-// heapSize is the session's size as the monitor judges it by the heap
-// (live, or with its garbage): its size when the cell started, and the
-// heap's growth since that what the other sessions are known to hold
-// (known) does not account for. Both terms matter: a session that holds
-// most of its limit when the cell starts passes it with a smaller growth,
-// and another session's allocations, which it measures, are not this
-// cell's (TestMonitorJudgesTheSessionOnly).
-func (g *guard) heapSize(heap, known int64) int64 {
-	others := known - g.size.Load() - g.othersStart
-	return g.startSize + max(0, heap-g.startLive-others)
-}
-
 // estimate is an upper bound of the session's size now, from its last
 // measurement and the process's live heap since.
 func (g *guard) estimate(live int64) int64 {
@@ -418,7 +406,8 @@ func (in *instance) reserve(n int64) {
 	// array's growth in a loop reached 1.5-2.5x the limit so).
 	if walked && n >= bigReserve {
 		_, total := heapStats()
-		if g.heapSize(total, monitor.known.Load())+n > g.limit {
+		others := monitor.known.Load() - g.size.Load() - g.othersStart
+		if g.startSize+max(0, total-g.startLive-others)+n > g.limit {
 			runtime.GC()
 			g.mark.Store(ptr(markNow()))
 		}
@@ -630,11 +619,12 @@ func (m *heapMonitor) check(cells []*guard, totalMark int64) {
 			grower = nil // the fresh memory is not its own
 		}
 		if g := grower; g != nil {
-			if size := g.heapSize(live, known) + burst; size > g.limit {
+			others := known - g.size.Load() - g.othersStart
+			if size := g.startSize + max(0, live-g.startLive-others) + burst; size > g.limit {
 				// Judged by the live heap after a collection, where the
 				// burst is, if it is kept.
 				if l, ok := m.judgedLive(); ok {
-					if size = g.heapSize(l, known) - verdictSlack; size > g.limit {
+					if size = g.startSize + max(0, l-g.startLive-others) - verdictSlack; size > g.limit {
 						g.interrupt(&memoryLimitError{limit: g.limit, size: size, estimated: true})
 					}
 				}
@@ -684,7 +674,8 @@ func (m *heapMonitor) check(cells []*guard, totalMark int64) {
 	// account for.
 	judge := func(live, known, slack int64) (judged []*guard, sizes []int64) {
 		for _, g := range silent {
-			if size := g.heapSize(live, known) - slack; size > g.limit {
+			others := known - g.size.Load() - g.othersStart
+			if size := g.startSize + live - g.startLive - others - slack; size > g.limit {
 				judged = append(judged, g)
 				sizes = append(sizes, size)
 			}
