@@ -27,10 +27,9 @@ func TestMemoryLimits(t *testing.T) {
 		{"huge ArrayBuffer", "new ArrayBuffer(2**35)", []string{"RangeError: Array buffer allocation failed"}},
 		{"huge typed array", "new Float64Array(2**31)", []string{"RangeError: Array buffer allocation failed"}},
 		{"huge JSON.parse", "JSON.parse('[' + '1,'.repeat(5e6) + '1]')", []string{"RangeError: JSON.parse: the 10000003-byte input"}},
-		// A walk at a safe point stops it, or the memory monitor's
-		// estimate: its data does pass the limit, and the monitor judges
-		// the live heap after a collection (memory.go, judgedLive), so
-		// the estimate no longer counts garbage a GC has not freed.
+		// A walk at a safe point throws with the cell's position; the
+		// monitor's estimate, which counts garbage a GC has not freed yet
+		// and so may come first on an idle machine, stops it without one.
 		{"endless push", "{ const a = []; while (true) a.push({ i: a.length }) }", []string{"RangeError: memory limit"}},
 		// Either stop is right and which comes first depends on when the
 		// heap was last measured: the reservation before the copy

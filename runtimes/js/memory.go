@@ -99,16 +99,6 @@ const (
 	// bigReserve is the smallest reservation that may collect the heap's
 	// garbage first (reserve).
 	bigReserve = 4 << 20
-	// recollectBytes is what the heap may grow by after the monitor's
-	// last forced collection before a verdict of "over" forces another
-	// (judgedLive): less than any burst.
-	recollectBytes = burstBytes / 2
-	// verdictSlack is what a judgement by the live heap after a forced
-	// collection lets a session pass its limit by: its baseline, the live
-	// heap when the cell started, is as of a collection before, off by
-	// what was made or freed in between, and the fork's guard refuses at
-	// the limit itself (reserve), with a RangeError the cell catches.
-	verdictSlack = minWalkGrowth
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -137,18 +127,8 @@ func heapStats() (live, total int64) {
 
 // heapState is heapStats with the number of collections so far.
 func heapState() (live, total int64, cycles uint64) {
-	live, total, cycles, _ = heapCounts()
-	return live, total, cycles
-}
-
-// heapCounts is heapState with the bytes allocated so far.
-func heapCounts() (live, total int64, cycles uint64, allocs int64) {
-	s := [4]metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/cycles/total:gc-cycles"},
-		{Name: "/gc/heap/allocs:bytes"}}
+	s := [3]metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
 	metrics.Read(s[:])
-	if s[3].Value.Kind() == metrics.KindUint64 {
-		allocs = int64(s[3].Value.Uint64())
-	}
 	if s[0].Value.Kind() == metrics.KindUint64 {
 		live = int64(s[0].Value.Uint64())
 	}
@@ -158,30 +138,27 @@ func heapCounts() (live, total int64, cycles uint64, allocs int64) {
 	if s[2].Value.Kind() == metrics.KindUint64 {
 		cycles = s[2].Value.Uint64()
 	}
-	return live, total, cycles, allocs
+	return live, total, cycles
 }
 
 // heapMark is the heap as a measurement of a session saw it.
 type heapMark struct {
 	live, total int64
 	cycles      uint64
-	allocs      int64
 }
 
 func markNow() heapMark {
-	live, total, cycles, allocs := heapCounts()
-	return heapMark{live, total, cycles, allocs}
+	live, total, cycles := heapState()
+	return heapMark{live, total, cycles}
 }
 
 // grownSince is an upper bound of how much any session can have grown since
-// m: the growth of the heap with its garbage, or, if a collection has ended
-// since, what was allocated since. The growth of the live heap is not one:
-// it is as of that collection, and misses what was made after it (with the
-// memory monitor's collections before its verdicts, a loop of typed arrays
-// got past its limit by what it made since the last one).
+// m: the growth of the live heap if a collection has ended since (the live
+// heap then was at least what was live at m), else of the heap with its
+// garbage.
 func (m heapMark) grownSince(now heapMark) int64 {
 	if now.cycles > m.cycles {
-		return max(now.live-m.live, now.allocs-m.allocs)
+		return now.live - m.live
 	}
 	return max(now.live-m.live, now.total-m.total)
 }
@@ -456,57 +433,7 @@ type heapMonitor struct {
 	// lastTotal is the heap at the last check, lastBurst its growth then
 	// if it was a burst.
 	lastTotal, lastBurst int64
-	// forcedCycles is the count of collections after the last one the
-	// monitor forced, forcedTotal the heap then (under mu).
-	forcedCycles uint64
-	forcedTotal  int64
-	wake         chan struct{} // a check at once
-}
-
-// judgedLive is called before the monitor stops a cell on a judgement by
-// the live heap. That figure is as of the last collection, and so still
-// counts what the cell has let go of since (the array a doubling replaced,
-// the steps of a builder): a cell whose data was under its limit was
-// stopped, uncatchably, before the fork's guard refused its next step with
-// a RangeError the cell catches (reserve). It returns the live heap after
-// a collection the monitor forced, when less than recollectBytes have been
-// allocated since (ok); otherwise it starts one in the background, which
-// looks again when it is done, and the caller holds its verdict: a
-// collection per verdict of "over", not per check, and the monitor never
-// waits for one (a collection under an allocating cell can take a while).
-func (m *heapMonitor) judgedLive() (live int64, ok bool) {
-	live, total, cycles := heapState()
-	m.mu.Lock()
-	fresh := cycles == m.forcedCycles && total-m.forcedTotal < recollectBytes
-	m.mu.Unlock()
-	if fresh {
-		return live, true
-	}
-	m.collect()
-	return 0, false
-}
-
-// collect starts a collection in the background, unless one runs. When it
-// is done, the monitor looks again at once: a doubling string does not wait
-// for the next tick.
-func (m *heapMonitor) collect() {
-	if !m.collecting.CompareAndSwap(false, true) {
-		return
-	}
-	go func() {
-		defer recoverGoroutine("memory monitor collection")
-		runtime.GC()
-		_, total, cycles := heapState()
-		m.mu.Lock()
-		m.totalMark = total
-		m.forcedCycles, m.forcedTotal = cycles, total
-		m.mu.Unlock()
-		m.collecting.Store(false)
-		select {
-		case m.wake <- struct{}{}:
-		default:
-		}
-	}()
+	wake                 chan struct{} // a check at once
 }
 
 func (m *heapMonitor) add(g *guard) {
@@ -570,10 +497,24 @@ func (m *heapMonitor) check(cells []*guard, totalMark int64) {
 	for _, g := range cells {
 		room = min(room, g.limit-g.estimate(live))
 	}
-	if total-totalMark > max(room/2, 8<<20) {
+	if total-totalMark > max(room/2, 8<<20) && m.collecting.CompareAndSwap(false, true) {
 		// In the background: a collection under an allocating cell can take
-		// a while, and the monitor must keep watching meanwhile.
-		m.collect()
+		// a while, and the monitor must keep watching meanwhile. When it is
+		// done, the monitor looks again at once: a doubling string does
+		// not wait for the next tick.
+		go func() {
+			defer recoverGoroutine("memory monitor collection")
+			runtime.GC()
+			_, total := heapStats()
+			m.mu.Lock()
+			m.totalMark = total
+			m.mu.Unlock()
+			m.collecting.Store(false)
+			select {
+			case m.wake <- struct{}{}:
+			default:
+			}
+		}()
 	}
 	known := monitor.known.Load()
 	// A burst: the heap grew by a lot within one tick, which only one big
@@ -621,13 +562,7 @@ func (m *heapMonitor) check(cells []*guard, totalMark int64) {
 		if g := grower; g != nil {
 			others := known - g.size.Load() - g.othersStart
 			if size := g.startSize + max(0, live-g.startLive-others) + burst; size > g.limit {
-				// Judged by the live heap after a collection, where the
-				// burst is, if it is kept.
-				if l, ok := m.judgedLive(); ok {
-					if size = g.startSize + max(0, l-g.startLive-others) - verdictSlack; size > g.limit {
-						g.interrupt(&memoryLimitError{limit: g.limit, size: size, estimated: true})
-					}
-				}
+				g.interrupt(&memoryLimitError{limit: g.limit, size: size, estimated: true})
 				m.lastBurst = 0
 			}
 		}
@@ -672,25 +607,16 @@ func (m *heapMonitor) check(cells []*guard, totalMark int64) {
 	// Judge the silent cells by the live heap: the growth since a cell
 	// started that what the other sessions are known to hold does not
 	// account for.
-	judge := func(live, known, slack int64) (judged []*guard, sizes []int64) {
-		for _, g := range silent {
-			others := known - g.size.Load() - g.othersStart
-			if size := g.startSize + live - g.startLive - others - slack; size > g.limit {
-				judged = append(judged, g)
-				sizes = append(sizes, size)
-			}
+	var judged []*guard
+	var sizes []int64
+	for _, g := range silent {
+		others := known - g.size.Load() - g.othersStart
+		if size := g.startSize + live - g.startLive - others; size > g.limit {
+			judged = append(judged, g)
+			sizes = append(sizes, size)
 		}
-		return judged, sizes
 	}
-	judged, sizes := judge(live, known, 0)
 	if len(judged) == 0 {
-		return
-	}
-	l, ok := m.judgedLive()
-	if !ok {
-		return
-	}
-	if judged, sizes = judge(l, known, verdictSlack); len(judged) == 0 {
 		return
 	}
 	i := 0
