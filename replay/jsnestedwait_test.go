@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/replay"
 	"github.com/wasmeval/wasmeval/sandbox"
@@ -28,25 +26,10 @@ func recordJSNestedInSecondWait(t *testing.T) (*tape.Tape, int) {
 	testenv.RequirePython(t)
 	ctx := context.Background()
 	var sess *sandbox.Session
-	host := hostcalls.HostFuncs{
-		ToolFunc: func(ctx context.Context, r hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
-			switch r.Name {
-			case "slow":
-				time.Sleep(testenv.Stretch(600 * time.Millisecond)) // the guest takes quick's answer meanwhile
-				return hostcalls.ToolResponse{Result: json.RawMessage(`"slow"`)}, nil
-			case "sub":
-				_, err := sess.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{
-					{Language: "py", Code: "print('py got', tool.slow({}))"},
-					{Language: "js", Code: "console.log('sub saw', JSON.stringify(globalThis.state))"},
-				}})
-				if err != nil {
-					return hostcalls.ToolResponse{}, err
-				}
-				return hostcalls.ToolResponse{Result: json.RawMessage(`"sub done"`)}, nil
-			}
-			return hostcalls.ToolResponse{Result: json.RawMessage(`"quick"`)}, nil
-		},
-	}
+	host := nestingTools(&sess, nil, []sandbox.Cell{
+		{Language: "py", Code: "print('py got', tool.slow({}))"},
+		{Language: "js", Code: "console.log('sub saw', JSON.stringify(globalThis.state))"},
+	})
 	s, buf := recordingSession(t, sandbox.Options{Host: host})
 	sess = s
 	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: `globalThis.state = [];

@@ -15,6 +15,38 @@ import (
 	"github.com/wasmeval/wasmeval/tape"
 )
 
+// nestingTools is the tool host of the nested-eval recordings: "slow"
+// answers after 600 ms (stretched by load), so that the waiting cell
+// takes "quick"'s answer meanwhile; "sub" evals the nested cells in
+// *sess; "late" (with subDone not nil, closed once sub's eval is done)
+// answers 300 ms after that; any other tool answers "quick".
+func nestingTools(sess **sandbox.Session, subDone chan struct{}, nested []sandbox.Cell) hostcalls.HostFuncs {
+	return hostcalls.HostFuncs{
+		ToolFunc: func(ctx context.Context, r hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
+			switch r.Name {
+			case "slow":
+				time.Sleep(testenv.Stretch(600 * time.Millisecond))
+				return hostcalls.ToolResponse{Result: json.RawMessage(`"slow"`)}, nil
+			case "sub":
+				if subDone != nil {
+					defer close(subDone)
+				}
+				if _, err := (*sess).Eval(ctx, sandbox.Request{Cells: nested}); err != nil {
+					return hostcalls.ToolResponse{}, err
+				}
+				return hostcalls.ToolResponse{Result: json.RawMessage(`"sub done"`)}, nil
+			case "late":
+				if subDone != nil {
+					<-subDone
+					time.Sleep(testenv.Stretch(300 * time.Millisecond)) // the guest takes sub's answer first
+					return hostcalls.ToolResponse{Result: json.RawMessage(`"late"`)}, nil
+				}
+			}
+			return hostcalls.ToolResponse{Result: json.RawMessage(`"quick"`)}, nil
+		},
+	}
+}
+
 // recordNestedInSecondWait records a Python cell that starts two tool
 // calls, sub and quick, works a while, waits for quick's answer (its
 // first wait for host calls), notes in state that it has it, and waits
@@ -29,25 +61,10 @@ func recordNestedInSecondWait(t *testing.T) (*tape.Tape, int) {
 	testenv.RequirePython(t)
 	ctx := context.Background()
 	var sess *sandbox.Session
-	host := hostcalls.HostFuncs{
-		ToolFunc: func(ctx context.Context, r hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
-			switch r.Name {
-			case "slow":
-				time.Sleep(testenv.Stretch(600 * time.Millisecond)) // the guest takes quick's answer meanwhile
-				return hostcalls.ToolResponse{Result: json.RawMessage(`"slow"`)}, nil
-			case "sub":
-				_, err := sess.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{
-					{Language: "js", Code: "console.log('js got', await tool.slow({}))"},
-					{Language: "py", Code: "print('sub saw', state)"},
-				}})
-				if err != nil {
-					return hostcalls.ToolResponse{}, err
-				}
-				return hostcalls.ToolResponse{Result: json.RawMessage(`"sub done"`)}, nil
-			}
-			return hostcalls.ToolResponse{Result: json.RawMessage(`"quick"`)}, nil
-		},
-	}
+	host := nestingTools(&sess, nil, []sandbox.Cell{
+		{Language: "js", Code: "console.log('js got', await tool.slow({}))"},
+		{Language: "py", Code: "print('sub saw', state)"},
+	})
 	s, buf := recordingSession(t, sandbox.Options{Host: host})
 	sess = s
 	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: `import _wasmeval_helpers as h

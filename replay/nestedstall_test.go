@@ -3,13 +3,10 @@ package replay_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/replay"
 	"github.com/wasmeval/wasmeval/sandbox"
@@ -28,30 +25,10 @@ func recordNestedWithLateCall(t *testing.T) (*tape.Tape, int) {
 	ctx := context.Background()
 	var sess *sandbox.Session
 	subDone := make(chan struct{})
-	host := hostcalls.HostFuncs{
-		ToolFunc: func(ctx context.Context, r hostcalls.ToolRequest) (hostcalls.ToolResponse, error) {
-			switch r.Name {
-			case "slow":
-				time.Sleep(testenv.Stretch(600 * time.Millisecond)) // the guest takes quick's answer meanwhile
-				return hostcalls.ToolResponse{Result: json.RawMessage(`"slow"`)}, nil
-			case "sub":
-				defer close(subDone)
-				_, err := sess.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{
-					{Language: "js", Code: "console.log('js got', await tool.slow({}))"},
-					{Language: "py", Code: "print('sub saw', state)"},
-				}})
-				if err != nil {
-					return hostcalls.ToolResponse{}, err
-				}
-				return hostcalls.ToolResponse{Result: json.RawMessage(`"sub done"`)}, nil
-			case "late":
-				<-subDone
-				time.Sleep(testenv.Stretch(300 * time.Millisecond)) // the guest takes sub's answer first
-				return hostcalls.ToolResponse{Result: json.RawMessage(`"late"`)}, nil
-			}
-			return hostcalls.ToolResponse{Result: json.RawMessage(`"quick"`)}, nil
-		},
-	}
+	host := nestingTools(&sess, subDone, []sandbox.Cell{
+		{Language: "js", Code: "console.log('js got', await tool.slow({}))"},
+		{Language: "py", Code: "print('sub saw', state)"},
+	})
 	s, buf := recordingSession(t, sandbox.Options{Host: host})
 	sess = s
 	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", TimeoutSeconds: 20, Code: `import _wasmeval_helpers as h
