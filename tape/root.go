@@ -8,12 +8,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/wasmeval/wasmeval/store"
+	"github.com/wasmeval/wasmeval/internal/rootlink"
 )
 
 // WriteRoot writes the entries of the folder root as dir, file and symlink
@@ -25,8 +24,8 @@ import (
 // # Errors
 //
 // A root holding a symbolic link that the host could not follow and stay
-// in the root (CheckRootLink: absolute, leading out, through another
-// link, or to a folder that holds it) is not recorded: WriteRoot fails
+// in the root (rootlink.Safe: absolute, leading out, climbing after a
+// name, or to a folder that holds it) is not recorded: WriteRoot fails
 // before it writes any entry, naming each such link and saying what to
 // do. The guest cannot make such a link, so the host or an operator put
 // it there; RestoreRoot refuses to rebuild it (the host's tools in a kept
@@ -67,7 +66,7 @@ func WriteRoot(w *Writer, root string, embedLimit int64) error {
 			if err != nil {
 				return fmt.Errorf("tape: recording the root: %w", err)
 			}
-			if CheckRootLink(rel, target, hostLink(root)) != nil { // put there since checkRootLinks
+			if rootlink.Safe(rel, target) != nil { // put there since checkRootLinks
 				return outwardLinksError([]string{fmt.Sprintf("%s -> %q", rel, target)}, 1)
 			}
 			return w.Write(Record{Type: TypeSymlink, Path: rel, Target: target})
@@ -88,68 +87,11 @@ func WriteRoot(w *Writer, root string, embedLimit int64) error {
 	})
 }
 
-// CheckRootLink reports whether a symbolic link at rel (slash-separated,
-// relative to the root) with this target is one the host may follow and
-// stay in the root. A target that leads down from the link's folder
-// (store.CheckLinkTarget, the rule the guest makes links by) is. So is a
-// relative one the host or a package manager put there that goes up with
-// '..' parts and down again inside the root, as npm's node_modules/.bin
-// links do ("../pkg/cli.js"), as long as resolving it part by part from
-// the link's folder never goes above the root, never goes through another
-// link (isLink tells whether a path of the root is one: on the host its
-// '..' would be taken from wherever that link leads) and does not end at
-// the link's own folder or one above it (a loop). Absolute targets, empty
-// and '.' parts are refused.
-func CheckRootLink(rel, target string, isLink func(rel string) bool) error {
-	if store.CheckLinkTarget(target) == nil {
-		return nil
-	}
-	if target == "" || strings.HasPrefix(target, "/") || strings.ContainsRune(target, 0) {
-		return fmt.Errorf("a link must be relative: %s", linkRule)
-	}
-	var cur []string
-	if d := path.Dir(rel); d != "." {
-		cur = strings.Split(d, "/")
-	}
-	parts := strings.Split(target, "/")
-	for i, part := range parts {
-		switch part {
-		case "", ".":
-			return fmt.Errorf("it has an empty or '.' part: %s", linkRule)
-		case "..":
-			if len(cur) == 0 {
-				return fmt.Errorf("it leads out of the root: %s", linkRule)
-			}
-			cur = cur[:len(cur)-1]
-		default:
-			cur = append(cur, part)
-			if i < len(parts)-1 && isLink(strings.Join(cur, "/")) {
-				return fmt.Errorf("it goes through the link %s: %s", strings.Join(cur, "/"), linkRule)
-			}
-		}
-	}
-	if to := strings.Join(cur, "/"); to == "" || rel == to || strings.HasPrefix(rel, to+"/") {
-		return fmt.Errorf("it leads to a folder that holds it: %s", linkRule)
-	}
-	return nil
-}
-
-// linkRule says what a root's link may be.
-const linkRule = "a root's links must be relative, made of plain names and '..' parts that stay inside the root, never pass through another link and not lead to a folder that holds them"
-
-// hostLink tells whether rel is a symbolic link in the host folder root.
-func hostLink(root string) func(rel string) bool {
-	return func(rel string) bool {
-		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
-		return err == nil && fi.Mode()&fs.ModeSymlink != 0
-	}
-}
-
 // maxNamedLinks is how many outward links a WriteRoot error names.
 const maxNamedLinks = 10
 
 // checkRootLinks walks root, not following links, and fails naming the
-// symbolic links in it whose targets store.CheckLinkTarget refuses.
+// symbolic links in it that rootlink.Safe refuses.
 func checkRootLinks(root string) error {
 	var bad []string
 	n := 0
@@ -166,7 +108,7 @@ func checkRootLinks(root string) error {
 		}
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
-		if CheckRootLink(rel, target, hostLink(root)) == nil {
+		if rootlink.Safe(rel, target) == nil {
 			return nil
 		}
 		if n++; len(bad) < maxNamedLinks {
@@ -190,8 +132,8 @@ func outwardLinksError(named []string, n int) error {
 	if n > len(named) {
 		more = fmt.Sprintf(" and %d more", n-len(named))
 	}
-	return fmt.Errorf("tape: the root is not recorded: it holds %d symbolic link(s) that lead out of the root or through another link (%s%s), which a replay refuses to rebuild; a recorded root's links must be relative, made of plain names and '..' parts that stay inside the root, never pass through another link and not lead to a folder that holds them: remove or replace them, or record in a folder without them",
-		n, strings.Join(named, ", "), more)
+	return fmt.Errorf("tape: the root is not recorded: it holds %d symbolic link(s) that the host could not follow and stay in the root (%s%s), which a replay refuses to rebuild; %s: remove or replace them, or record in a folder without them",
+		n, strings.Join(named, ", "), more, rootlink.Rule)
 }
 
 func hashFile(p string) (string, error) {
@@ -215,11 +157,13 @@ func hashFile(p string) (string, error) {
 // (folders once everything in them is made).
 //
 // A symlink entry must be one the host can follow and stay in the root
-// (CheckRootLink: down from its folder, the rule the guest's own links and
-// persisted roots keep, or up and down again inside the root through no
-// other link): the guest could not follow one that leads out, but the
-// host's tools in a kept --cwd would. A tape with any other link is
-// refused before anything is made.
+// (rootlink.Safe: down from its folder, or up at most to the root and
+// then down): the guest could not follow one that leads out, but the
+// host's tools in a kept --cwd would. No entry may lie below a symlink
+// entry: made through the link, it would lie elsewhere than its path
+// says, and a link made there would climb from another folder than the
+// one it was judged by. A tape with either is refused before anything is
+// made.
 func RestoreRoot(dir string, entries []Record, blobs string) error {
 	links := map[string]bool{}
 	for _, e := range entries {
@@ -227,11 +171,15 @@ func RestoreRoot(dir string, entries []Record, blobs string) error {
 			links[e.Path] = true
 		}
 	}
+	isLink := func(rel string) bool { return links[rel] }
 	for _, e := range entries {
+		if via, ok := rootlink.Through(e.Path, isLink); ok {
+			return fmt.Errorf("tape: the root entry %s lies below %s; %s is a symbolic link on the tape, and a recorded root has nothing below its links; so nothing is restored", e.Path, via, via)
+		}
 		if e.Type != TypeSymlink {
 			continue
 		}
-		if err := CheckRootLink(e.Path, e.Target, func(rel string) bool { return links[rel] }); err != nil {
+		if err := rootlink.Safe(e.Path, e.Target); err != nil {
 			return fmt.Errorf("tape: the root entry %s is a symbolic link to %q: %v; so nothing is restored", e.Path, e.Target, err)
 		}
 	}

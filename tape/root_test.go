@@ -10,11 +10,15 @@ import (
 	"github.com/wasmeval/wasmeval/tape"
 )
 
-// TestRestoreRootLinks: RestoreRoot makes a root's links only when they
-// lead down from their own folder, the rule the guest's links keep. One
-// that leads out (absolute, climbing, through another link's "..") is
-// harmless to the guest but not to an operator's tools in a kept --cwd:
-// the whole tape is refused, naming the entry, and nothing is made.
+// TestRestoreRootLinks: RestoreRoot makes a root's links only when the
+// host can follow them and stay in the root (rootlink.Safe): down from
+// their own folder, or up at most to the root and then down, as npm's
+// node_modules/.bin links. One that leads out (absolute, climbing, a ".."
+// after a name, which is taken from wherever that name leads when
+// followed) is harmless to the guest but not to an operator's tools in a
+// kept --cwd: the whole tape is refused, naming the entry, and nothing is
+// made. So is an entry below a link entry, which would be made elsewhere
+// than its path says.
 func TestRestoreRootLinks(t *testing.T) {
 	dir := func(p string) tape.Record { return tape.Record{Type: tape.TypeDir, Path: p, Mode: 0o755} }
 	link := func(p, target string) tape.Record {
@@ -36,11 +40,14 @@ func TestRestoreRootLinks(t *testing.T) {
 		{"up to the root", []tape.Record{file, dir("d"), link("d/up", "..")}, "d/up"},
 		{"up to its own folder", []tape.Record{file, dir("d"), link("d/l", "../d")}, "d/l"},
 		{"up and through a link", []tape.Record{file, dir("d"), dir("g4"), link("g", "g4"), link("d/l", "../g/../../etc")}, "d/l"},
+		{"up and down and up inside, through no link", []tape.Record{file, dir("d"), dir("x"), link("d/l", "../x/../a.txt")}, "d/l"},
+		{"up, then down through a link", []tape.Record{file, dir("d"), dir("e"), link("g", "d"), link("e/l", "../g/x")}, ""},
 		{"up through a link", []tape.Record{file, dir("g4"), link("g", "g4"), link("g_up", "g/..")}, "g_up"},
 		{"a chain", []tape.Record{file, link("l1", "l1/l1/..")}, "l1"},
 		{"dot", []tape.Record{file, link("dot", "./a.txt")}, "dot"},
 		{"empty part", []tape.Record{file, dir("d"), link("e", "d//x")}, "e"},
 		{"trailing slash", []tape.Record{file, dir("d"), link("s", "d/")}, "s"},
+		{"a link below a link", []tape.Record{file, dir("d"), dir("d/e"), link("g", "d/e"), link("g/up", "../x")}, "g/up"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dst := t.TempDir()
@@ -62,7 +69,11 @@ func TestRestoreRootLinks(t *testing.T) {
 			if err == nil {
 				t.Fatalf("restored; want the link %s refused", tc.bad)
 			}
-			for _, want := range []string{"root entry " + tc.bad + " is a symbolic link", "a root's links must be relative"} {
+			wants := []string{"root entry " + tc.bad + " is a symbolic link", "a root's links must be relative"}
+			if tc.name == "a link below a link" {
+				wants = []string{"root entry g/up lies below g", "g is a symbolic link"}
+			}
+			for _, want := range wants {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("the error %q does not say %q", err, want)
 				}
