@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wasmeval/wasmeval/hostcalls"
-	"github.com/wasmeval/wasmeval/store"
+	"github.com/wasmeval/wasmeval/internal/rootlink"
 	"github.com/wasmeval/wasmeval/wasm"
 )
 
@@ -22,10 +22,15 @@ import (
 //   - it walks by file descriptor (openat with O_NOFOLLOW), never by path,
 //     so no symlink, whatever its target and however it was swapped in, is
 //     followed;
-//   - it copies a symlink only when its target is safe for the host to
-//     follow too (store.CheckLinkTarget, the rule the guest's links,
+//   - it copies a symlink only when the host can follow it and stay in
+//     the root (rootlink.Safe: down from its folder, or up at most to the
+//     root and then down, as npm's node_modules/.bin links; the rule
 //     persistence and replay keep) and refuses the fork otherwise, naming
-//     the link: a copy without it would not be the session's files;
+//     the link: a copy without it would not be the session's files. Safe
+//     judges the link by its target and its path alone, and the copy
+//     makes it with that target at that path (the folders on the way are
+//     ones the copy made), so what was judged is what the copy holds,
+//     whatever the guest did to the source during the walk;
 //   - it refuses named pipes, devices and sockets without opening them (a
 //     fifo would block the host);
 //   - it keeps sparse files sparse: only the data extents are read
@@ -187,8 +192,8 @@ func copyEntry(sfd, dfd int, name, rel string, q *copyQuota) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", rel, err)
 		}
-		if store.CheckLinkTarget(target) != nil {
-			return fmt.Errorf("%s is a symbolic link to %q, which the host could not follow safely: only relative links that lead down from their own folder (plain names: no '..', '.', empty or absolute parts) are copied; remove or replace it before forking", rel, target)
+		if err := rootlink.Safe(rel, target); err != nil {
+			return fmt.Errorf("%s is a symbolic link to %q, which the host could not follow and stay in the root: %v; remove or replace it before forking", rel, target, err)
 		}
 		return q.add(rel, name, &st, func() error {
 			if err := unix.Symlinkat(target, dfd, name); err != nil {

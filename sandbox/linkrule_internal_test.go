@@ -9,23 +9,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/rootlink"
 	"github.com/wasmeval/wasmeval/store"
 )
 
 // TestOneLinkRule: fork's copy and persistence's restore keep a link
-// exactly when store.CheckLinkTarget does, the rule the guest makes links
-// by. Persistence had a copy of its own that let '.' and empty parts
-// through (a link to its own folder, "./x", "a//b") and refused a
-// backslash, a plain character the guest may put in a link: a session
-// holding such a link was saved and then could not be loaded.
+// exactly when rootlink.Safe does, the rule replay keeps too. Persistence
+// had a copy of its own that let '.' and empty parts through (a link to
+// its own folder, "./x", "a//b") and refused a backslash, a plain
+// character the guest may put in a link: a session holding such a link
+// was saved and then could not be loaded. Fork and persistence then held
+// links to the guest's rule (down only) and so refused or dropped npm's
+// node_modules/.bin links, which replay kept.
 func TestOneLinkRule(t *testing.T) {
 	for _, target := range []string{
 		"x", "x/y", "a\\b", "...", "..x", "x..", // plain names
-		"../x", "..", "/etc", "/etc/passwd", "x/../..", "g/..", // out
-		".", "./x", "x/.", "a//b", "x/", "./", // '.' and empty parts
+		"../x", "../x/y", "../...", // up to the root, then down
+		"../sub/x", "../sub2", // up and down into a folder beside it, or its own
+		"../sub", "..", "../../x", "/etc", "/etc/passwd", "x/../..", "g/..", "../x/../y", // to a holder, out, a climb after a name
+		".", "./x", "x/.", "a//b", "x/", "./", "../x/", ".././x", // '.' and empty parts
 	} {
 		t.Run(target, func(t *testing.T) {
-			want := store.CheckLinkTarget(target) == nil
+			want := rootlink.Safe("sub/link", target) == nil
 
 			// Fork: a root with the link in a subfolder.
 			src, dst := t.TempDir(), t.TempDir()
@@ -41,6 +46,15 @@ func TestOneLinkRule(t *testing.T) {
 			}
 			if err != nil && !strings.Contains(err.Error(), "sub/link is a symbolic link") {
 				t.Errorf("the fork's error does not name the link: %v", err)
+			}
+
+			// Persistence: a save of the root keeps the link exactly then.
+			_, files, err := diffRoot(src, nil, time.Now(), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.ContainsFunc(files, func(f store.File) bool { return f.Path == "sub/link" }); got != want {
+				t.Errorf("the save kept the link: %v; the rule says %v", got, want)
 			}
 
 			// Persistence: a record read back from the store.

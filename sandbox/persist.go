@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wasmeval/wasmeval/internal/rootlink"
 	"github.com/wasmeval/wasmeval/runtimes/python"
 	"github.com/wasmeval/wasmeval/store"
 )
@@ -308,11 +309,12 @@ func diffRoot(root string, base map[string]fileStamp, now time.Time, stampsOnly 
 			if err != nil {
 				return err
 			}
-			if store.CheckLinkTarget(t) != nil {
-				// Not kept, as pipes are not: the guest cannot make such a
-				// link (the host put it there), and restoreRoot would
-				// refuse the whole session for it. Out of cur, so a kept
-				// entry it replaced is deleted from the store.
+			if rootlink.Safe(rel, t) != nil {
+				// Not kept, as pipes are not: neither the guest nor a
+				// package manager makes such a link (the host put it
+				// there), and restoreRoot would refuse the whole session
+				// for it. Out of cur, so a kept entry it replaced is
+				// deleted from the store.
 				delete(cur, rel)
 				return nil
 			}
@@ -362,11 +364,33 @@ func restoreRoot(root string, files []store.File) error {
 	}
 	defer r.Close()
 	want := map[string]store.File{}
+	links := map[string]bool{}
 	for _, f := range files {
 		if err := store.CheckPath(f.Path); err != nil {
 			return err
 		}
 		want[f.Path] = f
+		if f.Mode&fs.ModeSymlink != 0 {
+			links[f.Path] = true
+		}
+	}
+	// Links only as the host can follow them and stay in the root
+	// (rootlink.Safe, the rule fork, replay and the save keep), and
+	// nothing below a link: made through it, an entry would lie elsewhere
+	// than its path says, and a link there would climb from another
+	// folder than the one it was judged by. Checked before the root is
+	// touched: a store written by something else, or tampered with, fails
+	// the load and leaves the root as it was.
+	for _, f := range files {
+		if via, ok := rootlink.Through(f.Path, func(rel string) bool { return links[rel] }); ok {
+			return fmt.Errorf("the entry %s lies below %s, which is a symbolic link: a kept root has nothing below its links", f.Path, via)
+		}
+		if f.Mode&fs.ModeSymlink == 0 {
+			continue
+		}
+		if err := rootlink.Safe(f.Path, string(f.Data)); err != nil {
+			return fmt.Errorf("the link %s points to %q, which the host could not follow and stay in the root: %v", f.Path, f.Data, err)
+		}
 	}
 	// What is there and should not be (or has another type) goes first.
 	var extra []string
@@ -398,13 +422,7 @@ func restoreRoot(root string, files []store.File) error {
 				return err
 			}
 		case f.Mode&fs.ModeSymlink != 0:
-			t := string(f.Data)
-			// Links point down (design.md): a target of plain names below
-			// the link's folder (store.CheckLinkTarget, the rule the guest
-			// makes links by), else it is not made.
-			if store.CheckLinkTarget(t) != nil {
-				return fmt.Errorf("the link %s points to %q, which does not lead down from its folder: a kept link must be relative and made of plain names (no '..', '.', empty or absolute parts), as the guest makes them", f.Path, t)
-			}
+			t := string(f.Data) // rootlink.Safe, checked above
 			if cur, err := r.Readlink(f.Path); err == nil && cur == t {
 				continue
 			}

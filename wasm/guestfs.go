@@ -16,6 +16,8 @@ import (
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/wasmeval/wasmeval/internal/rootlink"
 )
 
 // maxSymlinks bounds symlink expansions in one path lookup, like Linux's MAXSYMLINKS.
@@ -864,8 +866,9 @@ func (g *GuestFS) Symlink(target, linkName string) experimentalsys.Errno {
 
 // downwardTarget returns the text to store for a symlink with target in the
 // symlink-free guest directory linkDir, if the target points strictly
-// downward: one or more plain names, none of them empty, "." or "..". An
-// absolute target must lie strictly below linkDir and is made relative to it.
+// downward (rootlink.Down: one or more plain names, none of them empty, "."
+// or ".."). An absolute target must lie strictly below linkDir and is made
+// relative to it.
 func downwardTarget(target, linkDir string) (string, bool) {
 	if strings.HasPrefix(target, "/") {
 		rest, ok := strings.CutPrefix(target, strings.TrimSuffix(linkDir, "/")+"/")
@@ -874,13 +877,8 @@ func downwardTarget(target, linkDir string) (string, bool) {
 		}
 		target = rest
 	}
-	if target == "" {
+	if rootlink.Down(target) != nil {
 		return "", false
-	}
-	for c := range strings.SplitSeq(target, "/") {
-		if c == "" || c == "." || c == ".." {
-			return "", false
-		}
 	}
 	return target, true
 }
