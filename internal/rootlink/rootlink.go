@@ -21,9 +21,10 @@
 //
 // That holds while a Safe link stays where it was judged: the guest may
 // not rename or hard-link a link that Down refuses, nor rename a folder
-// that holds one (wasm.GuestFS), and fork, persistence and the tape make
-// each link at the path it was judged by, never through another link
-// (Through).
+// that holds one (wasm.GuestFS); fork makes each link at the path it was
+// judged by, folder by folder through descriptors it opened itself, and
+// persistence and the tape refuse an entry below a link (Through), which
+// would be made elsewhere than its path says.
 package rootlink
 
 import (

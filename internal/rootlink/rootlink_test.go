@@ -322,3 +322,44 @@ func realTempDir(t *testing.T) string {
 	}
 	return d
 }
+
+// FuzzSafe: a link Safe keeps leads, as text from its own folder, to a
+// path inside the root that does not hold it (nor is it, but for a link
+// the guest may make: "x" at x, a loop of one), and has no '..' after a
+// name; one Down keeps, Safe keeps too.
+func FuzzSafe(f *testing.F) {
+	for _, s := range [][2]string{
+		{"node_modules/.bin/x", "../x/bin/x"}, {"l", "d/x"}, {"a/b/l", "../../c"}, {"d/l", "../d"}, {"d/l", "l"},
+		{"g_up", "g/.."}, {"d/l", "../g/../../etc"}, {"up", "../outside"}, {"e", "d//x"}, {"l", "/etc"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, rel, target string) {
+		if rel == "" || rel == "." || path.Clean(rel) != rel || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") {
+			return // not a path in a root as a walk finds it
+		}
+		down, safe := rootlink.Down(target) == nil, rootlink.Safe(rel, target) == nil
+		if down && !safe {
+			t.Fatalf("Down keeps %q but Safe(%q) refuses it", target, rel)
+		}
+		if !safe {
+			return
+		}
+		to := path.Join(path.Dir(rel), target)
+		if to == "." || to == ".." || strings.HasPrefix(to, "../") || path.IsAbs(to) {
+			t.Fatalf("Safe(%q, %q) keeps a link that leads to %q, outside the root", rel, target, to)
+		}
+		if strings.HasPrefix(rel, to+"/") || to == rel && !down {
+			t.Fatalf("Safe(%q, %q) keeps a link to %q, which holds it", rel, target, to)
+		}
+		named := false
+		for _, part := range strings.Split(target, "/") {
+			switch {
+			case part != "..":
+				named = true
+			case named:
+				t.Fatalf("Safe(%q, %q) keeps a '..' after a name", rel, target)
+			}
+		}
+	})
+}
