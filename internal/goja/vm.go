@@ -813,6 +813,10 @@ func (vm *vm) handleThrow(arg interface{}) *Exception {
 			ctx := &vm.callStack[tf.callStackLen]
 			vm.prg, vm.newTarget, vm.result, vm.pc, vm.sb, vm.args =
 				ctx.prg, ctx.newTarget, ctx.result, ctx.pc, ctx.sb, ctx.args
+			// wasmeval: the frames thrown past are cleared, not only cut off:
+			// their stashes (a closure's variables) would stay reachable from
+			// the slice's array after the run, until as deep a call reused it.
+			clear(vm.callStack[tf.callStackLen:])
 			vm.callStack = vm.callStack[:tf.callStackLen]
 		}
 		vm.sp = int(tf.sp)
