@@ -194,10 +194,11 @@ func hostModule(rt wazero.Runtime) wazero.HostModuleBuilder {
 }
 
 // fuelOptions are the fuel pass's options for CPython; fuelVersion names
-// them in the cache (change it with them).
+// them (change it with them) and the pass's code (fuel.Version) in the
+// cache, so a changed pass never gets the module an older one made.
 var fuelOptions = fuel.Options{SkipLeafEntries: true, ChargeOnlyAtEntry: true, LocalHook: true}
 
-const fuelVersion = "fuel v2 skip-leaf charge-at-entry local-hook"
+var fuelVersion = "fuel v2 skip-leaf charge-at-entry local-hook " + fuel.Version()
 
 // templateEpoch is the wall clock the template's boot reads (makeTemplate).
 var templateEpoch = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
