@@ -37,15 +37,39 @@ type call struct {
 
 // inputs are what the guest read during one request, in order.
 type inputs struct {
-	wall, mono []int64
-	rand       []byte
-	calls      []*call
-	stops      map[stopKey]*stop
-	nested     []*nestedReq
+	// reads are the clock reads and random bytes of each runtime
+	// instance, by its language (format 8: reader records); a tape of an
+	// older format has one stream, tape.DefaultReader's, for all.
+	reads  map[string]*reads
+	calls  []*call
+	stops  map[stopKey]*stop
+	nested []*nestedReq
 	// wakes are the JavaScript cells' event loops' wakes (format 6), by
 	// cell, and wakeAt how many each has taken.
 	wakes  map[stopKey][]js.Wake
 	wakeAt map[stopKey]int
+}
+
+// reads are the clock reads and random bytes of one runtime instance
+// during one request, and how many of each the replay has served.
+type reads struct {
+	wall, mono             []int64
+	rand                   []byte
+	wallAt, monoAt, randAt int
+	randPast               bool // the guest read past the recorded random bytes
+}
+
+// readsOf are the reads of lang's instance in in, made when absent.
+func (in *inputs) readsOf(lang string) *reads {
+	r := in.reads[lang]
+	if r == nil {
+		if in.reads == nil {
+			in.reads = map[string]*reads{}
+		}
+		r = &reads{}
+		in.reads[lang] = r
+	}
+	return r
 }
 
 // stopKey names a stopped cell: its index in the request being replayed
@@ -106,16 +130,13 @@ type feed struct {
 	// clock, the wakes replayed.
 	wakes bool
 
-	cur      *inputs
-	n        int      // the request being replayed, from 1
-	langs    []string // its cells' languages
-	wallAt   int
-	monoAt   int
-	randAt   int
-	lastWall int64
-	lastMono int64
-	randPast bool          // the guest read past the recorded random bytes
-	spare    *rand.ChaCha8 // random bytes past the tape's
+	cur   *inputs
+	n     int      // the request being replayed, from 1
+	langs []string // its cells' languages
+	// lastWall and lastMono are the clocks' last readings served to each
+	// instance (by its reader), which reads past the tape's go on from.
+	lastWall, lastMono map[string]int64
+	spare              *rand.ChaCha8 // random bytes past the tape's
 
 	// run runs a nested request in the session being replayed.
 	run func(ctx context.Context, req sandbox.Request) (*sandbox.Result, error)
@@ -150,7 +171,9 @@ func (f *feed) begin(n int, in *inputs, langs []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.cur, f.n, f.langs = in, n, langs
-	f.wallAt, f.monoAt, f.randAt, f.randPast = 0, 0, 0, false
+	for _, r := range in.reads {
+		r.wallAt, r.monoAt, r.randAt, r.randPast = 0, 0, 0, false
+	}
 	f.divs = nil
 	f.took, f.tookCh = make([]bool, len(in.calls)), make(chan struct{})
 }
@@ -195,14 +218,17 @@ func (f *feed) end() []Divergence {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	in := f.cur
-	if f.wallAt < len(in.wall) {
-		f.diverge("clock", fmt.Sprintf("the guest read the wall clock %d times; the tape recorded %d reads", f.wallAt, len(in.wall)), "", "")
-	}
-	if f.monoAt < len(in.mono) {
-		f.diverge("clock", fmt.Sprintf("the guest read the monotonic clock %d times; the tape recorded %d reads", f.monoAt, len(in.mono)), "", "")
-	}
-	if f.randAt < len(in.rand) {
-		f.diverge("random", fmt.Sprintf("the guest read %d random bytes; the tape recorded %d", f.randAt, len(in.rand)), "", "")
+	for _, lang := range slices.Sorted(maps.Keys(in.reads)) {
+		r, who := in.reads[lang], f.reader(lang)
+		if r.wallAt < len(r.wall) {
+			f.diverge("clock", fmt.Sprintf("%s read the wall clock %d times; the tape recorded %d reads", who, r.wallAt, len(r.wall)), "", "")
+		}
+		if r.monoAt < len(r.mono) {
+			f.diverge("clock", fmt.Sprintf("%s read the monotonic clock %d times; the tape recorded %d reads", who, r.monoAt, len(r.mono)), "", "")
+		}
+		if r.randAt < len(r.rand) {
+			f.diverge("random", fmt.Sprintf("%s read %d random bytes; the tape recorded %d", who, r.randAt, len(r.rand)), "", "")
+		}
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(in.stops), func(a, b stopKey) int { return cmp.Or(a.n-b.n, a.cell-b.cell) }) {
 		if st := in.stops[k]; !st.used {
@@ -239,57 +265,101 @@ func (f *feed) diverge(what, msg, expected, got string) {
 	f.divs = append(f.divs, Divergence{Request: f.n, Cell: -1, What: what, Message: msg, Expected: expected, Got: got})
 }
 
-// Now implements sandbox.ReplayFeed.
-func (f *feed) Now() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.wallAt < len(f.cur.wall) {
-		f.lastWall = f.cur.wall[f.wallAt]
-	} else {
-		if f.wallAt == len(f.cur.wall) {
-			f.diverge("clock", fmt.Sprintf("the guest read the wall clock more often than the tape recorded (%d reads)", len(f.cur.wall)), "", "")
-		}
-		f.lastWall += int64(time.Millisecond)
+// streamOf is the name of the stream of reads the instance of lang is
+// served: its own from format 8 on, else the one stream of the tape.
+func (f *feed) streamOf(lang string) string {
+	if f.format < 8 || lang != tape.ReaderJavaScript {
+		return tape.DefaultReader
 	}
-	f.wallAt++
-	return time.Unix(0, f.lastWall)
+	return lang
 }
+
+// reader names the reader of a stream in a divergence: the guest, or,
+// from format 8 on, its instance.
+func (f *feed) reader(stream string) string {
+	switch {
+	case f.format < 8:
+		return "the guest"
+	case stream == tape.ReaderJavaScript:
+		return "the guest's JavaScript instance"
+	}
+	return "the guest's Python instance"
+}
+
+// Now implements sandbox.ReplayFeed: the default reader's next wall
+// clock read.
+func (f *feed) Now() time.Time { return f.NowOf(tape.DefaultReader) }
 
 // Nanotime implements sandbox.ReplayFeed.
-func (f *feed) Nanotime() int64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.monoAt < len(f.cur.mono) {
-		f.lastMono = f.cur.mono[f.monoAt]
-	} else {
-		if f.monoAt == len(f.cur.mono) {
-			f.diverge("clock", fmt.Sprintf("the guest read the monotonic clock more often than the tape recorded (%d reads)", len(f.cur.mono)), "", "")
-		}
-		f.lastMono += int64(time.Millisecond)
-	}
-	f.monoAt++
-	return f.lastMono
-}
+func (f *feed) Nanotime() int64 { return f.NanotimeOf(tape.DefaultReader) }
 
 // Read implements sandbox.ReplayFeed.
-func (f *feed) Read(p []byte) (int, error) {
+func (f *feed) Read(p []byte) (int, error) { return f.ReadOf(tape.DefaultReader, p) }
+
+// NowOf implements sandbox.ReplayReaders: the next wall clock read of
+// the instance of lang, from its own recorded reads (format 8).
+func (f *feed) NowOf(lang string) time.Time {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	st := f.streamOf(lang)
+	r := f.cur.readsOf(st)
+	if f.lastWall == nil {
+		f.lastWall, f.lastMono = map[string]int64{}, map[string]int64{}
+	}
+	if r.wallAt < len(r.wall) {
+		f.lastWall[st] = r.wall[r.wallAt]
+	} else {
+		if r.wallAt == len(r.wall) {
+			f.diverge("clock", fmt.Sprintf("%s read the wall clock more often than the tape recorded (%d reads)", f.reader(st), len(r.wall)), "", "")
+		}
+		f.lastWall[st] += int64(time.Millisecond)
+	}
+	r.wallAt++
+	return time.Unix(0, f.lastWall[st])
+}
+
+// NanotimeOf implements sandbox.ReplayReaders.
+func (f *feed) NanotimeOf(lang string) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := f.streamOf(lang)
+	r := f.cur.readsOf(st)
+	if f.lastMono == nil {
+		f.lastWall, f.lastMono = map[string]int64{}, map[string]int64{}
+	}
+	if r.monoAt < len(r.mono) {
+		f.lastMono[st] = r.mono[r.monoAt]
+	} else {
+		if r.monoAt == len(r.mono) {
+			f.diverge("clock", fmt.Sprintf("%s read the monotonic clock more often than the tape recorded (%d reads)", f.reader(st), len(r.mono)), "", "")
+		}
+		f.lastMono[st] += int64(time.Millisecond)
+	}
+	r.monoAt++
+	return f.lastMono[st]
+}
+
+// ReadOf implements sandbox.ReplayReaders.
+func (f *feed) ReadOf(lang string, p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := f.streamOf(lang)
+	r := f.cur.readsOf(st)
 	n := 0
-	if f.randAt < len(f.cur.rand) {
-		n = copy(p, f.cur.rand[f.randAt:])
+	if r.randAt < len(r.rand) {
+		n = copy(p, r.rand[r.randAt:])
 	}
 	if n < len(p) {
-		if !f.randPast {
-			f.randPast = true
-			f.diverge("random", fmt.Sprintf("the guest read more random bytes than the tape recorded (%d)", len(f.cur.rand)), "", "")
+		if !r.randPast {
+			r.randPast = true
+			f.diverge("random", fmt.Sprintf("%s read more random bytes than the tape recorded (%d)", f.reader(st), len(r.rand)), "", "")
 		}
 		if f.spare == nil {
 			f.spare = rand.NewChaCha8([32]byte{})
 		}
 		f.spare.Read(p[n:])
 	}
-	f.randAt += len(p)
+	r.randAt += len(p)
 	return len(p), nil
 }
 
@@ -747,8 +817,12 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 	results, ins, forks = map[int]tape.Record{}, map[int]*inputs{}, map[int]tape.Record{}
 	nestedN := map[int]*nestedReq{}
 	pending := &inputs{}
+	// The instance whose reads these are (format 8; the one stream before).
+	reader := tape.DefaultReader
 	for _, e := range events {
 		switch e.Type {
+		case tape.TypeReader:
+			reader = e.Lang
 		case tape.TypeRequest:
 			if e.Nested {
 				nr := &nestedReq{req: e, beforeCall: len(pending.calls), beforeResult: math.MaxInt, done: make(chan struct{}), entered: make(chan struct{})}
@@ -779,13 +853,14 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 			results[e.N] = e
 			pending = &inputs{}
 		case tape.TypeClock:
-			if e.Clock == tape.ClockWall {
-				pending.wall = append(pending.wall, *e.NS)
+			if r := pending.readsOf(reader); e.Clock == tape.ClockWall {
+				r.wall = append(r.wall, *e.NS)
 			} else {
-				pending.mono = append(pending.mono, *e.NS)
+				r.mono = append(r.mono, *e.NS)
 			}
 		case tape.TypeRand:
-			pending.rand = append(pending.rand, e.Data...)
+			r := pending.readsOf(reader)
+			r.rand = append(r.rand, e.Data...)
 		case tape.TypeCall:
 			pending.calls = append(pending.calls, &call{req: e.Call, answer: e.Answer, made: e.Made, wait: e.Wait})
 		case tape.TypeFork:
@@ -795,6 +870,7 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 					"(its Python globals, its files); replay the source's tape, or record the fork with this wasmeval")
 			}
 			forks[len(reqs)+len(nestedN)+1] = e
+			reader = tape.DefaultReader // the fork's recorder starts afresh
 		case tape.TypeWake:
 			if pending.wakes == nil {
 				pending.wakes = map[stopKey][]js.Wake{}

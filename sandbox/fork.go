@@ -99,7 +99,7 @@ func (s *Session) Fork(ctx context.Context, o SessionOptions) (*Session, error) 
 			cp.fresh = append(cp.fresh, lang)
 			continue
 		}
-		child, err := forker.Fork(ctx, cp.instanceOptions())
+		child, err := forker.Fork(ctx, cp.instanceOptions(lang))
 		if err != nil {
 			cp.Close(ctx)
 			emptyDir(o.Root)

@@ -724,7 +724,7 @@ func (s *Session) startJournaledJS(ctx context.Context, j *jsJournal) error {
 }
 
 func (s *Session) newTap(mode int) *jsTap {
-	t := &jsTap{s: s, base: s.instanceOptions(), mono: time.Now(), mode: mode}
+	t := &jsTap{s: s, base: s.instanceOptions("js"), mono: time.Now(), mode: mode}
 	t.wall = s.jsWall()                              // node's timers (jsorder.go)
 	t.ticket = s.bound == nil || s.bound.tape == nil // a tape's recorder hooks the taking itself
 	return t

@@ -666,7 +666,7 @@ func (m *Manager) load(owner, id string) error {
 		}
 		// The cache is seeded with the loaded frames: the first save
 		// after the load compresses only what its eval changed.
-		inst, err := pr.RestoreInstance(ctx, sess.instanceOptions(), st.Python, frames, &pyCache)
+		inst, err := pr.RestoreInstance(ctx, sess.instanceOptions("py"), st.Python, frames, &pyCache)
 		if err != nil {
 			return fail(err)
 		}

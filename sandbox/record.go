@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -144,6 +143,9 @@ type boundary struct {
 	sleep    func(ns int64) bool
 	rand     io.Reader
 	call     func(ctx context.Context, request []byte) []byte
+	// of gives each runtime instance its clocks, by its language
+	// (recordclock.go); nil: every instance reads now, nanotime and rand.
+	of func(lang string) clocks
 
 	tape     *tape.Writer // nil when not recording
 	mu       sync.Mutex
@@ -162,12 +164,10 @@ type boundary struct {
 	// be read back, so that a fork's tape can start with it; nil when the
 	// tape is the session's own file (read back by name) or too long.
 	history *historyWriter
-	// clock and seeded are a deterministic session's virtual clock and
-	// seeded random stream, saved with it (cluster_clock.go); nil when
-	// the session's options give its own (Now, Rand) or it is not
-	// deterministic.
-	clock  *virtualClock
-	seeded *lockedReader
+	// det are a deterministic session's virtual clocks and seeded random
+	// streams, one of each by instance (recordclock.go), saved with it
+	// (cluster_clock.go); nil when it is not deterministic.
+	det map[string]*detInstance
 }
 
 // maxHistory bounds the copy of a tape a session keeps for its forks
@@ -246,6 +246,10 @@ func (s *Session) startBoundary() error {
 	switch {
 	case o.Replay != nil:
 		b.now, b.nanotime, b.rand = o.Replay.Now, o.Replay.Nanotime, o.Replay
+		if r, ok := o.Replay.(ReplayReaders); ok {
+			// Each instance its own recorded reads (tape format 8).
+			b.of = func(lang string) clocks { return replayClocks(r, lang) }
+		}
 		b.sleep = func(int64) bool { return true } // the clocks come from the tape
 		feed, serve := o.Replay, s.calls.Call
 		b.call = func(ctx context.Context, req []byte) []byte {
@@ -262,19 +266,7 @@ func (s *Session) startBoundary() error {
 			return feed.Call(ctx, req, serve)
 		}
 	case o.Deterministic:
-		c := &virtualClock{}
-		b.clock = c
-		if b.now == nil {
-			b.now = c.now
-		}
-		b.nanotime = c.nanotime
-		if o.Now == nil {
-			b.sleep = c.sleep
-		}
-		if b.rand == nil {
-			b.seeded = &lockedReader{r: rand.NewChaCha8(deterministicSeed)}
-			b.rand = b.seeded
-		}
+		b.deterministic(o.Now, o.Rand) // each instance its own (recordclock.go)
 	}
 	s.bound = b
 	if o.Record == nil {
@@ -306,12 +298,21 @@ func (s *Session) startStamps(start time.Time) {
 		start = b.now().Round(0)
 	}
 	b.last.Store(start.UnixNano())
-	now := b.now
-	b.now = func() time.Time {
-		t := now()
-		b.last.Store(t.UnixNano())
-		return t
+	stamped := func(now func() time.Time) func() time.Time {
+		return func() time.Time {
+			t := now()
+			b.last.Store(t.UnixNano())
+			return t
+		}
 	}
+	if of := b.of; of != nil {
+		b.of = func(lang string) clocks {
+			c := of(lang)
+			c.now = stamped(c.now)
+			return c
+		}
+	}
+	b.now = stamped(b.now)
 	b.unstamp = wasm.SetRootClock(o.Root, func() time.Time { return time.Unix(0, b.last.Load()).UTC() })
 	call := b.call
 	b.call = func(ctx context.Context, req []byte) []byte {
@@ -383,27 +384,14 @@ func (s *Session) startTape(out io.Writer, src *Session) error {
 		b.rand = crand.Reader
 	}
 	b.tape = w
-	now, nanotime, rnd, call := b.now, b.nanotime, b.rand, b.call
-	b.now = func() time.Time {
-		// Without its monotonic reading: the guest's differences of times
-		// (JavaScript's performance.now) are then what replay computes.
-		t := now().Round(0)
-		ns := t.UnixNano()
-		w.Write(tape.Record{Type: tape.TypeClock, Clock: tape.ClockWall, NS: &ns})
-		return t
-	}
-	b.nanotime = func() int64 {
-		ns := nanotime()
-		w.Write(tape.Record{Type: tape.TypeClock, Clock: tape.ClockMono, NS: &ns})
-		return ns
-	}
-	b.rand = readerFunc(func(p []byte) (int, error) {
-		n, err := rnd.Read(p)
-		if n > 0 {
-			w.Write(tape.Record{Type: tape.TypeRand, Data: append([]byte(nil), p[:n]...)})
-		}
-		return n, err
-	})
+	// Each instance's reads are recorded as its own (recordclock.go);
+	// what reads the session's clocks but not through an instance reads
+	// as the default reader.
+	b.shared()
+	b.of = recordedClocks(w, b.of)
+	def := b.of(tape.DefaultReader)
+	b.now, b.nanotime, b.rand = def.now, def.nanotime, def.rand
+	call := b.call
 	b.call = func(ctx context.Context, req []byte) []byte {
 		ans := call(ctx, req)
 		rec := tape.Record{Type: tape.TypeCall, Call: compactJSON(req), Answer: compactJSON(ans)}
@@ -595,16 +583,22 @@ func buildVersion() string {
 	return v
 }
 
-// instanceOptions are the options of a new instance of the session.
-func (s *Session) instanceOptions() runtimes.InstanceOptions {
+// instanceOptions are the options of a new instance of the session, of
+// the runtime language lang ("py", "js"): its clocks and randomness are
+// its own (recordclock.go).
+func (s *Session) instanceOptions(lang string) runtimes.InstanceOptions {
 	b := s.bound
+	c := b.clocksOf(lang)
+	if c.sleep == nil {
+		c.sleep = b.sleep
+	}
 	return runtimes.InstanceOptions{
 		Root:             s.opts.Root,
 		Env:              s.opts.Env,
-		Now:              b.now,
-		Nanotime:         b.nanotime,
-		Sleep:            b.sleep,
-		Rand:             b.rand,
+		Now:              c.now,
+		Nanotime:         c.nanotime,
+		Sleep:            c.sleep,
+		Rand:             c.rand,
 		MemoryLimitBytes: s.opts.MemoryLimitBytes,
 		Checkpoints:      s.opts.Checkpoints,
 		Call:             b.call,

@@ -210,6 +210,9 @@ func (s *Session) runCell(ctx context.Context, c Cell, sink *cellSink, depth int
 		sink.note(note)
 		return StatusError, 0, nil
 	}
+	if depth == s.opts.AgentDepth { // a cell of a request, not nested: no other cell runs
+		s.bound.cellStarts() // a deterministic session's clocks agree (recordclock.go)
+	}
 	ctx = s.beforeCell(ctx, c, sink) // the JavaScript journal, state a load could not bring back (persist.go)
 	ctx, c = asRuntimeCell(ctx, c)
 	fctx, fcancel := context.WithCancelCause(ctx)
@@ -471,7 +474,7 @@ func (s *Session) instance(ctx context.Context, lang string, reset bool) (runtim
 	if err != nil {
 		return nil, err
 	}
-	inst, err := rt.NewInstance(ctx, s.instanceOptions())
+	inst, err := rt.NewInstance(ctx, s.instanceOptions(lang))
 	if err != nil {
 		return nil, fmt.Errorf("starting the %s instance: %w", lang, err)
 	}

@@ -65,7 +65,18 @@ import (
 // version 6 tape replays as recorded: its JavaScript calls' waits are
 // not checked, and an eval nested in a JavaScript cell is placed as in
 // version 4.
-const FormatVersion = 7
+//
+// Version 8 added reader records: each runtime instance of a session (its
+// Python and its JavaScript) reads its own clocks and random bytes, and a
+// reader record names the instance ("py", "js") whose reads follow, written
+// where the reading instance changes (the reads before the first are the
+// Python instance's). The two instances can read at once (an eval nested
+// in a waiting cell of the other language), so their reads interleave on
+// the tape by timing; replay serves each instance its own reads, in its
+// own order. A version 7 tape replays as recorded: its reads are one
+// stream, served in the order the replay reads them. A wasmeval that reads
+// version 7 refuses version 8, whose tapes it would feed the mixed stream.
+const FormatVersion = 8
 
 // MinFormatVersion is the oldest tape format this package reads.
 const MinFormatVersion = 1
@@ -97,6 +108,17 @@ const (
 	TypeStop    = "stop"
 	TypeFork    = "fork"
 	TypeWake    = "wake"
+	TypeReader  = "reader"
+)
+
+// Readers: the values of Record.Lang, the runtime instances that read
+// clocks and random bytes.
+const (
+	ReaderPython     = "py"
+	ReaderJavaScript = "js"
+	// DefaultReader is the instance whose reads come before a tape's
+	// first reader record (and after each fork record).
+	DefaultReader = ReaderPython
 )
 
 // Stop causes: the values of Record.Cause.
@@ -145,6 +167,10 @@ const (
 //	         numbering the source's. Without Header (version 1, or a source
 //	         whose tape was too long to keep) the tape holds only the fork's
 //	         events, and its starting state is not on it
+//	reader   Lang: the runtime instance ("py" or "js") whose clock reads
+//	         and random bytes follow, up to the next reader record
+//	         (format 8); before the first, and after a fork record, they
+//	         are the Python instance's (DefaultReader)
 //	wake     what woke a JavaScript cell's event loop from one of its
 //	         waits, in order: Timer and NS (the timer that fired, by its
 //	         id, and its due time on the loop's clock, nanoseconds), or
@@ -190,6 +216,9 @@ type Record struct {
 
 	// Timer is the id of the JavaScript timer a wake record says fired.
 	Timer int64 `json:"timer,omitempty"`
+
+	// Lang is the runtime instance a reader record names.
+	Lang string `json:"lang,omitempty"`
 
 	Cell   int    `json:"cell,omitempty"`
 	Cause  string `json:"cause,omitempty"`
@@ -382,6 +411,11 @@ func (r *Record) Check() error {
 		case r.Timer == 0 && r.NS != nil:
 			return fmt.Errorf("a wake record of a call's answer has no ns; give timer with it for a timer's")
 		}
+	case TypeReader:
+		allowed = "lang"
+		if r.Lang != ReaderPython && r.Lang != ReaderJavaScript {
+			return fmt.Errorf("a reader record's lang is %q; give %q or %q", r.Lang, ReaderPython, ReaderJavaScript)
+		}
 	case TypeFork:
 		allowed = "header"
 		// Forks carry their header from format 2 on.
@@ -395,7 +429,7 @@ func (r *Record) Check() error {
 		}
 	default:
 		return fmt.Errorf("unknown record type %q; a tape holds %s", r.Type,
-			strings.Join([]string{TypeHeader, TypeDir, TypeFile, TypeSymlink, TypeRequest, TypeClock, TypeRand, TypeCall, TypeResult, TypeStop, TypeFork, TypeWake}, ", "))
+			strings.Join([]string{TypeHeader, TypeDir, TypeFile, TypeSymlink, TypeRequest, TypeClock, TypeRand, TypeCall, TypeResult, TypeStop, TypeFork, TypeWake, TypeReader}, ", "))
 	}
 	var buf [32]string
 	for _, f := range r.fields(buf[:0]) {
@@ -419,7 +453,7 @@ func (r *Record) checkDeferred() error {
 	// The usual case, without fields' closure calls (TestDeferredFields
 	// keeps this list whole).
 	if r.Header == nil && r.Path == "" && r.Mode == 0 && len(r.Data) == 0 && r.Size == 0 && r.SHA256 == "" && r.Target == "" && r.MTime == nil &&
-		r.Error == "" && r.Clock == "" && r.NS == nil && len(r.Call) == 0 && len(r.Answer) == 0 && r.Made == 0 && r.Wait == 0 && r.Timer == 0 &&
+		r.Error == "" && r.Clock == "" && r.NS == nil && len(r.Call) == 0 && len(r.Answer) == 0 && r.Made == 0 && r.Wait == 0 && r.Timer == 0 && r.Lang == "" &&
 		r.Cell == 0 && r.Cause == "" && r.Checks == 0 && r.Sleeps == 0 && r.Waits == 0 && r.Fuel == 0 && r.Bytes == 0 && !r.BeforeStart {
 		return nil
 	}
@@ -471,6 +505,7 @@ func (r *Record) fields(fs []string) []string {
 	add(r.Made != 0, "made")
 	add(r.Wait != 0, "wait")
 	add(r.Timer != 0, "timer")
+	add(r.Lang != "", "lang")
 	add(r.Cell != 0, "cell")
 	add(r.Cause != "", "cause")
 	add(r.Checks != 0, "checks")

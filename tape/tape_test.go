@@ -212,7 +212,7 @@ func TestFormats(t *testing.T) {
 	for _, tc := range []struct {
 		format int
 		want   string
-	}{{1, ""}, {2, ""}, {tape.FormatVersion, ""}, {tape.FormatVersion + 1, "this wasmeval reads formats 1 to 7"}, {0, "this wasmeval reads formats"}} {
+	}{{1, ""}, {2, ""}, {tape.FormatVersion, ""}, {tape.FormatVersion + 1, "this wasmeval reads formats 1 to 8"}, {0, "this wasmeval reads formats"}} {
 		h := header()
 		h.Header.Format = tc.format
 		line, _ := json.Marshal(h)

@@ -126,7 +126,7 @@ func TestReplayUpdateAndTapeShow(t *testing.T) {
 	evalIn(t, "--record", path)
 	code, stdout, stderr := run(t, context.Background(), "", "tape", "show", path)
 	for _, want := range []string{fmt.Sprintf("tape format %d, recorded by wasmeval ", tape.FormatVersion), "file seed.txt (13 bytes)", "=== request 1\n--- cell 0 (py)\n  > import time, random, uuid\n",
-		"call read (the cell's call 1, answer taken in its host-call wait 1) {\"op\":\"read\",\"path\":\"note.txt\"", "    -> {\"result\":\"kept\"}\n", "=== result 2\n--- cell 0: complete\n  | kept from the root\n", "random bytes)"} {
+		"call read (the cell's call 1, answer taken in its host-call wait 1) {\"op\":\"read\",\"path\":\"note.txt\"", "    -> {\"result\":\"kept\"}\n", "=== result 2\n--- cell 0: complete\n  | kept from the root\n", "random bytes by the Python instance)", "random bytes by the JavaScript instance)"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("tape show lacks %q:\n%s", want, stdout)
 		}

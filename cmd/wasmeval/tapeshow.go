@@ -79,9 +79,17 @@ func showTape(w io.Writer, t *tape.Tape) error {
 		}
 	}
 	clocks, rnd := 0, 0
+	reader := "" // the instance that reads, once a reader record named one (format 8)
 	flushReads := func() {
 		if clocks > 0 || rnd > 0 {
-			fmt.Fprintf(&b, "  (%d clock %s, %d random bytes)\n", clocks, plural(clocks, "read"), rnd)
+			by := ""
+			switch reader {
+			case tape.ReaderPython:
+				by = " by the Python instance"
+			case tape.ReaderJavaScript:
+				by = " by the JavaScript instance"
+			}
+			fmt.Fprintf(&b, "  (%d clock %s, %d random bytes%s)\n", clocks, plural(clocks, "read"), rnd, by)
 		}
 		clocks, rnd = 0, 0
 	}
@@ -106,6 +114,9 @@ func showTape(w io.Writer, t *tape.Tape) error {
 			}
 		case tape.TypeFork:
 			flushReads()
+			if reader != "" {
+				reader = tape.DefaultReader // the fork's recorder starts afresh
+			}
 			if r.Header == nil {
 				b.WriteString("\n=== fork: the session was forked from another, whose state this tape does not hold\n")
 				continue
@@ -140,6 +151,14 @@ func showTape(w io.Writer, t *tape.Tape) error {
 				fmt.Fprintf(&b, "  %s woke: timer %d fired (due at %s on its clock)\n", cell, r.Timer, time.Duration(*r.NS))
 			} else {
 				fmt.Fprintf(&b, "  %s woke: the answer of its call %d\n", cell, r.Made)
+			}
+		case tape.TypeReader: // format 8
+			if r.Lang != reader {
+				if reader == "" {
+					reader = tape.DefaultReader // the reads so far were its
+				}
+				flushReads()
+				reader = r.Lang
 			}
 		case tape.TypeClock:
 			clocks++

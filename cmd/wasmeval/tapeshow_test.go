@@ -101,3 +101,48 @@ func TestTapeShowWakes(t *testing.T) {
 		}
 	}
 }
+
+// TestTapeShowReaders: tape show counts the clock reads and random bytes
+// of each runtime instance apart, naming it, from the reader records
+// (format 8): the reads before the first are the Python instance's, and
+// so are those right after a fork. A tape without reader records names
+// none.
+func TestTapeShowReaders(t *testing.T) {
+	ns := int64(5)
+	tp := &tape.Tape{
+		Header: tape.Header{Format: tape.FormatVersion, Wasmeval: "test", Root: "/r"},
+		Events: []tape.Record{
+			{Type: tape.TypeRequest, N: 1, Request: json.RawMessage(`{"cells":[{"language":"py","code":"1"}]}`)},
+			{Type: tape.TypeClock, Clock: tape.ClockWall, NS: &ns},
+			{Type: tape.TypeReader, Lang: tape.ReaderJavaScript},
+			{Type: tape.TypeClock, Clock: tape.ClockWall, NS: &ns},
+			{Type: tape.TypeClock, Clock: tape.ClockMono, NS: &ns},
+			{Type: tape.TypeRand, Data: []byte("abc")},
+			{Type: tape.TypeReader, Lang: tape.ReaderPython},
+			{Type: tape.TypeRand, Data: []byte("ab")},
+			{Type: tape.TypeResult, N: 1, Result: json.RawMessage(`{"content":[],"details":{"cells":[{"index":0,"status":"complete"}]}}`)},
+			{Type: tape.TypeFork, Header: &tape.Header{Format: tape.FormatVersion, Wasmeval: "test", Root: "/f"}},
+			{Type: tape.TypeRand, Data: []byte("a")},
+		},
+	}
+	var b strings.Builder
+	if err := showTape(&b, tp); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"  (1 clock read, 0 random bytes by the Python instance)\n  (2 clock reads, 3 random bytes by the JavaScript instance)\n  (0 clock reads, 2 random bytes by the Python instance)\n",
+		"  (0 clock reads, 1 random bytes by the Python instance)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("tape show lacks %q:\n%s", want, b.String())
+		}
+	}
+	tp.Events = []tape.Record{tp.Events[0], tp.Events[1], tp.Events[8]}
+	b.Reset()
+	if err := showTape(&b, tp); err != nil {
+		t.Fatal(err)
+	}
+	if want := "  (1 clock read, 0 random bytes)\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("tape show of a tape without reader records lacks %q:\n%s", want, b.String())
+	}
+}
