@@ -266,22 +266,30 @@ func (s *Session) beforeCell(ctx context.Context, c Cell, sink *cellSink) contex
 // from base (all of them when base is nil), with Deleted entries for what
 // base had and root no longer has.
 // With stampsOnly it reads no content and returns no entries.
+//
+// It walks and reads through an os.Root opened on root, never by host
+// path: a folder swapped for a link between the listing of its parent and
+// its own (by code that runs beside the save, as a native Jupyter kernel
+// may) would lead a walk by path out of the root, and the save would copy
+// host files, read with wasmeval's rights, into the session's store and
+// so into its root at the next load. Through the Root every open stays
+// inside; what a swap inside the root shows is the session's own.
 func diffRoot(root string, base map[string]fileStamp, now time.Time, stampsOnly bool) (map[string]fileStamp, []store.File, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
 	cur := map[string]fileStamp{}
 	var files []store.File
 	racyAfter := now.Add(-racyWindow).UnixNano()
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(r.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if p == root {
+		if rel == "." {
 			return nil
 		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
 		fi, err := d.Info()
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -305,7 +313,7 @@ func diffRoot(root string, base map[string]fileStamp, now time.Time, stampsOnly 
 		f := store.File{Path: rel, Mode: mode &^ (fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), ModTime: stamp.mtime}
 		switch {
 		case mode&fs.ModeSymlink != 0:
-			t, err := os.Readlink(p)
+			t, err := r.Readlink(rel)
 			if err != nil {
 				return err
 			}
@@ -320,9 +328,13 @@ func diffRoot(root string, base map[string]fileStamp, now time.Time, stampsOnly 
 			}
 			f.Data = []byte(t)
 		case mode.IsRegular():
-			b, err := readNoFollow(p)
+			b, ok, err := readRegular(r, rel)
 			if err != nil {
 				return err
+			}
+			if !ok {
+				delete(cur, rel) // no longer a regular file: as pipes, not kept
+				return nil
 			}
 			f.Data = b
 		}
@@ -340,15 +352,23 @@ func diffRoot(root string, base map[string]fileStamp, now time.Time, stampsOnly 
 	return cur, files, nil
 }
 
-// readNoFollow reads a regular file without following a link put in its
-// place.
-func readNoFollow(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+// readRegular reads rel in r if it is still a regular file (ok false when
+// something else was put in its place), without following a link put
+// there and without blocking on a named pipe.
+func readRegular(r *os.Root, rel string) (data []byte, ok bool, err error) {
+	f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, false, nil // a link now
+		}
+		return nil, false, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, false, err
+	}
+	b, err := io.ReadAll(f)
+	return b, err == nil, err
 }
 
 // restoreRoot makes root hold exactly files: entries it holds that files
