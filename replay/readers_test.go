@@ -68,11 +68,21 @@ func TestConcurrentReadersReplay(t *testing.T) {
 		{name: "after", pyWork: "sum(range(3 * 10**6))", jsLoop: "1", waitForGo: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tp, out := recordReaders(t, fmt.Sprintf(readersPython, tt.pyWork), fmt.Sprintf(readersJS, tt.jsLoop), tt.waitForGo)
-			// The recording read in the order the case says.
-			before, after, js := readersTimes(t, out)
-			if between := before < js && js < after; between != tt.jsBetween || js < before {
-				t.Fatalf("the recorded JavaScript cell read its clock at %d ms, the Python cell at %d and %d ns: not the order this case records (a loaded machine?); output %q", js, before, after, out)
+			// The recording read in the order the case says: "between" is
+			// recorded again, up to three times, where a loaded machine
+			// held the JavaScript cell back past the Python cell's sleep.
+			var tp *tape.Tape
+			for try := 1; ; try++ {
+				var out string
+				tp, out = recordReaders(t, fmt.Sprintf(readersPython, tt.pyWork), fmt.Sprintf(readersJS, tt.jsLoop), tt.waitForGo)
+				before, after, js := readersTimes(t, out)
+				if between := before < js && js < after; between == tt.jsBetween && js >= before {
+					break
+				}
+				if try == 3 {
+					t.Fatalf("the recorded JavaScript cell read its clock at %d ns, the Python cell at %d and %d ns: not the order this case records, %d times (a loaded machine?); output %q", js, before, after, try, out)
+				}
+				t.Logf("recording %d read in another order than this case's; recording again", try)
 			}
 			var readers []string
 			for _, r := range tp.Events {
