@@ -10,7 +10,9 @@
 // first record is the header; then come the root's initial entries
 // ("dir", "file", "symlink"), then the session's events in the order they
 // happened: "request", the guest's reads of clocks ("clock") and
-// randomness ("rand"), host calls with their answers ("call"), and each
+// randomness ("rand"), with "reader" where the runtime instance that reads
+// them changes (the session's Python and JavaScript read at once, each in
+// an order of its own), host calls with their answers ("call"), and each
 // request's "result".
 //
 // Why this encoding:
