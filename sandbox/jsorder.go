@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/wasmeval/wasmeval/runtimes/callorder"
 	"github.com/wasmeval/wasmeval/runtimes/js"
 	"github.com/wasmeval/wasmeval/tape"
 )
@@ -68,42 +69,78 @@ type ReplayWakes interface {
 	WakeDiverged(request, cell int, why string)
 }
 
-// tapeWakes is ctx for JavaScript cell cell of a session that records or
-// replays a tape with its timers on the wall clock (jsWall): each wake
-// of the cell's event loop is written to the tape (a wake record), or
-// taken from it (ReplayWakes), and journaled too where the session's
-// JavaScript journal records; else ctx.
-func (s *Session) tapeWakes(ctx context.Context, cell int, lang string) context.Context {
+// cellOrders is ctx for cell cell (in lang) of a session that records or
+// replays a tape: its host calls recorded in the order its guest takes
+// their answers, or replayed in the recorded order (callorder, for
+// orderCalls), and, for a JavaScript cell whose timers run on the wall
+// clock (jsWall), each wake of its event loop written to the tape (a
+// wake record), or taken from it (ReplayWakes), and journaled too where
+// the session's JavaScript journal records. Both in one layer of
+// context: most cells never wait, and what a recorded cell costs more
+// than a plain one is mostly what this makes.
+func (s *Session) cellOrders(ctx context.Context, replayed bool, cell int, lang string) context.Context {
+	o := s.tapeWakes(ctx, cell, lang)
+	if o == nil {
+		return callorder.With(ctx, replayed)
+	}
+	return js.WithOrders(ctx, replayed, o)
+}
+
+// tapeWakes is the wake order of JavaScript cell cell (whose context is
+// ctx) of a session that records or replays a tape with its timers on
+// the wall clock (jsWall), or nil. A recorded cell's is tapeWakeOrder,
+// the same for every cell (nothing made for a cell: most never wait),
+// unless the session's journal records its wakes too.
+func (s *Session) tapeWakes(ctx context.Context, cell int, lang string) *js.WakeOrder {
 	b := s.bound
 	if lang != "js" && lang != "ts" || b == nil || b.tape == nil && s.opts.Replay == nil || !s.jsWall() {
-		return ctx
+		return nil
 	}
-	var journal func(js.Wake)
+	var journal func(context.Context, js.Wake)
 	if p := s.persist; p != nil && p.jrnl.tap != nil {
 		journal = p.jrnl.tap.wake
 	}
 	n := tapeRequestOf(ctx)
-	o := &js.WakeOrder{Woke: journal, Record: "the tape"}
 	if rw, ok := s.opts.Replay.(ReplayWakes); ok {
-		o.Next = func() (js.Wake, bool) { return rw.NextWake(n, cell) }
-		o.Diverged = func(why string) { rw.WakeDiverged(n, cell, why) }
-		return js.WithWakeOrder(ctx, o)
+		return &js.WakeOrder{
+			Woke:     journal,
+			Record:   "the tape",
+			Next:     func() (js.Wake, bool) { return rw.NextWake(n, cell) },
+			Diverged: func(why string) { rw.WakeDiverged(n, cell, why) },
+		}
 	}
-	w := b.tape
-	o.Woke = func(k js.Wake) {
-		rec := tape.Record{Type: tape.TypeWake, N: n, Cell: cell, Made: k.Call}
-		if k.Timer != 0 {
-			due := k.Due
-			rec.Timer, rec.NS, rec.Made = k.Timer, &due, 0
-		}
-		if err := w.Write(rec); err != nil {
-			s.tapeFailed("recording a wake of a JavaScript cell's event loop", err)
-		}
+	if w := watchOf(ctx); w != nil && journal == nil {
+		w.s, w.cell = s, cell // what tapeWoke writes the wake with
+		return tapeWakeOrder
+	}
+	return &js.WakeOrder{Record: "the tape", Woke: func(ctx context.Context, k js.Wake) {
+		s.tapeWake(n, cell, k)
 		if journal != nil {
-			journal(k)
+			journal(ctx, k)
 		}
+	}}
+}
+
+// tapeWakeOrder records the wakes of the JavaScript cells of every
+// recorded session without a journal: the cell's context names its
+// session and cell (its watch, set by tapeWakes) and its request.
+var tapeWakeOrder = &js.WakeOrder{Record: "the tape", Woke: func(ctx context.Context, k js.Wake) {
+	if w := watchOf(ctx); w != nil && w.s != nil {
+		w.s.tapeWake(tapeRequestOf(ctx), w.cell, k)
 	}
-	return js.WithWakeOrder(ctx, o)
+}}
+
+// tapeWake writes a wake of the event loop of cell of request n (0: the
+// top-level request) to the session's tape.
+func (s *Session) tapeWake(n, cell int, k js.Wake) {
+	rec := tape.Record{Type: tape.TypeWake, N: n, Cell: cell, Made: k.Call}
+	if k.Timer != 0 {
+		due := k.Due
+		rec.Timer, rec.NS, rec.Made = k.Timer, &due, 0
+	}
+	if err := s.bound.tape.Write(rec); err != nil {
+		s.tapeFailed("recording a wake of a JavaScript cell's event loop", err)
+	}
 }
 
 // wallTimers is ctx for a JavaScript cell of the session: its timers on
@@ -122,7 +159,7 @@ func (s *Session) wallTimers(ctx context.Context) context.Context {
 }
 
 // wake journals what woke the loop of the running cell.
-func (t *jsTap) wake(w js.Wake) {
+func (t *jsTap) wake(_ context.Context, w js.Wake) {
 	t.record(jsEvent{kind: 'k', timer: w.Timer, ns: w.Due, made: w.Call})
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/wasmeval/wasmeval/hostcalls"
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/runtimes/callorder"
+	"github.com/wasmeval/wasmeval/runtimes/js"
 	"github.com/wasmeval/wasmeval/tape"
 	"github.com/wasmeval/wasmeval/wasm"
 	"github.com/wasmeval/wasmeval/wasm/python"
@@ -138,6 +139,10 @@ type ReplayStop struct {
 
 // boundary is what the session's instances read the world through.
 type boundary struct {
+	// free keeps the frozen requests and results of a recording
+	// session's tape for reuse (record_free.go).
+	free frozenFree
+
 	now      func() time.Time
 	nanotime func() int64
 	sleep    func(ns int64) bool
@@ -769,7 +774,7 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 	b.tape.Hold() // until its result (finishRequest): a frame holds whole requests
 	// Encoded when the tape's frame ends, off the request's path; the
 	// cells are copied, the caller may reuse them.
-	f := frozenRequests.Get().(*frozenRequest)
+	f := b.free.request()
 	f.Cells = cloneInto(f.cells[:0], req.Cells)
 	rec := tape.Deferred(tape.Record{Type: tape.TypeRequest, N: n, Nested: nested}, f)
 	if err := b.tape.Write(rec); err != nil {
@@ -816,7 +821,7 @@ func (s *Session) finishRequestAs(n int, res *Result, evalErr error, nested bool
 		// Encoded when the tape's frame ends, off the request's path
 		// (what recording a small request cost was mostly this JSON),
 		// from a copy: the caller owns res.
-		f := freeze(res)
+		f := freeze(&s.bound.free, res)
 		for i := range f.Details.Cells {
 			f.Details.Cells[i].DurationMs = 0 // as MarshalResult, on f's own cells
 		}
@@ -917,46 +922,33 @@ func (s *Session) closeTape() error {
 // one language): the tape's deferred value (tape.JSONAppender, and, its
 // Result embedded, what json.Marshal writes for the result), reused once
 // the tape has its JSON (tape.Recycler), so that recording a request
-// allocates nothing for it.
+// allocates nothing for it (its session's frozenFree).
 type frozen struct {
 	Result
 	content [1]Content
 	cells   [1]CellResult
 	langs   [1]string
 	code    int
-}
-
-var frozenResults = sync.Pool{New: func() any { return new(frozen) }}
-
-// Recycle implements tape.Recycler.
-func (f *frozen) Recycle() {
-	*f = frozen{} // what it held is not kept alive
-	frozenResults.Put(f)
+	free    *frozenFree // what Recycle gives it back to
 }
 
 // frozenRequest is freeze's frozen for a request's cells.
 type frozenRequest struct {
 	Request
 	cells [1]Cell
-}
-
-var frozenRequests = sync.Pool{New: func() any { return new(frozenRequest) }}
-
-// Recycle implements tape.Recycler.
-func (f *frozenRequest) Recycle() {
-	*f = frozenRequest{}
-	frozenRequests.Put(f)
+	free  *frozenFree
 }
 
 // frozenResult is freeze's copy of res.
-func frozenResult(res *Result) *Result { return &freeze(res).Result }
+func frozenResult(res *Result) *Result { return &freeze(nil, res).Result }
 
 // freeze copies res deeply enough that its caller may change anything in
 // res afterwards: every slice and pointer of the result is copied
 // (strings and json.RawMessage bytes are shared: nothing writes to them).
-// TestFrozenResultCopiesAll keeps it in step with Result.
-func freeze(res *Result) *frozen {
-	f := frozenResults.Get().(*frozen)
+// TestFrozenResultCopiesAll keeps it in step with Result. The copy is
+// free's, to be recycled to it (nil: to none).
+func freeze(free *frozenFree, res *Result) *frozen {
+	f := free.result()
 	f.Result = *res
 	cp := &f.Result
 	cp.Content = cloneInto(f.content[:0], res.Content)
@@ -1017,8 +1009,7 @@ func MarshalResult(res *Result) ([]byte, error) {
 // Recording, it counts a cell's output where the runtime meters no fuel,
 // so that tapeStop can record how much it had written when stopped.
 func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers ...*time.Timer) (context.Context, error) {
-	ctx = s.orderCalls(ctx)
-	ctx = s.tapeWakes(ctx, cell, lang) // jsorder.go
+	ctx = s.orderCalls(ctx, cell, lang)
 	if s.opts.Replay == nil {
 		if b := s.bound; b != nil && b.tape != nil && lang != "py" {
 			// No context.AfterFunc: its goroutine, started when every
@@ -1067,17 +1058,22 @@ func (s *Session) replayStop(ctx context.Context, cell int, lang string, timers 
 	return ctx, err
 }
 
-// orderCalls returns the context of a cell whose host calls are recorded
-// in the order its guest takes their answers, or replayed in the recorded
-// order (callorder.With), when the session records or replays; its frame
-// keeps the progress of its waits for the evals nested in it.
-func (s *Session) orderCalls(ctx context.Context) context.Context {
+// orderCalls returns the context of cell cell (in lang) whose host calls
+// are recorded in the order its guest takes their answers, or replayed in
+// the recorded order (callorder.With), when the session records or
+// replays, and whose JavaScript event loop's wakes are recorded or
+// replayed (jsorder.go's cellOrders); its frame keeps the progress of its
+// waits for the evals nested in it.
+func (s *Session) orderCalls(ctx context.Context, cell int, lang string) context.Context {
 	switch _, ordered := s.opts.Replay.(ReplayOrdered); {
 	case ordered:
-		ctx = callorder.With(ctx, true)
+		ctx = s.cellOrders(ctx, true, cell, lang)
 	case s.opts.Replay == nil && s.bound != nil && s.bound.tape != nil:
-		ctx = callorder.With(ctx, false)
+		ctx = s.cellOrders(ctx, false, cell, lang)
 	default:
+		if o := s.tapeWakes(ctx, cell, lang); o != nil {
+			return js.WithWakeOrder(ctx, o)
+		}
 		return ctx
 	}
 	frameOf(ctx).setProgress(callorder.ProgressOf(ctx))
@@ -1118,13 +1114,21 @@ var stopCauses = map[string]error{
 // (bytes -1), it notes what the cell had written before its context
 // ended (ctx). It is the cell's activity's (activity.watch), and the
 // cell's activitySink counts.
+//
+// The runtime calls a sink from the goroutine that called Run (runtimes.
+// Sink), which reads the counts once Run has returned: they need no
+// atomics, whose cost every write of a recorded JavaScript cell paid.
 type stopWatch struct {
 	on      bool
 	bytes   int64
-	written atomic.Int64
-	atStop  atomic.Int64
+	written int64
+	atStop  int64
 	cancel  context.CancelCauseFunc
 	ctx     context.Context
+	// s and cell are the session and the index of a recorded JavaScript
+	// cell whose wakes tapeWakeOrder writes (jsorder.go).
+	s    *Session
+	cell int
 }
 
 // watchOf is the stop watch of the cell whose context is ctx.
@@ -1147,11 +1151,11 @@ func (w *stopWatch) add(n int) {
 		// Recording: what the runtime writes once the context ended
 		// (its lines about the stop) is not the cell's.
 		if w.ctx.Err() == nil {
-			w.atStop.Store(w.written.Add(int64(n)))
+			w.atStop += int64(n)
 		}
 		return
 	}
-	if w.written.Add(int64(n)) >= w.bytes {
+	if w.written += int64(n); w.written >= w.bytes {
 		w.cancel(errReplayedStop)
 	}
 }
@@ -1190,7 +1194,7 @@ func (s *Session) tapeStop(ctx context.Context, cancel context.CancelCauseFunc, 
 	p := out.Interrupt
 	rec := tape.Record{Type: tape.TypeStop, N: tapeRequestOf(ctx), Cell: sink.index, Cause: cause, Checks: p.Checks, Sleeps: p.Sleeps, Waits: p.Waits, Fuel: p.Fuel}
 	if w := watchOf(ctx); w != nil && w.on && out.Interrupt.IsZero() {
-		rec.Bytes = w.atStop.Load() // the runtime's own lines about the stop come after
+		rec.Bytes = w.atStop // the runtime's own lines about the stop come after
 	}
 	if err := b.tape.Write(rec); err != nil {
 		s.sb.opts.Logger.Warn("recording a stop", "err", err)

@@ -170,3 +170,38 @@ func TestRecordJSONMatchesMarshal(t *testing.T) {
 		check(fmt.Sprintf("a request of %q", s), fast, ok, q, fr(q))
 	}
 }
+
+// TestFrozenFreeReuses: a recording session's frozen requests and results
+// come back to its list once the tape has their JSON (Recycle), emptied
+// (they keep nothing of what they held alive), and the list keeps at most
+// maxFrozenFree of each; without a list, Recycle only empties them.
+func TestFrozenFreeReuses(t *testing.T) {
+	var l frozenFree
+	res := &Result{Content: []Content{{Type: "text", Text: "x"}}}
+	f := freeze(&l, res)
+	if f.free != &l || len(f.Content) != 1 {
+		t.Fatalf("freeze: %+v", f)
+	}
+	f.Recycle()
+	if g := l.result(); g != f || g.free != &l || g.Content != nil || g.content[0].Text != "" {
+		t.Errorf("the result after Recycle: %p %+v, want %p emptied", g, g, f)
+	}
+	r := l.request()
+	r.Cells = cloneInto(r.cells[:0], []Cell{{Language: "py", Code: "1"}})
+	r.Recycle()
+	if g := l.request(); g != r || g.Cells != nil || g.cells[0].Code != "" {
+		t.Errorf("the request after Recycle: %p %+v, want %p emptied", g, g, r)
+	}
+	for range maxFrozenFree + 10 {
+		(&frozen{free: &l}).Recycle()
+		(&frozenRequest{free: &l}).Recycle()
+	}
+	if len(l.results) != maxFrozenFree || len(l.requests) != maxFrozenFree {
+		t.Errorf("kept %d results and %d requests, want at most %d", len(l.results), len(l.requests), maxFrozenFree)
+	}
+	free := freeze(nil, res)
+	free.Recycle()
+	if free.Content != nil {
+		t.Errorf("a result without a list kept %+v", free.Content)
+	}
+}

@@ -36,16 +36,32 @@ func With(ctx context.Context, replayed bool) context.Context {
 	return c
 }
 
+// WithValue is With whose context also carries val under key, as
+// context.WithValue's would, in the same allocation: a runtime that keeps
+// more of a recorded cell's order (JavaScript's wakes) adds no layer of
+// its own to the cell's context, which every lookup in the cell walks.
+// key must be comparable, and not nil.
+func WithValue(ctx context.Context, replayed bool, key, val any) context.Context {
+	c := &progressCtx{Context: ctx, key: key, val: val}
+	c.p.replayed = replayed
+	return c
+}
+
 // progressCtx is With's context: it carries its Progress in the same
-// allocation (a cell of a recorded session makes one).
+// allocation (a cell of a recorded session makes one), and WithValue's
+// value.
 type progressCtx struct {
 	context.Context
-	p Progress
+	p        Progress
+	key, val any
 }
 
 func (c *progressCtx) Value(key any) any {
-	if key == (orderKey{}) {
+	switch {
+	case key == (orderKey{}):
 		return &c.p
+	case c.key != nil && key == c.key:
+		return c.val
 	}
 	return c.Context.Value(key)
 }

@@ -94,3 +94,26 @@ func TestEntered(t *testing.T) {
 		t.Fatal("a cell without With is ordered")
 	}
 }
+
+// TestWithValue: WithValue's context carries the cell's Progress and the
+// value under its key, and passes every other key on to its parent.
+func TestWithValue(t *testing.T) {
+	type key struct{ n int }
+	parent := context.WithValue(context.Background(), key{1}, "parent's")
+	ctx := callorder.WithValue(parent, true, key{2}, "its own")
+	if callorder.ProgressOf(ctx) == nil {
+		t.Fatal("no Progress")
+	}
+	if got := ctx.Value(key{2}); got != "its own" {
+		t.Errorf("its value: %v", got)
+	}
+	if got := ctx.Value(key{1}); got != "parent's" {
+		t.Errorf("the parent's value: %v", got)
+	}
+	if got := callorder.With(parent, false).Value(key{2}); got != nil {
+		t.Errorf("With's context has %v under WithValue's key", got)
+	}
+	if got := ctx.Value(key{3}); got != nil {
+		t.Errorf("another key: %v", got)
+	}
+}

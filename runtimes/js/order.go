@@ -3,6 +3,8 @@ package js
 import (
 	"context"
 	"fmt"
+
+	"github.com/wasmeval/wasmeval/runtimes/callorder"
 )
 
 // Wall-clock timers whose order is kept. A cell's event loop sleeps until
@@ -46,8 +48,10 @@ func (w Wake) String() string {
 // its loop's wakes kept: recorded (Woke), or replayed (Next).
 type WakeOrder struct {
 	// Woke, when not nil, is told each wake as the loop takes it, on the
-	// cell's goroutine.
-	Woke func(Wake)
+	// cell's goroutine, with the cell's context (that of Run or of the
+	// nested cell): a WakeOrder may then serve many cells, each of which
+	// its context names.
+	Woke func(ctx context.Context, w Wake)
 	// Next, when not nil, replays: it returns the wake recorded for the
 	// loop's next wait, false when the record holds no more.
 	Next func() (Wake, bool)
@@ -74,6 +78,13 @@ type wakeKey struct{}
 // clock, its wakes recorded or replayed by o.
 func WithWakeOrder(ctx context.Context, o *WakeOrder) context.Context {
 	return context.WithValue(ctx, wakeKey{}, o)
+}
+
+// WithOrders is WithWakeOrder(WithCallOrder(ctx, replayed), o) in one
+// layer of context, one allocation: what a recorded or replayed cell
+// runs with.
+func WithOrders(ctx context.Context, replayed bool, o *WakeOrder) context.Context {
+	return callorder.WithValue(ctx, replayed, wakeKey{}, o)
 }
 
 func wakeOrderOf(ctx context.Context) *WakeOrder {
@@ -133,7 +144,7 @@ func (c *cellRun) tookCall(d callDone) bool {
 		return false
 	}
 	if o.Woke != nil {
-		o.Woke(Wake{Call: made})
+		o.Woke(c.ctx, Wake{Call: made})
 	}
 	return true
 }
@@ -141,7 +152,7 @@ func (c *cellRun) tookCall(d callDone) bool {
 // firedTimer records a live timer's wake.
 func (c *cellRun) firedTimer(t *timer) {
 	if o := c.wakes; o != nil && o.Woke != nil && t != nil {
-		o.Woke(Wake{Timer: t.id, Due: t.due})
+		o.Woke(c.ctx, Wake{Timer: t.id, Due: t.due})
 	}
 }
 

@@ -63,14 +63,24 @@ func TestWakeOrderRecordReplay(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	live := js.WithCallOrder(js.WithWakeOrder(ctx, &js.WakeOrder{Woke: func(w js.Wake) { rec.wakes = append(rec.wakes, w) }}), false)
+	// Recorded under WithOrders (both orders in one context); Woke is
+	// given the cell's context, which names the cell to a WakeOrder that
+	// serves many.
+	type cellKey struct{}
+	var wokeElsewhere int
+	live := js.WithOrders(context.WithValue(ctx, cellKey{}, "recorded"), false, &js.WakeOrder{Woke: func(ctx context.Context, w js.Wake) {
+		if ctx.Value(cellKey{}) != "recorded" {
+			wokeElsewhere++
+		}
+		rec.wakes = append(rec.wakes, w)
+	}})
 	out, r := s.runCtx(live, orderCell)
 	rec.out = r.StdoutText()
 	if out.Failed || !strings.HasPrefix(rec.out, "7 timer ") || rec.out == "7 timer 0\n" {
 		t.Fatalf("recorded: %+v %q %q; want the timer to win and the interval to tick while the calls are slow", out, rec.out, r.StderrText())
 	}
-	if len(rec.wakes) < 3 || len(rec.taken) != 3 {
-		t.Fatalf("recorded wakes %v, calls taken %v", rec.wakes, rec.taken)
+	if len(rec.wakes) < 3 || len(rec.taken) != 3 || wokeElsewhere != 0 {
+		t.Fatalf("recorded wakes %v (%d told without the cell's context), calls taken %v", rec.wakes, wokeElsewhere, rec.taken)
 	}
 
 	replay := func(wakes []js.Wake) (runtimes.Outcome, string, string, string, time.Duration) {
