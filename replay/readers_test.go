@@ -171,3 +171,42 @@ func readersTimes(t *testing.T, out string) (before, after, js int64) {
 	}
 	return parse(py[1]), parse(py[2]), parse(j[1]) * int64(time.Millisecond)
 }
+
+// TestFormat7ReadsOneStream: a tape of format 7, whose reads have no
+// reader records, replays as one stream of reads for both instances, as
+// it always did: a session recorded now whose Python and JavaScript cells
+// read clocks and random bytes one after the other, its reader records
+// left out and its header saying format 7, replays byte for byte (served
+// by instance, the JavaScript cell would find no reads of its own).
+func TestFormat7ReadsOneStream(t *testing.T) {
+	testenv.RequirePython(t)
+	ctx := context.Background()
+	s, buf := recordingSession(t, sandbox.Options{})
+	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{
+		{Language: "py", Code: "import time, os\nprint(time.time_ns(), os.urandom(4).hex())"},
+		{Language: "js", Code: "console.log(Date.now(), Math.random())"},
+		{Language: "py", Code: "print(time.time_ns(), os.urandom(4).hex())"},
+	}})
+	if err != nil || res.Details.IsError {
+		t.Fatalf("%v %+v", err, res)
+	}
+	s.Close(ctx)
+	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []tape.Record
+	readers := 0
+	for _, r := range tp.Events {
+		if r.Type == tape.TypeReader {
+			readers++
+			continue
+		}
+		events = append(events, r)
+	}
+	if readers < 2 {
+		t.Fatalf("the tape holds %d reader records; want the JavaScript cell's and the Python cell's after it", readers)
+	}
+	tp.Header.Format, tp.Events = 7, events
+	replaysIdentically(t, tp, 1)
+}
