@@ -151,8 +151,12 @@
 // it after calls (the same fuel, to the unit; fib(25) and the 1M loop
 // within the noise): the counter must be handed over at nearly every
 // call (10 of the function's 766 direct call sites reach no code that
-// charges), and each handover reloads vmctx too. runtime.Gosched in the
-// hook, on wasmtime, costs nothing measurable. So on wasmtime the
+// charges), and each handover reloads vmctx too. Nor does leaving
+// runtime.Gosched out of the hook on wasmtime (where the guest runs in a
+// cgo call, which holds no P), though with it each hook costs about three
+// context switches: fib(25) took 10-14% less CPU without it in two paired
+// runs and 2% more in a third, the 1M loop 2-6% more in all four. So on
+// wasmtime the
 // metering costs 16-20% of fib's CPU (28-30% as BenchmarkFuelOverhead's
 // mean reports it: the metered runs have a longer tail, cause not found)
 // and 6-12% of the 1M loop, where long-integer code (loops over digits)
