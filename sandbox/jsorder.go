@@ -100,6 +100,10 @@ func (s *Session) tapeWakes(ctx context.Context, cell int, lang string) *js.Wake
 	if p := s.persist; p != nil && p.jrnl.tap != nil {
 		journal = p.jrnl.tap.wake
 	}
+	if w := watchOf(ctx); w != nil && journal == nil && s.opts.Replay == nil {
+		w.s, w.cell = s, cell // what tapeWoke writes the wake with
+		return tapeWakeOrder
+	}
 	n := tapeRequestOf(ctx)
 	if rw, ok := s.opts.Replay.(ReplayWakes); ok {
 		return &js.WakeOrder{
@@ -108,10 +112,6 @@ func (s *Session) tapeWakes(ctx context.Context, cell int, lang string) *js.Wake
 			Next:     func() (js.Wake, bool) { return rw.NextWake(n, cell) },
 			Diverged: func(why string) { rw.WakeDiverged(n, cell, why) },
 		}
-	}
-	if w := watchOf(ctx); w != nil && journal == nil {
-		w.s, w.cell = s, cell // what tapeWoke writes the wake with
-		return tapeWakeOrder
 	}
 	return &js.WakeOrder{Record: "the tape", Woke: func(ctx context.Context, k js.Wake) {
 		s.tapeWake(n, cell, k)
