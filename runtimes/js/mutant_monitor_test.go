@@ -1,0 +1,212 @@
+package js
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/runtimes"
+)
+
+// The memory monitor's judgment of a silent cell: one that holds its VM
+// (it runs) but does not answer the monitor's request to measure itself,
+// because it is in native code that does not return. The monitor judges it
+// by the live heap: what the session held when the cell started, plus the
+// heap's growth since, less what the other sessions were measured to have
+// grown by meanwhile (memory.go, heapMonitor.check). These tests hold a
+// cell in native code (its sink's Stdout, called from console.log after
+// the call's safe point) for as long as they like, and make the monitor
+// judge it (docs/mutations.md, issue 9).
+
+// gateSink blocks the first Stdout that carries "wait here" until release
+// is closed; onBlock, when set, runs first, on the cell's goroutine.
+type gateSink struct {
+	onBlock func()
+	entered chan struct{} // closed when the cell is blocked
+	release chan struct{}
+
+	mu       sync.Mutex
+	out, err strings.Builder
+	blocked  bool
+}
+
+func newGateSink(onBlock func()) *gateSink {
+	return &gateSink{onBlock: onBlock, entered: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (s *gateSink) Stdout(text string) {
+	s.mu.Lock()
+	s.out.WriteString(text)
+	block := !s.blocked && strings.Contains(text, "wait here")
+	s.blocked = s.blocked || block
+	s.mu.Unlock()
+	if block {
+		if s.onBlock != nil {
+			s.onBlock()
+		}
+		close(s.entered)
+		<-s.release
+	}
+}
+
+func (s *gateSink) Stderr(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.err.WriteString(text)
+}
+
+func (s *gateSink) Display(runtimes.Bundle, bool) {}
+func (s *gateSink) Status(string, string)         {}
+
+type cellResult struct {
+	out runtimes.Outcome
+	err error
+}
+
+// silentCell starts a cell of in that blocks in native code (the sink's
+// Stdout) and returns its guard once it is blocked, and its result when it
+// is released. The cleanup releases it should the test end first.
+func silentCell(t *testing.T, in *instance, sink *gateSink) (g *guard, release func() <-chan cellResult) {
+	t.Helper()
+	done := make(chan cellResult, 1)
+	go func() {
+		out, err := in.Run(context.Background(), "console.log('wait here'); console.log('after')", sink)
+		done <- cellResult{out, err}
+	}()
+	var released bool
+	t.Cleanup(func() {
+		if !released {
+			close(sink.release)
+			<-done
+		}
+	})
+	select {
+	case <-sink.entered:
+	case <-time.After(testenv.Stretch(time.Minute)):
+		t.Fatal("the cell did not reach its native call")
+	}
+	g = in.guard // set before the cell ran; the channel orders the read
+	if g == nil {
+		t.Fatal("the blocked cell has no guard")
+	}
+	return g, func() <-chan cellResult {
+		released = true
+		close(sink.release)
+		return done
+	}
+}
+
+// monitorChecked returns once the memory monitor has made a whole check
+// that began after the call. The monitor's loop takes a value sent on its
+// wake channel (one slot) only at its top, between checks: the second
+// send succeeds only after the first was taken, when a check begins; the
+// third only after the second was taken, when that check has ended.
+func monitorChecked(t *testing.T) {
+	t.Helper()
+	for range 3 {
+		select {
+		case monitor.wake <- struct{}{}:
+		case <-time.After(testenv.Stretch(time.Minute)):
+			t.Fatal("the memory monitor does not run")
+		}
+	}
+}
+
+// TestSilentCellNotChargedForOthersGrowth: another session's allocations,
+// which it measured, do not count against a cell that cannot answer the
+// monitor. Session b makes 48 MiB (measured when its cell ends) while a's
+// cell, under a 16 MiB limit, is blocked in native code; the live heap then
+// shows the 48 MiB. The monitor asks a's cell to measure itself, gets no
+// answer, and judges it: by the heap's growth less b's, a holds what it
+// held, and its cell ends normally. Judged by the heap's growth alone (the
+// mutant '- others' -> '- 0*others' of memory.go), b's memory stops a's
+// cell for its memory.
+func TestSilentCellNotChargedForOthersGrowth(t *testing.T) {
+	// Earlier tests' garbage out of the live heap, which a's fresh
+	// measurement marks: the monitor goes by the live heap's growth since.
+	runtime.GC()
+	a, _ := testInstance(t, 16<<20)
+	b, runB := testInstance(t, 256<<20)
+	runtime.GC() // the live heap as a's cell starts is the heap now
+	sink := newGateSink(nil)
+	g, release := silentCell(t, a, sink)
+
+	// While b's cell runs, its growth is in the heap but not yet in what
+	// b is known to hold, and a cell silent for answerWait meanwhile is
+	// judged by it (no measurement accounts for it). The test holds the
+	// judgment until b's cell has ended and b is measured, as the monitor
+	// itself does while an ended cell's session is measured (settling).
+	monitor.settling.Add(1)
+	held := true
+	defer func() {
+		if held {
+			monitor.settling.Add(-1)
+		}
+	}()
+	runB(`globalThis.big = 'x'.repeat(48 << 20)`)
+	if b.size < 48<<20 {
+		t.Fatalf("session b measures %d MiB after a cell that made 48 MiB", b.size>>20)
+	}
+	runtime.GC() // the live heap shows b's 48 MiB
+	monitor.settling.Add(-1)
+	held = false
+	monitorChecked(t)
+
+	if !g.want.Load() {
+		t.Fatal("the monitor did not ask the blocked cell to measure itself: it never judged it")
+	}
+	if err := g.firedFor(); err != nil {
+		t.Errorf("the blocked cell of a 16 MiB session was stopped for another session's 48 MiB: %v", err)
+	}
+	r := <-release()
+	if r.err != nil || r.out.Failed || !strings.Contains(sink.out.String(), "after") {
+		t.Fatalf("the cell: %+v %v, stdout %q, stderr %q; want it to end normally", r.out, r.err, sink.out.String(), sink.err.String())
+	}
+}
+
+// TestSilentCellJudgedWithWhatItsSessionHeld: a silent cell is judged by
+// what its session held when it started plus the heap's growth since. A
+// session holds 20 MiB of its 32 MiB limit; its cell grows the heap by
+// 20 MiB more in native code that announces nothing (a built-in making
+// many small objects does so; here the native call is the sink's, which
+// allocates as it blocks) and answers nothing. The monitor stops it: 40 MiB.
+// Judged by the growth alone (the mutant 'startSize: 0' of memory.go), the
+// session could take up to twice its limit so.
+func TestSilentCellJudgedWithWhatItsSessionHeld(t *testing.T) {
+	a, runA := testInstance(t, 32<<20)
+	// Earlier tests' garbage out of the live heap that the session's
+	// measurement after this cell marks: the monitor goes by the live
+	// heap's growth since that mark.
+	runtime.GC()
+	runA(`globalThis.held = [1, 2, 3, 4, 5].map(i => String(i).repeat(4 << 20))`)
+	if a.size < 20<<20 {
+		t.Fatalf("the session measures %d MiB after a cell that made 20 MiB", a.size>>20)
+	}
+	runtime.GC() // the live heap as the cell starts holds the 20 MiB
+	var native [][]byte
+	sink := newGateSink(func() {
+		for range (20 << 20) / (64 << 10) {
+			native = append(native, make([]byte, 64<<10))
+		}
+	})
+	g, release := silentCell(t, a, sink)
+	runtime.GC() // the live heap shows the cell's 20 MiB
+	monitorChecked(t)
+
+	if !g.want.Load() {
+		t.Fatal("the monitor did not ask the blocked cell to measure itself: it never judged it")
+	}
+	err := g.firedFor()
+	if _, ok := err.(*memoryLimitError); !ok {
+		t.Errorf("a cell that grew a session holding 20 MiB by 20 MiB more, past its 32 MiB limit, was not stopped for its memory (%v)", err)
+	}
+	r := <-release()
+	runtime.KeepAlive(native)
+	if r.err != nil || !r.out.Failed || !strings.Contains(sink.err.String(), "memory limit exceeded") || strings.Contains(sink.out.String(), "after") {
+		t.Fatalf("the cell: %+v %v, stdout %q, stderr %q; want it stopped for its memory", r.out, r.err, sink.out.String(), sink.err.String())
+	}
+}
