@@ -97,7 +97,17 @@ type nestedReq struct {
 	wait        int
 	entered     chan struct{}
 	enteredOnce sync.Once
+	// beside is, for an eval none of whose cells ran inside its waiting
+	// cell's runtime, the waiting cell's wait in which its first cell
+	// began beside it (format 9; 0: the tape does not say); entered is
+	// closed once the replayed one's did (BesideBegan).
+	beside int
 }
+
+// at is the waiting cell's wait the eval ran or began in, 0 where the
+// tape does not say: the calls that cell took in it or later are held
+// until the eval has begun.
+func (nr *nestedReq) at() int { return cmp.Or(nr.wait, nr.beside) }
 
 // stop is a cell stopped when recorded (by its time limit, an interrupt,
 // a cancellation).
@@ -587,13 +597,13 @@ func (f *feed) CallOrdered(ctx context.Context, request []byte, made int, serve 
 	// own cells is not one its waiting cell takes in a wait.
 	from := sandbox.ReplayedRequestOf(ctx)
 	for _, nr := range f.cur.nested {
-		runs := nr.wait == 0 || nr.beforeResult <= ci || nr.beforeResult >= len(f.cur.calls)
+		runs := nr.at() == 0 || nr.beforeResult <= ci || nr.beforeResult >= len(f.cur.calls)
 		switch {
 		case ci < 0:
 		case nr.beforeCall <= ci && runs && !nr.ran:
 			nr.ran = true
 			nested = append(nested, nr)
-		case nr.wait > 0 && nr.beforeCall <= ci && rec.wait >= nr.wait && from != nr.req.N:
+		case nr.at() > 0 && nr.beforeCall <= ci && rec.wait >= nr.at() && from != nr.req.N:
 			entering = append(entering, nr)
 		}
 		if ci >= 0 && nr.beforeResult <= ci {
@@ -790,6 +800,41 @@ func (f *feed) NestedEntered(n, wait int) {
 		Expected: fmt.Sprintf("in wait %d", nr.wait), Got: fmt.Sprintf("in wait %d", wait)})
 }
 
+// BesideWait implements sandbox.ReplayBeside.
+func (f *feed) BesideWait(n int) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if nr := f.nestedLocked(n); nr != nil {
+		return nr.beside
+	}
+	return 0
+}
+
+// BesideBegan implements sandbox.ReplayBeside: a nested eval whose first
+// cell began beside its waiting cell (on an instance of its own) in
+// another of that cell's waits than the recorded one is a divergence
+// naming it and both waits: it saw another state of that cell's work.
+func (f *feed) BesideBegan(n, wait int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	nr := f.nestedLocked(n)
+	if nr == nil {
+		return
+	}
+	nr.enteredOnce.Do(func() { close(nr.entered) })
+	if nr.beside == 0 || nr.beside == wait {
+		return
+	}
+	got, where := fmt.Sprintf("in wait %d", wait), fmt.Sprintf("in that cell's wait %d for host calls", wait)
+	if wait == 0 {
+		got, where = "after the cell ended", "after that cell ended"
+	}
+	f.divs = append(f.divs, Divergence{Request: n, Cell: -1, What: "nested request",
+		Message: fmt.Sprintf("the replayed eval (nested request %d) began its first cell beside its waiting cell (on an instance of its own) %s; the tape recorded it in wait %d",
+			n, where, nr.beside),
+		Expected: fmt.Sprintf("in wait %d", nr.beside), Got: got})
+}
+
 // waitText says in which wait a call's answer was taken.
 func waitText(wait int) string {
 	if wait == 0 {
@@ -843,7 +888,7 @@ func split(events []tape.Record) (reqs []tape.Record, results map[int]tape.Recor
 		case tape.TypeResult:
 			if e.Nested {
 				if nr, ok := nestedN[e.N]; ok {
-					nr.result, nr.beforeResult, nr.wait = e, len(pending.calls), e.Wait
+					nr.result, nr.beforeResult, nr.wait, nr.beside = e, len(pending.calls), e.Wait, e.Beside
 				}
 				continue
 			}

@@ -54,7 +54,9 @@ console.log("js", Date.now(), Math.random(), crypto.randomUUID());`
 // some of the other's (a printed time.time_ns(), os.urandom(),
 // Date.now(), Math.random() differed): the tape now says which instance
 // read (reader records), and each is served its own, byte for byte,
-// time after time.
+// time after time. (The tape's beside, format 9, holds the replayed eval
+// until the Python cell's first wait, after both its reads; the replays
+// that read in another order than recorded leave it out.)
 func TestConcurrentReadersReplay(t *testing.T) {
 	testenv.RequirePython(t)
 	for _, tt := range []struct {
@@ -92,6 +94,14 @@ func TestConcurrentReadersReplay(t *testing.T) {
 			}
 			if len(readers) == 0 || readers[0] != "js" || tt.jsBetween && (len(readers) < 2 || readers[1] != "py") {
 				t.Fatalf("the tape's reader records name %q; want the JavaScript instance (then Python again, where it read between)", readers)
+			}
+			replaysIdentically(t, tp, 2)
+			// The tape places the eval in the Python cell's first wait
+			// (beside, format 9), which makes the replay read in the
+			// recorded order; without it, the eval runs when sub's call
+			// does (at once), and the instances read in another order.
+			for i := range tp.Events {
+				tp.Events[i].Beside = 0
 			}
 			replaysIdentically(t, tp, 5)
 		})

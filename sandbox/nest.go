@@ -405,6 +405,7 @@ func (s *Session) useInstance(ctx context.Context, c Cell) (u use, note string, 
 func (s *Session) runIn(ctx context.Context, c Cell, u use, sink runtimes.Sink) (out runtimes.Outcome, reentered bool, note string, err error) {
 	for {
 		if !u.reenter {
+			s.beginBeside(ctx) // record.go: a nested eval's wait, where it begins beside its cell
 			out, err = safeRun(ctx, u.inst, c.Code, sink)
 			u.done()
 			return out, false, "", err

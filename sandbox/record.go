@@ -641,7 +641,8 @@ func (s *Session) evalNestedTaped(ctx context.Context, req Request, parent *fram
 		ctx = context.WithValue(callorder.WithEntered(ctx, spot.entered), nestSpotKey{}, spot)
 	}
 	res, err := s.evalNested(ctx, req, parent, n)
-	s.finishRequestAs(n, res, err, true, spot.recorded())
+	wait, beside := spot.recorded()
+	s.finishRequestAs(n, res, err, true, wait, beside)
 	return res, err
 }
 
@@ -650,13 +651,21 @@ func (s *Session) evalNestedTaped(ctx context.Context, req Request, parent *fram
 // the first of its cells that ran inside that cell's runtime began
 // (runtimes.Reentrant; callorder.Entered). A recording writes it with the
 // eval's result; a replay runs that cell in the recorded wait
-// (gateNested) and tells its feed where it ran (ReplayNested).
+// (gateNested) and tells its feed where it ran (ReplayNested). An eval
+// none of whose cells ran inside (a JavaScript eval in a Python cell)
+// has the wait in which its first cell began beside the waiting cell, on
+// an instance of its own, instead (beginBeside; tape format 9).
 type nestSpot struct {
 	n      int // on the tape
 	parent *frame
 	feed   ReplayNested // replaying; nil recording
 	first  atomic.Int64 // the wait it entered first, 0 until then
 	gated  atomic.Bool
+	// begun is set when its first cell begins, inside the waiting cell's
+	// runtime or beside it; beside is the waiting cell's wait then, when
+	// it began beside it (0 until then, or for none).
+	begun  atomic.Bool
+	beside atomic.Int64
 }
 
 type nestSpotKey struct{}
@@ -711,12 +720,31 @@ func (sp *nestSpot) entered(wait int) {
 	}
 }
 
-// recorded is the wait to record with the eval's result, 0 for none.
-func (sp *nestSpot) recorded() int {
+// recorded are the waits to record with the eval's result, 0 for none:
+// the one its first cell run inside its waiting cell entered, or, when
+// none of its cells ran inside, the one its first cell began beside.
+func (sp *nestSpot) recorded() (wait, beside int) {
 	if sp == nil || sp.feed != nil {
-		return 0
+		return 0, 0
 	}
-	return int(sp.first.Load())
+	if wait = int(sp.first.Load()); wait != 0 {
+		return wait, 0
+	}
+	return 0, int(sp.beside.Load())
+}
+
+// ReplayBeside is a ReplayNested that knows, for a nested request none of
+// whose cells ran inside its waiting cell's runtime (format 9), the wait
+// of that cell in which the eval's first cell began beside it, on an
+// instance of its own, so that the replay begins it there, and is told
+// where it began.
+type ReplayBeside interface {
+	// BesideWait is the recorded wait of nested request n's first cell,
+	// begun beside its waiting cell; 0 where the tape does not say.
+	BesideWait(n int) int
+	// BesideBegan says in which wait of its waiting cell the replayed
+	// nested request n's first cell began beside it (besideWait).
+	BesideBegan(n, wait int)
 }
 
 // gateNested holds a replayed nested eval's first cell that runs inside
@@ -729,10 +757,67 @@ func (sp *nestSpot) recorded() int {
 // divergence, naming both waits).
 func (s *Session) gateNested(ctx context.Context) {
 	sp, _ := ctx.Value(nestSpotKey{}).(*nestSpot)
-	if sp == nil || sp.feed == nil || sp.gated.Swap(true) {
+	if sp == nil {
 		return
 	}
-	want := sp.feed.NestedWait(sp.n)
+	sp.begun.Store(true)
+	if sp.feed == nil || sp.gated.Swap(true) {
+		return
+	}
+	sp.holdUntil(ctx, sp.feed.NestedWait(sp.n))
+}
+
+// beginBeside is where a nested eval's cell that runs on an instance of
+// its own, beside its waiting cell (a JavaScript cell in a Python cell's
+// wait), begins: when it is the eval's first, a recording notes the
+// waiting cell's wait then (besideWait), and a replay holds it until that
+// cell is in the recorded wait (as gateNested does) and tells its feed
+// where it began (ReplayBeside). Its place among the waiting cell's
+// waits says what it can see of that cell's work: the files it wrote
+// between two waits, the answers it took.
+func (s *Session) beginBeside(ctx context.Context) {
+	sp, _ := ctx.Value(nestSpotKey{}).(*nestSpot)
+	if sp == nil || sp.begun.Swap(true) {
+		return
+	}
+	p := sp.parent.orderProgress()
+	if p == nil {
+		return
+	}
+	if sp.feed == nil {
+		sp.beside.Store(int64(besideWait(p)))
+		return
+	}
+	bf, ok := sp.feed.(ReplayBeside)
+	if !ok {
+		return
+	}
+	want := bf.BesideWait(sp.n)
+	if want <= 0 {
+		return
+	}
+	sp.holdUntil(ctx, want)
+	bf.BesideBegan(sp.n, besideWait(p))
+}
+
+// besideWait is the wait of the cell of p that a cell beginning beside
+// it now begins in: the one it is in, or, between two, the one it goes on
+// to (its calls in flight, the cell computes, or has not yet begun to
+// wait for their answers); 0 once it ended.
+func besideWait(p *callorder.Progress) int {
+	wait, in, _, ended, _ := p.Now()
+	switch {
+	case ended:
+		return 0
+	case in:
+		return wait
+	}
+	return wait + 1
+}
+
+// holdUntil holds the replayed nested eval's cell until its waiting cell
+// is in wait want or past it, or cannot get there (gateNested).
+func (sp *nestSpot) holdUntil(ctx context.Context, want int) {
 	p := sp.parent.orderProgress()
 	if want <= 0 || p == nil {
 		return
@@ -789,12 +874,12 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 // tape.FlushDelay, so that what is recorded survives a crash of the
 // process.
 func (s *Session) finishRequest(n int, res *Result, evalErr error) {
-	s.finishRequestAs(n, res, evalErr, false, 0)
+	s.finishRequestAs(n, res, evalErr, false, 0, 0)
 }
 
 // finishRequestAs is finishRequest for a top-level or a nested request;
-// wait is a nested one's (nestSpot), 0 for none.
-func (s *Session) finishRequestAs(n int, res *Result, evalErr error, nested bool, wait int) {
+// wait and beside are a nested one's (nestSpot), 0 for none.
+func (s *Session) finishRequestAs(n int, res *Result, evalErr error, nested bool, wait, beside int) {
 	if res != nil && (s.opts.Deterministic || s.opts.Replay != nil) {
 		for i := range res.Details.Cells {
 			res.Details.Cells[i].DurationMs = 0
@@ -804,11 +889,11 @@ func (s *Session) finishRequestAs(n int, res *Result, evalErr error, nested bool
 		return
 	}
 	w := s.bound.tape
-	rec := tape.Record{Type: tape.TypeResult, N: n, Nested: nested, Wait: wait}
+	rec := tape.Record{Type: tape.TypeResult, N: n, Nested: nested, Wait: wait, Beside: beside}
 	switch {
 	case evalErr != nil:
 		rec.Error = evalErr.Error()
-	case wait != 0:
+	case wait != 0 || beside != 0:
 		// A nested eval's, rare: encoded now (a deferred record has no
 		// wait), as the deferred one would be.
 		data, err := MarshalResult(res)

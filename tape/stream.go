@@ -764,7 +764,7 @@ func appendQuick(b []byte, r *Record, trusted bool) (_ []byte, ok bool) {
 	b = append(append(append(b, `{"t":"`...), r.Type...), '"')
 	switch r.Type {
 	case TypeRequest, TypeResult:
-		if r.Error != "" || r.Wait != 0 {
+		if r.Error != "" || r.Wait != 0 || r.Beside != 0 {
 			return nil, false
 		}
 		b = strconv.AppendInt(append(b, `,"n":`...), int64(r.N), 10)

@@ -76,7 +76,16 @@ import (
 // own order. A version 7 tape replays as recorded: its reads are one
 // stream, served in the order the replay reads them. A wasmeval that reads
 // version 7 refuses version 8, whose tapes it would feed the mixed stream.
-const FormatVersion = 8
+//
+// Version 9 added a nested result's beside: for an eval none of whose
+// cells ran inside its waiting cell's runtime (a JavaScript eval nested in
+// a waiting Python cell runs on its own instance, beside that cell), the
+// number of the waiting cell's wait in which the eval's first cell began:
+// the wait it was in, or, between two waits, the one it went on to.
+// Replay begins that cell once the waiting cell is in that wait, and one
+// begun in another is a divergence. A version 8 tape replays as recorded:
+// such an eval begins whenever the call that runs it does.
+const FormatVersion = 9
 
 // MinFormatVersion is the oldest tape format this package reads.
 const MinFormatVersion = 1
@@ -160,7 +169,11 @@ const (
 //	result   N, and Result (the result's JSON) or Error (a host error);
 //	         a Nested one may have Wait: the waiting cell's wait for host
 //	         calls (Python) or its event loop's wait (JavaScript, format
-//	         7) in which the eval's first cell that ran inside it began
+//	         7) in which the eval's first cell that ran inside it began;
+//	         or Beside, for an eval none of whose cells ran inside it (its
+//	         cells ran on instances of their own, beside the waiting cell):
+//	         the waiting cell's wait in which the eval's first cell began,
+//	         or the one it went on to, when it began between two (format 9)
 //	fork     Header: the session was made here by a fork of the session
 //	         recorded so far, and the events after it are the fork's (whose
 //	         options and root the header gives); the fork's requests go on
@@ -213,6 +226,9 @@ type Record struct {
 	Answer json.RawMessage `json:"answer,omitempty"`
 	Made   int             `json:"made,omitempty"`
 	Wait   int             `json:"wait,omitempty"`
+	// Beside is a nested result's wait of its waiting cell in which the
+	// eval's first cell began beside it (format 9).
+	Beside int `json:"beside,omitempty"`
 
 	// Timer is the id of the JavaScript timer a wake record says fired.
 	Timer int64 `json:"timer,omitempty"`
@@ -383,12 +399,15 @@ func (r *Record) Check() error {
 			return fmt.Errorf("a call record's wait is %d; give the number of the cell's wait that took its answer, from 1 (or leave it out)", r.Wait)
 		}
 	case TypeResult:
-		allowed = "n nested result error wait"
+		allowed = "n nested result error wait beside"
 		if r.N <= 0 || (len(r.Result) == 0 && r.value == nil) == (r.Error == "") {
 			return fmt.Errorf("a result record needs n (from 1) and one of result or error")
 		}
 		if r.Wait < 0 || r.Wait > 0 && !r.Nested {
 			return fmt.Errorf("a result record's wait is %d; only a nested result has one, the number of the waiting cell's wait its eval ran in, from 1 (or leave it out)", r.Wait)
+		}
+		if r.Beside < 0 || r.Beside > 0 && (!r.Nested || r.Wait > 0) {
+			return fmt.Errorf("a result record's beside is %d; only a nested result without wait has one, the number of the waiting cell's wait in which its eval's first cell began beside it, from 1 (or leave it out)", r.Beside)
 		}
 	case TypeStop:
 		allowed = "n cell cause checks sleeps waits fuel bytes before_start"
@@ -453,7 +472,7 @@ func (r *Record) checkDeferred() error {
 	// The usual case, without fields' closure calls (TestDeferredFields
 	// keeps this list whole).
 	if r.Header == nil && r.Path == "" && r.Mode == 0 && len(r.Data) == 0 && r.Size == 0 && r.SHA256 == "" && r.Target == "" && r.MTime == nil &&
-		r.Error == "" && r.Clock == "" && r.NS == nil && len(r.Call) == 0 && len(r.Answer) == 0 && r.Made == 0 && r.Wait == 0 && r.Timer == 0 && r.Lang == "" &&
+		r.Error == "" && r.Clock == "" && r.NS == nil && len(r.Call) == 0 && len(r.Answer) == 0 && r.Made == 0 && r.Wait == 0 && r.Beside == 0 && r.Timer == 0 && r.Lang == "" &&
 		r.Cell == 0 && r.Cause == "" && r.Checks == 0 && r.Sleeps == 0 && r.Waits == 0 && r.Fuel == 0 && r.Bytes == 0 && !r.BeforeStart {
 		return nil
 	}
@@ -504,6 +523,7 @@ func (r *Record) fields(fs []string) []string {
 	add(len(r.Answer) > 0, "answer")
 	add(r.Made != 0, "made")
 	add(r.Wait != 0, "wait")
+	add(r.Beside != 0, "beside")
 	add(r.Timer != 0, "timer")
 	add(r.Lang != "", "lang")
 	add(r.Cell != 0, "cell")

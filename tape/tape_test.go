@@ -99,7 +99,7 @@ func TestDecodeErrors(t *testing.T) {
 	for _, tc := range []struct{ name, text, want string }{
 		{"empty", "", "empty"},
 		{"no header", `{"t":"rand","data":"AA=="}` + "\n", "starts with its header"},
-		{"other format", `{"t":"header","header":{"format":9,"root":"/r","env":{},"options":{}}}` + "\n", "tape format 9"},
+		{"other format", `{"t":"header","header":{"format":10,"root":"/r","env":{},"options":{}}}` + "\n", "tape format 10"},
 		{"unknown type", h + `{"t":"nope"}` + "\n", `unknown record type "nope"`},
 		{"unknown field", h + `{"t":"rand","data":"AA==","x":1}` + "\n", "unknown field"},
 		{"foreign field", h + `{"t":"rand","data":"AA==","path":"a"}` + "\n", `no field "path"`},
@@ -212,7 +212,7 @@ func TestFormats(t *testing.T) {
 	for _, tc := range []struct {
 		format int
 		want   string
-	}{{1, ""}, {2, ""}, {tape.FormatVersion, ""}, {tape.FormatVersion + 1, "this wasmeval reads formats 1 to 8"}, {0, "this wasmeval reads formats"}} {
+	}{{1, ""}, {2, ""}, {tape.FormatVersion, ""}, {tape.FormatVersion + 1, "this wasmeval reads formats 1 to 9"}, {0, "this wasmeval reads formats"}} {
 		h := header()
 		h.Header.Format = tc.format
 		line, _ := json.Marshal(h)
