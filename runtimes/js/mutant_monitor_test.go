@@ -2,6 +2,7 @@ package js
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -116,6 +117,16 @@ func monitorChecked(t *testing.T) {
 	}
 }
 
+// judgment describes the terms the monitor judges a silent cell by, for a
+// failure's message.
+func judgment(g *guard) string {
+	live, _ := heapStats()
+	return fmt.Sprintf("the session held %d MiB as the cell started; the live heap grew by %d MiB since, "+
+		"and by %d MiB since the session was last measured; the other sessions were measured to grow by %d MiB",
+		g.startSize>>20, (live-g.startLive)>>20, (live-g.mark.Load().live)>>20,
+		(monitor.known.Load()-g.size.Load()-g.othersStart)>>20)
+}
+
 // TestSilentCellNotChargedForOthersGrowth: another session's allocations,
 // which it measured, do not count against a cell that cannot answer the
 // monitor. Session b makes 48 MiB (measured when its cell ends) while a's
@@ -157,10 +168,10 @@ func TestSilentCellNotChargedForOthersGrowth(t *testing.T) {
 	monitorChecked(t)
 
 	if !g.want.Load() {
-		t.Fatal("the monitor did not ask the blocked cell to measure itself: it never judged it")
+		t.Fatalf("the monitor did not ask the blocked cell to measure itself: it never judged it (%s)", judgment(g))
 	}
 	if err := g.firedFor(); err != nil {
-		t.Errorf("the blocked cell of a 16 MiB session was stopped for another session's 48 MiB: %v", err)
+		t.Errorf("the blocked cell of a 16 MiB session was stopped for another session's 48 MiB: %v (%s)", err, judgment(g))
 	}
 	r := <-release()
 	if r.err != nil || r.out.Failed || !strings.Contains(sink.out.String(), "after") {
@@ -171,9 +182,9 @@ func TestSilentCellNotChargedForOthersGrowth(t *testing.T) {
 // TestSilentCellJudgedWithWhatItsSessionHeld: a silent cell is judged by
 // what its session held when it started plus the heap's growth since. A
 // session holds 20 MiB of its 32 MiB limit; its cell grows the heap by
-// 20 MiB more in native code that announces nothing (a built-in making
+// 24 MiB more in native code that announces nothing (a built-in making
 // many small objects does so; here the native call is the sink's, which
-// allocates as it blocks) and answers nothing. The monitor stops it: 40 MiB.
+// allocates as it blocks) and answers nothing. The monitor stops it: 44 MiB.
 // Judged by the growth alone (the mutant 'startSize: 0' of memory.go), the
 // session could take up to twice its limit so.
 func TestSilentCellJudgedWithWhatItsSessionHeld(t *testing.T) {
@@ -189,20 +200,20 @@ func TestSilentCellJudgedWithWhatItsSessionHeld(t *testing.T) {
 	runtime.GC() // the live heap as the cell starts holds the 20 MiB
 	var native [][]byte
 	sink := newGateSink(func() {
-		for range (20 << 20) / (64 << 10) {
+		for range (24 << 20) / (64 << 10) {
 			native = append(native, make([]byte, 64<<10))
 		}
 	})
 	g, release := silentCell(t, a, sink)
-	runtime.GC() // the live heap shows the cell's 20 MiB
+	runtime.GC() // the live heap shows the cell's 24 MiB
 	monitorChecked(t)
 
 	if !g.want.Load() {
-		t.Fatal("the monitor did not ask the blocked cell to measure itself: it never judged it")
+		t.Fatalf("the monitor did not ask the blocked cell to measure itself: it never judged it (%s)", judgment(g))
 	}
 	err := g.firedFor()
 	if _, ok := err.(*memoryLimitError); !ok {
-		t.Errorf("a cell that grew a session holding 20 MiB by 20 MiB more, past its 32 MiB limit, was not stopped for its memory (%v)", err)
+		t.Errorf("a cell that grew a session holding 20 MiB by 24 MiB more, past its 32 MiB limit, was not stopped for its memory (%v; %s)", err, judgment(g))
 	}
 	r := <-release()
 	runtime.KeepAlive(native)
