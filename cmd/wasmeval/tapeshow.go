@@ -21,7 +21,8 @@ the root's files), then each request's cells, the host calls they made with
 the answers, how many clock reads and random bytes they took, and each
 cell's status and output. An eval run inside a cell that waited in agent()
 or tool() (a sub-agent's) is shown as a nested request, with the wait of
-that cell it ran in where the tape says (format 5). What woke a JavaScript
+that cell it ran in, or began beside on an instance of its own, where the
+tape says (formats 5 and 9). What woke a JavaScript
 cell's event loop at each of its waits (a timer, or a call's answer) is
 shown where the tape records it (format 6, without --deterministic).
 
@@ -183,6 +184,8 @@ func showTape(w io.Writer, t *tape.Tape) error {
 			switch {
 			case r.Nested && r.Wait > 0: // format 5
 				fmt.Fprintf(&b, "=== result %d: nested eval, run while its waiting cell (of request %d) was in its host-call wait %d\n", r.N, top, r.Wait)
+			case r.Nested && r.Beside > 0: // format 9
+				fmt.Fprintf(&b, "=== result %d: nested eval, begun beside its waiting cell (of request %d), on an instance of its own, in that cell's host-call wait %d\n", r.N, top, r.Beside)
 			case r.Nested:
 				fmt.Fprintf(&b, "=== result %d: nested eval, in request %d\n", r.N, top)
 			default:

@@ -37,8 +37,9 @@ func TestTapeShowFormat3(t *testing.T) {
 }
 
 // TestTapeShowNested: tape show prints an eval nested in a waiting cell
-// as such, its result with the wait of that cell it ran in (format 5), a
-// Python call's wait and a nested cell's stop (format 4) in words.
+// as such, its result with the wait of that cell it ran in (format 5) or
+// began beside (format 9), a Python call's wait and a nested cell's stop
+// (format 4) in words.
 func TestTapeShowNested(t *testing.T) {
 	tp := &tape.Tape{
 		Header: tape.Header{Format: tape.FormatVersion, Wasmeval: "test", Root: "/r"},
@@ -50,6 +51,8 @@ func TestTapeShowNested(t *testing.T) {
 			{Type: tape.TypeResult, N: 2, Nested: true, Wait: 2, Result: json.RawMessage(`{"content":[],"details":{"cells":[{"index":0,"status":"timeout","output":"1\n"}]}}`)},
 			{Type: tape.TypeRequest, N: 3, Nested: true, Request: json.RawMessage(`{"cells":[{"language":"js","code":"2"}]}`)},
 			{Type: tape.TypeResult, N: 3, Nested: true, Result: json.RawMessage(`{"content":[],"details":{"cells":[{"index":0,"status":"complete"}]}}`)},
+			{Type: tape.TypeRequest, N: 4, Nested: true, Request: json.RawMessage(`{"cells":[{"language":"js","code":"3"}]}`)},
+			{Type: tape.TypeResult, N: 4, Nested: true, Beside: 2, Result: json.RawMessage(`{"content":[],"details":{"cells":[{"index":0,"status":"complete"}]}}`)},
 			{Type: tape.TypeResult, N: 1, Result: json.RawMessage(`{"content":[],"details":{"cells":[{"index":0,"status":"complete"}]}}`)},
 		},
 	}
@@ -65,6 +68,7 @@ func TestTapeShowNested(t *testing.T) {
 		"=== result 2: nested eval, run while its waiting cell (of request 1) was in its host-call wait 2\n--- cell 0: timeout\n  | 1\n",
 		"\n=== request 3: nested eval, run inside a cell of request 1 while it waited in agent() or tool()\n",
 		"=== result 3: nested eval, in request 1\n",
+		"=== result 4: nested eval, begun beside its waiting cell (of request 1), on an instance of its own, in that cell's host-call wait 2\n",
 		"=== result 1\n",
 	} {
 		if !strings.Contains(b.String(), want) {
