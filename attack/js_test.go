@@ -55,6 +55,15 @@ var jsBombs = []attack{
 	{name: "catastrophic regex in a loop", lang: "js", code: `for (;;) try { /^(a+)+(?=c)b$/.test('a'.repeat(40)) } catch {}`,
 		timeout: 2, status: fail, want: []string{"timed out"}, within: 10 * time.Second},
 
+	// Small patterns that compile to huge programs: Go's regexp copies out
+	// counted repetitions (a 33 KB pattern took 448 MiB at its peak), so
+	// such a pattern compiles with regexp2, which keeps a count; one that
+	// even regexp2 would take past the cap to compile is refused first.
+	{name: "a pattern Go's regexp would copy out 3 million times", lang: "js",
+		code:   `{ const r = new RegExp('(?:a{1000})'.repeat(3000)); print(r.test('a'.repeat(3e6)), 'b'.concat('a'.repeat(3e6)).search('(?:a{1000})'.repeat(3000))) }`,
+		status: ok, want: []string{"true 1"}, within: 10 * time.Second},
+	js("a pattern ignoring the case of a million characters", `new RegExp('a'.repeat(1e6), 'i')`, fail, "RangeError: memory limit"),
+
 	// A bomb that grows a global an earlier cell made: that global is
 	// released when the bomb fails, so the session is under its cap again
 	// and may grow (it used to stay over it, and every later cell that

@@ -181,11 +181,18 @@ func escapeInvalidUtf16(s String) string {
 	return s.String()
 }
 
-func compileRegexpFromValueString(patternStr String, flags string) (*regexpPattern, error) {
-	return compileRegexp(escapeInvalidUtf16(patternStr), flags)
+func compileRegexpFromValueString(r *Runtime, patternStr String, flags string) (*regexpPattern, error) {
+	return compileRegexpCharged(escapeInvalidUtf16(patternStr), flags, r.chargeAlloc) // wasmeval: regexp.go
 }
 
 func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
+	return compileRegexpCharged(patternStr, flags, nil)
+}
+
+// compileRegexpCharged is compileRegexp that announces a Go regexp's
+// program to charge, when not nil, before compiling it (wasmeval:
+// regexp.go, maxRE2Insts).
+func compileRegexpCharged(patternStr, flags string, charge func(int64)) (p *regexpPattern, err error) {
 	var global, ignoreCase, multiline, dotAll, sticky, unicode bool
 	var wrapper *regexpWrapper
 	var wrapper2 *regexp2Wrapper
@@ -260,7 +267,19 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 			re2Str = fmt.Sprintf("(?%s:%s)", re2flags, re2Str)
 		}
 
-		pattern, err1 := regexp.Compile(re2Str)
+		// wasmeval: a program too large for Go's regexp goes to regexp2
+		// (regexp.go, maxRE2Insts); a smaller one is announced first.
+		insts, parsed := re2Insts(re2Str)
+		var pattern *regexp.Regexp
+		var err1 error
+		if parsed && insts > maxRE2Insts {
+			err1 = &syntax.Error{Code: syntax.ErrInvalidRepeatSize, Expr: re2Str}
+		} else {
+			if charge != nil {
+				charge(insts * re2InstBytes)
+			}
+			pattern, err1 = regexp.Compile(re2Str)
+		}
 		if err1 != nil {
 			var syntaxError *syntax.Error
 			if !errors.As(err1, &syntaxError) || syntaxError.Code != syntax.ErrInvalidRepeatSize {
@@ -278,6 +297,9 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 	}
 
 	if wrapper == nil {
+		if charge != nil {
+			charge(regexp2Cost(patternStr, ignoreCase)) // wasmeval: regexp.go
+		}
 		wrapper2, err = compileRegexp2(patternStr, multiline, dotAll, ignoreCase, unicode)
 		if err != nil {
 			err = fmt.Errorf("Invalid regular expression (regexp2): %s (%v)", patternStr, err)
@@ -300,7 +322,7 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 }
 
 func (r *Runtime) _newRegExp(patternStr String, flags string, proto *Object) *regexpObject {
-	pattern, err := compileRegexpFromValueString(patternStr, flags)
+	pattern, err := compileRegexpFromValueString(r, patternStr, flags)
 	if err != nil {
 		panic(r.newSyntaxError(err.Error()))
 	}
@@ -398,7 +420,7 @@ func (r *Runtime) regexpproto_compile(call FunctionCall) Value {
 		if flagsVal != _undefined {
 			flags = flagsVal.toString().String()
 		}
-		pattern, err = compileRegexpFromValueString(source, flags)
+		pattern, err = compileRegexpFromValueString(r, source, flags)
 		if err != nil {
 			panic(r.newSyntaxError(err.Error()))
 		}

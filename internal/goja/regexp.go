@@ -1,9 +1,11 @@
 package goja
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strings"
 	"unicode/utf16"
@@ -11,6 +13,95 @@ import (
 	"github.com/dlclark/regexp2/v2"
 	"github.com/wasmeval/wasmeval/internal/goja/unistring"
 )
+
+// wasmeval: the size of the program Go's regexp would compile.
+//
+// Go's regexp expands a counted repetition into copies of what it repeats
+// (x{1000} is a thousand copies of x) and compiles a pattern in one native
+// call, where no interrupt lands: an 11 KB pattern of (?:a{1000}) took
+// 228 MiB to compile and 90-135 MiB of heap at its peak, a 33 KB one
+// 700 MiB and 448 MiB, whatever the session's memory limit. regexp2 keeps
+// a count (a loop) instead, in memory in proportion to the pattern (1 MiB
+// for the 16 KB one). A pattern whose program would have more than
+// maxRE2Insts instructions is compiled by regexp2, as upstream does with a
+// count past Go's 1000 (or one Go finds too large itself). When a script
+// compiles a pattern (new RegExp, a text made a pattern by match, search,
+// ...), what compiling it takes is announced to the allocation guard
+// first (native_alloc.go): re2InstBytes an instruction for Go's regexp, and
+// for regexp2, whose parse tree takes a node a character,
+// regexp2ByteCost a byte of the pattern (regexp2FoldByteCost ignoring
+// case: each character a set of its case forms; a 1 MB pattern took
+// 258 MiB of heap at its peak).
+const (
+	maxRE2Insts = 10_000
+	// re2InstBytes is what compiling takes an instruction: 170-240 bytes
+	// measured (runtime.MemStats around regexp.Compile).
+	re2InstBytes = 256
+	// regexp2ByteCost and regexp2FoldByteCost: 85-95 and 390 bytes a byte
+	// measured, with the i flag ((?:ab|cd) and a repeated, 1 MB each).
+	regexp2ByteCost     = 128
+	regexp2FoldByteCost = 512
+)
+
+// re2Insts returns about how many instructions Go's regexp compiles re2Str
+// to, without compiling it: more than maxRE2Insts when Go finds it too large
+// to parse; false if it does not parse for another reason.
+func re2Insts(re2Str string) (int64, bool) {
+	re, err := syntax.Parse(re2Str, syntax.Perl)
+	var serr *syntax.Error
+	if errors.As(err, &serr) && serr.Code == syntax.ErrLarge {
+		return maxRE2Insts + 1, true
+	}
+	if err != nil {
+		return 0, false
+	}
+	return progInsts(re), true
+}
+
+// RegExp2Cost is about what regexp2 takes to compile the pattern src, in
+// bytes, for a sandbox that compiles one itself (wasmeval: regexp.go).
+func RegExp2Cost(src string, ignoreCase bool) int64 { return regexp2Cost(src, ignoreCase) }
+
+// regexp2Cost is what regexp2 takes to compile src, in bytes.
+func regexp2Cost(src string, ignoreCase bool) int64 {
+	if ignoreCase {
+		return regexp2FoldByteCost * int64(len(src))
+	}
+	return regexp2ByteCost * int64(len(src))
+}
+
+// progInsts counts the instructions of re's program, up to a bound far past
+// maxRE2Insts (so that products of nested counts cannot overflow).
+func progInsts(re *syntax.Regexp) int64 {
+	const most = 1 << 40
+	sum := func(subs []*syntax.Regexp) (n int64) {
+		for _, sub := range subs {
+			n = min(most, n+progInsts(sub))
+		}
+		return n
+	}
+	switch re.Op {
+	case syntax.OpLiteral:
+		return max(1, int64(len(re.Rune)))
+	case syntax.OpCapture:
+		return min(most, 2+sum(re.Sub))
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest:
+		return min(most, 1+sum(re.Sub))
+	case syntax.OpRepeat:
+		// x{n,m}: n copies of x, then m-n optional ones; x{n,}: n copies
+		// and a star.
+		sub := sum(re.Sub)
+		if re.Max < 0 {
+			return min(most, int64(re.Min)*sub+sub+1)
+		}
+		return min(most, int64(re.Min)*sub+int64(re.Max-re.Min)*(sub+1))
+	case syntax.OpConcat:
+		return sum(re.Sub)
+	case syntax.OpAlternate:
+		return min(most, sum(re.Sub)+int64(len(re.Sub)))
+	}
+	return 1
+}
 
 type regexp2MatchCache struct {
 	target String
