@@ -40,6 +40,21 @@ print(h._decode(h._wait_for(s)))`
 const besideJS = `const fs = require('fs');
 console.log('js saw', fs.existsSync('note.txt') ? fs.readFileSync('note.txt', 'utf8') : 'nothing');`
 
+// besideJSWaiting is besidePython in JavaScript: its event loop's waits
+// are counted as Python's waits for host calls are (format 7).
+const besideJSWaiting = `const s = tool.sub({});
+const q = tool.quick({});
+let x = 0;
+for (let i = 0; i < 1e6; i++) x += i;
+console.log(await q);
+for (let i = 0; i < 2e6; i++) x += i;
+require('fs').writeFileSync('note.txt', 'between');
+console.log(await s);`
+
+// besidePy is besideJS in Python.
+const besidePy = `import os
+print('py saw', open('note.txt').read() if os.path.exists('note.txt') else 'nothing')`
+
 // recordJSBesideInSecondWait records besidePython, whose sub call's host
 // evals besideJS in the session once the cell has written note.txt: a
 // JavaScript eval nested in a Python cell runs on its own instance,
@@ -47,6 +62,18 @@ console.log('js saw', fs.existsSync('note.txt') ? fs.readFileSync('note.txt', 'u
 // A JavaScript cell of an earlier request has started that instance. It
 // returns the tape and the nested request's number.
 func recordJSBesideInSecondWait(t *testing.T) (*tape.Tape, int) {
+	t.Helper()
+	return recordBeside(t, sandbox.Cell{Language: "py", Code: besidePython}, sandbox.Cell{Language: "js", Code: besideJS},
+		"quick\njs saw between\n", 2)
+}
+
+// recordBeside records the cell waiting, whose sub call's host evals
+// nested in the session once the cell has written note.txt, after a
+// request that starts nested's instance; waiting is to print want, and
+// the nested result to record beside (and no wait), the wait in which
+// the cell took sub's answer. It returns the tape and the nested
+// request's number.
+func recordBeside(t *testing.T, waiting, nested sandbox.Cell, want string, beside int) (*tape.Tape, int) {
 	t.Helper()
 	testenv.RequirePython(t)
 	ctx := context.Background()
@@ -65,7 +92,7 @@ func recordJSBesideInSecondWait(t *testing.T) (*tape.Tape, int) {
 				}
 				time.Sleep(5 * time.Millisecond)
 			}
-			res, err := sess.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: besideJS}}})
+			res, err := sess.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{nested}})
 			if err != nil {
 				return hostcalls.ToolResponse{}, err
 			}
@@ -75,36 +102,36 @@ func recordJSBesideInSecondWait(t *testing.T) (*tape.Tape, int) {
 	}
 	s, buf := recordingSession(t, sandbox.Options{Host: host})
 	sess = s
-	if _, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "1"}}}); err != nil {
+	if _, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: nested.Language, Code: "1"}}}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: besidePython}}})
+	res, err := s.Eval(ctx, sandbox.Request{Cells: []sandbox.Cell{waiting}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Close(ctx)
-	if out := res.Details.Cells[0].Output; out != "quick\njs saw between\n" {
-		t.Fatalf("the recorded cell: %q", out)
+	if out := res.Details.Cells[0].Output; out != want {
+		t.Fatalf("the recorded cell: %q; want %q", out, want)
 	}
 	tp, err := tape.Read(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, wait, beside := 0, 0, 0
+	n, wait, gotBeside := 0, 0, 0
 	waits := map[string]int{}
 	for _, r := range tp.Events {
 		switch {
 		case r.Type == tape.TypeResult && r.Nested:
-			n, wait, beside = r.N, r.Wait, r.Beside
+			n, wait, gotBeside = r.N, r.Wait, r.Beside
 		case r.Type == tape.TypeCall:
 			var c struct{ Name string }
 			json.Unmarshal(r.Call, &c)
 			waits[c.Name] = r.Wait
 		}
 	}
-	if n == 0 || wait != 0 || beside != 2 || waits["quick"] != 1 || waits["sub"] != 2 {
-		t.Fatalf("nested request %d records wait %d and beside %d, quick's and sub's calls waits %d and %d; want wait 0 and beside 2, 1 and 2",
-			n, wait, beside, waits["quick"], waits["sub"])
+	if n == 0 || wait != 0 || gotBeside != beside || waits["sub"] != beside || waits["quick"] >= beside {
+		t.Fatalf("nested request %d records wait %d and beside %d, quick's and sub's calls waits %d and %d; want wait 0 and beside %d, quick's wait before it and sub's that one",
+			n, wait, gotBeside, waits["quick"], waits["sub"], beside)
 	}
 	return tp, n
 }
@@ -168,4 +195,16 @@ func TestJSBesideInAnotherWaitDiverges(t *testing.T) {
 	if d := rep.Divergences[0]; d.What != "nested request" || d.Request != n || !strings.Contains(d.Message, "wait 2") || !strings.Contains(d.Message, "wait 3") {
 		t.Fatalf("the divergence does not name nested request %d and both waits:\n%s", n, divs[0])
 	}
+}
+
+// TestPythonBesideReplaysInRecordedWait is TestJSBesideReplaysInRecordedWait
+// the other way round: a Python eval nested in a waiting JavaScript cell
+// runs beside it, on the Python instance, in the second wait of the cell's
+// event loop, after the cell wrote note.txt; replayed there, as recorded
+// and with its request moved to the start.
+func TestPythonBesideReplaysInRecordedWait(t *testing.T) {
+	tp, n := recordBeside(t, sandbox.Cell{Language: "js", Code: besideJSWaiting}, sandbox.Cell{Language: "py", Code: besidePy},
+		"quick\npy saw between\n", 2)
+	replaysIdentically(t, tp, 3)
+	replaysIdentically(t, arrivedEarly(t, tp, n), 3)
 }
