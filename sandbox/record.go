@@ -776,6 +776,9 @@ func (s *Session) gateNested(ctx context.Context) {
 // waits says what it can see of that cell's work: the files it wrote
 // between two waits, the answers it took.
 func (s *Session) beginBeside(ctx context.Context) {
+	if b := s.bound; b == nil || b.tape == nil && s.opts.Replay == nil {
+		return // no spots (nestedSpot): a cell's context is not searched
+	}
 	sp, _ := ctx.Value(nestSpotKey{}).(*nestSpot)
 	if sp == nil || sp.begun.Swap(true) {
 		return
