@@ -251,12 +251,22 @@ func hookRegexp2(re *regexp2.Regexp) {
 }
 
 // hookedPatterns are regexp2 patterns made up front (see above), by
-// source and flags; regexp2 patterns are safe for concurrent use.
+// source and flags; regexp2 patterns are safe for concurrent use. The
+// cache is the process's, kept for good and counted in no session's
+// memory: it keeps short patterns only, up to a total (it kept every
+// pattern up to 4096: 200 of 20 KB held 23 MiB after their session).
 var hookedPatterns sync.Map
 
-const maxHookedPatterns = 4096
+const (
+	maxHookedPatterns = 4096
+	// maxHookedSource is the longest pattern kept; maxHookedBytes is all
+	// the kept patterns' bytes (a compiled pattern takes about 6 bytes a
+	// byte of its source).
+	maxHookedSource = 1 << 10
+	maxHookedBytes  = 1 << 20
+)
 
-var hookedCount atomic.Int64
+var hookedCount, hookedBytes atomic.Int64
 
 type patternKey struct {
 	src   string
@@ -264,8 +274,9 @@ type patternKey struct {
 }
 
 // hookValue hooks v's regexp2 pattern if v is a RegExp; eager makes one
-// for a pattern matched with RE2 that could later need one.
-func hookValue(v goja.Value, eager bool) {
+// for a pattern matched with RE2 that could later need one, announcing
+// what compiling it takes to charge first (the VM's allocation guard).
+func hookValue(v goja.Value, eager bool, charge func(int64)) {
 	obj, ok := v.(*goja.Object)
 	if !ok || !rxLayout.ok {
 		return
@@ -318,11 +329,13 @@ func hookValue(v goja.Value, eager bool) {
 		re = cached.(*regexp2.Regexp)
 	} else {
 		var err error
+		charge(goja.RegExp2Cost(key.src, opts&regexp2.IgnoreCase != 0))
 		if re, err = regexp2.Compile(key.src, opts); err != nil {
 			return // goja would fail the same way, later
 		}
 		hookRegexp2(re)
-		if hookedCount.Add(1) <= maxHookedPatterns {
+		if len(key.src) <= maxHookedSource && hookedCount.Add(1) <= maxHookedPatterns &&
+			hookedBytes.Add(int64(len(key.src))) <= maxHookedBytes {
 			hookedPatterns.Store(key, re)
 		}
 	}
@@ -398,13 +411,13 @@ func (in *instance) guardRegExp() error {
 	if err := swapNative(ctor, func(orig func(goja.FunctionCall) goja.Value) func(goja.FunctionCall) goja.Value {
 		return func(call goja.FunctionCall) goja.Value {
 			v := orig(call)
-			hookValue(v, false)
+			hookValue(v, false, nil)
 			return v
 		}
 	}, func(orig func([]goja.Value, *goja.Object) *goja.Object) func([]goja.Value, *goja.Object) *goja.Object {
 		return func(args []goja.Value, newTarget *goja.Object) *goja.Object {
 			o := orig(args, newTarget)
-			hookValue(o, false)
+			hookValue(o, false, nil)
 			return o
 		}
 	}); err != nil {
@@ -412,14 +425,14 @@ func (in *instance) guardRegExp() error {
 	}
 	before := func(orig func(goja.FunctionCall) goja.Value) func(goja.FunctionCall) goja.Value {
 		return func(call goja.FunctionCall) goja.Value {
-			hookValue(call.This, true)
+			hookValue(call.This, true, in.vm.ChargeAlloc)
 			return orig(call)
 		}
 	}
 	after := func(orig func(goja.FunctionCall) goja.Value) func(goja.FunctionCall) goja.Value {
 		return func(call goja.FunctionCall) goja.Value {
 			v := orig(call)
-			hookValue(call.This, false)
+			hookValue(call.This, false, nil)
 			return v
 		}
 	}
