@@ -28,6 +28,7 @@ type Writer struct {
 	since    int64       // bytes of records written since then
 	soon     *time.Timer // ends the frame for FlushSoon
 	armed    bool        // soon is set to fire
+	armedNow bool        // at once (flushBytes wait), not after FlushDelay
 	holds    int         // Hold calls not yet Released
 	due      bool        // soon fired while held
 	closed   bool
@@ -495,15 +496,24 @@ func (w *Writer) FlushSoon() error {
 		return w.err
 	}
 	delay := FlushDelay
-	if w.since+int64(len(w.lines)) >= flushBytes {
+	waiting := int64(len(w.lines))
+	if !w.ending {
+		// While a drain ends the last frame, since is that frame's; the
+		// records that wait are the next one's.
+		waiting += w.since
+	}
+	if waiting >= flushBytes {
 		delay = 0 // now, but on the timer's goroutine: not the caller's
 	}
 	switch {
-	case w.armed && delay > 0:
+	case w.armed && (delay > 0 || w.armedNow):
+		// Set already: a Reset at every request costs the timer's
+		// lock and, for an earlier time, a wake of the timer's thread.
 	case w.soon == nil:
-		w.soon = time.AfterFunc(delay, w.flushUnheld)
+		w.soon, w.armedNow = time.AfterFunc(delay, w.flushUnheld), delay == 0
 	default:
 		w.soon.Reset(delay)
+		w.armedNow = delay == 0
 	}
 	w.armed = true
 	w.mu.Unlock()
