@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,4 +135,83 @@ func TestWrittenPagesWithoutFaults(t *testing.T) {
 		}
 	}, false)
 	step("a discarded page written again", func() { buf[9*pageSize] = 'x' }, true, 9)
+}
+
+// TestOwnFaults: the page faults a function run by OwnFaults takes on its
+// own thread (first touches of host memory, as a checkpoint's copies
+// take) do not make the next WrittenPages walk the page tables, which
+// lists the same pages; a guest page another thread writes meanwhile
+// makes it walk, and is listed.
+func TestOwnFaults(t *testing.T) {
+	h, buf := trackedMemory(t)
+	const size = 64 * pageSize
+	// touch maps n fresh pages of host memory and writes each: n faults.
+	touch := func(n int) {
+		m, err := unix.Mmap(-1, 0, n*pageSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			m[i*pageSize] = 1
+		}
+		unix.Munmap(m)
+	}
+	list := func(what string, want ...uint32) {
+		t.Helper()
+		got, err := h.WrittenPages(size)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: written pages %v, want %v", what, got, want)
+		}
+	}
+	buf[3*pageSize] = 'w'
+	list("after a write", 3)
+	// Another thread of the process (the Go runtime's) may fault now and
+	// then, and then the walk is right: try again.
+	for try := 0; ; try++ {
+		scans := h.scans
+		var own int64
+		err := h.OwnFaults(func() error {
+			t0, _ := threadFaults()
+			touch(8)
+			t1, _ := threadFaults()
+			own = t1 - t0
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if own < 8 {
+			t.Fatalf("writing 8 fresh pages of host memory took %d faults, want 8", own)
+		}
+		list("after OwnFaults", 3)
+		if h.scans == scans {
+			break
+		}
+		if try == 100 {
+			t.Fatal("the page tables were walked after every OwnFaults of 100, though only its own thread faulted")
+		}
+	}
+	// A protected page written by another thread while f runs (its
+	// fault, among f's own, not f's): listed, by a walk.
+	others := []uint32{20, 30, 40}
+	for i, p := range others {
+		err := h.OwnFaults(func() error {
+			touch(i + 1)
+			done := make(chan struct{})
+			go func() { // on another thread: OwnFaults holds this one
+				buf[p*pageSize] = 'o'
+				close(done)
+			}()
+			<-done
+			touch(4)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		list(fmt.Sprintf("after another thread wrote page %d", p), append([]uint32{3}, others[:i+1]...)...)
+	}
 }

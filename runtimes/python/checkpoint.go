@@ -91,7 +91,17 @@ func (c *checkpoint) take(in *Instance, written []uint32, ok bool) error {
 	// of what it had written): the whole copy is compact again.
 	sparse := c.next > 256 && 2*(c.next-len(c.free)) < c.next
 	if ok && c.valid && c.mem == in.mem && !sparse {
-		if err := c.update(in.mem, all, written); err == nil {
+		update := func() error { return c.update(in.mem, all, written) }
+		var err error
+		if c.newCopies(in.mem, written) > len(c.free) {
+			// Copies into host memory not touched before fault, which
+			// is no reason for the next take to walk the page tables
+			// (OwnFaults: it costs 4 getrusage calls, so only then).
+			err = in.mem.OwnFaults(update)
+		} else {
+			err = update()
+		}
+		if err == nil {
 			return nil
 		}
 	}
@@ -148,6 +158,19 @@ func (c *checkpoint) update(h *wasm.MemoryHandle, all []byte, written []uint32) 
 		c.mem = nil // the next take is whole
 	}
 	return nil
+}
+
+// newCopies is how many of the pages in written update would copy for
+// the first time: more than c.free holds take copies buf has not handed
+// out before, whose memory is touched for the first time.
+func (c *checkpoint) newCopies(h *wasm.MemoryHandle, written []uint32) int {
+	n := 0
+	for _, p := range written {
+		if (int(p) >= len(c.slot) || c.slot[p] == 0) && h.Owned(p) {
+			n++
+		}
+	}
+	return n
 }
 
 // whole takes the checkpoint afresh: every page the guest has written
