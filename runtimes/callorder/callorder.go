@@ -77,6 +77,7 @@ type Progress struct {
 	wait     int  // the cell's current (or last) wait, 0 before the first
 	in       bool // the cell is in that wait now: a nested cell may enter
 	open     int  // calls made whose answers the guest has not taken
+	held     int  // answers a replay holds back for their turn
 	ended    bool
 	changed  chan struct{} // closed at the next change; nil until asked for
 }
@@ -97,6 +98,18 @@ func (p *Progress) Now() (wait int, in bool, open int, ended bool, changed <-cha
 		p.changed = make(chan struct{})
 	}
 	return p.wait, p.in, p.open, p.ended, p.changed
+}
+
+// Held is how many answers of the cell's calls a replay holds back now,
+// which came before their turn (Cell.Came); changed is closed at the
+// next change of the progress.
+func (p *Progress) Held() (n int, changed <-chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.changed == nil {
+		p.changed = make(chan struct{})
+	}
+	return p.held, p.changed
 }
 
 // update changes p under its lock and wakes those that wait for a change.
@@ -142,6 +155,9 @@ const (
 type Ticket struct {
 	made int
 	rank atomic.Int64
+	// ranked is its replayed cell's (Cell.Ranked), told at SetRank; nil
+	// when the cell is not replayed.
+	ranked chan struct{}
 
 	mu    sync.Mutex
 	taken func()
@@ -190,6 +206,12 @@ func (t *Ticket) SetRank(rank int) {
 		rank = rankNone
 	}
 	t.rank.Store(int64(rank))
+	if t.ranked != nil {
+		select {
+		case t.ranked <- struct{}{}:
+		default: // the cell was told already, and has not looked yet
+		}
+	}
 }
 
 func (t *Ticket) take() {
@@ -221,6 +243,8 @@ type Cell[D any] struct {
 	arrivals int
 	out      []*Ticket // the calls whose answers were not taken, as made
 	held     []held[D] // replayed answers waiting for their turn, as they came
+	// ranked is told when a replayed call is given its rank (Ranked).
+	ranked chan struct{}
 	// progress is the cell's (With), which the evals nested in it read.
 	progress *Progress
 }
@@ -236,7 +260,11 @@ func NewCell[D any](ctx context.Context) Cell[D] {
 	if p == nil {
 		return Cell[D]{}
 	}
-	return Cell[D]{on: true, replayed: p.replayed, progress: p}
+	o := Cell[D]{on: true, replayed: p.replayed, progress: p}
+	if p.replayed {
+		o.ranked = make(chan struct{}, 1)
+	}
+	return o
 }
 
 // Waiting notes that the guest began its wait-th wait for host calls
@@ -265,7 +293,7 @@ func (o *Cell[D]) Ticket(ctx context.Context) (context.Context, *Ticket) {
 		return ctx, nil
 	}
 	o.made++
-	t := &Ticket{made: o.made}
+	t := &Ticket{made: o.made, ranked: o.ranked}
 	t.rank.Store(rankUnknown)
 	o.out = append(o.out, t)
 	o.progress.update(func(p *Progress) { p.open = len(o.out) })
@@ -288,7 +316,31 @@ func (o *Cell[D]) Came(t *Ticket, d D, wait int) (D, bool) {
 		return d, true
 	}
 	o.held = append(o.held, held[D]{t, d})
-	return o.Turn(wait)
+	if d, ok := o.Turn(wait); ok {
+		return d, true
+	}
+	o.heldChanged()
+	var none D
+	return none, false
+}
+
+// Ranked is told when a call of the replayed cell is given its rank
+// while the cell holds an answer back (nil, never ready, when it holds
+// none or is not replayed): a guest that waits for host calls waits on it
+// too, and asks for Turn again when it is told. The held answer's turn
+// may come with that rank and no answer after it: the call ranked before
+// it can be one whose replayed answer waits for the guest to take the
+// held one (an eval nested in a later wait of the guest runs first).
+func (o *Cell[D]) Ranked() <-chan struct{} {
+	if len(o.held) == 0 {
+		return nil
+	}
+	return o.ranked
+}
+
+// heldChanged tells the cell's progress how many answers it holds.
+func (o *Cell[D]) heldChanged() {
+	o.progress.update(func(p *Progress) { p.held = len(o.held) })
 }
 
 // Turn returns the held answer whose turn it is, if any, for the guest's
@@ -336,12 +388,13 @@ func (o *Cell[D]) Hold(t *Ticket, d D) {
 	o.arrivals++
 	t.arrived = o.arrivals
 	o.held = append(o.held, held[D]{t, d})
+	o.heldChanged()
 }
 
 func (o *Cell[D]) taken(t *Ticket, wait int) {
 	o.out = slices.DeleteFunc(o.out, func(x *Ticket) bool { return x == t })
 	// The wait ends with its answer.
-	o.progress.update(func(p *Progress) { p.open, p.in = len(o.out), false })
+	o.progress.update(func(p *Progress) { p.open, p.in, p.held = len(o.out), false, len(o.held) })
 	t.wait.Store(int64(wait))
 	t.take()
 }
@@ -362,7 +415,7 @@ func (o *Cell[D]) End() []D {
 	if !o.on {
 		return nil
 	}
-	o.progress.update(func(p *Progress) { p.in, p.ended = false, true })
+	o.progress.update(func(p *Progress) { p.in, p.ended, p.held = false, true, 0 })
 	slices.SortStableFunc(o.out, func(a, b *Ticket) int {
 		x, y := a.arrived, b.arrived
 		if x == 0 {

@@ -900,15 +900,19 @@ func (c *cellRun) run(cell *compiledCell) runtimes.Outcome {
 					woken = 1
 				case d = <-in.calls.done:
 					woken = 2
+					if !in.calls.inTurn(c.ctx, &d, c.waits) { // record.go
+						woken = 0
+						goto wait // a replayed answer before its turn: held
+					}
+				case <-in.calls.ranked(): // record.go: a held answer's turn may have come
+					if d, woken = in.calls.heldTurn(c.ctx, c.waits); woken == 0 {
+						goto wait
+					}
 				case nested = <-in.reentry.ch:
 					woken = 3
 					if replayed != 0 {
 						c.keepWake() // order.go: not a wake the record holds
 					}
-				}
-				if woken == 2 && !in.calls.inTurn(c.ctx, &d, c.waits) { // record.go
-					woken = 0
-					goto wait // a replayed answer before its turn: held
 				}
 			}
 			in.vmMu.Lock()

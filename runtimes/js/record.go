@@ -80,6 +80,10 @@ func (c *hostCalls) heldTurn(ctx context.Context, wait int) (callDone, int) {
 	return callDone{}, 0
 }
 
+// ranked is told when a replayed call is given its rank while an answer
+// is held (callorder.Cell.Ranked): the loop asks heldTurn again.
+func (c *hostCalls) ranked() <-chan struct{} { return c.order.c.Ranked() }
+
 // inTurn takes the answer *d that just came, and says whether the guest
 // takes an answer now (*d, which may be another, held before), in the
 // loop's wait-th wait; false: the loop waits on.

@@ -165,6 +165,9 @@ func (in *Instance) waitCall() int32 {
 			if f, ok := in.inTurn(f); ok { // callorder.go
 				return in.tookCall(f)
 			}
+		case <-c.order.Ranked():
+			// A replayed call was given its rank: a held answer's turn
+			// may have come with it (callorder.Cell.Ranked).
 		case req := <-in.reentry.ch:
 			// An eval of the session while this cell waits: run it here.
 			in.runNested(req)
