@@ -183,8 +183,8 @@ func TestOwnFaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if own < 8 {
-			t.Fatalf("writing 8 fresh pages of host memory took %d faults, want 8", own)
+		if own == 0 { // fewer than 8 where the kernel maps larger folios
+			t.Fatal("writing 8 fresh pages of host memory took no page fault")
 		}
 		list("after OwnFaults", 3)
 		if h.scans == scans {
