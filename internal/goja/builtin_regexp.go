@@ -189,10 +189,24 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 	return compileRegexpCharged(patternStr, flags, nil)
 }
 
+// compileRegexpLiteral compiles a literal of the code c compiles: its Go
+// regexp programs together may not pass maxLiteralRE2Insts (wasmeval:
+// regexp.go).
+func compileRegexpLiteral(c *compiler, patternStr, flags string) (p *regexpPattern, err error) {
+	return compileRegexpWithin(patternStr, flags, nil, &c.re2Insts, maxLiteralRE2Insts)
+}
+
 // compileRegexpCharged is compileRegexp that announces a Go regexp's
 // program to charge, when not nil, before compiling it (wasmeval:
 // regexp.go, maxRE2Insts).
 func compileRegexpCharged(patternStr, flags string, charge func(int64)) (p *regexpPattern, err error) {
+	return compileRegexpWithin(patternStr, flags, charge, nil, 0)
+}
+
+// compileRegexpWithin is compileRegexpCharged that, when used is not nil,
+// also compiles with regexp2 a pattern whose Go program would take *used
+// past most instructions, and adds the program's to *used.
+func compileRegexpWithin(patternStr, flags string, charge func(int64), used *int64, most int64) (p *regexpPattern, err error) {
 	var global, ignoreCase, multiline, dotAll, sticky, unicode bool
 	var wrapper *regexpWrapper
 	var wrapper2 *regexp2Wrapper
@@ -272,11 +286,14 @@ func compileRegexpCharged(patternStr, flags string, charge func(int64)) (p *rege
 		insts, parsed := re2Insts(re2Str)
 		var pattern *regexp.Regexp
 		var err1 error
-		if parsed && insts > maxRE2Insts {
+		if parsed && (insts > maxRE2Insts || used != nil && *used+insts > most) {
 			err1 = &syntax.Error{Code: syntax.ErrInvalidRepeatSize, Expr: re2Str}
 		} else {
 			if charge != nil {
 				charge(insts * re2InstBytes)
+			}
+			if used != nil {
+				*used += insts
 			}
 			pattern, err1 = regexp.Compile(re2Str)
 		}

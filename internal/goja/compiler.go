@@ -90,6 +90,8 @@ type compiler struct {
 	codeScratchpad []instruction
 
 	stringCache map[unistring.String]Value
+
+	re2Insts int64 // wasmeval: the Go regexp instructions of the literals compiled (regexp.go)
 }
 
 type binding struct {

@@ -2981,7 +2981,7 @@ func (c *compiler) compileArrayLiteral(v *ast.ArrayLiteral) compiledExpr {
 
 func (e *compiledRegexpLiteral) emitGetter(putOnStack bool) {
 	if putOnStack {
-		pattern, err := compileRegexp(e.expr.Pattern, e.expr.Flags)
+		pattern, err := compileRegexpLiteral(e.c, e.expr.Pattern, e.expr.Flags) // wasmeval: regexp.go
 		if err != nil {
 			e.c.throwSyntaxError(e.offset, err.Error())
 		}

@@ -32,8 +32,15 @@ import (
 // regexp2ByteCost a byte of the pattern (regexp2FoldByteCost ignoring
 // case: each character a set of its case forms; a 1 MB pattern took
 // 258 MiB of heap at its peak).
+//
+// A program's literals are compiled with the program, before it runs and
+// where no guard is told (the parser's cost hook counts a literal by its
+// length), so their Go programs together may not pass maxLiteralRE2Insts
+// either: a 13 KB cell of 200 literals of 9,000 instructions took 136 MiB
+// at its peak; past it, the program's literals compile with regexp2.
 const (
-	maxRE2Insts = 10_000
+	maxRE2Insts        = 10_000
+	maxLiteralRE2Insts = 50_000
 	// re2InstBytes is what compiling takes an instruction: 170-240 bytes
 	// measured (runtime.MemStats around regexp.Compile).
 	re2InstBytes = 256

@@ -58,3 +58,24 @@ func TestLargeProgramsGoToRegexp2(t *testing.T) {
 		}
 	}
 }
+
+// TestLiteralsShareABudget: the literals of one program compile with Go's
+// regexp until their programs together would pass maxLiteralRE2Insts, and
+// with regexp2 after.
+func TestLiteralsShareABudget(t *testing.T) {
+	lit := strings.Repeat(`(?:a{1000})`, 9) // 9,000 instructions
+	var c compiler
+	var re2 int
+	for range 20 {
+		p, err := compileRegexpLiteral(&c, lit, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.regexpWrapper != nil {
+			re2++
+		}
+	}
+	if want := maxLiteralRE2Insts / 9000; re2 != want {
+		t.Errorf("%d of 20 literals of 9,000 instructions compiled with Go's regexp, want %d", re2, want)
+	}
+}
