@@ -20,16 +20,13 @@ import (
 )
 
 // besidePython is the waiting cell of the beside recordings: it starts
-// two tool calls, sub and quick, works a while, takes quick's answer (its
-// first wait for host calls), works a while, writes note.txt, and takes
-// sub's answer (its second wait). (The work before the first wait lets
-// the replay's sub call be matched before quick's answer comes: a Python
-// wait is not woken when a held answer's turn comes that way, and would
-// hold quick's answer until sub's, which waits for it.)
+// two tool calls, sub and quick, takes quick's answer at once (its first
+// wait for host calls), works a while, writes note.txt, and takes sub's
+// answer (its second wait). Replayed, quick's answer may come before sub
+// is matched, and is held until it is (callorder.Cell.Ranked).
 const besidePython = `import _wasmeval_helpers as h
 s = h._start({"op": "tool", "name": "sub", "args": {}})
 q = h._start({"op": "tool", "name": "quick", "args": {}})
-sum(range(10**6))
 print(h._decode(h._wait_for(q)))
 sum(range(2 * 10**6))
 open("note.txt", "w").write("between")
@@ -44,9 +41,8 @@ console.log('js saw', fs.existsSync('note.txt') ? fs.readFileSync('note.txt', 'u
 // are counted as Python's waits for host calls are (format 7).
 const besideJSWaiting = `const s = tool.sub({});
 const q = tool.quick({});
-let x = 0;
-for (let i = 0; i < 1e6; i++) x += i;
 console.log(await q);
+let x = 0;
 for (let i = 0; i < 2e6; i++) x += i;
 require('fs').writeFileSync('note.txt', 'between');
 console.log(await s);`
