@@ -661,7 +661,7 @@ func (in *instance) checkSize(limit int64) *memoryLimitError {
 
 // setSize records a measurement of the session between cells.
 func (in *instance) setSize(size int64, mark heapMark) {
-	monitor.known.Add(size - in.size)
+	monitor.measured(size-in.size, in.sizeMark, mark)
 	in.size, in.sizeMark, in.sizeAt = size, mark, time.Now()
 	in.bound.walked(size)
 }

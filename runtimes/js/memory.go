@@ -209,7 +209,14 @@ type guard struct {
 }
 
 func (in *instance) startGuard(ctx context.Context) *guard {
-	live, _ := heapStats()
+	live, _, cycles := heapState()
+	// The live heap is as of the last collection, and what the sessions
+	// hold (startSize, othersStart) as of their last measurements: the
+	// growth measured since that collection is not in it yet, and must not
+	// count as the cell's once a collection shows it (measured). A net
+	// shrinking is left out: until the next collection ends the live heap
+	// still has it, and a cell judged meanwhile would be charged for it.
+	live += max(0, monitor.grownAfter(cycles))
 	limit := max(in.memLimit, in.size) // a session over its limit may not grow
 	g := &guard{in: in, vm: in.vm, limit: limit, active: true, started: time.Now(),
 		startSize: in.size, startLive: live, stopped: make(chan struct{})}
@@ -306,7 +313,7 @@ func (g *guard) measureSize() (over bool) {
 	if !over { // a walk cut short found less than the session holds
 		g.in.bound.walked(size)
 	}
-	monitor.known.Add(size - g.size.Swap(size))
+	monitor.measured(size-g.size.Swap(size), *g.mark.Load(), mark)
 	g.mark.Store(&mark)
 	g.measuredAt.Store(time.Now().UnixNano())
 	g.want.Store(false)
@@ -422,6 +429,11 @@ type heapMonitor struct {
 	// known is what all sessions of the process are known to hold: each
 	// one's last measured size.
 	known atomic.Int64
+	// grown is the part of known measured after collection number
+	// grownCycle ended (measured).
+	grownMu    sync.Mutex
+	grownCycle uint64
+	grown      int64
 	// settling counts cells that have ended but whose sessions are not
 	// measured yet: until they are, the live heap holds data that known
 	// does not, and no silent cell is judged.
@@ -434,6 +446,47 @@ type heapMonitor struct {
 	// if it was a burst.
 	lastTotal, lastBurst int64
 	wake                 chan struct{} // a check at once
+}
+
+// measured records that a session was measured to have changed by delta
+// since its measurement at prev, at mark now. When no collection ended
+// between the two, nor since, the change is not in the live heap yet
+// (which is as of the last collection), and grownAfter says so to cells
+// that start before the next collection ends: else a cell would count
+// another session's growth as its own once a collection shows it, while
+// othersStart already has it (and its own session's twice, in startSize
+// too). A change across a collection is left out: how much of it the live
+// heap has is not known, and leaving it out errs as the monitor did
+// before (a cell may be charged for it), not towards letting a cell grow
+// past its limit unseen.
+func (m *heapMonitor) measured(delta int64, prev, now heapMark) {
+	m.known.Add(delta)
+	if delta == 0 || prev.cycles != now.cycles {
+		return
+	}
+	if _, _, cycles := heapState(); cycles != now.cycles {
+		return // a collection ended during the walk
+	}
+	m.grownMu.Lock()
+	defer m.grownMu.Unlock()
+	switch {
+	case now.cycles < m.grownCycle:
+		return
+	case now.cycles > m.grownCycle:
+		m.grownCycle, m.grown = now.cycles, 0
+	}
+	m.grown += delta
+}
+
+// grownAfter returns what the sessions were measured to grow by since
+// collection number cycles ended, as measured records it.
+func (m *heapMonitor) grownAfter(cycles uint64) int64 {
+	m.grownMu.Lock()
+	defer m.grownMu.Unlock()
+	if cycles != m.grownCycle {
+		return 0
+	}
+	return m.grown
 }
 
 func (m *heapMonitor) add(g *guard) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -220,4 +221,98 @@ func TestSilentCellJudgedWithWhatItsSessionHeld(t *testing.T) {
 	if r.err != nil || !r.out.Failed || !strings.Contains(sink.err.String(), "memory limit exceeded") || strings.Contains(sink.out.String(), "after") {
 		t.Fatalf("the cell: %+v %v, stdout %q, stderr %q; want it stopped for its memory", r.out, r.err, sink.out.String(), sink.err.String())
 	}
+}
+
+// TestSilentCellNotChargedForOthersEarlierGrowth: another session's growth
+// that was measured before a cell started, but after the last collection,
+// does not count as the cell's once a collection shows it. The live heap
+// the cell starts from is as of the last collection and lacks it, while
+// what the other sessions hold as the cell starts (othersStart) has it.
+// Before the monitor added the growth measured since the last collection
+// to the first (heapMonitor.measured), a 16 MiB session's cell was stopped
+// for another session's 48 MiB ("the session's heap grew to about 50
+// MiB"). No collection may end between the measurement and the cell's
+// start: the collector is off (GC percent -1 stands for a large heap whose
+// collector has not run yet).
+//
+// The same gap would count a session's own growth twice (in startSize and
+// in the live heap's growth), but the monitor collects while a cell grows
+// near its session's limit (9 collections while a 9 MiB session grew by
+// 7 MiB), which closes it before the next cell starts.
+func TestSilentCellNotChargedForOthersEarlierGrowth(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		blocked bool // in native code; else a loop that calls nothing
+	}{{"blocked", true}, {"loop", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			runtime.GC()
+			defer debug.SetGCPercent(debug.SetGCPercent(-1))
+			runtime.GC() // earlier tests' garbage out
+			_, _, cycles := heapState()
+			a, _ := testInstance(t, 16<<20)
+			b, runB := testInstance(t, 256<<20)
+			runB(`globalThis.big = 'x'.repeat(48 << 20)`)
+			if b.size < 48<<20 {
+				t.Fatalf("session b measures %d MiB after a cell that made 48 MiB", b.size>>20)
+			}
+			if _, _, now := heapState(); now != cycles {
+				t.Fatalf("%d collections ended while b grew: the test needs its growth measured after the last one", now-cycles)
+			}
+
+			var g *guard
+			var stop func() <-chan cellResult
+			if tc.blocked {
+				g, stop = silentCell(t, a, newGateSink(nil))
+			} else {
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan cellResult, 1)
+				go func() {
+					out, err := a.Run(ctx, "let s = 0; for (let i = 0; ; i++) s += i", nil)
+					done <- cellResult{out, err}
+				}()
+				stopped := false
+				stop = func() <-chan cellResult { stopped = true; cancel(); return done }
+				t.Cleanup(func() {
+					if !stopped {
+						cancel()
+						<-done
+					}
+				})
+				g = runningGuard(t, a)
+			}
+			runtime.GC() // the live heap shows b's 48 MiB
+			monitorChecked(t)
+
+			if !g.want.Load() {
+				t.Fatalf("the monitor did not ask the silent cell to measure itself: it never judged it (%s)", judgment(g))
+			}
+			if err := g.firedFor(); err != nil {
+				t.Errorf("the silent cell of a 16 MiB session was stopped for another session's 48 MiB, measured before it started: %v (%s)", err, judgment(g))
+			}
+			r := <-stop()
+			if tc.blocked && (r.err != nil || r.out.Failed) {
+				t.Fatalf("the cell: %+v %v; want it to end normally", r.out, r.err)
+			}
+		})
+	}
+}
+
+// runningGuard waits for a cell of in to start and returns its guard, as
+// the memory monitor holds it.
+func runningGuard(t *testing.T, in *instance) *guard {
+	t.Helper()
+	deadline := time.Now().Add(testenv.Stretch(time.Minute))
+	for time.Now().Before(deadline) {
+		monitor.mu.Lock()
+		for g := range monitor.cells {
+			if g.in == in {
+				monitor.mu.Unlock()
+				return g
+			}
+		}
+		monitor.mu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("the cell did not start")
+	return nil
 }
