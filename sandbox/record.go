@@ -859,13 +859,13 @@ func (s *Session) tapeRequestAs(req Request, nested bool) int {
 	b.requests++
 	n := b.requests
 	b.mu.Unlock()
-	b.tape.Hold() // until its result (finishRequest): a frame holds whole requests
 	// Encoded when the tape's frame ends, off the request's path; the
-	// cells are copied, the caller may reuse them.
+	// cells are copied, the caller may reuse them. Held until its result
+	// (finishRequest): a frame holds whole requests.
 	f := b.free.request()
 	f.Cells = cloneInto(f.cells[:0], req.Cells)
 	rec := tape.Deferred(tape.Record{Type: tape.TypeRequest, N: n, Nested: nested}, f)
-	if err := b.tape.Write(rec); err != nil {
+	if err := b.tape.HoldWrite(rec); err != nil {
 		s.tapeFailed("recording a request", err)
 	}
 	return n
@@ -915,17 +915,13 @@ func (s *Session) finishRequestAs(n int, res *Result, evalErr error, nested bool
 		}
 		rec = tape.Deferred(rec, f) // record_json.go
 	}
-	if err := w.Write(rec); err != nil {
+	// Released, and for a top-level request the frame ended soon, under
+	// the tape's one lock; a nested one's enclosing request's end flushes.
+	if err := w.WriteRelease(rec, !nested); err != nil {
 		s.tapeFailed("recording a result", err)
 	}
-	if err := w.Release(); err != nil {
-		s.tapeFailed("flushing the tape", err)
-	}
 	if nested {
-		return // the enclosing request's end flushes
-	}
-	if err := w.FlushSoon(); err != nil {
-		s.tapeFailed("flushing the tape", err)
+		return
 	}
 	if res != nil {
 		s.noteTapeFull(res)

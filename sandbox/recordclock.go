@@ -111,14 +111,14 @@ func recordedClocks(w *tape.Writer, of func(string) clocks) func(string) clocks 
 				// computes.
 				t := now().Round(0)
 				ns := t.UnixNano()
-				w.Write(tape.Record{Type: tape.TypeClock, Clock: tape.ClockWall, NS: &ns})
+				w.WriteClock(tape.ClockWall, ns)
 				return t
 			},
 			nanotime: func() int64 {
 				sw.lock(lang)
 				defer sw.mu.Unlock()
 				ns := nanotime()
-				w.Write(tape.Record{Type: tape.TypeClock, Clock: tape.ClockMono, NS: &ns})
+				w.WriteClock(tape.ClockMono, ns)
 				return ns
 			},
 			rand: readerFunc(func(p []byte) (int, error) {
@@ -126,7 +126,7 @@ func recordedClocks(w *tape.Writer, of func(string) clocks) func(string) clocks 
 				defer sw.mu.Unlock()
 				n, err := rnd.Read(p)
 				if n > 0 {
-					w.Write(tape.Record{Type: tape.TypeRand, Data: append([]byte(nil), p[:n]...)})
+					w.WriteRand(p[:n]) // encoded now: p is the guest's
 				}
 				return n, err
 			}),

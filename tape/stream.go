@@ -43,7 +43,8 @@ type Writer struct {
 	later    []deferred
 	lines    []byte
 	draining bool
-	ending   bool // the drain under way ends the frame after its records
+	ending   bool  // the drain under way ends the frame after its records
+	inDrain  int64 // bytes of encoded records the drain under way took
 	drained  sync.Cond
 	// spareLater and spareLines are a finished drain's, kept for reuse.
 	spareLater []deferred
@@ -70,14 +71,18 @@ func (d *deferred) record() Record {
 	return r
 }
 
-// maxLater is how many deferred records wait before a drain encodes them
-// off the writers' path; past hardLater (or maxLines bytes of records
-// after them), a Write waits for the encoding, so that a recorder that
-// outpaces it does not queue without bound.
+// maxLater is how many deferred records (or drainLines bytes of records
+// encoded at once) wait before a drain encodes and compresses them off
+// the writers' path; each drain is a goroutine's start and, on an idle
+// machine, a wake of a thread (a futex call, on the path), so they wait
+// in batches. Past hardLater (or maxLines bytes), a Write waits for the
+// encoding, so that a recorder that outpaces it does not queue without
+// bound.
 const (
-	maxLater  = 256
-	hardLater = 4096
-	maxLines  = 4 << 20
+	maxLater   = 1024
+	hardLater  = 8192
+	drainLines = 64 << 10
+	maxLines   = 4 << 20
 )
 
 // lineEncoder encodes records as lines.
@@ -272,12 +277,105 @@ func (w *Writer) Write(r Record) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	return w.deferLocked(&r, false)
+}
+
+// HoldWrite is Hold and Write under one lock: a recorder's request
+// record, held until its result (WriteRelease). The hold is taken even
+// when the write fails.
+func (w *Writer) HoldWrite(r Record) error {
+	if r.value == nil {
+		w.Hold()
+		return w.writeNow(r)
+	}
+	err := r.Check()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.holds++
+	if err != nil {
+		return fmt.Errorf("tape: writing a %s record: %w", r.Type, err)
+	}
+	return w.deferLocked(&r, false)
+}
+
+// WriteRelease is Write, Release and, with soon, FlushSoon, under one
+// lock: a recorder's result record, which ends the Hold of its request.
+// It returns the first error of the three.
+func (w *Writer) WriteRelease(r Record, soon bool) error {
+	var err error
+	if r.value == nil {
+		err = w.writeNow(r) // rare: a result with an error or a wait
+	} else if err = r.Check(); err != nil {
+		err = fmt.Errorf("tape: writing a %s record: %w", r.Type, err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.holds > 0 {
+		w.holds--
+	}
+	if err == nil && r.value != nil {
+		// Released first: a drain this record starts may then end the
+		// frame, between requests, instead of a drain of its own later.
+		err = w.deferLocked(&r, w.holds == 0)
+	}
+	if w.holds == 0 && w.due {
+		w.due = false
+		w.endSoon()
+	}
+	if soon && err == nil {
+		err = w.flushSoonLocked()
+	}
+	if err == nil {
+		err = w.err
+	}
+	return err
+}
+
+// deferLocked queues the deferred record r (checked); with end, a drain
+// it starts also ends the frame (no request is held). w.mu is held.
+func (w *Writer) deferLocked(r *Record, end bool) error {
 	if w.err != nil {
 		return w.err
 	}
 	w.pending = true
 	w.later = append(w.later, deferred{at: len(w.lines), n: r.N, result: r.Type == TypeResult, nested: r.Nested, value: r.value})
-	w.queued()
+	w.queued(end)
+	return w.err
+}
+
+// WriteClock writes a clock record (Write of a TypeClock record), without
+// a Record: a recorded guest's clock read, on its path.
+func (w *Writer) WriteClock(clock string, ns int64) error {
+	if clock != ClockWall && clock != ClockMono {
+		return fmt.Errorf("tape: writing a %s record: clock %q; give %q or %q", TypeClock, clock, ClockWall, ClockMono)
+	}
+	r := Record{Type: TypeClock, Clock: clock, NS: &ns}
+	return w.writeQuick(&r)
+}
+
+// WriteRand writes a rand record of data (Write of a TypeRand record),
+// without a Record or a copy of data: a recorded guest's random read.
+func (w *Writer) WriteRand(data []byte) error {
+	if len(data) == 0 {
+		return fmt.Errorf("tape: writing a %s record: a rand record needs data", TypeRand)
+	}
+	r := Record{Type: TypeRand, Data: data}
+	return w.writeQuick(&r)
+}
+
+// writeQuick queues the line of a clock or rand record (checked), which
+// appendQuick writes: compressed by a drain (drainLines), off the path of
+// the guest that reads, unlike writeNow's records (rare, and some large:
+// a root's files).
+func (w *Writer) writeQuick(r *Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	w.pending = true
+	w.lines, _ = appendQuick(w.lines, r, true)
+	w.queued(false)
 	return w.err
 }
 
@@ -300,21 +398,24 @@ func (w *Writer) writeNow(r Record) error {
 	if len(w.later) > 0 || len(w.lines) > 0 || w.draining {
 		// Records wait before it: it waits with them, in order.
 		w.lines = append(w.lines, line...)
-		w.queued()
+		w.queued(false)
 		return w.err
 	}
 	w.writeLocked(line)
 	return w.err
 }
 
-// queued starts a drain when enough deferred records wait, or drains
-// them here when too many do.
-func (w *Writer) queued() {
+// queued starts a drain when enough records wait, or drains them here
+// when too many do; with end, the drain also ends the frame.
+func (w *Writer) queued(end bool) {
 	switch {
 	case len(w.later) >= hardLater || len(w.lines) >= maxLines:
 		w.drainLocked()
-	case len(w.later) >= maxLater && !w.draining:
-		w.startDrain(false)
+	case (len(w.later) >= maxLater || len(w.lines) >= drainLines) && !w.draining:
+		if end {
+			w.due = false // this drain ends the frame FlushSoon's timer meant to
+		}
+		w.startDrain(end)
 	}
 }
 
@@ -340,7 +441,7 @@ func (w *Writer) startDrain(end bool) {
 	later, lines := w.later, w.lines
 	w.later, w.lines = w.spareLater[:0], w.spareLines[:0]
 	w.spareLater, w.spareLines = nil, nil
-	w.draining, w.ending = true, end
+	w.draining, w.ending, w.inDrain = true, end, int64(len(lines))
 	if end {
 		// The records from here on are the next frame's.
 		w.pending, w.armed = false, false
@@ -399,7 +500,7 @@ func (w *Writer) startDrain(end bool) {
 			w.lines = w.lines[:0]
 		}
 		w.spareLater, w.spareLines = later, lines
-		w.draining, w.ending = false, false
+		w.draining, w.ending, w.inDrain = false, false, 0
 		w.drained.Broadcast()
 		if w.due && w.holds == 0 {
 			w.due = false
@@ -491,16 +592,21 @@ const flushBytes = 64 << 10
 // small request costs).
 func (w *Writer) FlushSoon() error {
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.flushSoonLocked()
+}
+
+func (w *Writer) flushSoonLocked() error {
 	if w.err != nil || !w.pending {
-		defer w.mu.Unlock()
 		return w.err
 	}
 	delay := FlushDelay
 	waiting := int64(len(w.lines))
 	if !w.ending {
 		// While a drain ends the last frame, since is that frame's; the
-		// records that wait are the next one's.
-		waiting += w.since
+		// records that wait are the next one's. Otherwise the records a
+		// drain is compressing are this frame's too.
+		waiting += w.since + w.inDrain
 	}
 	if waiting >= flushBytes {
 		delay = 0 // now, but on the timer's goroutine: not the caller's
@@ -516,7 +622,6 @@ func (w *Writer) FlushSoon() error {
 		w.armedNow = delay == 0
 	}
 	w.armed = true
-	w.mu.Unlock()
 	return nil
 }
 
