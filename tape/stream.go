@@ -45,6 +45,7 @@ type Writer struct {
 	draining bool
 	ending   bool  // the drain under way ends the frame after its records
 	inDrain  int64 // bytes of encoded records the drain under way took
+	drainOut int64 // bytes of records the last drain wrote
 	drained  sync.Cond
 	// spareLater and spareLines are a finished drain's, kept for reuse.
 	spareLater []deferred
@@ -334,7 +335,7 @@ func (w *Writer) WriteRelease(r Record, soon bool) error {
 }
 
 // deferLocked queues the deferred record r (checked); with end, a drain
-// it starts also ends the frame (no request is held). w.mu is held.
+// it starts may also end the frame (no request is held). w.mu is held.
 func (w *Writer) deferLocked(r *Record, end bool) error {
 	if w.err != nil {
 		return w.err
@@ -408,12 +409,17 @@ func (w *Writer) writeNow(r Record) error {
 }
 
 // queued starts a drain when enough records wait, or drains them here
-// when too many do; with end, the drain also ends the frame.
+// when too many do; with end (no request is held), the drain may also
+// end the frame.
 func (w *Writer) queued(end bool) {
 	switch {
 	case len(w.later) >= hardLater || len(w.lines) >= maxLines:
 		w.drainLocked()
 	case (len(w.later) >= maxLater || len(w.lines) >= drainLines) && !w.draining:
+		// It ends the frame when the frame would reach flushBytes with
+		// a batch like the last: frames as FlushSoon makes them, each
+		// frame's end costs bytes and compression.
+		end = end && w.since+w.drainOut >= flushBytes
 		if end {
 			w.due = false // this drain ends the frame FlushSoon's timer meant to
 		}
@@ -497,6 +503,7 @@ func (w *Writer) startDrain(end bool) {
 			w.since += int64(len(out))
 		}
 		w.bg.out = out
+		w.drainOut = int64(len(out))
 		if len(w.later) == 0 {
 			w.writeLocked(w.lines) // what waited only for the drain
 			w.lines = w.lines[:0]

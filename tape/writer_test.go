@@ -3,6 +3,7 @@ package tape_test
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/wasmeval/wasmeval/tape"
@@ -10,12 +11,16 @@ import (
 
 // TestHoldWriteRelease: requests recorded with HoldWrite and
 // WriteRelease, many enough for the Writer's drains, have their frames
-// ended by those drains when no request is held (without a Flush or
-// FlushSoon's timer), so the tape up to Complete is whole requests; while
-// another request is held, no drain ends a frame.
+// ended by those drains once a frame's worth waits and no request is held
+// (without a Flush or FlushSoon's timer), so the tape up to Complete is
+// whole requests; while another request is held, no drain ends a frame.
 func TestHoldWriteRelease(t *testing.T) {
-	const requests = 3000
-	for _, held := range []bool{false, true} {
+	const (
+		held      = 3000   // requests written while another is held
+		unheldMax = 100000 // requests written at most, one at a time, until a frame ends
+	)
+	pad := strings.Repeat("x", 200)
+	for _, hold := range []bool{false, true} {
 		var buf bytes.Buffer
 		w, err := tape.NewWriter(&buf)
 		if err != nil {
@@ -28,47 +33,50 @@ func TestHoldWriteRelease(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := w.Complete()
-		if held {
+		if hold {
 			w.Hold() // a request around them all, as an enclosing one
 		}
-		for n := 1; n <= requests; n++ {
-			if err := w.HoldWrite(tape.Deferred(tape.Record{Type: tape.TypeRequest, N: n}, map[string]int{"n": n})); err != nil {
+		requests := 0
+		for n := 1; hold && n <= held || !hold && n <= unheldMax && w.Complete() == start; n++ {
+			v := map[string]any{"n": n, "pad": pad}
+			if err := w.HoldWrite(tape.Deferred(tape.Record{Type: tape.TypeRequest, N: n}, v)); err != nil {
 				t.Fatal(err)
 			}
-			if err := w.WriteRelease(tape.Deferred(tape.Record{Type: tape.TypeResult, N: n}, map[string]int{"n": n}), false); err != nil {
+			if err := w.WriteRelease(tape.Deferred(tape.Record{Type: tape.TypeResult, N: n}, v), false); err != nil {
 				t.Fatal(err)
 			}
+			requests = n
 		}
 		at := w.Complete()
-		if held {
+		if hold {
 			if at != start {
 				t.Errorf("held: the tape's complete frames grew from %d to %d bytes while a request was held", start, at)
 			}
 			w.Release()
 		} else if at == start {
-			t.Errorf("the %d requests' drains ended no frame", requests)
+			t.Errorf("%d requests, their drains ended no frame", requests)
 		}
 		tp, err := tape.Read(bytes.NewReader(buf.Bytes()[:at]))
 		if err != nil {
-			t.Fatalf("held %v: the tape up to Complete: %v", held, err)
+			t.Fatalf("held %v: the tape up to Complete: %v", hold, err)
 		}
 		whole := len(tp.Events) / 2
 		if len(tp.Events)%2 != 0 {
-			t.Errorf("held %v: the tape up to Complete holds %d records: a request without its result", held, len(tp.Events))
+			t.Errorf("held %v: the tape up to Complete holds %d records: a request without its result", hold, len(tp.Events))
 		}
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
 		tp, err = tape.Read(bytes.NewReader(buf.Bytes()))
 		if err != nil || len(tp.Events) != 2*requests {
-			t.Fatalf("held %v: %v, %d events; want %d", held, err, len(tp.Events), 2*requests)
+			t.Fatalf("held %v: %v, %d events; want %d", hold, err, len(tp.Events), 2*requests)
 		}
 		for i, r := range tp.Events {
 			if want := []string{tape.TypeRequest, tape.TypeResult}[i%2]; r.Type != want || r.N != i/2+1 {
-				t.Fatalf("held %v: event %d is %s %d; want %s %d", held, i, r.Type, r.N, want, i/2+1)
+				t.Fatalf("held %v: event %d is %s %d; want %s %d", hold, i, r.Type, r.N, want, i/2+1)
 			}
 		}
-		t.Logf("held %v: %d of %d requests in complete frames before Close", held, whole, requests)
+		t.Logf("held %v: %d of %d requests in complete frames before Close", hold, whole, requests)
 	}
 }
 
