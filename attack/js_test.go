@@ -41,6 +41,9 @@ var jsBombs = []attack{
 	js("one huge typed array", `new Float64Array(2 ** 31)`, fail, "Array buffer allocation failed"),
 	js("Map growth", `{ const m = new Map(); for (let i = 0; ; i++) m.set(i, [i]) }`, fail, "memory limit"),
 	js("JSON.parse of a huge text", `JSON.parse('[' + '1,'.repeat(1e7) + '1]')`, fail, "JSON.parse: the 20000003-byte input would need about"),
+	// A cell's own code is parsed and compiled in native code before it
+	// runs, where no guard lands: 4 MB of a dense literal took 700 MB.
+	js("a cell of dense code", "["+strings.Repeat("1,", 2e6)+"1].length", fail, "RangeError: memory limit: parsing and compiling this cell's code"),
 	js("the state survives the memory bombs", `globalThis.kept = 41; print(kept + 1)`, ok, "42"),
 
 	// Backtracking regular expressions: a stopped match is a RangeError

@@ -74,6 +74,7 @@ type codeError struct {
 	src       string
 	line, col int
 	msg       string
+	kind      string // the error's name; "" is SyntaxError
 }
 
 func (e *codeError) Error() string {
@@ -100,7 +101,11 @@ func (e *codeError) render() string {
 		}
 		b.WriteString("^\n")
 	}
-	fmt.Fprintf(&b, "\nSyntaxError: %s\n    at %s:%d:%d\n", e.msg, e.file, e.line, e.col)
+	kind := e.kind
+	if kind == "" {
+		kind = "SyntaxError"
+	}
+	fmt.Fprintf(&b, "\n%s: %s\n    at %s:%d:%d\n", kind, e.msg, e.file, e.line, e.col)
 	return b.String()
 }
 
@@ -150,14 +155,47 @@ func compileError(err error, name, src string) *codeError {
 
 // compileCell parses, hoists and compiles a cell named <cell>.
 func compileCell(code string) (*compiledCell, *codeError) {
-	return compileNamed(code, cellFile, nil)
+	return compileNamed(code, cellFile, nil, 0)
 }
+
+// overBudget is the panic of the parser's cost hook when a cell's code
+// would take more than its budget to parse and compile.
+type overBudget struct{ need int64 }
 
 // compileNamed parses, hoists and compiles a cell; name is its file in
 // stacks and errors. tm, when set, maps positions in code (the JavaScript
 // esbuild made of a TypeScript cell) to the TypeScript source, which is
-// then the program's file (typescript.go).
-func compileNamed(code, name string, tm *tsMap) (*compiledCell, *codeError) {
+// then the program's file (typescript.go). A budget above 0 bounds what
+// parsing and compiling the cell may take (the parser's estimate as it
+// reads, internal/goja/parser/cost.go): the parse and compilation of a
+// cell are made in native code before it runs, where neither the
+// allocation guard nor the monitor can stop them, and dense code takes
+// far more than its size (a 4 MB array literal of 1s took 700 MB). Past
+// the budget the cell is refused with a RangeError before it grows more.
+func compileNamed(code, name string, tm *tsMap, budget int64) (cell *compiledCell, cerr *codeError) {
+	var opts []parser.Option
+	if budget > 0 {
+		defer func() {
+			if p := recover(); p != nil {
+				ob, ok := p.(overBudget)
+				if !ok {
+					panic(p)
+				}
+				cell, cerr = nil, &codeError{file: name, src: code, line: 1, col: 1, kind: "RangeError",
+					msg: fmt.Sprintf("memory limit: parsing and compiling this cell's code takes more than %d MiB, past the session's limit of %d MiB (dense code, such as a long literal, takes a hundred times its size or more); split it into smaller cells, or build large data at run time (from a file in the session root)", ob.need>>20, budget>>20)}
+			}
+		}()
+		opts = append(opts, parser.WithCostHook(func(n int64) {
+			if n > budget {
+				panic(overBudget{need: n})
+			}
+		}))
+	}
+	return compileBudgeted(code, name, tm, opts)
+}
+
+// compileBudgeted is compileNamed with the parser's options opts.
+func compileBudgeted(code, name string, tm *tsMap, opts []parser.Option) (*compiledCell, *codeError) {
 	// shown is the text errors quote: the cell as written.
 	shown := code
 	fixErr := func(ce *codeError) *codeError { return ce }
@@ -173,7 +211,7 @@ func compileNamed(code, name string, tm *tsMap) (*compiledCell, *codeError) {
 		return nil, refused(err)
 	}
 	src := rewriteModuleSyntax(code, false).src
-	opts := []parser.Option{parser.WithDisableSourceMaps}
+	opts = append(opts, parser.WithDisableSourceMaps)
 	script := func(prog *ast.Program) (*compiledCell, *codeError) {
 		if err := checkDepth(prog); err != nil {
 			return nil, refused(err)

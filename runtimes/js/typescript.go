@@ -72,7 +72,7 @@ func (in *instance) compileRun(ctx context.Context, code string) (*compiledCell,
 		}
 		js, tm, cerr := lowerCell(code, name, loader)
 		if cerr == nil {
-			return compileNamed(js, name, tm)
+			return compileNamed(js, name, tm, in.memLimit)
 		}
 		if ts {
 			return nil, cerr
@@ -81,19 +81,19 @@ func (in *instance) compileRun(ctx context.Context, code string) (*compiledCell,
 		// say) in code esbuild does not take and goja may: goja's word
 		// decides, and when it refuses too, esbuild's error is the one
 		// about the syntax the cell does use.
-		if cell, gerr := compileNamed(code, name, nil); gerr == nil {
+		if cell, gerr := compileNamed(code, name, nil, in.memLimit); gerr == nil {
 			return cell, nil
 		}
 		return nil, cerr
 	}
 	if !ts {
-		return compileNamed(code, name, nil)
+		return compileNamed(code, name, nil, in.memLimit)
 	}
 	js, tm, cerr := transformTypeScript(code, name)
 	if cerr != nil {
 		return nil, cerr
 	}
-	return compileNamed(js, name, tm)
+	return compileNamed(js, name, tm, in.memLimit)
 }
 
 // transformTypeScript strips the types of a TypeScript cell named name and

@@ -15,7 +15,7 @@ func BenchmarkTypeScriptCell(b *testing.B) {
 		if cerr != nil {
 			b.Fatal(cerr)
 		}
-		if _, cerr := compileNamed(js, "<cell-1>", tm); cerr != nil {
+		if _, cerr := compileNamed(js, "<cell-1>", tm, 0); cerr != nil {
 			b.Fatal(cerr)
 		}
 	}

@@ -26,7 +26,7 @@ func FuzzTypeScriptCell(f *testing.F) {
 				t.Fatalf("offset(%d) = %d, outside the %d-byte source", off, got, len(code))
 			}
 		}
-		if _, cerr := compileNamed(js, "<cell-1>", tm); cerr != nil {
+		if _, cerr := compileNamed(js, "<cell-1>", tm, 0); cerr != nil {
 			cerr.render()
 		}
 	})
