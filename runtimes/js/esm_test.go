@@ -88,6 +88,6 @@ func FuzzCompileModule(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, code string) {
-		compileModule("/root/m.js", code)
+		compileModule("/root/m.js", code, DefaultMemoryLimit)
 	})
 }

@@ -91,10 +91,13 @@ var lowerReserved = func() string {
 // named name (with loader api.LoaderTS, a TypeScript cell, whose types go
 // too) and returns the JavaScript and the map of its positions to the
 // cell. A syntax error comes back as a codeError at the cell's position.
-func lowerCell(code, name string, loader api.Loader) (js string, tm *tsMap, cerr *codeError) {
+func lowerCell(code, name string, loader api.Loader, limit int64) (js string, tm *tsMap, cerr *codeError) {
 	// esbuild's parser recurses in Go as goja's does: the same guard first.
 	if err := checkNesting(code); err != nil {
 		return "", nil, &codeError{file: name, src: code, line: 1, col: 1, msg: err.Error()}
+	}
+	if err := checkCompilerInput(code, limit, "lowers for await loops and async generators"); err != nil {
+		return "", nil, &codeError{file: name, src: code, line: 1, col: 1, msg: err.Error(), kind: "RangeError"}
 	}
 	// Imports and exports inside the wrapper function would be syntax
 	// errors: rewrite them first, as compileNamed would (it keeps the
@@ -165,11 +168,11 @@ func lowerCell(code, name string, loader api.Loader) (js string, tm *tsMap, cerr
 // returns the code goja is to parse and, when that is lowered, the map of
 // its positions to src. The module's own function wraps the result, so
 // esbuild's helpers are the module's locals.
-func lowerModule(src, name string) (string, *tsMap, *codeError) {
+func lowerModule(src, name string, limit int64) (string, *tsMap, *codeError) {
 	if !needsLowering(src) {
 		return src, nil, nil
 	}
-	js, tm, cerr := lowerCell(src, name, api.LoaderJS)
+	js, tm, cerr := lowerCell(src, name, api.LoaderJS, limit)
 	if cerr == nil {
 		return js, tm, nil
 	}
@@ -298,4 +301,22 @@ func blankBytes(b []byte) {
 			b[i] = ' '
 		}
 	}
+}
+
+// checkCompilerInput refuses code longer than esbuild (which strips
+// TypeScript's types and lowers for await loops and async generators) is
+// given for a session whose memory limit is limit: a 2,048th of it, at
+// least 16 KiB and at most 256 KiB (128 KiB at the default limit).
+// esbuild parses and prints in native Go code where no interrupt or guard
+// lands, in memory of up to about 2 KB a byte of code (nested arrow
+// functions; 20-100 for ordinary code) and, for some errors, time
+// quadratic in the code: 16,000 redeclarations of one name (160 KB)
+// took 3.8 s, and 368 KB of them 9-13 s. what says what the compiler
+// does, for the error.
+func checkCompilerInput(code string, limit int64, what string) error {
+	most := min(256<<10, max(16<<10, limit/2048))
+	if int64(len(code)) <= most {
+		return nil
+	}
+	return fmt.Errorf("memory limit: this code is %d KiB, and the compiler that %s takes at most %d KiB at the session's memory limit of %d MiB (it runs in native code that cannot be stopped); split it into smaller cells or modules", (len(code)+1023)>>10, what, most>>10, limit>>20)
 }

@@ -282,7 +282,7 @@ func (in *instance) load(dir string, specV goja.Value, conds []string) goja.Valu
 		}
 		_ = module.Set("exports", v)
 	} else {
-		fn, cerr := compileModule(abs, string(data), in.parseCost())
+		fn, cerr := compileModule(abs, string(data), in.memLimit, in.parseCost())
 		if cerr != nil {
 			panic(vm.NewError("SyntaxError", fmt.Sprintf("%s (%s:%d:%d)", cerr.msg, abs, cerr.line, cerr.col)))
 		}
@@ -314,7 +314,7 @@ func (in *instance) load(dir string, specV goja.Value, conds []string) goja.Valu
 // getter on exports for each of its exported names. Positions are shifted
 // back by the wrapper's length, so stacks show the file's own lines and
 // columns.
-func compileModule(name, text string, extra ...parser.Option) (*goja.Program, *codeError) {
+func compileModule(name, text string, limit int64, extra ...parser.Option) (*goja.Program, *codeError) {
 	// Before anything recurses over the code: see source.go.
 	if err := checkNesting(text); err != nil {
 		return nil, &codeError{file: name, src: text, line: 1, col: 1, msg: err.Error()}
@@ -323,7 +323,7 @@ func compileModule(name, text string, extra ...parser.Option) (*goja.Program, *c
 	src := ms.src
 	// code is what goja parses: src, or src with its for await loops and
 	// async generators lowered (lower.go), whose positions tm maps back.
-	code, tm, cerr := lowerModule(src, name)
+	code, tm, cerr := lowerModule(src, name, limit)
 	if cerr != nil {
 		return nil, cerr
 	}

@@ -70,7 +70,7 @@ func (in *instance) compileRun(ctx context.Context, code string) (*compiledCell,
 		if ts {
 			loader = api.LoaderTS
 		}
-		js, tm, cerr := lowerCell(code, name, loader)
+		js, tm, cerr := lowerCell(code, name, loader, in.memLimit)
 		if cerr == nil {
 			return compileNamed(js, name, tm, in.memLimit)
 		}
@@ -89,7 +89,7 @@ func (in *instance) compileRun(ctx context.Context, code string) (*compiledCell,
 	if !ts {
 		return compileNamed(code, name, nil, in.memLimit)
 	}
-	js, tm, cerr := transformTypeScript(code, name)
+	js, tm, cerr := transformTypeScript(code, name, in.memLimit)
 	if cerr != nil {
 		return nil, cerr
 	}
@@ -100,10 +100,13 @@ func (in *instance) compileRun(ctx context.Context, code string) (*compiledCell,
 // returns the JavaScript and the map of its positions to the TypeScript
 // source. A syntax error comes back as a codeError at its TypeScript
 // position.
-func transformTypeScript(code, name string) (js string, tm *tsMap, cerr *codeError) {
+func transformTypeScript(code, name string, limit int64) (js string, tm *tsMap, cerr *codeError) {
 	// esbuild's parser recurses in Go as goja's does: the same guard first.
 	if err := checkNesting(code); err != nil {
 		return "", nil, &codeError{file: name, src: code, line: 1, col: 1, msg: err.Error()}
+	}
+	if err := checkCompilerInput(code, limit, "strips TypeScript's types"); err != nil {
+		return "", nil, &codeError{file: name, src: code, line: 1, col: 1, msg: err.Error(), kind: "RangeError"}
 	}
 	defer func() {
 		if p := recover(); p != nil {

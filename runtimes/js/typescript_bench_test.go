@@ -11,7 +11,7 @@ func BenchmarkTypeScriptCell(b *testing.B) {
 		"pts.map(norm)"
 	b.ReportAllocs()
 	for b.Loop() {
-		js, tm, cerr := transformTypeScript(code, "<cell-1>")
+		js, tm, cerr := transformTypeScript(code, "<cell-1>", DefaultMemoryLimit)
 		if cerr != nil {
 			b.Fatal(cerr)
 		}

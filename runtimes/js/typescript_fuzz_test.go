@@ -16,7 +16,7 @@ func FuzzTypeScriptCell(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, code string) {
-		js, tm, cerr := transformTypeScript(code, "<cell-1>")
+		js, tm, cerr := transformTypeScript(code, "<cell-1>", DefaultMemoryLimit)
 		if cerr != nil {
 			cerr.render()
 			return
