@@ -17,7 +17,7 @@ import (
 // runs (goja's word decides, as before).
 func TestCompilerInputIsBounded(t *testing.T) {
 	s := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: 64 << 20}) // 32 KiB
-	redeclared := strings.Repeat("let f = 1;", 40_000)                        // 400 KB
+	redeclared := strings.Repeat("let f = 1;", 40_000)                       // 400 KB
 	for name, stderr := range map[string]string{
 		"TypeScript": s.failsTS(redeclared),
 		"lowered":    s.fails(redeclared + "\nasync function* g() {}"),
