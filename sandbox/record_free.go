@@ -24,14 +24,9 @@ const maxFrozenFree = 512
 // result is a frozen result to fill, recycled to l (nil: to none).
 func (l *frozenFree) result() *frozen {
 	if l != nil {
-		l.mu.Lock()
-		if n := len(l.results); n > 0 {
-			f := l.results[n-1]
-			l.results = l.results[:n-1]
-			l.mu.Unlock()
+		if f := take(&l.mu, &l.results); f != nil {
 			return f
 		}
-		l.mu.Unlock()
 	}
 	return &frozen{free: l}
 }
@@ -39,14 +34,9 @@ func (l *frozenFree) result() *frozen {
 // request is a frozen request to fill, recycled to l (nil: to none).
 func (l *frozenFree) request() *frozenRequest {
 	if l != nil {
-		l.mu.Lock()
-		if n := len(l.requests); n > 0 {
-			f := l.requests[n-1]
-			l.requests = l.requests[:n-1]
-			l.mu.Unlock()
+		if f := take(&l.mu, &l.requests); f != nil {
 			return f
 		}
-		l.mu.Unlock()
 	}
 	return &frozenRequest{free: l}
 }
@@ -55,26 +45,38 @@ func (l *frozenFree) request() *frozenRequest {
 func (f *frozen) Recycle() {
 	l := f.free
 	*f = frozen{free: l} // what it held is not kept alive
-	if l == nil {
-		return
+	if l != nil {
+		give(&l.mu, &l.results, f)
 	}
-	l.mu.Lock()
-	if len(l.results) < maxFrozenFree {
-		l.results = append(l.results, f)
-	}
-	l.mu.Unlock()
 }
 
 // Recycle implements tape.Recycler.
 func (f *frozenRequest) Recycle() {
 	l := f.free
 	*f = frozenRequest{free: l}
-	if l == nil {
-		return
+	if l != nil {
+		give(&l.mu, &l.requests, f)
 	}
-	l.mu.Lock()
-	if len(l.requests) < maxFrozenFree {
-		l.requests = append(l.requests, f)
+}
+
+// take is the last of *list, taken from it under mu, or nil.
+func take[T any](mu *sync.Mutex, list *[]*T) *T {
+	mu.Lock()
+	defer mu.Unlock()
+	n := len(*list)
+	if n == 0 {
+		return nil
 	}
-	l.mu.Unlock()
+	f := (*list)[n-1]
+	*list = (*list)[:n-1]
+	return f
+}
+
+// give keeps f in *list under mu, up to maxFrozenFree.
+func give[T any](mu *sync.Mutex, list *[]*T, f *T) {
+	mu.Lock()
+	if len(*list) < maxFrozenFree {
+		*list = append(*list, f)
+	}
+	mu.Unlock()
 }
