@@ -128,6 +128,9 @@ type attack struct {
 	maxOut int
 	// within, when positive, caps the cell's wall-clock time.
 	within time.Duration
+	// heapBound, when positive, is TestJavaScriptBombs' bound on the
+	// process heap's growth for this bomb, instead of its default.
+	heapBound int64
 	// never are texts the output must not hold, beyond the suite's
 	// canaries.
 	never []string

@@ -39,7 +39,13 @@ var jsBombs = []attack{
 	js("template doubling", "{ let s = '\\u00e9'; for (;;) s = `${s}${s}` }", fail, "RangeError: memory limit"),
 	js("typed arrays", `{ const keep = []; for (;;) keep.push(new Float64Array(1e6)) }`, fail, "memory limit"),
 	js("one huge typed array", `new Float64Array(2 ** 31)`, fail, "Array buffer allocation failed"),
-	js("Map growth", `{ const m = new Map(); for (let i = 0; ; i++) m.set(i, [i]) }`, fail, "memory limit"),
+	// Many small allocations that announce nothing: only the monitor's
+	// checks stop it, and its peaks come in two kinds, as the collector
+	// and the monitor's checks fall (138-150 MiB and 280 MiB in five idle
+	// runs alone; 418 MiB once in an idle clean-clone make test). Its
+	// bound is 4x the cap, the others' 3x.
+	{name: "Map growth", lang: "js", code: `{ const m = new Map(); for (let i = 0; ; i++) m.set(i, [i]) }`,
+		status: fail, want: []string{"memory limit"}, heapBound: 4 * memoryCap},
 	js("JSON.parse of a huge text", `JSON.parse('[' + '1,'.repeat(1e7) + '1]')`, fail, "JSON.parse: the 20000003-byte input would need about"),
 	// A cell's own code is parsed and compiled in native code before it
 	// runs, where no guard lands: 4 MB of a dense literal took 700 MB.
@@ -190,6 +196,7 @@ var jsBombs = []attack{
 //     cell that reaches the cap holds about that much, and the garbage of
 //     its own steps is not collected yet. Most cases peak at 1-1.5x the
 //     cap (up to 1.9x on a loaded machine; typed arrays 1.7-1.9x idle);
+//     Map growth, which only the monitor stops, has its own bound of 4x;
 //   - what is left after each bomb, collected: what the sessions still
 //     hold, a few MiB. A bomb whose data outlives it would pile up here
 //     (a cell that threw deep in recursion kept its closures' data in
@@ -211,6 +218,7 @@ func TestJavaScriptBombs(t *testing.T) {
 	_, bystander := setUpSession(t, "js", "globalThis.mine = 'bystander state'; print(mine)")
 	w, s := setUpSession(t, "js", "")
 	start, peak := collectedPeak()
+	most := int64(0) // the largest bound of a bomb
 	for _, c := range jsBombs {
 		if c.timeout == 0 {
 			// The bombs without a timeout of their own must end at a cap
@@ -220,8 +228,13 @@ func TestJavaScriptBombs(t *testing.T) {
 		}
 		before, bomb := collectedPeak()
 		t.Run(c.name, func(t *testing.T) { c.check(t, w, s) })
-		if grown := bomb(); grown > bombBound {
-			t.Errorf("%s: the heap grew by %d MiB, more than %d MiB", c.name, grown>>20, bombBound>>20)
+		bound := int64(bombBound)
+		if c.heapBound > 0 {
+			bound = c.heapBound
+		}
+		most = max(most, bound)
+		if grown := bomb(); grown > bound {
+			t.Errorf("%s: the heap grew by %d MiB, more than %d MiB", c.name, grown>>20, bound>>20)
 		}
 		if left := before - start; left > leftBound {
 			t.Errorf("before %s, the collected heap held %d MiB more than before the first bomb, more than %d MiB: something of an earlier bomb outlived it",
@@ -231,7 +244,7 @@ func TestJavaScriptBombs(t *testing.T) {
 	if left := collectedHeap() - start; left > leftBound {
 		t.Errorf("after the bombs, the collected heap held %d MiB more than before them, more than %d MiB", left>>20, leftBound>>20)
 	}
-	if grown, bound := peak(), int64(bombBound+leftBound); grown > bound {
+	if grown, bound := peak(), most+leftBound; grown > bound {
 		t.Errorf("the heap grew by %d MiB over the whole run, more than %d MiB", grown>>20, bound>>20)
 	}
 	if out, status := eval(t, bystander, "js", "print(mine)", 10); status != ok || !strings.Contains(out, "bystander state") {
