@@ -786,18 +786,24 @@ func (f *feed) NestedWait(n int) int {
 func (f *feed) NestedEntered(n, wait int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	nr := f.nestedLocked(n)
-	if nr == nil {
-		return
-	}
-	nr.enteredOnce.Do(func() { close(nr.entered) })
-	if nr.wait == 0 || nr.wait == wait {
+	nr := f.enteredLocked(n)
+	if nr == nil || nr.wait == 0 || nr.wait == wait {
 		return
 	}
 	f.divs = append(f.divs, Divergence{Request: n, Cell: -1, What: "nested request",
 		Message: fmt.Sprintf("the replayed eval (nested request %d) ran inside its waiting cell in that cell's wait %d for host calls; the tape recorded it in wait %d",
 			n, wait, nr.wait),
 		Expected: fmt.Sprintf("in wait %d", nr.wait), Got: fmt.Sprintf("in wait %d", wait)})
+}
+
+// enteredLocked (f.mu held) marks nested request n as begun, waking what
+// waits for it, and returns it (nil if the tape has no such request).
+func (f *feed) enteredLocked(n int) *nestedReq {
+	nr := f.nestedLocked(n)
+	if nr != nil {
+		nr.enteredOnce.Do(func() { close(nr.entered) })
+	}
+	return nr
 }
 
 // BesideWait implements sandbox.ReplayBeside.
@@ -817,12 +823,8 @@ func (f *feed) BesideWait(n int) int {
 func (f *feed) BesideBegan(n, wait int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	nr := f.nestedLocked(n)
-	if nr == nil {
-		return
-	}
-	nr.enteredOnce.Do(func() { close(nr.entered) })
-	if nr.beside == 0 || nr.beside == wait {
+	nr := f.enteredLocked(n)
+	if nr == nil || nr.beside == 0 || nr.beside == wait {
 		return
 	}
 	got, where := fmt.Sprintf("in wait %d", wait), fmt.Sprintf("in that cell's wait %d for host calls", wait)
