@@ -69,6 +69,17 @@ type Compiled interface {
 	Instantiate(ctx context.Context, cfg wazero.ModuleConfig, mo MemoryOptions) (Module, error)
 	// Engine is the engine's name.
 	Engine() string
+	// NeedsYield reports whether a host function the guest calls often
+	// (the fuel hook) should yield (runtime.Gosched) so that the rest of
+	// the program runs while the guest spins. True on wazero, whose
+	// compiled guest runs on its goroutine's P and no signal can preempt:
+	// only the host function's Go code can be preempted, and without a
+	// yield other goroutines wait for sysmon's forced preemption (10 ms
+	// and more each time). False on wasmtime, whose guest runs in a cgo
+	// call, which holds no P, nor holds up the GC's stop-the-world; there
+	// host functions are cgo callbacks on a locked thread, where a yield
+	// hands the P to another thread and back (issue 15).
+	NeedsYield() bool
 	// Close releases the compiled module; its instances must be closed first.
 	Close(ctx context.Context) error
 }
@@ -140,6 +151,8 @@ type wazeroCompiled struct {
 }
 
 func (c *wazeroCompiled) Engine() string { return EngineWazero }
+
+func (c *wazeroCompiled) NeedsYield() bool { return true }
 
 func (c *wazeroCompiled) Instantiate(ctx context.Context, cfg wazero.ModuleConfig, mo MemoryOptions) (Module, error) {
 	if mo.Limit == 0 {

@@ -218,6 +218,8 @@ func pruneWasmtimeCache(dir string) {
 
 func (c *wasmtimeCompiled) Engine() string { return EngineWasmtime }
 
+func (c *wasmtimeCompiled) NeedsYield() bool { return false }
+
 func (c *wasmtimeCompiled) Close(ctx context.Context) error {
 	if c.shadowRT != nil {
 		c.shadowRT.Close(ctx)

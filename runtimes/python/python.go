@@ -744,9 +744,14 @@ func hostFuel(ctx context.Context, m api.Module, _ []uint64) {
 			in.trip(now)
 		}
 	}
-	// A spinning guest never reaches a Go safe point by itself; this call
-	// is one, and the yield lets the other goroutines run.
-	runtime.Gosched()
+	// A spinning guest on wazero reaches no Go safe point by itself; this
+	// call is one, and the yield lets the other goroutines run at once.
+	// On wasmtime the guest runs in a cgo call, which holds no P, and a
+	// yield costs thread switches (wasm.Compiled.NeedsYield;
+	// TestSpinningCellLetsGoRun).
+	if in.r.compiled.NeedsYield() {
+		runtime.Gosched()
+	}
 }
 
 // fuelGlobal returns the fuel global of the calling module, looked up on it:

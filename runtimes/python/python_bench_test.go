@@ -69,7 +69,7 @@ func onEngines(b *testing.B, f func(b *testing.B, r *python.Runtime)) {
 // engineRuntime is the package's runtime on engine (metered, or without
 // fuel metering when noFuel), made once: runtimeForTest's or noFuelRT's
 // when engine is the one they resolve to.
-func engineRuntime(b *testing.B, engine string, noFuel bool) *python.Runtime {
+func engineRuntime(b testing.TB, engine string, noFuel bool) *python.Runtime {
 	b.Helper()
 	if def, err := wasm.ResolveEngine(""); err == nil && def == engine {
 		if noFuel {
@@ -116,7 +116,7 @@ func newInstanceOn(b *testing.B, r *python.Runtime, opts runtimes.InstanceOption
 
 // noFuelRuntime is the module without fuel metering, on the engine the
 // package's tests run on.
-func noFuelRuntime(b *testing.B) *python.Runtime {
+func noFuelRuntime(b testing.TB) *python.Runtime {
 	runtimeForTest(b) // skips when the artifact is missing
 	noFuelOnce.Do(func() {
 		dir, _ := os.UserCacheDir()
