@@ -583,9 +583,37 @@ def _report(exc):
         _stderr.write(text)
 
 
+def _leaves_nothing(co):
+    """True when running code object co (a cell's body or last expression)
+    and completing can leave nothing behind that shows the cell's lines
+    later: it defines no function, class, lambda, comprehension or
+    generator expression (a nested code object, which would carry the
+    cell's filename into later tracebacks and inspect.getsource), and it
+    handles no exception (no try, with or async for: an exception it
+    caught and stored keeps a traceback through the cell's frame)."""
+    if co is None:
+        return True
+    if co.co_exceptiontable:
+        return False
+    for c in co.co_consts:
+        if type(c) is types.CodeType:
+            return False
+    return True
+
+
 def run_cell(code):
     """Runs one cell in the session namespace. Returns 0 when it completed,
-    1 when it raised (the traceback has gone to stderr)."""
+    1 when it raised (the traceback has gone to stderr).
+
+    The cell's source goes into linecache under <cell-N>, for tracebacks
+    and inspect.getsource, as IPython keeps its cells. A cell that completed
+    and left nothing behind that could show its lines (_leaves_nothing)
+    drops its entry again: otherwise every trivial cell grows the heap by
+    its source (five blocks), and with checkpoints on a growing heap makes
+    the guest write protected pages (write faults, page-table walks) more
+    and more often. Left out: a frame the cell stored itself
+    (sys._getframe(), inspect.currentframe()), whose lines look-ups then
+    find no source, as for code run by exec()."""
     global _cell_count, _running
     _cell_count += 1
     # A stream an earlier cell set to None (or deleted) would leave this
@@ -604,6 +632,7 @@ def run_cell(code):
     _fresh_imports()
     lines = code.splitlines(True)
     linecache.cache[filename] = (len(code), None, lines, filename)
+    forget = False  # drop the linecache entry when the cell has completed
     try:
         body, last = _compiled(code, filename, lines)
         if body is not None:
@@ -613,6 +642,7 @@ def run_cell(code):
             if value is not None:
                 builtins._ = value
                 _wasmeval.emit(RESULT, _dumps(_bundle(value, json_for_plain=False)))
+        forget = _leaves_nothing(body) and _leaves_nothing(last)
         return 0
     except BaseException as e:  # noqa: B036 - a cell may raise anything
         if isinstance(e, SyntaxError) and (e.text or "").lstrip()[:1] in ("%", "!"):
@@ -632,6 +662,11 @@ def run_cell(code):
         _running -= 1
         if outer is not None:
             helpers.set_cell_state(outer)
+        if forget:
+            try:
+                linecache.cache.pop(filename, None)
+            except Exception:  # a linecache.cache the cell replaced
+                pass
 
 
 # ---- imports from the session root -----------------------------------------
