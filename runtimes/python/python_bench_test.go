@@ -180,15 +180,12 @@ func BenchmarkTrivialCell(b *testing.B) {
 // BenchmarkTrivialCellCheckpoints: the same with checkpoints on
 // (InstanceOptions.Checkpoints), cells back to back, so each waits for the
 // checkpoint the previous one left being taken (issue 15's target ≤ 30 µs).
-// Its cost per cell grows with b.N: each cell's source stays in
-// linecache (the prelude's run_cell, as IPython keeps its cells): the
-// session holds five more allocated blocks after each cell
-// (sys.getallocatedblocks), and as its heap grows the guest writes pages
-// the checkpoint had protected again more often: about 0.35 faults a
-// cell over the first 20,000 cells, 1.05 over 100,000, and the
-// checkpoint walks the page tables after 12% and 76% of the cells
-// (measured 2026-11-24, see docs/benchmarks.md). Compare runs of one
-// -benchtime in Nx.
+// faults/op falls a little as b.N grows (0.10 a cell over 20,000 cells,
+// 0.07 over 100,000): a new session's first cells write pages the later
+// ones do not. Its cost per cell grew with b.N while each cell's source
+// stayed in linecache and the heap grew (1.05 faults a cell over 100,000
+// cells); run_cell now drops the entry of a cell that leaves nothing
+// behind (TestTrivialCellsKeepHeap; docs/benchmarks.md, 2026-11-24).
 func BenchmarkTrivialCellCheckpoints(b *testing.B) {
 	onEngines(b, func(b *testing.B, r *python.Runtime) {
 		benchCellIn(b, newInstanceOn(b, r, runtimes.InstanceOptions{Checkpoints: true}), "", "x = 1", 10000)
