@@ -4,8 +4,6 @@ package wasm
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -72,11 +70,9 @@ type wasmtimeCompiled struct {
 }
 
 func compileWasmtime(ctx context.Context, cfg Config, bin []byte, hostName string, host []HostFunc) (Compiled, error) {
-	wc := wasmtime.NewConfig()
-	wc.SetCraneliftOptLevel(wasmtime.OptLevelSpeed)
-	wc.SetMaxWasmStack(wasmtimeStack)
-	engine := wasmtime.NewEngineWithConfig(wc)
-	module, err := wasmtimeModule(engine, cfg, bin)
+	settings := wasmtimeEngineSettings // every engine setting goes in it: the cache names its files by them
+	engine := wasmtime.NewEngineWithConfig(settings.config())
+	module, err := wasmtimeModule(engine, settings, cfg, bin)
 	if err != nil {
 		return nil, fmt.Errorf("wasm: wasmtime: %w", err)
 	}
@@ -159,10 +155,11 @@ func compileWasmtime(ctx context.Context, cfg Config, bin []byte, hostName strin
 	return c, nil
 }
 
-// wasmtimeModule compiles bin, or loads it from the cache: native code, so
-// a cached file is used only with a valid MAC under the cache key (see
-// CacheKey), and one wasmtime refuses (another version) is compiled again.
-func wasmtimeModule(engine *wasmtime.Engine, cfg Config, bin []byte) (*wasmtime.Module, error) {
+// wasmtimeModule compiles bin with engine, made with settings, or loads it
+// from the cache: native code, so a cached file is used only with a valid
+// MAC under the cache key (see CacheKey), and one wasmtime refuses (another
+// version) is compiled again.
+func wasmtimeModule(engine *wasmtime.Engine, settings wasmtimeSettings, cfg Config, bin []byte) (*wasmtime.Module, error) {
 	var key *CacheKey
 	var path, label string
 	if cfg.CacheDir != "" {
@@ -172,9 +169,7 @@ func wasmtimeModule(engine *wasmtime.Engine, cfg Config, bin []byte) (*wasmtime.
 		}
 		if k, err := LoadCacheKey(keyFile); err == nil {
 			key = k
-			digest := moduleDigest(cfg, bin) // named by the module's hash and the engine's settings
-			sum := sha256.Sum256(append([]byte(fmt.Sprintf("wasmtime-go v39 stack %d\x00", wasmtimeStack)), digest[:]...))
-			name := hex.EncodeToString(sum[:]) + ".cwasm"
+			name := settings.cacheName(moduleDigest(cfg, bin))
 			path, label = filepath.Join(cfg.CacheDir, "wasmtime", name), "wasmtime/"+name
 			if m, err := loadCwasm(engine, key, path, label); err == nil {
 				touchInUse(path) // in use: not pruned

@@ -4,6 +4,8 @@ package wasm
 
 import (
 	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"strconv"
@@ -11,6 +13,45 @@ import (
 	wasmtime "github.com/bytecodealliance/wasmtime-go/v39"
 	"golang.org/x/sys/unix"
 )
+
+// wasmtimeSettings are what compileWasmtime sets in wasmtime's Config, all
+// of it: the compiled-module cache names its files by them (cacheName).
+// wasmtime itself loads a serialized module compiled with another
+// optimisation level, other Cranelift flags or NaN canonicalisation
+// without a word (wasmtime-go v39: it checks its version, the target's CPU
+// features, the wasm features and the memory layout), so a setting the
+// name left out would have a warm cache serve code compiled the old way.
+type wasmtimeSettings struct {
+	OptLevel       wasmtime.OptLevel
+	MaxWasmStack   int
+	CraneliftFlags []craneliftFlag // SetCraneliftFlag, in order
+}
+
+type craneliftFlag struct{ Name, Value string }
+
+// wasmtimeEngineSettings are the engine's settings. Cranelift's other
+// flags were measured and left at their defaults (wasm/python/README.md,
+// "Speed flags"); the host's CPU features are wasmtime's default.
+var wasmtimeEngineSettings = wasmtimeSettings{OptLevel: wasmtime.OptLevelSpeed, MaxWasmStack: wasmtimeStack}
+
+// config is a wasmtime Config with s.
+func (s wasmtimeSettings) config() *wasmtime.Config {
+	wc := wasmtime.NewConfig()
+	wc.SetCraneliftOptLevel(s.OptLevel)
+	wc.SetMaxWasmStack(s.MaxWasmStack)
+	for _, f := range s.CraneliftFlags {
+		wc.SetCraneliftFlag(f.Name, f.Value)
+	}
+	return wc
+}
+
+// cacheName is the file name of the module with digest compiled with s:
+// every field of s, as Go prints it, so a field added later is covered
+// too.
+func (s wasmtimeSettings) cacheName(digest [32]byte) string {
+	sum := sha256.Sum256(append([]byte(fmt.Sprintf("wasmtime-go v39 %+v\x00", s)), digest[:]...))
+	return hex.EncodeToString(sum[:]) + ".cwasm"
+}
 
 // loadCwasm loads a compiled module that SaveFile wrote under label at
 // path, with the checks of ReadFile (a valid MAC, or a stamp that shows
