@@ -279,19 +279,26 @@ _CLAUSE = re.compile(r"(?:except|elif)\b|(?:else|finally)\s*:")
 _CACHE_CELLS = 64     # compiled cells kept
 _CACHE_CHARS = 200    # longest cell cached: compiling a longer one costs more than its fixed part
 _WARNS = re.compile(r"\\|is|assert|[\]\)\}'\"\d.eE]\s*[\(\[]")
-_cache = {}           # cell text -> (body, last), compiled under the first cell's name
+# cell text -> (body, last, plain, its linecache entry), compiled under the
+# name of the cell that put it there
+_cache = {}
 _seen = set()         # short cells run once: a cell is cached when it comes again
 
 
-def _compiled(code, filename, lines):
-    """(body, last): the cell's code without its displayed last
-    expression, and that expression's; either may be None."""
-    hit = _cache.get(code)
+def _compiled(code, filename, lines, hit):
+    """(body, last, plain): the cell's code without its displayed last
+    expression, and that expression's (either may be None), and whether
+    running them leaves nothing behind (_leaves_nothing). hit is the
+    cell's entry in the cache, or None. run_cell runs the code of a hit
+    that is plain as it is; a hit here defines code or handles exceptions,
+    so its code objects are renamed to the new cell, for the tracebacks
+    and inspect.getsource of later cells."""
     if hit is not None:
-        body, last = hit
+        body, last = hit[0], hit[1]
         return (None if body is None else _renamed(body, filename),
-                None if last is None else _renamed(last, filename))
-    plan = _fast_compile(code, filename, lines) or _ast_compile(code, filename)
+                None if last is None else _renamed(last, filename), hit[2])
+    body, last = _fast_compile(code, filename, lines) or _ast_compile(code, filename)
+    plain = _leaves_nothing(body) and _leaves_nothing(last)
     if len(code) <= _CACHE_CHARS:
         if code not in _seen:
             if len(_seen) >= 4 * _CACHE_CELLS:
@@ -300,8 +307,8 @@ def _compiled(code, filename, lines):
         elif not _WARNS.search(code):
             if len(_cache) >= _CACHE_CELLS:
                 _cache.clear()
-            _cache[code] = plan
-    return plan
+            _cache[code] = (body, last, plain, (len(code), None, lines, filename))
+    return body, last, plain
 
 
 def _renamed(co, filename):
@@ -554,9 +561,11 @@ def _strip_frames(tb):
 _OURS = "/usr/local/lib/wasmeval/"
 
 
-def _drop_our_frames(te, seen):
+def _drop_our_frames(te, seen, names):
     """Remove the prelude's frames (input(), display(), ...) from a
-    TracebackException and the exceptions chained to it."""
+    TracebackException and the exceptions chained to it, and rename its
+    frames named names[0] to names[1] (a cell run from the compile cache
+    under the name of the cell that compiled it: see run_cell)."""
     import traceback
 
     if te is None or id(te) in seen:
@@ -564,18 +573,22 @@ def _drop_our_frames(te, seen):
     seen.add(id(te))
     te.stack = traceback.StackSummary.from_list(
         [f for f in te.stack if not f.filename.startswith(_OURS)])
-    _drop_our_frames(te.__cause__, seen)
-    _drop_our_frames(te.__context__, seen)
+    if names[0] != names[1]:
+        for f in te.stack:
+            if f.filename == names[0]:
+                f.filename = names[1]  # its line was read under the old name
+    _drop_our_frames(te.__cause__, seen, names)
+    _drop_our_frames(te.__context__, seen, names)
     for sub in getattr(te, "exceptions", None) or ():
-        _drop_our_frames(sub, seen)
+        _drop_our_frames(sub, seen, names)
 
 
-def _report(exc):
+def _report(exc, names):
     import traceback
 
     note = _wasmeval_recursion.trim_tracebacks(exc)
     te = traceback.TracebackException(type(exc), exc, _strip_frames(exc.__traceback__))
-    _drop_our_frames(te, set())
+    _drop_our_frames(te, set(), names)
     text = "".join(te.format()) + note
     try:
         _stream("stderr", _stderr).write(text)
@@ -613,28 +626,48 @@ def run_cell(code):
     the guest write protected pages (write faults, page-table walks) more
     and more often. Left out: a frame the cell stored itself
     (sys._getframe(), inspect.currentframe()), whose lines look-ups then
-    find no source, as for code run by exec()."""
+    find no source, as for code run by exec().
+
+    A short cell that leaves nothing behind and comes again with the same
+    text runs the code compiled for it before (_cache), named after the
+    cell that compiled it, with its lines under that name while it runs:
+    renaming the code to each new cell would make two code objects a
+    cell. Its traceback, if it raises, names the cell itself; what looks
+    at its frame while it runs (a warning it issues, a stack it prints)
+    sees the earlier cell's name, whose text is the same."""
     global _cell_count, _running
     _cell_count += 1
     # A stream an earlier cell set to None (or deleted) would leave this
     # one without output, and the prelude without a stream to report on.
-    for name, own in (("stdout", _stdout), ("stderr", _stderr)):
-        if getattr(sys, name, None) is None:
-            setattr(sys, name, own)
-    helpers = sys.modules.get("_wasmeval_helpers")
+    if getattr(sys, "stdout", None) is None:
+        sys.stdout = _stdout
+    if getattr(sys, "stderr", None) is None:
+        sys.stderr = _stderr
+    helpers = _wasmeval_helpers
     # A cell run while another waits in a host call (a nested eval) keeps
     # the waiting cell's pending calls for it.
-    outer = helpers.cell_state() if helpers is not None and _running else None
+    outer = helpers.cell_state() if _running else None
     _running += 1
-    if helpers is not None:
-        helpers.new_cell()
-    filename = f"<cell-{_cell_count}>"
+    helpers.new_cell()
     _fresh_imports()
-    lines = code.splitlines(True)
-    linecache.cache[filename] = (len(code), None, lines, filename)
+    hit = _cache.get(code)
+    if hit is not None and hit[2]:
+        filename = None  # made if the cell raises
+        entry = hit[3]
+    else:
+        filename = f"<cell-{_cell_count}>"
+        entry = (len(code), None, code.splitlines(True), filename)
+    name = entry[3]  # the name its code has
+    cache = linecache.cache
+    added = name not in cache
+    cache[name] = entry
     forget = False  # drop the linecache entry when the cell has completed
     try:
-        body, last = _compiled(code, filename, lines)
+        if filename is None:
+            body, last = hit[0], hit[1]
+            forget = True
+        else:
+            body, last, forget = _compiled(code, filename, entry[2], hit)
         if body is not None:
             _exec(body)
         if last is not None:
@@ -642,31 +675,33 @@ def run_cell(code):
             if value is not None:
                 builtins._ = value
                 _wasmeval.emit(RESULT, _dumps(_bundle(value, json_for_plain=False)))
-        forget = _leaves_nothing(body) and _leaves_nothing(last)
         return 0
     except BaseException as e:  # noqa: B036 - a cell may raise anything
+        # The cell keeps its lines, under its own name.
+        forget = filename is None
+        if filename is None:
+            filename = f"<cell-{_cell_count}>"
+            cache[filename] = (entry[0], None, entry[2], filename)
         if isinstance(e, SyntaxError) and (e.text or "").lstrip()[:1] in ("%", "!"):
             e.add_note("IPython magics (%time, %%bash, ...) and shell commands (!ls) are not available: "
                        "this is plain Python with no shell; time with time.perf_counter(), and run commands "
                        "with tool.<name>() if the session has a tool for it")
         try:
-            _report(e)
+            _report(e, (name, filename))
         except BaseException as e2:
             _stderr.write(f"wasmeval: could not format {type(e).__name__}: {e2!r}\n")
         return 1
     finally:
-        try:
-            _stream("stdout", _stdout).flush()
-        except Exception:  # a stream of the cell's whose flush fails
-            pass
+        if getattr(sys, "stdout", None) is not _stdout:  # flushing ours does nothing
+            try:
+                _stream("stdout", _stdout).flush()
+            except Exception:  # a stream of the cell's whose flush fails
+                pass
         _running -= 1
         if outer is not None:
             helpers.set_cell_state(outer)
-        if forget:
-            try:
-                linecache.cache.pop(filename, None)
-            except Exception:  # a linecache.cache the cell replaced
-                pass
+        if forget and added:
+            cache.pop(name, None)
 
 
 # ---- imports from the session root -----------------------------------------
