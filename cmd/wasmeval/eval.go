@@ -271,6 +271,9 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		write = st.result
 	}
 
+	// A session that does work between cells (sandbox.Session.Settle)
+	// does it after each answer, not on the next line's path (issue 15).
+	settle, _ := sess.(interface{ Settle() })
 	lines := newLineSource(ctx, stdin, maxLineBytes) // evalstdin.go
 	defer lines.stop()
 	status := exitOK
@@ -342,6 +345,9 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if ctx.Err() != nil {
 			fmt.Fprintln(stderr, "wasmeval eval: interrupted")
 			return exitInterrupted
+		}
+		if settle != nil {
+			settle.Settle() // the work between cells, while the answer travels
 		}
 	}
 }
