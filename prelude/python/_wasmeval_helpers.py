@@ -441,16 +441,11 @@ NAMES = ("read", "write", "append", "tree", "diff", "output", "env", "sort", "un
 
 
 def new_cell():
-    """Forgets the last cell's calls: call ids start afresh in each cell.
-    What is already empty is left alone (most cells make no calls): a
-    store writes the page it lands on, which a checkpoint then compares."""
+    """Forgets the last cell's calls: call ids start afresh in each cell."""
     global _replay
-    if _stash:
-        _stash.clear()
-    if _orphans:
-        _orphans.clear()
-    if _replay is not None:
-        _replay = None
+    _stash.clear()
+    _orphans.clear()
+    _replay = None
 
 
 def cell_state():

@@ -420,16 +420,6 @@ def _suppressed(code):
     return False
 
 
-def _exec(code_obj):
-    """Runs a compiled cell (part) on the session's event loop: as a task
-    when it awaits, else as one callback of the running loop."""
-    if code_obj.co_flags & _CO_COROUTINE:
-        import _wasmeval_loop
-
-        return _wasmeval_loop.run(eval(code_obj, _ns))
-    return _run_sync(code_obj)
-
-
 # ---- the event loop, started when asyncio is first imported ----------------
 #
 # asyncio costs a session 1.5 MiB of its memory and every cell a few
@@ -440,7 +430,19 @@ def _exec(code_obj):
 _sync_cells = []  # a [state, entered] slot per plain cell on the stack
 
 
-def _run_sync(code_obj):
+def _exec(code_obj):
+    """Runs a compiled cell (part) on the session's event loop: as a task
+    when it awaits, else as one callback of the running loop (one
+    function, not two: each function a cell calls writes the pages of its
+    function and code objects, reference counts that a checkpoint then
+    compares)."""
+    # getattr, not code_obj.co_flags: CPython 3.11 cannot specialize an
+    # attribute of a code object, and the failed instruction counts down
+    # in this code's bytecode each time, a page changed every cell.
+    if getattr(code_obj, "co_flags") & _CO_COROUTINE:
+        import _wasmeval_loop
+
+        return _wasmeval_loop.run(eval(code_obj, _ns))
     slot = [None, False]
     loop = sys.modules.get("_wasmeval_loop")
     if loop is not None and not _sync_cells:
@@ -648,8 +650,12 @@ def run_cell(code):
     # the waiting cell's pending calls for it.
     outer = helpers.cell_state() if _running else None
     _running += 1
-    helpers.new_cell()
-    _fresh_imports()
+    # Calls only when there is work: what a cell calls writes pages (see
+    # _exec), and most cells make no host calls and find no new folder.
+    if helpers._stash or helpers._orphans or helpers._replay is not None:
+        helpers.new_cell()
+    if _finders or len(sys.path_importer_cache) != _finders_seen:
+        _fresh_imports()
     hit = _cache.get(code)
     if hit is not None and hit[2]:
         filename = None  # made if the cell raises
