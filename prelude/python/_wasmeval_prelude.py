@@ -273,12 +273,22 @@ _STATEMENT = re.compile(
 # at column 0 that starts so continues no expression.
 _CLAUSE = re.compile(r"(?:except|elif)\b|(?:else|finally)\s*:")
 
-# Short cells are cached unless compiling them may warn (SyntaxWarning:
-# "is" with a literal, an assert on a tuple, calling or subscripting a
-# literal; an invalid escape): a cached cell would warn only the first time.
+# Short cells are cached unless compiling them may warn: a cached cell
+# would warn only the first time. _WARNS finds, from the text, what may:
+# a backslash (an invalid escape), an assert (on a tuple), "is" after a
+# literal or before one (not None, True, False or a name), a number run
+# into a keyword (1if: invalid decimal literal), and a literal called or
+# subscripted (None(, 1j(, 0xff[, 'a'(, ...[, and ), ], } before ( or [,
+# which also catches a call's result called or subscripted). A name that
+# ends in e or a digit (range(, x2[) is no literal: it used to count as
+# one, which kept most cells that call something out of the cache.
 _CACHE_CELLS = 64     # compiled cells kept
 _CACHE_CHARS = 200    # longest cell cached: compiling a longer one costs more than its fixed part
-_WARNS = re.compile(r"\\|is|assert|[\]\)\}'\"\d.eE]\s*[\(\[]")
+_WARNS = re.compile(
+    r"\\|\bassert\b"
+    r"|[\]\)\}'\"\d]\s*is\b|\bis(?:\s+not)?\s*(?:[\d'\"(\[{.+\-~]|[bBrRuU]{1,2}['\"])"
+    r"|\b\d[\w.]*?(?:and|else|for|if|in|is|not|or)\b"
+    r"|(?:[\]\)\}'\"]|\.\.\.|\b\d[\w.]*|\b(?:None|True|False))\s*[\(\[]")
 # cell text -> (body, last, plain, its linecache entry), compiled under the
 # name of the cell that put it there
 _cache = {}

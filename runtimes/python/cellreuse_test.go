@@ -180,3 +180,38 @@ sys.stdout = Held()`)
 		}
 	})
 }
+
+// TestCompileCacheWarnings: a cell whose compiling warns is not cached,
+// so it warns each time it runs (the third run would be a cache hit);
+// cells that only call or subscript names are cached (the cache took a
+// name ending in e or a digit before "(" or "[" for a literal, so that
+// range(3) or x.title() were compiled every time). The warnings are
+// CPython 3.11's: SyntaxWarning, shown each time.
+func TestCompileCacheWarnings(t *testing.T) {
+	warns := []string{
+		"None()", "1j()", "0xff()", "...[0]", "(1, 2)(3)", "'a'(1)", "1.5[0]", "{1}[0]",
+		"[1, 2]['a']", "x is 1", "1 is x", "x is not -1", "x is b'a'", "assert (1, 'a')",
+		"1if 1 else 2",
+	}
+	cached := []string{
+		"range(3)", "isinstance(x, int)", "print(type(x).__name__.title())", "y = x is None", "x2 = [x]\nx2[0]",
+		"str(x).title()", "x is True",
+	}
+	onEnginesT(t, func(t *testing.T, inst runtimes.Instance) {
+		mustRun(t, inst, "x = 1\nimport _wasmeval_prelude as _p")
+		for _, code := range warns {
+			for i := 1; i <= 3; i++ {
+				if r, _ := run(t, inst, code); !strings.Contains(r.out.String(), "SyntaxWarning") {
+					t.Errorf("run %d of %q does not warn: %q", i, code, r.out.String())
+				}
+			}
+		}
+		for _, code := range cached {
+			mustRun(t, inst, code)
+			mustRun(t, inst, code)
+			if got := output(t, inst, "print("+pyRepr(code)+" in _p._cache)"); got != "True\n" {
+				t.Errorf("%q run twice is not in the compile cache", code)
+			}
+		}
+	})
+}
