@@ -59,7 +59,7 @@ extern void wasmtime_error_message(const wasmtime_error_t *, wm_bytes_t *);
 extern void wasmtime_error_delete(wasmtime_error_t *);
 extern void wasm_byte_vec_delete(wm_bytes_t *);
 
-extern wasm_trap_t *wasmevalHostCall(uintptr_t, wasmtime_caller_t *, wm_raw_t *, size_t);
+extern wasm_trap_t *wasmevalHostEntry(uintptr_t, wasmtime_caller_t *, wm_raw_t *, size_t); // wasmtime_entry.go
 */
 import "C"
 
@@ -113,7 +113,7 @@ func defineRaw(l *wasmtime.Linker, module, name string, ft *wasmtime.FuncType, h
 	defer C.free(unsafe.Pointer(cm))
 	defer C.free(unsafe.Pointer(cn))
 	err := C.wasmtime_linker_define_func_unchecked((*C.wasmtime_linker_t)(firstPointer(l)), cm, C.size_t(len(module)), cn, C.size_t(len(name)),
-		(*C.wasm_functype_t)(firstPointer(ft)), C.wm_cb_t(C.wasmevalHostCall), C.uintptr_t(env), nil)
+		(*C.wasm_functype_t)(firstPointer(ft)), C.wm_cb_t(C.wasmevalHostEntry), C.uintptr_t(env), nil)
 	runtime.KeepAlive(l)
 	runtime.KeepAlive(ft)
 	if err != nil {
@@ -122,10 +122,12 @@ func defineRaw(l *wasmtime.Linker, module, name string, ft *wasmtime.FuncType, h
 	return nil
 }
 
+// wasmevalHostCall runs host function env for wasmevalHostEntry, which
+// gives the caller's context and its store's data.
+//
 //export wasmevalHostCall
-func wasmevalHostCall(env C.uintptr_t, caller *C.wasmtime_caller_t, args *C.wm_raw_t, n C.size_t) *C.wasm_trap_t {
-	cctx := C.wasmtime_caller_context(caller)
-	v, _ := wtStores.Load(uintptr(C.wasmtime_context_get_data(cctx)))
+func wasmevalHostCall(env C.uintptr_t, cctx *C.wasmtime_context_t, data C.uintptr_t, args *C.wm_raw_t, n C.size_t) *C.wasm_trap_t {
+	v, _ := wtStores.Load(uintptr(data))
 	m, _ := v.(*wtModule)
 	rawHosts.RLock()
 	h := rawHosts.fns[uintptr(env)]
