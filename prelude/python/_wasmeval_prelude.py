@@ -649,6 +649,7 @@ def run_cell(code):
     sees the earlier cell's name, whose text is the same."""
     global _cell_count, _running
     _cell_count += 1
+    number = _cell_count  # nested cells count on while this one waits
     # A stream an earlier cell set to None (or deleted) would leave this
     # one without output, and the prelude without a stream to report on.
     if getattr(sys, "stdout", None) is None:
@@ -671,7 +672,7 @@ def run_cell(code):
         filename = None  # made if the cell raises
         entry = hit[3]
     else:
-        filename = f"<cell-{_cell_count}>"
+        filename = f"<cell-{number}>"
         entry = (len(code), None, code.splitlines(True), filename)
     name = entry[3]  # the name its code has
     cache = linecache.cache
@@ -696,7 +697,7 @@ def run_cell(code):
         # The cell keeps its lines, under its own name.
         forget = filename is None
         if filename is None:
-            filename = f"<cell-{_cell_count}>"
+            filename = f"<cell-{number}>"
             cache[filename] = (entry[0], None, entry[2], filename)
         if isinstance(e, SyntaxError) and (e.text or "").lstrip()[:1] in ("%", "!"):
             e.add_note("IPython magics (%time, %%bash, ...) and shell commands (!ls) are not available: "

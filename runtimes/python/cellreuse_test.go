@@ -1,12 +1,15 @@
 package python_test
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/wasmeval/wasmeval/runtimes"
+	"github.com/wasmeval/wasmeval/wasm"
 )
 
 // cellNumber runs a cell that prints its own number (N in <cell-N>).
@@ -214,4 +217,47 @@ func TestCompileCacheWarnings(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRepeatedCellTracebackAfterNested: a cell run from the compile cache
+// that raises after a nested cell ran (while it waited in a host call)
+// names itself, not the nested cell, which counted on.
+func TestRepeatedCellTracebackAfterNested(t *testing.T) {
+	for _, e := range wasm.Engines() {
+		t.Run("engine="+e, func(t *testing.T) {
+			r := engineRuntime(t, e, false)
+			var inst runtimes.Instance
+			var err error
+			inst, err = r.NewInstance(context.Background(), runtimes.InstanceOptions{
+				Root: t.TempDir(),
+				Call: func(ctx context.Context, req []byte) []byte {
+					var q struct{ Code string }
+					if err := json.Unmarshal(req, &q); err != nil {
+						return []byte(`{"error":"bad request"}`)
+					}
+					var sub rec
+					o, err := inst.(runtimes.Reentrant).RunNested(runtimes.WithFuelBudget(ctx, 0), q.Code, &sub)
+					if err != nil {
+						return []byte(`{"error":` + strconv.Quote(err.Error()) + `}`)
+					}
+					b, _ := json.Marshal(map[string]any{"out": sub.out.String(), "failed": o.Failed})
+					return b
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer inst.Close(context.Background())
+			mustRun(t, inst, callHelper)
+			n := cellNumber(t, inst)
+			for i := range 3 { // each run is two cells: it, then the nested one
+				self := n + 1 + 2*i
+				r, o := run(t, inst, "nest('y = 2')\n1/0")
+				out := r.out.String()
+				if want := fmt.Sprintf("File \"<cell-%d>\", line 2, in <module>\n    1/0\n", self); !o.Failed || !strings.Contains(out, want) {
+					t.Fatalf("run %d: %q is not in its traceback:\n%s", i+1, want, out)
+				}
+			}
+		})
+	}
 }
