@@ -346,7 +346,7 @@ func runEval(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			fmt.Fprintln(stderr, "wasmeval eval: interrupted")
 			return exitInterrupted
 		}
-		if settle != nil {
+		if settle != nil && !lines.ended() { // not for a session about to close
 			settle.Settle() // the work between cells, while the answer travels
 		}
 	}
@@ -375,8 +375,9 @@ type line struct {
 }
 
 type lineStream struct {
-	c    chan line
-	done chan struct{}
+	c     chan line
+	done  chan struct{}
+	ahead *line // taken from c by ended, for next
 }
 
 func (s *lineStream) stop() { close(s.done) }

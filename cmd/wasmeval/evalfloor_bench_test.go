@@ -27,8 +27,8 @@ func init() {
 
 // echoLines answers each line on stdin as eval answers a trivial cell's,
 // without running it: the line read (how says how), decoded
-// (profiles.EvalRequest), and trivialResult encoded and written by
-// resultWriter.
+// (profiles.EvalRequest), trivialResult encoded and written by
+// resultWriter, and stdin asked whether it ended (lineSource.ended).
 func echoLines(how string) int {
 	var res sandbox.Result
 	if err := json.Unmarshal([]byte(trivialResult), &res); err != nil {
@@ -60,6 +60,7 @@ func echoLines(how string) int {
 		if err := w.write(&res); err != nil {
 			return 3
 		}
+		lines.ended() // as eval asks before it settles the session
 	}
 }
 

@@ -64,3 +64,17 @@ func fcntl(fd, cmd, arg int) (int, error) {
 	}
 	return int(r), nil
 }
+
+// readNow reads what rc's non-blocking file holds now, without waiting:
+// n bytes (0 at its end), or ok false when nothing is there yet, the read
+// deadline has passed or the read failed.
+func readNow(rc syscall.RawConn, b []byte) (n int, ok bool) {
+	var rerr error
+	if err := rc.Read(func(fd uintptr) bool {
+		n, rerr = syscall.Read(int(fd), b)
+		return true // do not wait
+	}); err != nil || rerr != nil {
+		return 0, false
+	}
+	return n, true
+}
