@@ -133,6 +133,14 @@ def _jsonable(value):
 
 def _repr_text(value):
     if isinstance(value, (dict, list, tuple, set, frozenset)):
+        # pprint's text is repr's when that fits on one line (79 columns)
+        # and nothing in it recurses ([...]), and pformat costs ~8 µs in
+        # the guest even for {'a': 1}. A container of 27 items or more
+        # cannot fit: repr is not tried on it.
+        if len(value) < 27:
+            text = repr(value)
+            if len(text) <= 79 and "..." not in text and "\n" not in text:
+                return text
         return pprint.pformat(value, width=79, sort_dicts=False)
     return repr(value)
 
@@ -196,9 +204,15 @@ _quote = json.encoder.encode_basestring_ascii
 
 def _dumps(bundle):
     """json.dumps(bundle), for a bundle of strings without json.dumps'
-    cost of making an encoder each call."""
+    cost of making an encoder each call (nor a comprehension's function:
+    adding to a str is the quickest for the usual one or two entries)."""
     try:
-        return "{" + ", ".join([_quote(k) + ": " + _quote(v) for k, v in bundle.items()]) + "}"
+        text = "{"
+        for k, v in bundle.items():
+            if len(text) > 1:
+                text += ", "
+            text += _quote(k) + ": " + _quote(v)
+        return text + "}"
     except TypeError:  # a value that is not a string
         return json.dumps(bundle)
 
