@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -69,17 +70,20 @@ type Compiled interface {
 	Instantiate(ctx context.Context, cfg wazero.ModuleConfig, mo MemoryOptions) (Module, error)
 	// Engine is the engine's name.
 	Engine() string
-	// NeedsYield reports whether a host function the guest calls often
-	// (the fuel hook) should yield (runtime.Gosched) so that the rest of
-	// the program runs while the guest spins. True on wazero, whose
-	// compiled guest runs on its goroutine's P and no signal can preempt:
-	// only the host function's Go code can be preempted, and without a
-	// yield other goroutines wait for sysmon's forced preemption (10 ms
-	// and more each time). False on wasmtime, whose guest runs in a cgo
-	// call, which holds no P, nor holds up the GC's stop-the-world; there
-	// host functions are cgo callbacks on a locked thread, where a yield
-	// hands the P to another thread and back (issue 15).
-	NeedsYield() bool
+	// YieldEvery is how often a host function that the guest calls often
+	// (the fuel hook) should yield (runtime.Gosched): 0 means at every
+	// call. On wazero, 0: the compiled guest runs on its goroutine's P and
+	// no signal can preempt it, so only the host function's Go code can
+	// be, and without a yield other goroutines wait for sysmon's forced
+	// preemption (10 ms and more each time). On wasmtime the guest runs
+	// in a cgo call, which holds up neither the GC nor other goroutines,
+	// and a yield (on a cgo callback's locked thread) hands the P to
+	// another thread and back, some µs of CPU; but a goroutine that has
+	// not been scheduled for 10 ms gets its P retaken by sysmon as soon
+	// as it is back in C, after every host call, which costs more (the
+	// retake, sysmon's wakeups, the next call's search for a P): a yield
+	// every few ms keeps it from looking stuck (issue 15).
+	YieldEvery() time.Duration
 	// Close releases the compiled module; its instances must be closed first.
 	Close(ctx context.Context) error
 }
@@ -152,7 +156,7 @@ type wazeroCompiled struct {
 
 func (c *wazeroCompiled) Engine() string { return EngineWazero }
 
-func (c *wazeroCompiled) NeedsYield() bool { return true }
+func (c *wazeroCompiled) YieldEvery() time.Duration { return 0 }
 
 func (c *wazeroCompiled) Instantiate(ctx context.Context, cfg wazero.ModuleConfig, mo MemoryOptions) (Module, error) {
 	if mo.Limit == 0 {

@@ -213,7 +213,9 @@ func pruneWasmtimeCache(dir string) {
 
 func (c *wasmtimeCompiled) Engine() string { return EngineWasmtime }
 
-func (c *wasmtimeCompiled) NeedsYield() bool { return false }
+// YieldEvery is well under sysmon's 10 ms (forcePreemptNS in Go's
+// runtime/proc.go); see Compiled.YieldEvery.
+func (c *wasmtimeCompiled) YieldEvery() time.Duration { return 4 * time.Millisecond }
 
 func (c *wasmtimeCompiled) Close(ctx context.Context) error {
 	if c.shadowRT != nil {

@@ -483,7 +483,8 @@ type Instance struct {
 	// and waits the sleeps and host-call waits it has begun.
 	interruptAt, tripAt   runtimes.InterruptPoint
 	checks, sleeps, waits int64
-	fuelOut               bool // the budget ran out
+	fuelOut               bool      // the budget ran out
+	yielded               time.Time // when the fuel hook last yielded (hostFuel)
 
 	sink        runtimes.Sink
 	runCtx      context.Context // the running cell's context
@@ -746,10 +747,14 @@ func hostFuel(ctx context.Context, m api.Module, _ []uint64) {
 	}
 	// A spinning guest on wazero reaches no Go safe point by itself; this
 	// call is one, and the yield lets the other goroutines run at once.
-	// On wasmtime the guest runs in a cgo call, which holds no P, and a
-	// yield costs thread switches (wasm.Compiled.NeedsYield;
-	// TestSpinningCellLetsGoRun).
-	if in.r.compiled.NeedsYield() {
+	// On wasmtime the guest runs in a cgo call and a yield costs thread
+	// switches, so it comes only every few ms, which keeps sysmon from
+	// retaking the P after each hook (wasm.Compiled.YieldEvery;
+	// TestSpinningCellLetsGoRun, BenchmarkFuelHook).
+	if every := in.r.compiled.YieldEvery(); every == 0 {
+		runtime.Gosched()
+	} else if now := time.Now(); now.Sub(in.yielded) >= every {
+		in.yielded = now
 		runtime.Gosched()
 	}
 }

@@ -19,8 +19,8 @@ import (
 // (which stops the world) completes before the cell ends, and the cell is
 // then stopped by its context. On wazero the fuel hook is what lets them
 // (the guest holds its P and no signal can preempt it; the hook yields);
-// on wasmtime the hook does not yield (wasm.Compiled.NeedsYield): the
-// guest runs in a cgo call, which holds no P. The cell's loop ends by
+// on wasmtime the hook yields only every few ms (wasm.Compiled.YieldEvery):
+// the guest runs in a cgo call, which holds no P. The cell's loop ends by
 // itself after some seconds, so a stall fails the test (the GC completes
 // only after the cell) instead of hanging it.
 func TestSpinningCellLetsGoRun(t *testing.T) {
