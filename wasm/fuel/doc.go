@@ -2,8 +2,10 @@
 // function entry and every loop header subtracts a cost from a mutable i64
 // global and calls a host function when the counter goes below zero. The
 // host function refills the counter, checks deadlines and cancellation, and
-// lets the Go scheduler and garbage collector run: a guest spinning in a
-// loop without any host call would otherwise block Go's stop-the-world.
+// lets the Go scheduler and garbage collector run: on wazero a guest
+// spinning in a loop without any host call would otherwise block Go's
+// stop-the-world (on wasmtime the guest runs in a cgo call, which does
+// not; see "The hook calls" below).
 // It is implementation detail of wasmeval's runtimes.
 //
 // The pass works on the binary format directly and needs no engine. It
@@ -151,18 +153,38 @@
 // it after calls (the same fuel, to the unit; fib(25) and the 1M loop
 // within the noise): the counter must be handed over at nearly every
 // call (10 of the function's 766 direct call sites reach no code that
-// charges), and each handover reloads vmctx too. Nor does leaving
-// runtime.Gosched out of the hook on wasmtime (where the guest runs in a
-// cgo call, which holds no P), though with it each hook costs about three
-// context switches: fib(25) took 10-14% less CPU without it in two paired
-// runs and 2% more in a third, the 1M loop 2-6% more in all four. So on
-// wasmtime the
-// metering costs 16-20% of fib's CPU (28-30% as BenchmarkFuelOverhead's
-// mean reports it: the metered runs have a longer tail, cause not found)
-// and 6-12% of the 1M loop, where long-integer code (loops over digits)
+// charges), and each handover reloads vmctx too. So on wasmtime the
+// checks cost 16-20% of fib's CPU and 6-12% of the 1M loop, where
+// long-integer code (loops over digits)
 // carries most of it. What would cut it lies outside the pass: a vmctx
 // that Cranelift keeps in a register, or an interpreter loop with fewer
 // live values.
+//
+// The hook calls cost more than their code on wasmtime (issue 15,
+// 2026-11-24; paired runs, CPU of all the process's threads per cell,
+// load 1.5-2.8). There the guest runs in a cgo call and the hook is a cgo
+// callback, on a thread locked to its goroutine. A runtime.Gosched in
+// every hook, as on wazero, hands the P to another thread and back: 4-10
+// µs of CPU a hook (BenchmarkFuelHook; the call itself is under 0.2 µs).
+// No yield at all is no better: a goroutine that stays unscheduled in one
+// cgo call for 10 ms has its P retaken by Go's sysmon after every hook
+// (the retake, sysmon's wakeups, the hook's search for a P on its way in):
+// 0.5-0.9 ms of other threads' CPU per fib(25) and 2.7-7.5 ms per 1M
+// loop. The hook now yields every 4 ms on wasmtime
+// (wasm.Compiled.YieldEvery; at every hook on wazero). fib(25) takes
+// 16.3-16.4 ms of CPU a cell with it, 19.7-19.9 with a yield per hook,
+// 14.7-15.4 unmetered; the 1M loop 130.0-130.6, 140.8-142.5 and 119-122
+// ms. With no hook call at all (a slice of 10^9 fuel, measured only)
+// metered cells, alternated with unmetered ones, took fib 17.0-17.3 ms
+// against 17.1-17.4 with the hook, the loop 133 against 137: what the
+// hook still costs is within the noise for fib, ~3% for the loop.
+// BenchmarkFuelOverhead, at load 1.2-2.3: fib25 29-48% before,
+// 25-26% after; loop1M 10-19% and 7.7-9.9%. Its unmetered runs vary by
+// a tenth between processes (fib(25) 12.9 or 14.3-15.2 ms), so read its
+// percentages with their spread. Leaving the yield out altogether gained
+// nothing on the loop in an earlier trial (load 9-13) nor here (loop1M
+// 12-17% against 8-16% with a yield per hook, load 3.5-8.5): the
+// retakes cost what the yields had.
 //
 // # Cost model
 //
