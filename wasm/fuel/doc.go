@@ -169,7 +169,7 @@
 // No yield at all is no better: a goroutine that stays unscheduled in one
 // cgo call for 10 ms has its P retaken by Go's sysmon after every hook
 // (the retake, sysmon's wakeups, the hook's search for a P on its way in):
-// 0.5-0.9 ms of other threads' CPU per fib(25) and 2.7-7.5 ms per 1M
+// 0.5-1.5 ms of other threads' CPU per fib(25) and 2.6-8.0 ms per 1M
 // loop. The hook now yields every 4 ms on wasmtime
 // (wasm.Compiled.YieldEvery; at every hook on wazero). fib(25) takes
 // 16.3-16.4 ms of CPU a cell with it, 19.7-19.9 with a yield per hook,
