@@ -172,9 +172,11 @@
 // 0.5-1.5 ms of other threads' CPU per fib(25) and 2.6-8.0 ms per 1M
 // loop. The hook now yields every 4 ms on wasmtime
 // (wasm.Compiled.YieldEvery; at every hook on wazero). fib(25) takes
-// 16.3-16.4 ms of CPU a cell with it, 19.7-19.9 with a yield per hook,
-// 14.7-15.4 unmetered; the 1M loop 130.0-130.6, 140.8-142.5 and 119-122
-// ms. With no hook call at all (a slice of 10^9 fuel, measured only)
+// 16.3-16.4 ms of CPU a cell with it, 19.7-19.9 at f3de8cf3 (a yield per
+// hook), 14.7-15.4 unmetered; the 1M loop 130.0-130.6, 140.8-142.5 and
+// 119-122 ms. On one commit, a yield per hook against every 4 ms (load
+// 4.1-4.4): BenchmarkFib27 48.9-58.7 against 42.1-46.2 ms of CPU, the
+// 1M loop 137-141 against 131-133 ms a cell. With no hook call at all (a slice of 10^9 fuel, measured only)
 // metered cells, alternated with unmetered ones, took fib 17.0-17.3 ms
 // against 17.1-17.4 with the hook, the loop 133 against 137: what the
 // hook still costs is within the noise for fib, ~3% for the loop.
