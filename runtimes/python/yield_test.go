@@ -55,7 +55,11 @@ func spinLetsGoRun(t *testing.T, r *python.Runtime) {
 		}
 		cellDone <- o
 	}()
-	<-spinning
+	select {
+	case <-spinning:
+	case o := <-cellDone:
+		t.Fatalf("the cell ended before it spun: %+v", o)
+	}
 	ticks := 0
 	gcBeforeEnd := make(chan bool, 1)
 	go func() {
