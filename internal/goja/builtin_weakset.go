@@ -11,7 +11,6 @@ func (ws *weakSetObject) init() {
 	ws.baseObject.init()
 	ws.s = weakMap{
 		m: make(map[weak.Pointer[Object]]Value),
-		r: ws.val.runtime, // wasmeval: its growth is announced
 	}
 }
 
