@@ -65,8 +65,14 @@ type walker struct {
 	seen  marks
 	stack []reflect.Value
 	// lists are the slices and maps whose elements are still to be walked,
-	// handed to the stack one at a time as it empties: pushing a long
-	// array's elements all at once took a stack as big as the array.
+	// handed to the stack one at a time: pushing a long array's elements
+	// all at once took a stack as big as the array. A list's next element
+	// goes on the stack when the stack is back down to the height it had
+	// when the list was met, so a list is done before what was under it.
+	// (Handed over only once the stack was empty, the lists met along a
+	// Map's entries, which the stack walks one by one down their linked
+	// list, piled up to the Map's end, each with an iterator and
+	// variables: a walk of a big Map allocated thrice the Map.)
 	lists   []list
 	iters   []*mapIter
 	vars    map[reflect.Type][]reflect.Value
@@ -140,6 +146,14 @@ type list struct {
 	next     int
 	it       *mapIter
 	key, val reflect.Value
+	// depth is the stack's height when the list was met.
+	depth int
+}
+
+// addList adds l to the lists, at the stack's height.
+func (w *walker) addList(l list) {
+	l.depth = len(w.stack)
+	w.lists = append(w.lists, l)
 }
 
 // mapIter iterates a map through a copy of its pointer (see exported).
@@ -196,11 +210,14 @@ func (w *walker) done(l *list) {
 	}
 }
 
-// refill moves the next element of the innermost list to the stack, and
-// reports whether there was one.
+// refill moves the next element of the innermost list to the stack, if
+// the stack is down to the list's height, and reports whether it did.
 func (w *walker) refill() bool {
 	for len(w.lists) > 0 {
 		l := &w.lists[len(w.lists)-1]
+		if len(w.stack) > l.depth {
+			return false
+		}
 		if l.it == nil {
 			if l.next < l.v.Len() {
 				w.push(l.v.Index(l.next))
@@ -209,8 +226,9 @@ func (w *walker) refill() bool {
 			}
 		} else if l.it.it.Next() {
 			// Copied into the same variables each time (Key and Value
-			// allocate a copy each): the stack is empty, so nothing walked
-			// refers to the last entry's any more.
+			// allocate a copy each): the stack is down to the list's
+			// height, so nothing walked refers to the last entry's any
+			// more.
 			if l.key.IsValid() {
 				l.key.SetIterKey(l.it.it)
 				w.push(l.key)
@@ -253,7 +271,7 @@ func (w *walker) run() {
 	if walkFault != nil {
 		walkFault()
 	}
-	for !w.over && (len(w.stack) > 0 || w.refill()) {
+	for !w.over && (w.refill() || len(w.stack) > 0) {
 		// Merging the spans costs a sort: only as their number doubles.
 		if w.budget > 0 && len(w.strings) > 2*w.checkedSpans && w.bytes+w.spanBytes > w.budget {
 			w.checkedSpans = len(w.strings)
@@ -276,21 +294,7 @@ func (w *walker) run() {
 func (w *walker) value(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer:
-		if v.IsNil() {
-			return
-		}
-		t := v.Type().Elem()
-		if skipType(t) || t.Size() == 0 {
-			return
-		}
-		n := w.counted(v.Pointer(), int64(t.Size()))
-		if n == 0 {
-			return
-		}
-		w.add(n)
-		if hasPointers(t) {
-			w.push(v.Elem())
-		}
+		w.pointer(v)
 	case reflect.Interface:
 		if v.IsNil() {
 			return
@@ -314,8 +318,21 @@ func (w *walker) value(v reflect.Value) {
 			w.weakMap(v.Field(0), vals, n)
 			return
 		}
-		for _, i := range pointerFields(v.Type()) {
-			w.push(v.Field(i))
+		// Pointers are counted as they are met, and the other fields
+		// pushed last to first: a linked list (goja's Map and Set keep
+		// their entries so) is walked with a stack of constant height.
+		// Pushed first to last, each entry's key and value and its
+		// neighbour already counted stayed on the stack, under the next
+		// entry, to the list's end.
+		fields := pointerFields(v.Type())
+		for j := len(fields) - 1; j >= 0; j-- {
+			f := v.Field(fields[j])
+			if f.Kind() == reflect.Pointer {
+				w.visits++
+				w.pointer(f)
+			} else {
+				w.push(f)
+			}
 		}
 	case reflect.Array:
 		if hasPointers(v.Type().Elem()) {
@@ -345,7 +362,7 @@ func (w *walker) value(v reflect.Value) {
 		}
 		w.add(n)
 		if hasPointers(et) && v.Len() > 0 {
-			w.lists = append(w.lists, list{v: v})
+			w.addList(list{v: v})
 		}
 	case reflect.String:
 		if n := v.Len(); n > 0 {
@@ -376,8 +393,28 @@ func (w *walker) value(v reflect.Value) {
 			if ep {
 				l.val = w.variable(t.Elem())
 			}
-			w.lists = append(w.lists, l)
+			w.addList(l)
 		}
+	}
+}
+
+// pointer counts what pointer v points to, and puts it on the stack if it
+// was not counted before and holds pointers.
+func (w *walker) pointer(v reflect.Value) {
+	if v.IsNil() {
+		return
+	}
+	t := v.Type().Elem()
+	if skipType(t) || t.Size() == 0 {
+		return
+	}
+	n := w.counted(v.Pointer(), int64(t.Size()))
+	if n == 0 {
+		return
+	}
+	w.add(n)
+	if hasPointers(t) {
+		w.push(v.Elem())
 	}
 }
 
@@ -395,7 +432,7 @@ func (w *walker) weakMap(m reflect.Value, vals []goja.Value, n int) {
 	t := m.Type()
 	w.add(48 + (int64(n)*8/7+8)*(int64(t.Key().Size()+t.Elem().Size())+1))
 	if len(vals) > 0 {
-		w.lists = append(w.lists, list{v: reflect.ValueOf(vals)})
+		w.addList(list{v: reflect.ValueOf(vals)})
 	}
 }
 
