@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/runtimes"
+	"github.com/wasmeval/wasmeval/runtimes/python"
 )
 
 // TestHostCallsConcurrent: calls a cell starts with call_start run at the
@@ -115,7 +116,12 @@ func TestHostCallsWithoutHandler(t *testing.T) {
 // into its parent's session does), and answer with its output.
 func nestedInstance(t *testing.T) runtimes.Instance {
 	t.Helper()
-	r := runtimeForTest(t)
+	return nestedInstanceOn(t, runtimeForTest(t))
+}
+
+// nestedInstanceOn is nestedInstance on runtime r.
+func nestedInstanceOn(t *testing.T, r *python.Runtime) runtimes.Instance {
+	t.Helper()
 	var inst runtimes.Instance
 	var err error
 	inst, err = r.NewInstance(context.Background(), runtimes.InstanceOptions{

@@ -1,8 +1,6 @@
 package python_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -225,29 +223,7 @@ func TestCompileCacheWarnings(t *testing.T) {
 func TestRepeatedCellTracebackAfterNested(t *testing.T) {
 	for _, e := range wasm.Engines() {
 		t.Run("engine="+e, func(t *testing.T) {
-			r := engineRuntime(t, e, false)
-			var inst runtimes.Instance
-			var err error
-			inst, err = r.NewInstance(context.Background(), runtimes.InstanceOptions{
-				Root: t.TempDir(),
-				Call: func(ctx context.Context, req []byte) []byte {
-					var q struct{ Code string }
-					if err := json.Unmarshal(req, &q); err != nil {
-						return []byte(`{"error":"bad request"}`)
-					}
-					var sub rec
-					o, err := inst.(runtimes.Reentrant).RunNested(runtimes.WithFuelBudget(ctx, 0), q.Code, &sub)
-					if err != nil {
-						return []byte(`{"error":` + strconv.Quote(err.Error()) + `}`)
-					}
-					b, _ := json.Marshal(map[string]any{"out": sub.out.String(), "failed": o.Failed})
-					return b
-				},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer inst.Close(context.Background())
+			inst := nestedInstanceOn(t, engineRuntime(t, e, false))
 			mustRun(t, inst, callHelper)
 			n := cellNumber(t, inst)
 			for i := range 3 { // each run is two cells: it, then the nested one
