@@ -25,13 +25,7 @@ import (
 // record is not encoded by the Write that takes it.
 func TestDeferredInOrder(t *testing.T) {
 	var buf bytes.Buffer
-	w, err := tape.NewWriter(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(header()); err != nil {
-		t.Fatal(err)
-	}
+	w := headedWriter(t, &buf)
 	var encoded atomic.Int64
 	first := tape.Deferred(tape.Record{Type: tape.TypeRequest, N: 1}, countingValue{&encoded})
 	if err := w.Write(first); err != nil {

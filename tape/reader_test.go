@@ -26,14 +26,8 @@ func TestReaderRecord(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			w, err := tape.NewWriter(&buf)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Write(header()); err != nil {
-				t.Fatal(err)
-			}
-			err = w.Write(tt.rec)
+			w := headedWriter(t, &buf)
+			err := w.Write(tt.rec)
 			if tt.want != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("error %v; want one saying %q", err, tt.want)

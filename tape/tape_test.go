@@ -22,6 +22,19 @@ func header() tape.Record {
 	return tape.Record{Type: tape.TypeHeader, Header: &tape.Header{Format: tape.FormatVersion, Wasmeval: "test", Root: "/r", Env: map[string]string{"A": "b"}}}
 }
 
+// headedWriter is a writer to buf that has written header().
+func headedWriter(t testing.TB, buf *bytes.Buffer) *tape.Writer {
+	t.Helper()
+	w, err := tape.NewWriter(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(header()); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 func TestRoundTrip(t *testing.T) {
 	recs := []tape.Record{
 		header(),

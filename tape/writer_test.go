@@ -22,13 +22,7 @@ func TestHoldWriteRelease(t *testing.T) {
 	pad := strings.Repeat("x", 200)
 	for _, hold := range []bool{false, true} {
 		var buf bytes.Buffer
-		w, err := tape.NewWriter(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(header()); err != nil {
-			t.Fatal(err)
-		}
+		w := headedWriter(t, &buf)
 		if err := w.Flush(); err != nil {
 			t.Fatal(err)
 		}
@@ -87,13 +81,7 @@ func TestWriteClockRand(t *testing.T) {
 	write := func(quick bool) []tape.Record {
 		t.Helper()
 		var buf bytes.Buffer
-		w, err := tape.NewWriter(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Write(header()); err != nil {
-			t.Fatal(err)
-		}
+		w := headedWriter(t, &buf)
 		p := make([]byte, 48)
 		for i := range 5000 { // past a drain's worth of lines
 			for j := range p {
@@ -101,6 +89,7 @@ func TestWriteClockRand(t *testing.T) {
 			}
 			ns := int64(i) * 1_000_003
 			clock := []string{tape.ClockWall, tape.ClockMono}[i%2]
+			var err error
 			if quick {
 				err = errors.Join(w.WriteClock(clock, ns), w.WriteRand(p[:1+i%len(p)]))
 			} else {
