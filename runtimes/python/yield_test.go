@@ -60,21 +60,18 @@ func spinLetsGoRun(t *testing.T, r *python.Runtime) {
 	case o := <-cellDone:
 		t.Fatalf("the cell ended before it spun: %+v", o)
 	}
-	ticks := 0
+	// Another goroutine runs (it yields between steps) and then stops the
+	// world for a collection; both must happen while the cell still spins.
 	gcBeforeEnd := make(chan bool, 1)
 	go func() {
 		for range 20 {
-			ticks++
 			runtime.Gosched()
 		}
 		runtime.GC()
 		gcBeforeEnd <- !cellEnded.Load()
 	}()
 	if !<-gcBeforeEnd {
-		t.Fatal("the garbage collection completed only after the spinning cell ended")
-	}
-	if ticks != 20 {
-		t.Fatalf("the other goroutine ran %d of 20 steps", ticks)
+		t.Fatal("the other goroutine's steps and garbage collection completed only after the spinning cell ended")
 	}
 	cancel()
 	select {
