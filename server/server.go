@@ -567,6 +567,15 @@ func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 		release = func() {}
 	}
 	defer release()
+	// Once the answer is out, the session does its work between cells
+	// (settle.go); after the stream's end too (deferred before closeSSE).
+	// Not for a nested eval, whose session's running eval goes on.
+	settle := false
+	defer func() {
+		if settle {
+			settleLater(sess)
+		}
+	}()
 	s.logCells(r.Context(), "eval", owner, id, req)
 	stream := wantsSSE(r)
 	var sse *sseWriter
@@ -592,13 +601,15 @@ func (s *Server) eval(w http.ResponseWriter, r *http.Request, owner string) {
 			return
 		}
 		sse.send("done", res)
+		settle = !nested
 		return
 	}
 	if err != nil {
 		s.sessionError(w, r, err)
 		return
 	}
-	answer(w, http.StatusOK, res)
+	answerNow(w, http.StatusOK, res)
+	settle = !nested
 }
 
 // errStreamEnded stops the cells of a stream whose client stopped reading.
