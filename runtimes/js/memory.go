@@ -127,40 +127,49 @@ func heapStats() (live, total int64) {
 
 // heapState is heapStats with the number of collections so far.
 func heapState() (live, total int64, cycles uint64) {
-	s := [3]metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
-	metrics.Read(s[:])
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		live = int64(s[0].Value.Uint64())
-	}
-	if s[1].Value.Kind() == metrics.KindUint64 {
-		total = int64(s[1].Value.Uint64())
-	}
-	if s[2].Value.Kind() == metrics.KindUint64 {
-		cycles = s[2].Value.Uint64()
-	}
-	return live, total, cycles
+	m := markNow()
+	return m.live, m.total, m.cycles
 }
 
 // heapMark is the heap as a measurement of a session saw it.
 type heapMark struct {
 	live, total int64
 	cycles      uint64
+	// allocs is the bytes the process had allocated on its heap so far
+	// (/gc/heap/allocs:bytes, which nothing lowers).
+	allocs uint64
 }
 
 func markNow() heapMark {
-	live, total, cycles := heapState()
-	return heapMark{live, total, cycles}
+	s := [4]metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s[:])
+	var m heapMark
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		m.live = int64(s[0].Value.Uint64())
+	}
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		m.total = int64(s[1].Value.Uint64())
+	}
+	if s[2].Value.Kind() == metrics.KindUint64 {
+		m.cycles = s[2].Value.Uint64()
+	}
+	if s[3].Value.Kind() == metrics.KindUint64 {
+		m.allocs = s[3].Value.Uint64()
+	}
+	return m
 }
 
 // grownSince is an upper bound of how much any session can have grown since
-// m: the growth of the live heap if a collection has ended since (the live
-// heap then was at least what was live at m), else of the heap with its
-// garbage.
+// m: the bytes the process allocated since. What a session holds now that
+// it did not hold at m was allocated after m (what was garbage then stays
+// garbage). The heap's own readings are no bound: the live heap is as of
+// the last collection, and misses what was allocated after it ended; it
+// and the heap with its garbage fall when anything else lets go (another
+// session, the garbage swept after a collection), which hides as much
+// growth.
 func (m heapMark) grownSince(now heapMark) int64 {
-	if now.cycles > m.cycles {
-		return now.live - m.live
-	}
-	return max(now.live-m.live, now.total-m.total)
+	return int64(now.allocs - m.allocs)
 }
 
 // guard is one running cell's: it interrupts the cell's VM when the cell's
@@ -364,15 +373,23 @@ func (in *instance) reserve(n int64) {
 	if g.size.Load()+max(0, grown-minWalkGrowth)+n <= g.limit {
 		return
 	}
-	// The session may have shrunk too (the cell let go of data): measure
-	// unless this cell has just done so. The fork asks at every step of
-	// an array's growth (internal/goja/native_alloc.go): walks, which cost
-	// time in proportion to the session, take at most a fifth of the
-	// cell's time, and in between the last measurement stands.
+	// The bound says the session could pass its limit. When it has grown
+	// since its last measurement (grown is what the process allocated, the
+	// garbage of the cell and of every goroutine included), that
+	// measurement is no bound, and the bound may be mostly garbage: walk,
+	// however recently the last walk was. Checking the last size alone
+	// (when reserve skipped walks to save time) let allocations in quick
+	// succession, each under the limit, pass it by as much as the cell
+	// could allocate until the next walk.
+	//
+	// Else the last size stands, but the session may have shrunk since
+	// (the cell let go of data): measure again unless this cell has just
+	// done so. Such walks, which cost time in proportion to the session,
+	// take at most a fifth of the cell's time.
 	measured := time.Unix(0, g.measuredAt.Load())
 	walked := false
-	if (grown > minWalkGrowth || measured.Before(g.started) || time.Since(measured) > 10*memCheckInterval) &&
-		(measured.Before(g.started) || time.Since(measured) >= 4*time.Duration(g.walkCost.Load())) {
+	if grown > minWalkGrowth || measured.Before(g.started) ||
+		time.Since(measured) > 10*memCheckInterval && time.Since(measured) >= 4*time.Duration(g.walkCost.Load()) {
 		start := time.Now()
 		g.measureSize()
 		g.walkCost.Store(int64(time.Since(start)))

@@ -1,0 +1,96 @@
+package js_test
+
+import (
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/wasmeval/wasmeval/runtimes"
+)
+
+// reserveSlack is how far past its limit a session may get by allocations
+// its guard (reserve, memory.go) let through: its fast path lets the last
+// measurement stand while the heap has grown by less than minWalkGrowth
+// (4 MiB), and allocations below 1 MiB are not announced at all.
+const reserveSlack = 8 << 20
+
+// refusedAt parses "refused <kept> <message>" from the cells below, and
+// fails the test unless the cell caught a RangeError from the guard.
+func refusedAt(t *testing.T, got string) int64 {
+	t.Helper()
+	f := strings.Fields(strings.Trim(got, "'"))
+	if len(f) < 2 || f[0] != "refused" {
+		t.Fatalf("the cell gave %s, want it to catch the guard's RangeError ('refused <bytes kept> memory limit: ...')", got)
+	}
+	kept, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		t.Fatalf("the cell gave %s: %v", got, err)
+	}
+	if !strings.Contains(got, "memory limit: this needs") {
+		t.Errorf("the cell gave %s, want the guard's message 'memory limit: this needs ...'", got)
+	}
+	return kept
+}
+
+// TestReserveCountsGrowthAfterACollection: a big allocation is refused when
+// what the session holds and it pass the limit, though the session's growth
+// since its last measurement all came after a collection. reserve's upper
+// bound of that growth was the live heap's growth whenever a collection had
+// ended since the measurement: the live heap is as of the collection's end,
+// and the 24 MiB kept after it did not count, so 48 MiB more passed on a
+// 64 MiB limit (found only after the fact, by the walk at the cell's end).
+func TestReserveCountsGrowthAfterACollection(t *testing.T) {
+	const limit = 64 << 20
+	s := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: limit})
+	s.ok("globalThis.kept = 'still here'")
+	// The collection is this one: none of the runtime's own while the cell
+	// keeps its 24 MiB (the memory monitor collects only when the heap
+	// grows by half the session's room, 32 MiB).
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	runtime.GC()
+	got := result(s, `(() => {
+	const keep = [];
+	for (let i = 0; i < 384; i++) keep.push(new Uint8Array(1 << 16));
+	try { globalThis.big = new Uint8Array(48 << 20); return 'made' }
+	catch (e) { return (e instanceof RangeError ? 'refused ' : 'threw ') + keep.length * (1 << 16) + ' ' + e.message }
+})()`)
+	refusedAt(t, got)
+	if got := result(s, "[kept, typeof big]"); got != "[ 'still here', 'undefined' ]" {
+		t.Errorf("after the cell: %s", got)
+	}
+}
+
+// TestReserveInQuickSuccession: allocations each well under the limit, in
+// quick succession, stop at the limit. When reserve's upper bound said the
+// session could be over, and the session had been walked less than four
+// walks' time before (its rate limit), it checked the allocation against
+// the last measured size alone, ignoring all the growth since: a session
+// whose walk takes tens of milliseconds kept tens of 2 MiB buffers more
+// than its limit before the next walk, or the memory monitor, stopped it.
+func TestReserveInQuickSuccession(t *testing.T) {
+	const limit = 64 << 20
+	s := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: limit})
+	sizer := s.inst.(runtimes.Sizer)
+	fresh := sizer.ResidentBytes()
+	// Many small objects: a walk of the session takes a while.
+	s.ok("globalThis.held = Array.from({ length: 1e5 }, (_, i) => ({ i })); held.length")
+	held := sizer.ResidentBytes() - fresh
+	got := result(s, `(() => {
+	// Garbage first: the bound passes the limit, and a walk finds the
+	// session well under it.
+	for (let i = 0; i < 40; i++) new Uint8Array(2 << 20);
+	const keep = [];
+	try { for (;;) keep.push(new Uint8Array(2 << 20)) }
+	catch (e) { return (e instanceof RangeError ? 'refused ' : 'threw ') + keep.length * (2 << 20) + ' ' + e.message }
+})()`)
+	kept := refusedAt(t, got)
+	t.Logf("kept %d MiB beside %d MiB of objects", kept>>20, held>>20)
+	if got := result(s, "globalThis.keep = null; held.length"); got != "100000" {
+		t.Errorf("after the cell: %s", got)
+	}
+	if held+kept > limit+reserveSlack {
+		t.Errorf("the cell kept %d MiB beside %d MiB, past its limit of %d MiB", kept>>20, held>>20, limit>>20)
+	}
+}
