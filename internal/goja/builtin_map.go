@@ -44,6 +44,7 @@ func (o *mapIterObject) next() Value {
 func (mo *mapObject) init() {
 	mo.baseObject.init()
 	mo.m = newOrderedMap(mo.val.runtime.getHash())
+	mo.m.r = mo.val.runtime // wasmeval: its growth is announced
 }
 
 func (mo *mapObject) exportType() reflect.Type {

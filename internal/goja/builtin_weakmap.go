@@ -7,14 +7,26 @@ import (
 )
 
 type weakMap struct {
-	m map[weak.Pointer[Object]]Value
+	m map[weak.Pointer[Object]]Value // the first field: runtimes/js's walk reads it so
 	sync.Mutex
+
+	// wasmeval: its growth is announced to r's allocation guard each time
+	// it has chargeAt entries (chargeEntries in native_alloc.go).
+	r        *Runtime
+	chargeAt int
 }
 
 func (wm *weakMap) set(key *Object, value Value) {
 	p := weak.Make(key)
 	wm.Lock()
 	_, exists := wm.m[p]
+	if n := len(wm.m); !exists && n >= wm.chargeAt && wm.r != nil {
+		// wasmeval: before the entry is made; the guard may throw, and
+		// the lock is not held while it runs (the GC's cleanups take it).
+		wm.Unlock()
+		wm.r.chargeEntries(&wm.chargeAt, n)
+		wm.Lock()
+	}
 	wm.m[p] = value
 	wm.Unlock()
 	if !exists {
@@ -66,6 +78,7 @@ func (wmo *weakMapObject) init() {
 	wmo.baseObject.init()
 	wmo.m = weakMap{
 		m: make(map[weak.Pointer[Object]]Value),
+		r: wmo.val.runtime, // wasmeval: its growth is announced
 	}
 }
 

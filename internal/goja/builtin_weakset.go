@@ -11,6 +11,7 @@ func (ws *weakSetObject) init() {
 	ws.baseObject.init()
 	ws.s = weakMap{
 		m: make(map[weak.Pointer[Object]]Value),
+		r: ws.val.runtime, // wasmeval: its growth is announced
 	}
 }
 

@@ -16,6 +16,12 @@ type orderedMap struct {
 	hashTable           map[uint64]*mapEntry
 	iterFirst, iterLast *mapEntry
 	size                int
+
+	// wasmeval: a Map's or a Set's growth is announced to r's allocation
+	// guard each time size reaches chargeAt (chargeEntries in
+	// native_alloc.go); r is nil for an object's symbol properties.
+	r        *Runtime
+	chargeAt int
 }
 
 type orderedMapIter struct {
@@ -38,6 +44,9 @@ func (m *orderedMap) set(key, value Value) {
 	if entry != nil {
 		entry.value = value
 	} else {
+		if m.size >= m.chargeAt && m.r != nil { // wasmeval: before the entry is made
+			m.r.chargeEntries(&m.chargeAt, m.size)
+		}
 		if key == _negativeZero {
 			key = intToValue(0)
 		}

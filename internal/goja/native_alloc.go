@@ -443,3 +443,28 @@ func (ir *iteratorRecord) itemBytes() int64 {
 	}
 	return 0
 }
+
+// entryBytes is about what an entry of a Map, a Set, a WeakMap or a
+// WeakSet takes beyond its key and value, measured with runtime.MemStats
+// after a collection (map_alloc_test.go): 96-110 bytes for a Map or a Set
+// of 1e5-1e6 small integers (the entry, 64, the key's box, its slot in the
+// Go map at the map's load), 111-112 for a WeakMap or a WeakSet (its slot,
+// the weak pointer's handle, the cleanup). Go's maps grow by tables of at
+// most 1024 slots: no step of the table is a big allocation.
+const entryBytes = 128
+
+// chargeEntries is called before a Map, a Set, a WeakMap or a WeakSet that
+// has n entries gets another, when n has reached *next: the guard is told
+// of the entries of the next step of its growth, a quarter of n more (at
+// least AllocGuardFrom's worth), and *next moves there. The step, not the
+// whole (as chargeGrowth tells): the collection is reachable, and a walk
+// of the session counts what it holds. The first step, from no entries,
+// is not told; nor is growth back to a size it had before (entries
+// deleted, or the whole cleared, leave *next where it was).
+func (r *Runtime) chargeEntries(next *int, n int) {
+	step := max(n/4, AllocGuardFrom/entryBytes)
+	if n >= step {
+		r.chargeAlloc(int64(step) * entryBytes)
+	}
+	*next = n + step
+}

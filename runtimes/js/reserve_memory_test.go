@@ -94,3 +94,49 @@ func TestReserveInQuickSuccession(t *testing.T) {
 		t.Errorf("the cell kept %d MiB beside %d MiB, past its limit of %d MiB", kept>>20, held>>20, limit>>20)
 	}
 }
+
+// TestGrowingMapsAreRefused: a Map, a Set, a WeakMap and a WeakSet growing
+// one small entry at a time announce their growth (internal/goja FORK.md
+// item 4), and the session refuses the step that would pass its limit with
+// a RangeError the cell catches, the heap within half again the limit.
+// Before, only the memory monitor stopped them, uncatchably, once the heap
+// showed the growth (136-154 MiB of heap on a 128 MiB limit; with the
+// announcements and reserve's walks of before, 285-343 MiB: a walk of a
+// big Map allocated three times the session, which 0ad5633c ended).
+//
+// The weak ones keep their keys in an array, whose growth is announced
+// too: they check the heap's peak, and internal/goja's
+// TestAllocGuardStopsGrowingMaps their announcements. A WeakSet of arrays
+// is stopped by the monitor as often as refused: a walk counts
+// about 7% less than the live heap grows by for it (126.7 against 135.2
+// MiB for 2e5 entries), so the heap passes the limit while reserve, which
+// goes by the walk, still lets up to minWalkGrowth more through.
+func TestGrowingMapsAreRefused(t *testing.T) {
+	const limit = 64 << 20
+	cases := []struct {
+		name, code     string
+		monitorMayStop bool
+	}{
+		{"Map", "const c = new Map(); for (let i = 0; ; i++) c.set(i, [i])", false},
+		{"Set", "const c = new Set(); for (let i = 0; ; i++) c.add([i])", false},
+		{"WeakMap", "const c = new WeakMap(), keys = []; for (let i = 0; ; i++) { const k = {}; keys.push(k); c.set(k, i) }", false},
+		{"WeakSet", "const c = new WeakSet(), keys = []; for (let i = 0; ; i++) { const k = [i]; keys.push(k); c.add(k) }", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSession(t, runtimes.InstanceOptions{MemoryLimitBytes: limit})
+			runtime.GC()
+			stop := heapPeak()
+			got := result(s, `(() => { try { `+c.code+` } catch (e) { return (e instanceof RangeError ? 'refused ' : 'threw ') + e.message } })()`)
+			peak := stop()
+			t.Logf("heap peak +%d MiB: %s", peak>>20, got)
+			monitor := c.monitorMayStop && strings.Contains(got, "the cell failed") && strings.Contains(got, "memory limit exceeded")
+			if !strings.HasPrefix(got, "'refused memory limit: this needs") && !monitor {
+				t.Errorf("the cell gave %s, want it to catch the guard's RangeError ('memory limit: this needs ...')", got)
+			}
+			if peak > limit+limit/2 {
+				t.Errorf("the heap grew by %d MiB, more than half again the limit of %d MiB", peak>>20, limit>>20)
+			}
+		})
+	}
+}
