@@ -2756,6 +2756,7 @@ func iteratorValue(iterResult *Object) Value {
 func (ir *iteratorRecord) iterate(step func(Value)) {
 	r := ir.iterator.runtime
 	for {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		if ir.next == nil {
 			panic(r.NewTypeError("iterator.next is missing or not a function"))
 		}
@@ -2819,6 +2820,7 @@ func (r *Runtime) ForOf(iterable Value, step func(curValue Value) (continueItera
 func (r *Runtime) forOfMethod(iterable Value, method func(FunctionCall) Value, step func(curValue Value) (continueIteration bool)) {
 	iter := r.getIterator(iterable, method)
 	for {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		value, ex := iter.step()
 		if ex != nil {
 			panic(ex)

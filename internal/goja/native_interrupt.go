@@ -1,0 +1,29 @@
+package goja
+
+import "sync/atomic"
+
+// wasmeval: a loop of native code over an iterator stops at an interrupt.
+//
+// goja checks for an interrupt only before each instruction of script code
+// (vm.run), and an iteration that runs none never looks: new Set(it), new
+// Map(it), WeakSet, WeakMap, Promise.all/allSettled/any/race,
+// Object.fromEntries and the spreads step a built-in iterator in Go. Over
+// an array-like of length 2^53-1, `new Set(Array.prototype.values.call(o))`
+// spun for ever past its cell's timeout, and `new Set(Array.prototype.keys
+// .call(o))` grew the host to 24 GB on a 128 MiB session limit (a Set's
+// growth is not announced to the allocation guard, and the memory
+// monitor's interrupt never landed).
+
+// checkInterrupt throws the VM's interrupt, as vm.run throws it before its
+// next instruction, when Interrupt has been called: the same uncatchable
+// *InterruptedError, with the call stack where the loop is.
+func (vm *vm) checkInterrupt() {
+	if atomic.LoadUint32(&vm.interrupted) == 0 {
+		return
+	}
+	vm.interruptLock.Lock()
+	v := &InterruptedError{iface: vm.interruptVal}
+	v.stack = vm.captureStack(nil, 0)
+	vm.interruptLock.Unlock()
+	panic(v)
+}

@@ -1,0 +1,56 @@
+package goja
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+)
+
+// The fork's change (native_interrupt.go): an iteration that goja steps in
+// Go stops at an interrupt. Each case steps a built-in iterator that
+// yields undefined 2^53-1 times and keeps nothing (a Set of one value; the
+// Go API's ForOf, which the other built-ins' loops share with iterate), so
+// that without the check it spins for ever on one core, and only that.
+func TestNativeIterationStopsAtInterrupt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  func(r *Runtime) error
+	}{
+		{"new Set", func(r *Runtime) error {
+			_, err := r.RunString("new Set(Array.prototype.values.call({ length: 2 ** 53 - 1 }))")
+			return err
+		}},
+		{"ForOf in a native function", func(r *Runtime) error {
+			r.Set("forOf", func(call FunctionCall) Value {
+				r.ForOf(call.Argument(0), func(Value) bool { return true })
+				return nil
+			})
+			_, err := r.RunString("forOf(Array.prototype.values.call({ length: 2 ** 53 - 1 }))")
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New()
+			done := make(chan error, 1)
+			go func() { done <- tc.run(r) }()
+			time.Sleep(50 * time.Millisecond)
+			r.Interrupt("stop")
+			select {
+			case err := <-done:
+				var ie *InterruptedError
+				if !errors.As(err, &ie) || ie.Value() != "stop" {
+					t.Fatalf("%v, want the interrupt", err)
+				}
+			case <-time.After(testenv.Stretch(10 * time.Second)):
+				t.Fatal("the iteration went on 10 s after the interrupt")
+			}
+			// The runtime runs code again once the interrupt is cleared.
+			r.ClearInterrupt()
+			if v, err := r.RunString("1 + 1"); err != nil || v.ToInteger() != 2 {
+				t.Fatalf("after the interrupt: %v %v", v, err)
+			}
+		})
+	}
+}
