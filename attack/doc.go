@@ -24,7 +24,11 @@
 //     hunt_tapeserve): crafted tapes given to replay and tape show, the
 //     answers of the LLM endpoint and of tool servers, display data and
 //     module files the host reads for the guest, odd paths and lengths on
-//     serve's doors, downloads of a tape the guest made long.
+//     serve's doors, downloads of a tape the guest made long;
+//   - native loops (hunt_nativeloops): built-ins that step an iterator in
+//     Go, where no interrupt used to land, run in a child eval process
+//     that the test kills if a cell outlives its bound or the process
+//     grows past 1 GiB.
 //
 // Every case asserts an outcome (the canary is not in the output, the
 // error names the problem) and that the session still evaluates 1+1

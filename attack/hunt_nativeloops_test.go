@@ -1,0 +1,171 @@
+package attack_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmeval/wasmeval/internal/testenv"
+)
+
+// Iterations that goja steps in Go: a built-in iterator (an array's
+// values, keys or entries) over an array-like of length 2^53-1, fed to a
+// built-in that loops over it without running a single instruction of
+// script code, where goja checked for an interrupt. Before the fork's
+// native_interrupt.go, new Set(values) spun past its timeout for ever and
+// new Set(keys), new Map(entries), Promise.all/allSettled/race and typed
+// arrays from such an iterator grew the host by gigabytes on a 128 MiB
+// session (24 GB, the whole machine, before it was killed): neither the
+// timeout nor the memory monitor's interrupt landed.
+var nativeIterations = []struct{ name, code string }{
+	{"a Set of one value, for ever", "new Set(Array.prototype.values.call({ length: 2 ** 53 - 1 }))"},
+	{"a Set of every key", "new Set(Array.prototype.keys.call({ length: 2 ** 53 - 1 }))"},
+	{"a Map of every entry", "new Map(Array.prototype.entries.call({ length: 2 ** 53 - 1 }))"},
+	{"a WeakSet of every entry", "new WeakSet(Array.prototype.entries.call({ length: 2 ** 53 - 1 }))"},
+	{"Promise.all", "Promise.all(Array.prototype.keys.call({ length: 2 ** 53 - 1 }))"},
+	{"Promise.allSettled", "Promise.allSettled(Array.prototype.keys.call({ length: 2 ** 53 - 1 }))"},
+	{"Promise.race", "Promise.race(Array.prototype.values.call({ length: 2 ** 53 - 1 }))"},
+	{"Promise.any", "Promise.any(Array.prototype.keys.call({ length: 2 ** 53 - 1 }))"},
+	{"Object.fromEntries", "Object.fromEntries(Array.prototype.entries.call({ length: 2 ** 53 - 1 }))"},
+	{"a typed array made of an iterator", "new Float64Array(Array.prototype.keys.call({ length: 2 ** 53 - 1 }))"},
+	{"TypedArray.from an iterator", "Float64Array.from(Array.prototype.keys.call({ length: 2 ** 53 - 1 }))"},
+	{"Array.from an iterator", "Array.from(Array.prototype.keys.call({ length: 2 ** 53 - 1 }))"},
+	{"a spread into an array", "[...Array.prototype.keys.call({ length: 2 ** 53 - 1 })].length"},
+	{"a spread into arguments", "Math.max(...Array.prototype.keys.call({ length: 2 ** 53 - 1 }))"},
+	{"a rest element", "{ const [a, ...rest] = Array.prototype.keys.call({ length: 2 ** 53 - 1 }) }"},
+	{"URLSearchParams of an iterator", "new URLSearchParams(Array.prototype.entries.call({ length: 2 ** 53 - 1 }))"},
+}
+
+// TestHuntJSNativeIteration sends nativeIterations to the real binary's
+// eval command, one line each, with a 64 MiB cap and a 1 s timeout: each
+// must fail (its timeout, or its session's memory limit) within a bound
+// stretched by the machine's load, the good line after them runs in the
+// same session with its state, and the process's peak resident memory
+// stays bounded. The cells run in a child process, which the test kills
+// when a cell outlives its bound or the process passes 1 GiB: a loop that
+// no interrupt stops would otherwise spin on, or take the machine's
+// memory, until the test binary died.
+func TestHuntJSNativeIteration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	ev := startWatchedEval(t, "--memory-limit", "64MiB")
+	if got := ev.send(t, "globalThis.kept = 'still here'", 10); !strings.Contains(got, `"status":"complete"`) {
+		t.Fatalf("setup: %s", clip(got))
+	}
+	for _, c := range nativeIterations {
+		start := time.Now()
+		got := ev.send(t, c.code, 1)
+		if took := time.Since(start); took > testenv.Stretch(10*time.Second) {
+			t.Errorf("%s: took %v for a cell with a 1 s timeout", c.name, took.Round(time.Millisecond))
+		}
+		if !strings.Contains(got, `"status":"error"`) || !strings.Contains(got, "timed out") && !strings.Contains(got, "memory limit") {
+			t.Errorf("%s: %s, want an error that says the cell timed out or passed its memory limit", c.name, clip(got))
+		}
+	}
+	if got := ev.send(t, "print(kept, 1 + 1)", 10); !strings.Contains(got, `still here 2`) {
+		t.Errorf("after the loops: %s", clip(got))
+	}
+	// The runtimes, a 64 MiB session at its cap and its garbage: 160-240
+	// MiB (TestJavaScriptBombsThroughEval); one loop left to run measured
+	// 24 GB.
+	if hwm, bound := peakRSS(t, ev.cmd.Process.Pid), int64(512<<20); hwm > bound {
+		t.Errorf("eval's peak resident memory is %d MiB, more than %d MiB", hwm>>20, bound>>20)
+	}
+}
+
+// watchedEval is the eval command in a child process, fed one line at a
+// time, killed when an answer is late or the process grows past a ceiling.
+type watchedEval struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	lines chan string
+	// stderr is the child's, for failures.
+	stderr *testenv.LockedBuffer
+}
+
+// watchCeiling is the resident memory past which the child is killed: a
+// cell that no limit stops, not a bound of what a stopped cell may take.
+const watchCeiling = 1 << 30
+
+func startWatchedEval(t *testing.T, args ...string) *watchedEval {
+	t.Helper()
+	bin := wasmevalBinary(t)
+	cmd := exec.Command(bin, append([]string{"eval", "--cwd", newWorld(t).root}, args...)...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := &watchedEval{cmd: cmd, stdin: stdin, lines: make(chan string), stderr: &testenv.LockedBuffer{}}
+	cmd.Stderr = ev.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	go func() {
+		defer close(ev.lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 16<<20)
+		for sc.Scan() {
+			ev.lines <- sc.Text()
+		}
+	}()
+	return ev
+}
+
+// send runs one cell and returns its answer line. The child is killed, and
+// the test fails at once, when no answer comes within a bound stretched by
+// the load or when the child passes watchCeiling meanwhile.
+func (ev *watchedEval) send(t *testing.T, code string, timeout int) string {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"cells": []map[string]any{{"language": "js", "code": code, "timeout": timeout}}})
+	if _, err := ev.stdin.Write(append(b, '\n')); err != nil {
+		t.Fatalf("writing to eval: %v", err)
+	}
+	deadline := time.After(testenv.Stretch(time.Duration(timeout)*time.Second + 30*time.Second))
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case line, ok := <-ev.lines:
+			if !ok {
+				t.Fatalf("%s: eval ended without an answer; stderr:\n%s", code, ev.stderr.String())
+			}
+			return line
+		case <-deadline:
+			ev.cmd.Process.Kill()
+			t.Fatalf("%s: no answer in %d s and 30 s more: killed", code, timeout)
+		case <-tick.C:
+			if rss := residentBytes(ev.cmd.Process.Pid); rss > watchCeiling {
+				ev.cmd.Process.Kill()
+				t.Fatalf("%s: eval grew to %d MiB, past %d MiB: killed", code, rss>>20, watchCeiling>>20)
+			}
+		}
+	}
+}
+
+// residentBytes is a process's resident memory now (VmRSS), 0 when unknown.
+func residentBytes(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
