@@ -196,8 +196,9 @@ func runMCP(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitHost
 	}
 	// A LineTransport, not the SDK's IOTransport: one bad or oversized line
-	// gets a JSON-RPC error instead of ending the connection.
-	err = srv.MCP().Run(ctx, &mcpserver.LineTransport{Reader: stdin, Writer: stdout, Logger: logger})
+	// gets a JSON-RPC error instead of ending the connection. srv.Run, not
+	// srv.MCP().Run: a session settles after each answer (issue 15).
+	err = srv.Run(ctx, &mcpserver.LineTransport{Reader: stdin, Writer: stdout, Logger: logger})
 	switch {
 	case err == nil, ctx.Err() != nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed):
 		return exitOK

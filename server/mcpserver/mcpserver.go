@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -91,8 +92,11 @@ type Server struct {
 	srv *mcp.Server
 	log *slog.Logger
 
+	http atomic.Bool // HTTPHandler was called: sessions with ids are HTTP's
+
 	mu    sync.Mutex
 	conns map[*mcp.ServerSession]*conn
+	byID  map[string]*conn // the conns of HTTP sessions, by MCP session id
 }
 
 // conn is what the server keeps per MCP session.
@@ -100,6 +104,10 @@ type conn struct {
 	owner     string // for connections without a bearer token
 	evalID    string // eval's session, made on first use
 	evalOwner string // and its owner
+	// seen says the server sees the connection's answers written;
+	// settle are the sessions to settle after the next (settle.go).
+	seen   bool
+	settle []*sandbox.Session
 }
 
 // New checks cfg and returns a Server with its tools.
@@ -124,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 			}
 		}
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*mcp.ServerSession]*conn{}}
+	s := &Server{cfg: cfg, log: cfg.Logger, conns: map[*mcp.ServerSession]*conn{}, byID: map[string]*conn{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -176,6 +184,7 @@ func WithOwner(ctx context.Context, owner string) context.Context {
 // it: another owner's requests for it answer 403. sessionTimeout closes MCP
 // sessions idle for that long (zero: never); maxBody caps request bodies.
 func (s *Server) HTTPHandler(sessionTimeout time.Duration, maxBody int64) http.Handler {
+	s.http.Store(true)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
 		Logger:              s.cfg.Logger,
 		SessionTimeout:      sessionTimeout,
@@ -190,7 +199,7 @@ func (s *Server) HTTPHandler(sessionTimeout time.Duration, maxBody int64) http.H
 		}
 		return &auth.TokenInfo{UserID: owner}, nil
 	}
-	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(s.capSessions(refuseBatches(h, maxBody)))
+	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(s.capSessions(refuseBatches(s.answeredHTTP(h), maxBody)))
 }
 
 // MaxSessionsPerOwner caps the MCP sessions one owner holds open over
@@ -306,10 +315,19 @@ func (s *Server) conn(ss *mcp.ServerSession) *conn {
 	if !ok {
 		c = &conn{owner: "mcp-" + randomID()}
 		s.conns[ss] = c
+		id := ss.ID()
+		if id != "" && s.http.Load() { // over HTTP: answeredHTTP sees its answers
+			c.seen = true
+			s.byID[id] = c
+		}
 		go func() {
 			ss.Wait()
 			s.mu.Lock()
 			delete(s.conns, ss)
+			if s.byID[id] == c {
+				delete(s.byID, id)
+			}
+			c.settle = nil
 			s.mu.Unlock()
 			if c.evalID != "" {
 				s.cfg.Manager.Delete(context.Background(), c.evalOwner, c.evalID)
@@ -494,6 +512,7 @@ func (s *Server) eval(ctx context.Context, req *mcp.CallToolRequest, _ EvalInput
 			c.evalID, c.evalOwner = id, owner
 			s.mu.Unlock()
 		}
+		sess, _ := s.cfg.Manager.Session(owner, id) // to settle after the answer
 		res, err := s.cfg.Manager.Eval(s.runCtx(ctx, req), owner, id, in)
 		if errors.Is(err, sandbox.ErrNoSession) && attempt == 0 {
 			// Evicted while idle: start again, and say so.
@@ -503,6 +522,7 @@ func (s *Server) eval(ctx context.Context, req *mcp.CallToolRequest, _ EvalInput
 		if err != nil {
 			return nil, nil, hostError(err)
 		}
+		s.settleAfterAnswer(req.Session, sess)
 		return toolResult(res, note), res.Details, nil
 	}
 }

@@ -38,9 +38,9 @@ const (
 // array on one line), which MCP dropped in its 2025-06-18 revision, are
 // answered with -32600.
 //
-// Use it with Server.MCP().Run, as `wasmeval mcp` does:
+// Use it with Server.Run, as `wasmeval mcp` does:
 //
-//	err := srv.MCP().Run(ctx, &mcpserver.LineTransport{Reader: os.Stdin, Writer: os.Stdout})
+//	err := srv.Run(ctx, &mcpserver.LineTransport{Reader: os.Stdin, Writer: os.Stdout})
 type LineTransport struct {
 	// Reader gives the client's messages. It is not closed.
 	Reader io.Reader
@@ -52,6 +52,8 @@ type LineTransport struct {
 	// Logger gets a warning for each line refused (its size and the
 	// reason, not its text); nil logs nothing.
 	Logger *slog.Logger
+
+	answered func() // after each answer written (Server.Run)
 }
 
 var _ mcp.Transport = (*LineTransport)(nil)
@@ -67,6 +69,7 @@ func (t *LineTransport) Connect(context.Context) (mcp.Connection, error) {
 	}
 	c := &lineConn{
 		w:        t.Writer,
+		answered: t.answered,
 		logger:   t.Logger,
 		incoming: make(chan jsonrpc.Message),
 		eof:      make(chan struct{}),
@@ -77,9 +80,10 @@ func (t *LineTransport) Connect(context.Context) (mcp.Connection, error) {
 }
 
 type lineConn struct {
-	w      io.Writer
-	wmu    sync.Mutex // one message at a time on w
-	logger *slog.Logger
+	w        io.Writer
+	wmu      sync.Mutex // one message at a time on w
+	logger   *slog.Logger
+	answered func() // or nil
 
 	incoming chan jsonrpc.Message
 	eof      chan struct{} // closed when reading ended; readErr says why
@@ -113,7 +117,11 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	return c.writeLine(data)
+	err = c.writeLine(data)
+	if _, ok := msg.(*jsonrpc.Response); ok && err == nil && c.answered != nil {
+		c.answered()
+	}
+	return err
 }
 
 func (c *lineConn) writeLine(data []byte) error {
