@@ -1,6 +1,7 @@
 package js_test
 
 import (
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -15,6 +16,9 @@ import (
 // measurement stand while the heap has grown by less than minWalkGrowth
 // (4 MiB), and allocations below 1 MiB are not announced at all.
 const reserveSlack = 8 << 20
+
+// monitorStop is the memory monitor's stop of a cell by the live heap.
+var monitorStop = regexp.MustCompile(`the cell failed: .*memory limit exceeded: the session's heap grew to about (\d+) MiB`)
 
 // refusedAt parses "refused <kept> <message>" from the cells below, and
 // fails the test unless the cell caught a RangeError from the guard.
@@ -85,6 +89,16 @@ func TestReserveInQuickSuccession(t *testing.T) {
 	try { for (;;) keep.push(new Uint8Array(2 << 20)) }
 	catch (e) { return (e instanceof RangeError ? 'refused ' : 'threw ') + keep.length * (2 << 20) + ' ' + e.message }
 })()`)
+	// The session ends up near its limit, the memory monitor's own: its
+	// judgement by the live heap may stop the cell first, uncatchably,
+	// which is right if it stops it near the limit (the old reserve let
+	// it grow to 79-166 MiB).
+	if m := monitorStop.FindStringSubmatch(got); m != nil {
+		if mib, _ := strconv.ParseInt(m[1], 10, 64); mib<<20 <= limit+reserveSlack {
+			t.Logf("the monitor stopped the cell first: %s", firstLine(got))
+			return
+		}
+	}
 	kept := refusedAt(t, got)
 	t.Logf("kept %d MiB beside %d MiB of objects", kept>>20, held>>20)
 	if got := result(s, "globalThis.keep = null; held.length"); got != "100000" {
