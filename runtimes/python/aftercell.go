@@ -24,15 +24,22 @@ type afterWork struct {
 	mu      sync.Mutex // held while the work runs
 	pending bool
 	timer   *time.Timer
-	// armed says the timer is set; due is when the pending work is due.
-	// Cells back to back leave the timer set and move due on (a Stop and
-	// a Reset of the timer each cell cost more): when it fires early it is
-	// set again for what is left.
-	armed bool
-	due   time.Time
+	// armed says the timer is set, to fire at fireAt; due is when the
+	// pending work is due. Cells back to back leave the timer set and
+	// move due on (a Stop and a Reset of the timer each cell cost more);
+	// a cell that finds fireAt less than afterDelay/2 away moves it on
+	// too, to afterDelay after the cell, so that while cells keep coming
+	// (each doing the last one's work inline) the timer does not fire: it
+	// fires once they stop (or pause for afterDelay/2), and when that is
+	// before due it is set again for what is left (issue 15: it fired
+	// every afterDelay during back-to-back cells, a goroutine and a
+	// thread woken each time to find the work done).
+	armed  bool
+	due    time.Time
+	fireAt time.Time
 	// How often the work was done by the next use (inline) and by the
-	// timer, for tests.
-	inline, timed int
+	// timer, and how often the timer fired, for tests.
+	inline, timed, fired int
 }
 
 // afterDelay is how long a finished cell's after-work waits for the next
@@ -43,14 +50,16 @@ const afterDelay = time.Millisecond
 func (in *Instance) afterCell() {
 	a := &in.after
 	a.mu.Lock()
+	now := time.Now()
 	a.pending = true
-	a.due = time.Now().Add(afterDelay)
+	a.due = now.Add(afterDelay)
 	switch {
-	case a.armed:
 	case a.timer == nil:
 		a.timer = time.AfterFunc(afterDelay, in.afterTimer)
-	default:
+		a.fireAt = a.due
+	case !a.armed || a.fireAt.Sub(now) < afterDelay/2:
 		a.timer.Reset(afterDelay)
+		a.fireAt = a.due
 	}
 	a.armed = true
 	a.mu.Unlock()
@@ -61,8 +70,10 @@ func (in *Instance) afterCell() {
 func (in *Instance) afterTimer() {
 	a := &in.after
 	a.mu.Lock()
+	a.fired++
 	if d := time.Until(a.due); a.pending && d > 0 && a.armed {
 		a.timer.Reset(d)
+		a.fireAt = a.due
 		a.mu.Unlock()
 		return
 	}

@@ -82,3 +82,35 @@ func TestAfterWorkByTimer(t *testing.T) {
 		t.Fatal("work still pending after Close")
 	}
 }
+
+// TestAfterTimerQuietBackToBack: while cells come back to back, each doing
+// the last one's work between cells inline, no cell leaves the after-cell
+// timer set to fire less than half its delay after it (it fired every
+// delay, a goroutine and a thread woken each time to find the work done:
+// issue 15), nor later than the work is due (a session left idle still
+// gets it within the delay: TestAfterWorkByTimer).
+func TestAfterTimerQuietBackToBack(t *testing.T) {
+	inst := newExitInstance(t, true, nil)
+	mustRun(t, inst, "x = 1")
+	i0, t0, _ := python.AfterWorkForTest(inst)
+	// Cells for a while: long enough that a timer left where the first
+	// cell set it would be due many times over.
+	start, n := time.Now(), 0
+	for ; n < 50 || time.Since(start) < 20*python.AfterDelay; n++ {
+		mustRun(t, inst, "x = 1")
+		fired, armed, late := python.AfterTimerForTest(inst)
+		if !armed {
+			t.Fatalf("cell %d: no timer set", n)
+		}
+		if late > 0 {
+			t.Fatalf("cell %d: the timer fires %v after the work is due", n, late)
+		}
+		if late < -python.AfterDelay/2 {
+			t.Fatalf("cell %d: the timer fires %v before the work is due, more than half the delay (fired %d times)", n, -late, fired)
+		}
+	}
+	inline, timed, _ := python.AfterWorkForTest(inst)
+	if inline-i0+timed-t0 != n {
+		t.Fatalf("%d cells, work done %d times inline, %d by the timer", n, inline-i0, timed-t0)
+	}
+}
