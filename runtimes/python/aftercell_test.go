@@ -100,7 +100,12 @@ func TestAfterTimerQuietBackToBack(t *testing.T) {
 		mustRun(t, inst, "x = 1")
 		fired, armed, late := python.AfterTimerForTest(inst)
 		if !armed {
-			t.Fatalf("cell %d: no timer set", n)
+			// Only once the timer has done the work: a pause of a
+			// delay since the cell (a loaded machine).
+			if _, _, pending := python.AfterWorkForTest(inst); pending {
+				t.Fatalf("cell %d: work pending and no timer set", n)
+			}
+			continue
 		}
 		if late > 0 {
 			t.Fatalf("cell %d: the timer fires %v after the work is due", n, late)
@@ -109,8 +114,8 @@ func TestAfterTimerQuietBackToBack(t *testing.T) {
 			t.Fatalf("cell %d: the timer fires %v before the work is due, more than half the delay (fired %d times)", n, -late, fired)
 		}
 	}
-	inline, timed, _ := python.AfterWorkForTest(inst)
-	if inline-i0+timed-t0 != n {
-		t.Fatalf("%d cells, work done %d times inline, %d by the timer", n, inline-i0, timed-t0)
+	inline, timed, pending := python.AfterWorkForTest(inst)
+	if done := inline - i0 + timed - t0; done != n && !(done == n+1 && !pending) {
+		t.Fatalf("%d cells, work done %d times inline, %d by the timer, pending %v", n, inline-i0, timed-t0, pending)
 	}
 }
