@@ -173,7 +173,11 @@ func (p *regexpPattern) matchBytes() int64 {
 // the work.
 func (p *regexpPattern) findAllGuarded(r *Runtime, s String, start, limit int, sticky bool) []regexpResult {
 	if r.allocGuard == nil || limit == 1 {
-		return p.findAllSubmatchIndex(s, start, limit, sticky)
+		return p.findAll(s, start, limit, sticky, func(n int) {
+			if n == 0 {
+				r.vm.checkInterrupt() // native_interrupt.go
+			}
+		})
 	}
 	per := p.matchBytes()
 	most := int64(s.Length()-start) + 1 // an empty match at each position
@@ -196,7 +200,13 @@ func (p *regexpPattern) findAllGuarded(r *Runtime, s String, start, limit int, s
 		// that the heap holds until the next collection.
 		per += 320
 		r.chargeAlloc(conv)
-		return p.findAll(s, start, limit, sticky, func(n int) { r.chargeAlloc(conv + per*int64(n)) })
+		return p.findAll(s, start, limit, sticky, func(n int) {
+			if n == 0 {
+				r.vm.checkInterrupt() // native_interrupt.go
+				return
+			}
+			r.chargeAlloc(conv + per*int64(n))
+		})
 	}
 	for n := max(AllocGuardFrom/per, 1); ; n *= 2 {
 		if n >= most {

@@ -12,7 +12,9 @@ import "sync/atomic"
 // spun for ever past its cell's timeout, and `new Set(Array.prototype.keys
 // .call(o))` grew the host to 24 GB on a 128 MiB session limit (a Set's
 // growth is not announced to the allocation guard, and the memory
-// monitor's interrupt never landed).
+// monitor's interrupt never landed). A global regexp2 search lists its
+// matches in one call the same way (regexp.go): each match stops after
+// regexp2's MatchTimeout, the list of them did not.
 
 // checkInterrupt throws the VM's interrupt, as vm.run throws it before its
 // next instruction, when Interrupt has been called: the same uncatchable

@@ -9,10 +9,11 @@ import (
 )
 
 // The fork's change (native_interrupt.go): an iteration that goja steps in
-// Go stops at an interrupt. Each case steps a built-in iterator that
+// Go stops at an interrupt. The first cases step a built-in iterator that
 // yields undefined 2^53-1 times and keeps nothing (a Set of one value; the
 // Go API's ForOf, which the other built-ins' loops share with iterate), so
-// that without the check it spins for ever on one core, and only that.
+// that without the check they spin for ever on one core, and only that;
+// the last lists the matches of a slow global regexp2 search.
 func TestNativeIterationStopsAtInterrupt(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -28,6 +29,13 @@ func TestNativeIterationStopsAtInterrupt(t *testing.T) {
 				return nil
 			})
 			_, err := r.RunString("forOf(Array.prototype.values.call({ length: 2 ** 53 - 1 }))")
+			return err
+		}},
+		// A global search with regexp2 (a backreference), each match slow:
+		// one native call that searches for the next match until the text
+		// ends (10000 matches of about 10 ms each).
+		{"a global regexp2 search", func(r *Runtime) error {
+			_, err := r.RunString(`('a'.repeat(16) + 'y').repeat(1e4).replace(/(a+)+\1x|y/g, '')`)
 			return err
 		}},
 	} {

@@ -260,7 +260,8 @@ func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sti
 
 // findAll is findAllSubmatchIndex; regexp2's searches call grow with the
 // new capacity before their list of matches grows (wasmeval:
-// native_alloc.go).
+// native_alloc.go), and with 0 before they search for each further match,
+// where the caller may stop the search (native_interrupt.go).
 func (p *regexpPattern) findAll(s String, start int, limit int, sticky bool, grow func(int)) []regexpResult {
 	if p.regexpWrapper == nil {
 		return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode, grow)
@@ -495,6 +496,9 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, s
 		if limit <= 0 {
 			break
 		}
+		if grow != nil {
+			grow(0) // wasmeval: native_interrupt.go
+		}
 		match, err = wrapped.FindNextMatch(match)
 		if err != nil {
 			return nil
@@ -583,6 +587,9 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, lim
 			grow(growCap(len(results)+1, len(results), cap(results)))
 		}
 		results = append(results, result)
+		if grow != nil {
+			grow(0) // wasmeval: native_interrupt.go
+		}
 		match, err = wrapped.FindNextMatch(match)
 		if err != nil {
 			return nil
