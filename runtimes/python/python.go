@@ -932,6 +932,35 @@ func (in *Instance) ResidentBytes() int64 {
 	return n
 }
 
+// SizeBound is an upper bound of ResidentBytes, known without measuring
+// (no page map read) and without doing the work between cells: the
+// linear memory's size (ResidentBytes counts its written pages, none past
+// it), the instance overhead, and the checkpoint's copies as they are
+// or, while the work is pending, as its take may leave them. A take holds
+// at most one copy per page of the memory, in a buffer grown by a quarter
+// more than asked (wasm.HostPages.Grow) or kept from before, so its bytes
+// stay below the larger of its bytes now and the memory's size plus a
+// quarter and two pages. exact is always false: the bound counts every
+// page, written or not. The sandbox charges a session this after each
+// eval instead of measuring it (issue 15: the measurement after every
+// eval was 27% of serve's CPU per trivial cell); it measures when the
+// budget needs it. Like every Instance method it must not run while a
+// cell does; it waits for the work between cells only if it is running.
+func (in *Instance) SizeBound() (n int64, exact bool) {
+	a := &in.after
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ckpt := int64(in.ckpt.bytes())
+	if in.live() {
+		size := int64(in.mod.Memory().Size())
+		n = size + instanceOverhead
+		if a.pending && in.opts.Checkpoints {
+			ckpt = max(ckpt, size+size/4+2*4096)
+		}
+	}
+	return n + ckpt, false
+}
+
 // Trim implements runtimes.Sizer: it gives every page of the guest
 // allocator's free chunks back to the OS, and the written pages that hold
 // what the template (or zero) holds there, and drops the checkpoint, which
