@@ -51,6 +51,11 @@ var nativeIterations = []struct{ name, code string }{
 	{"match", "('a'.repeat(20) + 'y').repeat(400).match(/(a+)+\\1x|y/g)"},
 	{"split", "('a'.repeat(20) + 'y').repeat(400).split(/(a+)+\\1x|y/)"},
 	{"a spread of matchAll", "[...('a'.repeat(20) + 'y').repeat(400).matchAll(/(a+)+\\1x|y/g)]"},
+	// The generic paths, which call exec in a loop (split at each position).
+	{"replace by a RegExp subclass", "{ class R extends RegExp {}; ('a'.repeat(20) + 'y').repeat(400).replace(new R('(a+)+\\\\1x|y', 'g'), '') }"},
+	{"match by a RegExp subclass", "{ class R extends RegExp {}; ('a'.repeat(20) + 'y').repeat(400).match(new R('(a+)+\\\\1x|y', 'g')) }"},
+	{"split by a RegExp subclass", "{ class R extends RegExp {}; ('a'.repeat(20) + 'y').repeat(400).split(new R('(a+)+\\\\1x|y')) }"},
+	{"replace by a pattern with its own exec", "{ const re = /(a+)+\\1x|y/g; re.exec = RegExp.prototype.exec; ('a'.repeat(20) + 'y').repeat(400).replace(re, '') }"},
 }
 
 // TestHuntJSNativeIteration sends nativeIterations to the real binary's

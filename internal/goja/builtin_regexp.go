@@ -723,6 +723,7 @@ func (r *Runtime) regexpproto_getFlags(call FunctionCall) Value {
 }
 
 func (r *Runtime) regExpExec(execFn func(FunctionCall) Value, rxObj *Object, arg Value) Value {
+	r.vm.checkInterrupt() // wasmeval: native_interrupt.go, the generic paths call exec in a loop
 	res := execFn(FunctionCall{
 		This:      rxObj,
 		Arguments: []Value{arg},

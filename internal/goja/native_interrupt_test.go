@@ -13,7 +13,7 @@ import (
 // yields undefined 2^53-1 times and keeps nothing (a Set of one value; the
 // Go API's ForOf, which the other built-ins' loops share with iterate), so
 // that without the check they spin for ever on one core, and only that;
-// the last lists the matches of a slow global regexp2 search.
+// the last two list the matches of a slow global regexp2 search.
 func TestNativeIterationStopsAtInterrupt(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -36,6 +36,12 @@ func TestNativeIterationStopsAtInterrupt(t *testing.T) {
 		// ends (10000 matches of about 10 ms each).
 		{"a global regexp2 search", func(r *Runtime) error {
 			_, err := r.RunString(`('a'.repeat(16) + 'y').repeat(1e4).replace(/(a+)+\1x|y/g, '')`)
+			return err
+		}},
+		// The same through a subclass: the generic paths call exec in a
+		// loop, split at each position.
+		{"split by a RegExp subclass", func(r *Runtime) error {
+			_, err := r.RunString(`class R extends RegExp {}; ('a'.repeat(16) + 'y').repeat(1e4).split(new R('(a+)+\\1x|y'))`)
 			return err
 		}},
 	} {
