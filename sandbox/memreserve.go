@@ -114,9 +114,13 @@ type memReserve struct {
 // while no eval has run in it since (exact); after an eval, until it is
 // measured again, an upper bound: its instances' own (a JavaScript VM's
 // last walk plus what the process allocated while its cells ran:
-// runtimes/js SizeBound), or, where an instance has none (Python), the
+// runtimes/js SizeBound; a Python instance's linear memory size and
+// checkpoint, with what its pending take may add: runtimes/python
+// SizeBound), or, where an instance has none (the Jupyter backend), the
 // eval's reservation if that is more than its charge. So what an eval
-// grew counts as soon as it ends, without measuring the session then.
+// grew counts as soon as it ends, without measuring the session then
+// (measuring a Python session after every eval was 27% of serve's CPU
+// per trivial cell, issue 15).
 type memAcct struct {
 	size  int64  // its charge while idle
 	base  int64  // its last measurement (size-base is what evals since may have added)

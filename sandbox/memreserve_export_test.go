@@ -69,3 +69,13 @@ func CheckMemoryTotalsForTest(m *Manager) error {
 	}
 	return nil
 }
+
+// MeasureForTest has m measure its session id now, as its sweep does when
+// the budget needs it, and charge it what it found; it reports whether it
+// did (the session was idle).
+func MeasureForTest(m *Manager, id string) bool {
+	m.mu.Lock()
+	s := m.byID[id]
+	m.mu.Unlock()
+	return s != nil && m.measureIdle(s, s.sess.measure, false)
+}
