@@ -53,7 +53,9 @@ func TestMemoryBudgetPythonEvalsUnmeasured(t *testing.T) {
 				t.Errorf("%d trivial evals measured the session %d times, want none", n, got)
 			}
 			sess, _ := m.Session("a", id)
+			bound := m.ResidentBytes()
 			measured := sess.ResidentBytes()
+			t.Logf("after a trivial cell: charged %d KiB, measured %d KiB", bound>>10, measured>>10)
 			py("big = bytearray(48 << 20)\nfor i in range(0, len(big), 4096): big[i] = 1")
 			charged := m.ResidentBytes()
 			if charged < measured+48<<20 {
