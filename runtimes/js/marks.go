@@ -14,9 +14,14 @@ import "math/bits"
 // words it adds.
 type marks struct {
 	pages map[uintptr]*markPage
-	// last and lastPage are the page touched last: walks touch neighbours.
-	last     uintptr
-	lastPage *markPage
+	// recent are pages touched lately, by their number's low bits: a
+	// walk goes back and forth between a few (an object's fields, its
+	// boxed values and its strings are made together), and a map lookup
+	// each time took a seventh of a walk.
+	recent [256]struct {
+		n uintptr
+		p *markPage
+	}
 }
 
 const (
@@ -27,8 +32,9 @@ const (
 type markPage [markWords]uint64
 
 func (m *marks) page(n uintptr, create bool) *markPage {
-	if m.lastPage != nil && m.last == n {
-		return m.lastPage
+	r := &m.recent[n%uintptr(len(m.recent))]
+	if r.p != nil && r.n == n {
+		return r.p
 	}
 	p := m.pages[n]
 	if p == nil {
@@ -41,7 +47,7 @@ func (m *marks) page(n uintptr, create bool) *markPage {
 		p = new(markPage)
 		m.pages[n] = p
 	}
-	m.last, m.lastPage = n, p
+	r.n, r.p = n, p
 	return p
 }
 
