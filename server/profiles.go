@@ -43,7 +43,9 @@ func (s *Server) routeProfiles() {
 }
 
 // toolEnv is the Env of a call of owner in session id ("" for none).
-func (s *Server) toolEnv(owner, id string, sess *sandbox.Session) *profiles.Env {
+// settle is told of each code context whose turn the call takes (not
+// nested), to settle once the answer is out.
+func (s *Server) toolEnv(owner, id string, sess *sandbox.Session, settle func(*sandbox.Session)) *profiles.Env {
 	env := &profiles.Env{
 		NewSession: profiles.Budgeted(s.cfg.Manager, profiles.SandboxSessions(s.cfg.Sandbox, s.cfg.TempDir)),
 		KernelMode: s.cfg.KernelMode,
@@ -58,6 +60,11 @@ func (s *Server) toolEnv(owner, id string, sess *sandbox.Session) *profiles.Env 
 				if err == errTooManyWaiting {
 					s.evals.WithLabelValues("rejected").Inc()
 					return nil, false, fmt.Errorf("%d evals already wait for this code context, which runs one at a time; retry when one has ended", maxWaiting)
+				}
+				if err == nil && !nested {
+					if cs, err := s.cfg.Manager.Session(owner, cid); err == nil {
+						settle(cs)
+					}
 				}
 				return end, nested, err
 			},
@@ -148,6 +155,36 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner, id strin
 		release = func() {}
 	}
 	defer release()
+	// Once the answer is out, the sessions the call ran cells in do their
+	// work between cells, as after an eval (settle.go): the session's own
+	// (not when nested) and the code contexts'. Temporary sessions are
+	// closed by then. Deferred before closeSSE: after the stream's end too.
+	var settleMu sync.Mutex
+	var toSettle []*sandbox.Session
+	if sess != nil && tool.Session && !nested {
+		toSettle = append(toSettle, sess)
+	}
+	settle := false
+	defer func() {
+		if !settle {
+			return
+		}
+		settleMu.Lock()
+		defer settleMu.Unlock()
+		for _, cs := range toSettle {
+			settleLater(cs)
+		}
+	}()
+	note := func(cs *sandbox.Session) {
+		settleMu.Lock()
+		defer settleMu.Unlock()
+		for _, p := range toSettle {
+			if p == cs {
+				return
+			}
+		}
+		toSettle = append(toSettle, cs)
+	}
 	s.log.Info("profile tool", "tool", tool.Name, "owner", owner, "session", id, "args", cut(string(body), maxLoggedCode))
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
@@ -165,7 +202,7 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner, id strin
 		}
 	}
 	start := time.Now()
-	res, failed, err := tool.Run(ctx, s.toolEnv(owner, id, sess), body)
+	res, failed, err := tool.Run(ctx, s.toolEnv(owner, id, sess, note), body)
 	release()
 	endTurn()
 	var pe *profiles.Error
@@ -201,11 +238,12 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, owner, id strin
 	}
 	s.evals.WithLabelValues(status).Inc()
 	s.duration.Observe(time.Since(start).Seconds())
+	settle = true
 	if sse != nil {
 		sse.send("done", res)
 		return
 	}
-	answer(w, http.StatusOK, res)
+	answerNow(w, http.StatusOK, res)
 }
 
 // errBusy is a call refused because the server runs as many evals as it

@@ -88,3 +88,58 @@ func TestEvalSettlesAfterAnswer(t *testing.T) {
 	}
 	wantSettle(a)
 }
+
+// TestProfileToolsSettleAfterAnswer: the profile tools' calls settle the
+// sessions they ran cells in once the answer is out, as eval's do: a code
+// context's (run_in_code_context) and, for the tools of a session
+// (evaluate_python), the session's own (issue 15).
+func TestProfileToolsSettleAfterAnswer(t *testing.T) {
+	ts := newServer(t, server.Config{})
+	settled := make(chan *sandbox.Session, 10)
+	t.Cleanup(server.SetSettleForTest(func(s *sandbox.Session) {
+		settled <- s
+		s.Settle()
+	}))
+	wantSettle := func(what, id string) {
+		t.Helper()
+		want, err := ts.mgr.Session(server.Owner(tokenA), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.After(testenv.Stretch(10 * time.Second))
+		for {
+			select {
+			case s := <-settled:
+				if s == want {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no settle of %s's session after its answer", what)
+			}
+		}
+	}
+	status, body := postJSON(t, ts.URL+"/v1/profiles/create_code_context", tokenA, `{"language": "js"}`)
+	var created struct{ ContextID string }
+	if err := json.Unmarshal(body, &created); err != nil || status != http.StatusOK || created.ContextID == "" {
+		t.Fatalf("create_code_context: %d %s", status, body)
+	}
+	status, body = postJSON(t, ts.URL+"/v1/profiles/run_in_code_context", tokenA, `{"contextId": "`+created.ContextID+`", "code": "6 * 7"}`)
+	if status != http.StatusOK || !strings.Contains(string(body), "42") {
+		t.Fatalf("run_in_code_context: %d %s", status, body)
+	}
+	wantSettle("run_in_code_context", created.ContextID)
+
+	if err := testenv.PythonAvailable(); err != nil {
+		if testenv.PythonRequired() {
+			t.Fatal(err)
+		}
+		t.Logf("evaluate_python not tried: %v", err)
+		return
+	}
+	a := ts.create(t, tokenA)
+	status, body = postJSON(t, ts.URL+"/v1/sessions/"+a+"/profiles/evaluate_python", tokenA, `{"code": "6 * 7"}`)
+	if status != http.StatusOK || !strings.Contains(string(body), "42") {
+		t.Fatalf("evaluate_python: %d %s", status, body)
+	}
+	wantSettle("evaluate_python", a)
+}
