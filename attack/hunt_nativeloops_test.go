@@ -55,6 +55,10 @@ var nativeIterations = []struct{ name, code string }{
 	{"replace by a RegExp subclass", "{ class R extends RegExp {}; ('a'.repeat(20) + 'y').repeat(400).replace(new R('(a+)+\\\\1x|y', 'g'), '') }"},
 	{"match by a RegExp subclass", "{ class R extends RegExp {}; ('a'.repeat(20) + 'y').repeat(400).match(new R('(a+)+\\\\1x|y', 'g')) }"},
 	{"split by a RegExp subclass", "{ class R extends RegExp {}; ('a'.repeat(20) + 'y').repeat(400).split(new R('(a+)+\\\\1x|y')) }"},
+	// Built-ins that call a native callback (a slow match) for each element.
+	{"forEach with a bound native callback", "Array(400).fill('a'.repeat(20) + 'y').forEach(RegExp.prototype.test.bind(/(a+)+\\1x|z/))"},
+	{"map with a native callback", "Array(400).fill('a'.repeat(20) + 'y').map(RegExp.prototype.test, /(a+)+\\1x|z/)"},
+	{"a chain of native then handlers", "{ const s = 'a'.repeat(20) + 'y', t = RegExp.prototype.test.bind(/(a+)+\\1x|z/); let p = Promise.resolve(s); for (let i = 0; i < 400; i++) p = p.then(() => s).then(t); await p }"},
 	{"replace by a pattern with its own exec", "{ const re = /(a+)+\\1x|y/g; re.exec = RegExp.prototype.exec; ('a'.repeat(20) + 'y').repeat(400).replace(re, '') }"},
 }
 

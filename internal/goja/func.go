@@ -561,7 +561,7 @@ func (f *nativeFuncObject) defaultConstruct(ccall func(ConstructorCall) *Object,
 
 func (f *nativeFuncObject) assertCallable() (func(FunctionCall) Value, bool) {
 	if f.f != nil {
-		return f.f, true
+		return f.callChecked, true // wasmeval: native_interrupt.go
 	}
 	return nil, false
 }

@@ -13,7 +13,8 @@ import (
 // yields undefined 2^53-1 times and keeps nothing (a Set of one value; the
 // Go API's ForOf, which the other built-ins' loops share with iterate), so
 // that without the check they spin for ever on one core, and only that;
-// the last two list the matches of a slow global regexp2 search.
+// the next two list the matches of a slow global regexp2 search, the last
+// calls a slow native callback for each element of an array.
 func TestNativeIterationStopsAtInterrupt(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -42,6 +43,12 @@ func TestNativeIterationStopsAtInterrupt(t *testing.T) {
 		// loop, split at each position.
 		{"split by a RegExp subclass", func(r *Runtime) error {
 			_, err := r.RunString(`class R extends RegExp {}; ('a'.repeat(16) + 'y').repeat(1e4).split(new R('(a+)+\\1x|y'))`)
+			return err
+		}},
+		// A built-in that calls a native callback (a slow match) for each
+		// element: callChecked.
+		{"forEach with a native callback", func(r *Runtime) error {
+			_, err := r.RunString(`Array(1e4).fill('a'.repeat(16) + 'y').forEach(RegExp.prototype.test.bind(/(a+)+\1x|z/))`)
 			return err
 		}},
 	} {
