@@ -476,7 +476,7 @@ func (w *walker) weakMap(m reflect.Value, vals []goja.Value, n int) {
 	// about their average (7/16 to 7/8), and each entry's key has a weak
 	// handle (16 bytes) and a cleanup (two closures, 16 and 24 bytes).
 	t := m.Type()
-	w.add(estimatedMapSize(t, int64(n)*40/21) + int64(n)*weakEntryExtra)
+	w.add(estimatedMapSize(t, int64(n)*35/24) + int64(n)*weakEntryExtra) // 3/5 = 7/8 * 24/35
 	if len(vals) > 0 {
 		w.addList(list{v: reflect.ValueOf(vals)})
 	}
