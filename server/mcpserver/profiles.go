@@ -56,8 +56,10 @@ func toolError(msg string) *mcp.CallToolResult {
 }
 
 // env is the Env of a call of owner: in session id when t runs in the
-// connection's session ("" otherwise).
-func (s *Server) env(owner, id string) *profiles.Env {
+// connection's session ("" otherwise). The code contexts whose turn the
+// call takes settle once an answer is written on ss's connection
+// (settle.go).
+func (s *Server) env(ss *mcp.ServerSession, owner, id string) *profiles.Env {
 	env := &profiles.Env{
 		NewSession: profiles.Budgeted(s.cfg.Manager, profiles.SandboxSessions(s.cfg.Sandbox, s.cfg.TempDir)),
 		KernelMode: s.cfg.KernelMode,
@@ -66,6 +68,11 @@ func (s *Server) env(owner, id string) *profiles.Env {
 			Manager: s.cfg.Manager, Owner: owner, Create: s.cfg.Create, CreateWith: s.cfg.CreateWith,
 			Turn: func(ctx context.Context, cid string) (func(), bool, error) {
 				end, err := s.turn(ctx, cid)
+				if err == nil {
+					if cs, err := s.cfg.Manager.Session(owner, cid); err == nil {
+						s.settleAfterAnswer(ss, cs)
+					}
+				}
 				return end, false, err
 			},
 			Admit: s.admit,
@@ -119,7 +126,12 @@ func (s *Server) profileTool(t profiles.Tool) mcp.ToolHandler {
 			note, err = s.inEvalSession(ctx, req, func(ctx context.Context, owner, id string) error {
 				logCall(owner)
 				var err error
-				res, failed, err = t.Run(s.runCtx(ctx, req), s.env(owner, id), args)
+				res, failed, err = t.Run(s.runCtx(ctx, req), s.env(req.Session, owner, id), args)
+				if err == nil {
+					if sess, e := s.cfg.Manager.Session(owner, id); e == nil {
+						s.settleAfterAnswer(req.Session, sess)
+					}
+				}
 				return err
 			})
 		} else {
@@ -130,7 +142,7 @@ func (s *Server) profileTool(t profiles.Tool) mcp.ToolHandler {
 				res, failed, handled, err = s.cfg.Elsewhere(ctx, req.Extra.Header, t.Name, args)
 			}
 			if !handled {
-				res, failed, err = t.Run(s.runCtx(ctx, req), s.env(owner, ""), args)
+				res, failed, err = t.Run(s.runCtx(ctx, req), s.env(req.Session, owner, ""), args)
 				var pe *profiles.Error
 				if err != nil && !errors.As(err, &pe) {
 					err = hostError(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
+	"github.com/wasmeval/wasmeval/profiles"
 	"github.com/wasmeval/wasmeval/sandbox"
 	"github.com/wasmeval/wasmeval/server/mcpserver"
 )
@@ -150,5 +151,85 @@ func TestEvalSettlesAfterAnswer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProfileToolsSettleAfterAnswer: the profile tools' calls settle, once
+// their answer is written, the sessions they ran cells in, as eval's do: a
+// code context's (run_in_code_context) and, for the tools of the
+// connection's session (evaluate_python), that session (issue 15).
+func TestProfileToolsSettleAfterAnswer(t *testing.T) {
+	srv, _ := newServer(t)
+	settled := make(chan *sandbox.Session, 10)
+	t.Cleanup(mcpserver.SetSettleForTest(func(s *sandbox.Session) {
+		settled <- s
+		s.Settle()
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.Stretch(time.Minute))
+	defer cancel()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		srv.Run(ctx, &mcpserver.LineTransport{Reader: inR, Writer: outW})
+		outW.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); inW.Close() })
+	callOK := func(name string, args map[string]any, want string) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := text(res); res.IsError || !strings.Contains(got, want) {
+			t.Fatalf("%s: isError %v, %q, want %q", name, res.IsError, got, want)
+		}
+		return text(res)
+	}
+	// Each settle after the answer that asked it; nextSettle drains the
+	// settles of earlier answers first.
+	nextSettle := func(what string) *sandbox.Session {
+		t.Helper()
+		select {
+		case s := <-settled:
+			return s
+		case <-time.After(testenv.Stretch(10 * time.Second)):
+			t.Fatalf("no settle after %s", what)
+		}
+		return nil
+	}
+	drain := func() {
+		for {
+			select {
+			case <-settled:
+			default:
+				return
+			}
+		}
+	}
+
+	callOK("eval", map[string]any{"cells": []any{map[string]any{"language": "js", "code": "1"}}}, "1")
+	evalSess := nextSettle("eval")
+	cid := strings.TrimSpace(callOK("create_code_context", map[string]any{"language": "js"}, ""))
+	drain()
+	callOK("run_in_code_context", map[string]any{"contextId": cid, "code": "6 * 7"}, "42")
+	if s := nextSettle("run_in_code_context"); s == evalSess || s.Label(profiles.ContextLanguageLabel) != "js" {
+		t.Fatalf("run_in_code_context settled a session (root %s) that is not its context's", s.Root())
+	}
+
+	if err := testenv.PythonAvailable(); err != nil {
+		if testenv.PythonRequired() {
+			t.Fatal(err)
+		}
+		t.Logf("evaluate_python not tried: %v", err)
+		return
+	}
+	drain()
+	callOK("evaluate_python", map[string]any{"code": "6 * 7"}, "42")
+	if s := nextSettle("evaluate_python"); s != evalSess {
+		t.Fatal("evaluate_python settled another session than the connection's eval session")
 	}
 }
