@@ -320,6 +320,7 @@ func (w *walker) value(v reflect.Value) {
 			if skipType(t) {
 				return
 			}
+			ptrs := hasPointers(t)
 			if !directIface(t) {
 				size := int64(t.Size())
 				if v.CanAddr() {
@@ -328,9 +329,9 @@ func (w *walker) value(v reflect.Value) {
 						return
 					}
 				}
-				w.add(allocSize(size, hasPointers(t)))
+				w.add(allocSize(size, ptrs))
 			}
-			if hasPointers(t) {
+			if ptrs {
 				w.push(e)
 			}
 		}
@@ -382,11 +383,12 @@ func (w *walker) value(v reflect.Value) {
 		if n == 0 {
 			return
 		}
+		ptrs := hasPointers(et)
 		if n == size {
-			n = allocSize(n, hasPointers(et))
+			n = allocSize(n, ptrs)
 		}
 		w.add(n)
-		if hasPointers(et) && v.Len() > 0 {
+		if ptrs && v.Len() > 0 {
 			w.addList(list{v: v})
 		}
 	case reflect.String:
@@ -451,11 +453,12 @@ func (w *walker) pointer(v reflect.Value) {
 	if n == 0 {
 		return
 	}
+	ptrs := hasPointers(t)
 	if n == size {
-		n = allocSize(n, hasPointers(t))
+		n = allocSize(n, ptrs)
 	}
 	w.add(n)
-	if hasPointers(t) {
+	if ptrs {
 		w.push(v.Elem())
 	}
 }
@@ -624,9 +627,27 @@ func allocSize(n int64, pointers bool) int64 {
 	case n > int64(sizeClasses[len(sizeClasses)-1]):
 		return (n + 8191) &^ 8191
 	}
-	i, _ := slices.BinarySearch(sizeClasses[:], uint16(n))
-	return int64(sizeClasses[i])
+	if n <= 1024 {
+		return int64(classBy8[(n+7)>>3])
+	}
+	return int64(classBy128[(n-1024+127)>>7])
 }
+
+// classBy8 and classBy128 are the size class of sizes up to 1024 bytes by
+// eighths, and of those above by 128ths (as the runtime finds them).
+var classBy8, classBy128 = func() (by8 [1024/8 + 1]uint16, by128 [(32768-1024)/128 + 1]uint16) {
+	class := func(n int) uint16 {
+		i, _ := slices.BinarySearch(sizeClasses[:], uint16(n))
+		return sizeClasses[i]
+	}
+	for i := range by8 {
+		by8[i] = class(i * 8)
+	}
+	for i := range by128 {
+		by128[i] = class(1024 + i*128)
+	}
+	return
+}()
 
 // directIface reports whether an interface holds a value of type t as
 // itself rather than a pointer to a box: t is a pointer, or a struct or

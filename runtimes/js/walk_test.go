@@ -3,6 +3,7 @@ package js
 import (
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"testing"
 	"time"
 )
@@ -109,5 +110,30 @@ func TestMarks(t *testing.T) {
 	}
 	if got := words(base+4, 8); got != 2 {
 		t.Errorf("words(unaligned 8 bytes) = %d, want 2", got)
+	}
+}
+
+// TestAllocSize: allocSize rounds as the Go allocator does, by its tables
+// of size classes.
+func TestAllocSize(t *testing.T) {
+	for _, c := range []struct {
+		n        int64
+		pointers bool
+		want     int64
+	}{
+		{0, false, 0}, {1, false, 16}, {8, false, 16}, {15, false, 16}, {8, true, 8}, {9, true, 16},
+		{16, false, 16}, {17, false, 24}, {33, true, 48}, {1024, true, 1024}, {1025, true, 1152},
+		{1152, true, 1152}, {3073, false, 3200}, {32767, true, 32768}, {32768, true, 32768},
+		{32769, true, 40960}, {1 << 20, false, 1 << 20},
+	} {
+		if got := allocSize(c.n, c.pointers); got != c.want {
+			t.Errorf("allocSize(%d, %v) = %d, want %d", c.n, c.pointers, got, c.want)
+		}
+	}
+	for n := int64(1); n <= 32768; n++ {
+		i, _ := slices.BinarySearch(sizeClasses[:], uint16(n))
+		if got := allocSize(n, true); got != int64(sizeClasses[i]) {
+			t.Fatalf("allocSize(%d) = %d, its size class is %d", n, got, sizeClasses[i])
+		}
 	}
 }
