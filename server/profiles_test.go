@@ -135,7 +135,7 @@ func TestEvaluatePythonHTTPStream(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 	status, got := stream(`{"code": "print('hi')\n6 * 7"}`)
-	if status != http.StatusOK || !strings.Contains(got, "event: stdout\n") || !strings.Contains(got, `"text":"hi"`) ||
+	if status != http.StatusOK || !strings.Contains(got, "event: stdout\n") || !strings.Contains(got, `"text":"hi\n"`) ||
 		!strings.Contains(got, "event: done\ndata: {\"value_repr\":\"42\",\"stdout\":\"hi\\n\"") || strings.Contains(got, "vnd.wasmeval") {
 		t.Errorf("stream: %d\n%s", status, got)
 	}
@@ -345,7 +345,7 @@ func TestProfilesHTTPStream(t *testing.T) {
 		return string(b)
 	}
 	got := stream(ts.URL+"/v1/sessions/"+id+"/profiles/python", `{"cells": [{"code": "print('hi')"}, {"code": "6 * 7"}]}`)
-	if !strings.Contains(got, "event: stdout\n") || !strings.Contains(got, `"text":"hi"`) || !strings.Contains(got, "event: done\ndata: {\"content\":[{\"type\":\"text\",\"text\":\"[1/2]\\nhi\\n\\n[2/2]\\n42\"}]") ||
+	if !strings.Contains(got, "event: stdout\n") || !strings.Contains(got, `"text":"hi\n"`) || !strings.Contains(got, "event: done\ndata: {\"content\":[{\"type\":\"text\",\"text\":\"[1/2]\\nhi\\n\\n[2/2]\\n42\"}]") ||
 		!strings.Contains(got, `"kernelMode":"per-call"`) || strings.Contains(got, "vnd.wasmeval") {
 		t.Errorf("python stream (serve's kernel mode per-call):\n%s", got)
 	}
