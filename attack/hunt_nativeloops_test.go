@@ -101,6 +101,68 @@ func TestHuntJSNativeIteration(t *testing.T) {
 	}
 }
 
+// Built-ins that loop in Go over an array-like's length, for each index
+// whether or not an element is there: on a session of 4 GiB the prelude's
+// guards (guards.js) let through a length of 2^28, its limit over 16 bytes
+// a slot, and each of these ran on past its timeout, untouched by an
+// interrupt (a watchdog killed each of them at 12 s on a 1 s timeout, but
+// sort, which made a 4 GiB slice for the holes and ran the host out of
+// memory; toLocaleString over 2^32-1 holes ended at 3.8-5.1 s on a 64 MiB
+// session, when its commas passed the memory limit). The object has no
+// element, so a loop takes no memory: only the interrupt stops it.
+var nativeLengthLoops = []struct{ name, code string }{
+	{"join", "Array.prototype.join.call({ length: 2 ** 28 }, '')"},
+	{"toLocaleString", "Array.prototype.toLocaleString.call({ length: 2 ** 28 })"},
+	{"indexOf", "Array.prototype.indexOf.call({ length: 2 ** 28 }, 1)"},
+	{"lastIndexOf", "Array.prototype.lastIndexOf.call({ length: 2 ** 28 }, 1)"},
+	{"includes", "Array.prototype.includes.call({ length: 2 ** 28 }, 1)"},
+	{"reverse", "Array.prototype.reverse.call({ length: 2 ** 28 })"},
+	{"copyWithin", "Array.prototype.copyWithin.call({ length: 2 ** 28 }, 1, 0)"},
+	{"forEach over holes", "Array.prototype.forEach.call({ length: 2 ** 28 }, (x) => x)"},
+	{"every over holes", "Array.prototype.every.call({ length: 2 ** 28 }, (x) => x)"},
+	{"filter over holes", "Array.prototype.filter.call({ length: 2 ** 28 }, (x) => x)"},
+	{"reduce over holes", "Array.prototype.reduce.call({ length: 2 ** 28 }, (a) => a, 0)"},
+	{"reduceRight over holes", "Array.prototype.reduceRight.call({ length: 2 ** 28 }, (a) => a, 0)"},
+	{"shift", "Array.prototype.shift.call({ length: 2 ** 28 })"},
+	{"unshift", "Array.prototype.unshift.call({ length: 2 ** 28 }, 1)"},
+	{"splice", "Array.prototype.splice.call({ length: 2 ** 28 }, 0, 1)"},
+	{"slice", "Array.prototype.slice.call({ length: 2 ** 28 }).length"},
+	{"flat", "Array.prototype.flat.call({ length: 2 ** 28 })"},
+	{"sort", "Array.prototype.sort.call({ length: 2 ** 28 })"},
+	{"toReversed", "Array.prototype.toReversed.call({ length: 2 ** 28 }).length"},
+	{"JSON.stringify of a sparse array", "JSON.stringify(Array(2 ** 28)).length"},
+}
+
+// TestHuntJSNativeLengthLoops sends nativeLengthLoops to the real binary's
+// eval command on a 4 GiB session, as TestHuntJSNativeIteration does: each
+// must stop at its 1 s timeout, under the watchdog that kills the child
+// when a cell outlives its bound.
+func TestHuntJSNativeLengthLoops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	ev := startWatchedEval(t, "--memory-limit", "4GiB")
+	if got := ev.send(t, "globalThis.kept = 'still here'", 10); !strings.Contains(got, `"status":"complete"`) {
+		t.Fatalf("setup: %s", clip(got))
+	}
+	for _, c := range nativeLengthLoops {
+		start := time.Now()
+		got := ev.send(t, c.code, 1)
+		if took := time.Since(start); took > testenv.Stretch(10*time.Second) {
+			t.Errorf("%s: took %v for a cell with a 1 s timeout", c.name, took.Round(time.Millisecond))
+		}
+		if !strings.Contains(got, `"status":"error"`) || !strings.Contains(got, "timed out") {
+			t.Errorf("%s: %s, want an error that says the cell timed out", c.name, clip(got))
+		}
+	}
+	if got := ev.send(t, "print(kept, 1 + 1)", 10); !strings.Contains(got, `still here 2`) {
+		t.Errorf("after the loops: %s", clip(got))
+	}
+	if hwm, bound := peakRSS(t, ev.cmd.Process.Pid), int64(512<<20); hwm > bound {
+		t.Errorf("eval's peak resident memory is %d MiB, more than %d MiB", hwm>>20, bound>>20)
+	}
+}
+
 // watchedEval is the eval command in a child process, fed one line at a
 // time, killed when an answer is late or the process grows past a ceiling.
 type watchedEval struct {

@@ -219,6 +219,7 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	}
 
 	for i := 1; i < l; i++ {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		r.chargeWrite(&buf, sep)
 		buf.WriteString(sep)
 		element := o.self.getIdx(valueInt(int64(i)), nil)
@@ -293,6 +294,7 @@ func (r *Runtime) arrayproto_toLocaleString(call FunctionCall) Value {
 	} else {
 		length := toLength(array.self.getStr("length", nil))
 		for i := int64(0); i < length; i++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			if i > 0 {
 				buf.WriteRune(',')
 			}
@@ -320,6 +322,7 @@ func (r *Runtime) arrayproto_concat_append(a *Object, item Value) {
 			panic(r.NewTypeError("Invalid array length"))
 		}
 		for i := int64(0); i < length; i++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			v := obj.self.getIdx(valueInt(i), nil)
 			if v != nil {
 				createDataPropertyOrThrow(a, intToValue(aLength), v)
@@ -373,6 +376,7 @@ func (r *Runtime) arrayproto_slice(call FunctionCall) Value {
 
 	n := int64(0)
 	for start < end {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		p := o.self.getIdx(valueInt(start), nil)
 		if p != nil {
 			createDataPropertyOrThrow(a, valueInt(n), p)
@@ -406,6 +410,7 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 
 	if s != nil {
 		ctx := arraySortCtx{
+			r:       r, // wasmeval: native_interrupt.go
 			obj:     s,
 			compare: compareFn,
 		}
@@ -413,8 +418,12 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 		sort.Stable(&ctx)
 	} else {
 		length := toLength(o.self.getStr("length", nil))
-		a := make([]Value, 0, length)
+		// wasmeval: the list grows with the elements there are, not to
+		// the length at once: a sparse array-like of length 2^28 made a
+		// 4 GiB slice (the Go heap's, counted by no limit) for no element.
+		var a []Value
 		for i := int64(0); i < length; i++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			idx := valueInt(i)
 			if o.self.hasPropertyIdx(idx) {
 				a = append(a, nilSafe(o.self.getIdx(idx, nil)))
@@ -422,6 +431,7 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 		}
 		ar := r.newArrayValues(a)
 		ctx := arraySortCtx{
+			r:       r, // wasmeval: native_interrupt.go
 			obj:     ar.self,
 			compare: compareFn,
 		}
@@ -431,6 +441,7 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 			o.self.setOwnIdx(valueInt(i), a[i], true)
 		}
 		for i := int64(len(a)); i < length; i++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			o.self.deleteIdx(valueInt(i), true)
 		}
 	}
@@ -496,6 +507,7 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 		src.objCount = len(values)
 	} else {
 		for k := int64(0); k < actualDeleteCount; k++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			from := valueInt(k + actualStart)
 			if o.self.hasPropertyIdx(from) {
 				createDataPropertyOrThrow(a, valueInt(k), nilSafe(o.self.getIdx(from, nil)))
@@ -504,6 +516,7 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 
 		if itemCount < actualDeleteCount {
 			for k := actualStart; k < length-actualDeleteCount; k++ {
+				r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 				from := valueInt(k + actualDeleteCount)
 				to := valueInt(k + itemCount)
 				if o.self.hasPropertyIdx(from) {
@@ -514,10 +527,12 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 			}
 
 			for k := length; k > length-actualDeleteCount+itemCount; k-- {
+				r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 				o.self.deleteIdx(valueInt(k-1), true)
 			}
 		} else if itemCount > actualDeleteCount {
 			for k := length - actualDeleteCount; k > actualStart; k-- {
+				r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 				from := valueInt(k + actualDeleteCount - 1)
 				to := valueInt(k + itemCount - 1)
 				if o.self.hasPropertyIdx(from) {
@@ -564,6 +579,7 @@ func (r *Runtime) arrayproto_unshift(call FunctionCall) Value {
 			arr.objCount = int(arr.length)
 		} else {
 			for k := length - 1; k >= 0; k-- {
+				r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 				from := valueInt(k)
 				to := valueInt(k + argCount)
 				if o.self.hasPropertyIdx(from) {
@@ -628,6 +644,7 @@ func (r *Runtime) arrayproto_indexOf(call FunctionCall) Value {
 	}
 
 	for ; n < length; n++ {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		idx := valueInt(n)
 		if o.self.hasPropertyIdx(idx) {
 			if val := o.self.getIdx(idx, nil); val != nil {
@@ -672,6 +689,7 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 	}
 
 	for ; n < length; n++ {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		idx := valueInt(n)
 		val := nilSafe(o.self.getIdx(idx, nil))
 		if searchElement.SameAs(val) {
@@ -715,6 +733,7 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 	}
 
 	for k := fromIndex; k >= 0; k-- {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		idx := valueInt(k)
 		if o.self.hasPropertyIdx(idx) {
 			if val := o.self.getIdx(idx, nil); val != nil {
@@ -737,6 +756,7 @@ func (r *Runtime) arrayproto_every(call FunctionCall) Value {
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < length; k++ {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		idx := valueInt(k)
 		if val := o.self.getIdx(idx, nil); val != nil {
 			fc.Arguments[0] = val
@@ -758,6 +778,7 @@ func (r *Runtime) arrayproto_some(call FunctionCall) Value {
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < length; k++ {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		idx := valueInt(k)
 		if val := o.self.getIdx(idx, nil); val != nil {
 			fc.Arguments[0] = val
@@ -779,6 +800,7 @@ func (r *Runtime) arrayproto_forEach(call FunctionCall) Value {
 		Arguments: []Value{nil, nil, o},
 	}
 	for k := int64(0); k < length; k++ {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		idx := valueInt(k)
 		if val := o.self.getIdx(idx, nil); val != nil {
 			fc.Arguments[0] = val
@@ -815,6 +837,7 @@ func (r *Runtime) arrayproto_map(call FunctionCall) Value {
 		}
 	}
 	for k := int64(0); k < length; k++ {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		idx := valueInt(k)
 		if val := o.self.getIdx(idx, nil); val != nil {
 			fc.Arguments[0] = val
@@ -855,6 +878,7 @@ func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 
 		to := int64(0)
 		for k := int64(0); k < length; k++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			idx := valueInt(k)
 			if val := o.self.getIdx(idx, nil); val != nil {
 				fc.Arguments[0] = val
@@ -888,6 +912,7 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 			fc.Arguments[0] = call.Argument(1)
 		} else {
 			for ; k < length; k++ {
+				r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 				idx := valueInt(k)
 				if val := o.self.getIdx(idx, nil); val != nil {
 					fc.Arguments[0] = val
@@ -902,6 +927,7 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 		}
 
 		for ; k < length; k++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			idx := valueInt(k)
 			if val := o.self.getIdx(idx, nil); val != nil {
 				fc.Arguments[1] = val
@@ -932,6 +958,7 @@ func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 			fc.Arguments[0] = call.Argument(1)
 		} else {
 			for ; k >= 0; k-- {
+				r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 				idx := valueInt(k)
 				if val := o.self.getIdx(idx, nil); val != nil {
 					fc.Arguments[0] = val
@@ -946,6 +973,7 @@ func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 		}
 
 		for ; k >= 0; k-- {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			idx := valueInt(k)
 			if val := o.self.getIdx(idx, nil); val != nil {
 				fc.Arguments[1] = val
@@ -988,6 +1016,7 @@ func (r *Runtime) arrayproto_reverse_generic(o *Object, start int64) {
 	l := toLength(o.self.getStr("length", nil))
 	middle := l / 2
 	for lower := start; lower != middle; lower++ {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		arrayproto_reverse_generic_step(o, lower, l-lower-1)
 	}
 }
@@ -1031,6 +1060,7 @@ func (r *Runtime) arrayproto_shift(call FunctionCall) Value {
 	}
 	first := o.self.getIdx(valueInt(0), nil)
 	for i := int64(1); i < length; i++ {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		idxFrom := valueInt(i)
 		idxTo := valueInt(i - 1)
 		if o.self.hasPropertyIdx(idxFrom) {
@@ -1082,6 +1112,7 @@ func (r *Runtime) arrayproto_copyWithin(call FunctionCall) Value {
 		dir = 1
 	}
 	for count > 0 {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		if o.self.hasPropertyIdx(valueInt(from)) {
 			o.self.setOwnIdx(valueInt(to), nilSafe(o.self.getIdx(valueInt(from), nil)), true)
 		} else {
@@ -1117,6 +1148,7 @@ func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 		}
 	} else {
 		for ; k < final; k++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			o.self.setOwnIdx(valueInt(k), value, true)
 		}
 	}
@@ -1218,6 +1250,7 @@ func (r *Runtime) arrayproto_flat(call FunctionCall) Value {
 func (r *Runtime) flattenIntoArray(target, source *Object, sourceLen, start, depth int64, mapperFunction func(FunctionCall) Value, thisArg Value) int64 {
 	targetIndex, sourceIndex := start, int64(0)
 	for sourceIndex < sourceLen {
+		r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 		p := intToValue(sourceIndex)
 		if source.hasProperty(p.toString()) {
 			element := nilSafe(source.get(p, source))
@@ -1295,6 +1328,7 @@ func (r *Runtime) arrayproto_with(call FunctionCall) Value {
 	} else {
 		a := r.newArrayLength(length)
 		for k := int64(0); k < length; k++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			pk := valueInt(k)
 			var fromValue Value
 			if k == actualIndex {
@@ -1323,6 +1357,7 @@ func (r *Runtime) arrayproto_toReversed(call FunctionCall) Value {
 	} else {
 		a := r.newArrayLength(length)
 		for k := int64(0); k < length; k++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			pk := valueInt(k)
 			from := valueInt(length - k - 1)
 			fromValue := o.self.getIdx(from, nil)
@@ -1358,6 +1393,7 @@ func (r *Runtime) arrayproto_toSorted(call FunctionCall) Value {
 	} else {
 		a = make([]Value, 0, length)
 		for i := int64(0); i < length; i++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			idx := valueInt(i)
 			a = append(a, nilSafe(o.self.getIdx(idx, nil)))
 		}
@@ -1365,6 +1401,7 @@ func (r *Runtime) arrayproto_toSorted(call FunctionCall) Value {
 
 	ar := r.newArrayValues(a)
 	ctx := arraySortCtx{
+		r:       r, // wasmeval: native_interrupt.go
 		obj:     ar.self,
 		compare: compareFn,
 	}
@@ -1411,6 +1448,7 @@ func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
 		rl := actualStart + actualSkipCount
 
 		for i < actualStart {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			pi := valueInt(i)
 			iValue := nilSafe(o.self.getIdx(pi, nil))
 			createDataPropertyOrThrow(a, pi, iValue)
@@ -1425,6 +1463,7 @@ func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
 		}
 
 		for i < newLength {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			pi := valueInt(i)
 			from := valueInt(rl)
 			fromValue := nilSafe(o.self.getIdx(from, nil))
@@ -1565,6 +1604,7 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 			}
 		}
 		for k := int64(0); k < l; k++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			idx := valueInt(k)
 			item := arrayLike.self.getIdx(idx, nil)
 			if mapFn != nil {
@@ -1783,6 +1823,9 @@ type sortable interface {
 type arraySortCtx struct {
 	obj     sortable
 	compare func(FunctionCall) Value
+	// wasmeval: each comparison checks the VM's interrupt
+	// (native_interrupt.go).
+	r *Runtime
 }
 
 func (a *arraySortCtx) sortCompare(x, y Value) int {
@@ -1836,6 +1879,7 @@ func (a *arraySortCtx) Len() int {
 }
 
 func (a *arraySortCtx) Less(j, k int) bool {
+	a.r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 	return a.sortCompare(a.obj.sortGet(j), a.obj.sortGet(k)) < 0
 }
 

@@ -33,6 +33,7 @@ func (ctx *typedArraySortCtx) checkDetached() {
 }
 
 func (ctx *typedArraySortCtx) Less(i, j int) bool {
+	ctx.ta.val.runtime.vm.checkInterrupt() // wasmeval: native_interrupt.go
 	ctx.checkDetached()
 	if ctx.detached {
 		return false
@@ -528,6 +529,7 @@ func (r *Runtime) typedArrayProto_fill(call FunctionCall) Value {
 		value := ta.typedArray.toRaw(call.Argument(0))
 		ta.viewedArrayBuf.ensureNotDetached(true)
 		for ; k < final; k++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			ta.typedArray.setRaw(ta.offset+k, value)
 		}
 		return call.This
@@ -731,6 +733,7 @@ func (r *Runtime) typedArrayProto_includes(call FunctionCall) Value {
 		if ta.typedArray.typeMatch(searchElement) {
 			se := ta.typedArray.toRaw(searchElement)
 			for k := startIdx; k < ta.length; k++ {
+				r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 				if ta.typedArray.getRaw(ta.offset+k) == se {
 					return valueTrue
 				}
@@ -785,6 +788,7 @@ func (r *Runtime) typedArrayProto_indexOf(call FunctionCall) Value {
 			if !IsNaN(searchElement) && ta.typedArray.typeMatch(searchElement) {
 				se := ta.typedArray.toRaw(searchElement)
 				for k := toIntStrict(n); k < ta.length; k++ {
+					r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 					if ta.typedArray.getRaw(ta.offset+k) == se {
 						return intToValue(int64(k))
 					}
@@ -822,6 +826,7 @@ func (r *Runtime) typedArrayProto_join(call FunctionCall) Value {
 		}
 
 		for i := 1; i < l; i++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			buf.WriteString(sep)
 			if ta.isValidIntegerIndex(i) {
 				element := ta.typedArray.get(ta.offset + i)
@@ -876,6 +881,7 @@ func (r *Runtime) typedArrayProto_lastIndexOf(call FunctionCall) Value {
 			if !IsNaN(searchElement) && ta.typedArray.typeMatch(searchElement) {
 				se := ta.typedArray.toRaw(searchElement)
 				for k := toIntStrict(fromIndex); k >= 0; k-- {
+					r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 					if ta.typedArray.getRaw(ta.offset+k) == se {
 						return intToValue(int64(k))
 					}
@@ -987,6 +993,7 @@ func (r *Runtime) typedArrayProto_reverse(call FunctionCall) Value {
 		l := ta.length
 		middle := l / 2
 		for lower := 0; lower != middle; lower++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			upper := l - lower - 1
 			ta.typedArray.swap(ta.offset+lower, ta.offset+upper)
 		}
@@ -1062,6 +1069,7 @@ func (r *Runtime) typedArrayProto_set(call FunctionCall) Value {
 				panic(r.newError(r.getRangeError(), "Source is too large"))
 			}
 			for i := 0; i < srcLen; i++ {
+				r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 				val := nilSafe(srcObj.self.getIdx(valueInt(i), nil))
 				if ta.isValidIntegerIndex(targetOffset + i) {
 					ta.typedArray.set(ta.offset+targetOffset+i, val)
@@ -1112,6 +1120,7 @@ func (r *Runtime) typedArrayProto_slice(call FunctionCall) Value {
 			}
 		} else {
 			for i := 0; i < count; i++ {
+				r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 				ta.viewedArrayBuf.ensureNotDetached(true)
 				dst.typedArray.set(dst.offset+i, ta.typedArray.get(ta.offset+start+i))
 			}
@@ -1190,6 +1199,7 @@ func (r *Runtime) typedArrayProto_toLocaleString(call FunctionCall) Value {
 		length := ta.length
 		buf := StringBuilder{guard: r} // wasmeval: native_alloc.go
 		for i := 0; i < length; i++ {
+			r.vm.checkInterrupt() // wasmeval: native_interrupt.go
 			ta.viewedArrayBuf.ensureNotDetached(true)
 			if i > 0 {
 				buf.WriteRune(',')

@@ -2,19 +2,36 @@ package goja
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
+// sortSetup makes what the sorts' cases sort, before their clock starts.
+const sortSetup = `
+var ta = new Float64Array(2e6), a = [];
+for (let i = 0; i < ta.length; i++) ta[i] = Math.random();
+for (let i = 0; i < 3e5; i++) a.push(Math.random());
+`
+
+// finite names the cases whose loop ends, without the check, where the
+// interrupt should have stopped it: the next instruction throws it then.
+var finite = map[string]bool{
+	"toLocaleString over a length": true,
+	"a typed array's sort":         true,
+	"an array's sort by strings":   true,
+}
+
 // The fork's change (native_interrupt.go): an iteration that goja steps in
 // Go stops at an interrupt. The first cases step a built-in iterator that
 // yields undefined 2^53-1 times and keeps nothing (a Set of one value; the
 // Go API's ForOf, which the other built-ins' loops share with iterate), so
 // that without the check they spin for ever on one core, and only that;
-// the next two list the matches of a slow global regexp2 search, the last
-// calls a slow native callback for each element of an array.
+// the next two list the matches of a slow global regexp2 search, the next
+// calls a slow native callback for each element of an array, and the last
+// loop in Go over an array-like's length or sort.
 func TestNativeIterationStopsAtInterrupt(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -51,9 +68,48 @@ func TestNativeIterationStopsAtInterrupt(t *testing.T) {
 			_, err := r.RunString(`Array(1e4).fill('a'.repeat(16) + 'y').forEach(RegExp.prototype.test.bind(/(a+)+\1x|z/))`)
 			return err
 		}},
+		// Built-ins that loop in Go over an array-like's length, element
+		// or not: over 2^53-1 holes, for ever, and keeping nothing.
+		{"indexOf over a length", func(r *Runtime) error {
+			_, err := r.RunString("Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)")
+			return err
+		}},
+		{"join over a length", func(r *Runtime) error {
+			_, err := r.RunString("Array.prototype.join.call({ length: 2 ** 53 - 1 }, '')")
+			return err
+		}},
+		{"reverse over a length", func(r *Runtime) error {
+			_, err := r.RunString("Array.prototype.reverse.call({ length: 2 ** 53 - 1 })")
+			return err
+		}},
+		{"forEach over holes", func(r *Runtime) error {
+			_, err := r.RunString("Array.prototype.forEach.call({ length: 2 ** 53 - 1 }, (x) => x)")
+			return err
+		}},
+		// toLocaleString writes a comma for each hole: 2^24 of them take
+		// about 1 s and 16 MiB, and without the check the call ends with
+		// its string where the interrupt should have stopped it.
+		{"toLocaleString over a length", func(r *Runtime) error {
+			_, err := r.RunString("Array.prototype.toLocaleString.call({ length: 2 ** 24 }).length")
+			return err
+		}},
+		// Sorts: a comparison in Go for each pair, about 1 s for these
+		// (made before the clock starts), which end sorted without the
+		// check.
+		{"a typed array's sort", func(r *Runtime) error {
+			_, err := r.RunString("ta.sort()")
+			return err
+		}},
+		{"an array's sort by strings", func(r *Runtime) error {
+			_, err := r.RunString("a.sort()")
+			return err
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := New()
+			if _, err := r.RunString(sortSetup); err != nil {
+				t.Fatal(err)
+			}
 			done := make(chan error, 1)
 			go func() { done <- tc.run(r) }()
 			time.Sleep(50 * time.Millisecond)
@@ -63,6 +119,11 @@ func TestNativeIterationStopsAtInterrupt(t *testing.T) {
 				var ie *InterruptedError
 				if !errors.As(err, &ie) || ie.Value() != "stop" {
 					t.Fatalf("%v, want the interrupt", err)
+				}
+				// Thrown in the native call, not by the next instruction
+				// once a finite loop has returned.
+				if finite[tc.name] && !strings.Contains(ie.String(), "(native)") {
+					t.Fatalf("the interrupt, thrown at %q, want it thrown in a native call", ie.String())
 				}
 			case <-time.After(testenv.Stretch(10 * time.Second)):
 				t.Fatal("the iteration went on 10 s after the interrupt")
