@@ -75,27 +75,39 @@ func TestHuntJSNativeIteration(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	ev := startWatchedEval(t, "--memory-limit", "64MiB")
+	// A slow match may pass regexp2's own 1 s on a loaded machine.
+	huntStops(t, "64MiB", nativeIterations, "an error that says the cell timed out or passed its memory limit", func(got string) bool {
+		return strings.Contains(got, "timed out") || strings.Contains(got, "memory limit") || strings.Contains(got, "took longer than 1s")
+	})
+}
+
+// huntStops runs each of cells, with a 1 s timeout, in one session of
+// the real binary's eval command with the given memory limit
+// (startWatchedEval): each must end as an error that stopped says it
+// should (want names it) within a bound stretched by the machine's load,
+// the session must keep its state through them, and the process's peak
+// resident memory must stay under 512 MiB (the runtimes, a 64 MiB session
+// at its cap and its garbage: 160-240 MiB, TestJavaScriptBombsThroughEval;
+// one loop left to run measured 24 GB).
+func huntStops(t *testing.T, limit string, cells []struct{ name, code string }, want string, stopped func(got string) bool) {
+	t.Helper()
+	ev := startWatchedEval(t, "--memory-limit", limit)
 	if got := ev.send(t, "globalThis.kept = 'still here'", 10); !strings.Contains(got, `"status":"complete"`) {
 		t.Fatalf("setup: %s", clip(got))
 	}
-	for _, c := range nativeIterations {
+	for _, c := range cells {
 		start := time.Now()
 		got := ev.send(t, c.code, 1)
 		if took := time.Since(start); took > testenv.Stretch(10*time.Second) {
 			t.Errorf("%s: took %v for a cell with a 1 s timeout", c.name, took.Round(time.Millisecond))
 		}
-		// A slow match may pass regexp2's own 1 s on a loaded machine.
-		if !strings.Contains(got, `"status":"error"`) || !strings.Contains(got, "timed out") && !strings.Contains(got, "memory limit") && !strings.Contains(got, "took longer than 1s") {
-			t.Errorf("%s: %s, want an error that says the cell timed out or passed its memory limit", c.name, clip(got))
+		if !strings.Contains(got, `"status":"error"`) || !stopped(got) {
+			t.Errorf("%s: %s, want %s", c.name, clip(got), want)
 		}
 	}
 	if got := ev.send(t, "print(kept, 1 + 1)", 10); !strings.Contains(got, `still here 2`) {
 		t.Errorf("after the loops: %s", clip(got))
 	}
-	// The runtimes, a 64 MiB session at its cap and its garbage: 160-240
-	// MiB (TestJavaScriptBombsThroughEval); one loop left to run measured
-	// 24 GB.
 	if hwm, bound := peakRSS(t, ev.cmd.Process.Pid), int64(512<<20); hwm > bound {
 		t.Errorf("eval's peak resident memory is %d MiB, more than %d MiB", hwm>>20, bound>>20)
 	}
@@ -141,26 +153,9 @@ func TestHuntJSNativeLengthLoops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	ev := startWatchedEval(t, "--memory-limit", "4GiB")
-	if got := ev.send(t, "globalThis.kept = 'still here'", 10); !strings.Contains(got, `"status":"complete"`) {
-		t.Fatalf("setup: %s", clip(got))
-	}
-	for _, c := range nativeLengthLoops {
-		start := time.Now()
-		got := ev.send(t, c.code, 1)
-		if took := time.Since(start); took > testenv.Stretch(10*time.Second) {
-			t.Errorf("%s: took %v for a cell with a 1 s timeout", c.name, took.Round(time.Millisecond))
-		}
-		if !strings.Contains(got, `"status":"error"`) || !strings.Contains(got, "timed out") {
-			t.Errorf("%s: %s, want an error that says the cell timed out", c.name, clip(got))
-		}
-	}
-	if got := ev.send(t, "print(kept, 1 + 1)", 10); !strings.Contains(got, `still here 2`) {
-		t.Errorf("after the loops: %s", clip(got))
-	}
-	if hwm, bound := peakRSS(t, ev.cmd.Process.Pid), int64(512<<20); hwm > bound {
-		t.Errorf("eval's peak resident memory is %d MiB, more than %d MiB", hwm>>20, bound>>20)
-	}
+	huntStops(t, "4GiB", nativeLengthLoops, "an error that says the cell timed out", func(got string) bool {
+		return strings.Contains(got, "timed out")
+	})
 }
 
 // watchedEval is the eval command in a child process, fed one line at a
