@@ -45,20 +45,7 @@ func TestEvalSettlesAfterAnswer(t *testing.T) {
 			var post func(sid, body string) (newSID, answer string) // HTTP
 			switch face {
 			case "stdio":
-				open = func() *mcp.ClientSession {
-					inR, inW := io.Pipe()
-					outR, outW := io.Pipe()
-					go func() {
-						srv.Run(ctx, &mcpserver.LineTransport{Reader: inR, Writer: outW})
-						outW.Close()
-					}()
-					cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { cs.Close(); inW.Close() })
-					return cs
-				}
+				open = func() *mcp.ClientSession { return stdioClient(t, ctx, srv) }
 			case "http":
 				h := srv.HTTPHandler(time.Minute, 1<<20)
 				hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -167,17 +154,7 @@ func TestProfileToolsSettleAfterAnswer(t *testing.T) {
 	}))
 	ctx, cancel := context.WithTimeout(context.Background(), testenv.Stretch(time.Minute))
 	defer cancel()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	go func() {
-		srv.Run(ctx, &mcpserver.LineTransport{Reader: inR, Writer: outW})
-		outW.Close()
-	}()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close(); inW.Close() })
+	cs := stdioClient(t, ctx, srv)
 	callOK := func(name string, args map[string]any, want string) string {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
@@ -232,4 +209,23 @@ func TestProfileToolsSettleAfterAnswer(t *testing.T) {
 	if s := nextSettle("evaluate_python"); s != evalSess {
 		t.Fatal("evaluate_python settled another session than the connection's eval session")
 	}
+}
+
+// stdioClient is an MCP client connected to srv over stdio (a
+// LineTransport, as `wasmeval mcp` serves it, over pipes), closed when
+// the test ends.
+func stdioClient(t *testing.T, ctx context.Context, srv *mcpserver.Server) *mcp.ClientSession {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		srv.Run(ctx, &mcpserver.LineTransport{Reader: inR, Writer: outW})
+		outW.Close()
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); inW.Close() })
+	return cs
 }
