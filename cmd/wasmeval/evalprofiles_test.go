@@ -144,7 +144,7 @@ func TestEvalStreamEvaluatePython(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	last := lines[len(lines)-1]
-	if !strings.Contains(out.String(), `"event":"stdout","cell":0,"text":"hi"`) || !strings.Contains(last, `"event":"done","value_repr":"42","stdout":"hi\n"`) {
+	if !strings.Contains(out.String(), `"event":"stdout","cell":0,"text":"hi\n"`) || !strings.Contains(last, `"event":"done","value_repr":"42","stdout":"hi\n"`) {
 		t.Errorf("--stream wrote\n%s", out.String())
 	}
 	if strings.Contains(out.String(), "vnd.wasmeval") {

@@ -119,17 +119,17 @@ def _print(*args, sep=" ", end="\n", file=None, flush=False, **kw):
     unknown keyword (its message). Past _WHOLE characters the pieces go
     apart, as the builtin's, not copied into one; a value whose str()
     raises leaves what the builtin would have written before it."""
-    if file is None:
-        file = sys.stdout
-    if (kw or type(file) is not _Output or "write" in file.__dict__
+    out = getattr(sys, "stdout", None) if file is None else file
+    if (kw or type(out) is not _Output or "write" in out.__dict__
             or (sep is not None and type(sep) is not str)
             or (end is not None and type(end) is not str)):
+        # file as given: the builtin raises "lost sys.stdout" itself.
         return _builtin_print(*args, sep=sep, end=end, file=file, flush=flush, **kw)
     if sep is None:
         sep = " "
     if end is None:
         end = "\n"
-    emit, kind = _wasmeval.emit, file._kind
+    emit, kind = _wasmeval.emit, out._kind
     parts = []
     try:
         for a in args:
