@@ -111,13 +111,7 @@ func TestEvalSettlesAfterAnswer(t *testing.T) {
 			}
 			nextSettle := func(what string) *sandbox.Session {
 				t.Helper()
-				select {
-				case s := <-settled:
-					return s
-				case <-time.After(testenv.Stretch(10 * time.Second)):
-					t.Fatalf("no settle after %s", what)
-				}
-				return nil
+				return awaitSettle(t, settled, what)
 			}
 
 			a := open()
@@ -170,13 +164,7 @@ func TestProfileToolsSettleAfterAnswer(t *testing.T) {
 	// settles of earlier answers first.
 	nextSettle := func(what string) *sandbox.Session {
 		t.Helper()
-		select {
-		case s := <-settled:
-			return s
-		case <-time.After(testenv.Stretch(10 * time.Second)):
-			t.Fatalf("no settle after %s", what)
-		}
-		return nil
+		return awaitSettle(t, settled, what)
 	}
 	drain := func() {
 		for {
@@ -228,4 +216,17 @@ func stdioClient(t *testing.T, ctx context.Context, srv *mcpserver.Server) *mcp.
 	}
 	t.Cleanup(func() { cs.Close(); inW.Close() })
 	return cs
+}
+
+// awaitSettle is the next session settled, or a failure that says none
+// came after what.
+func awaitSettle(t *testing.T, settled <-chan *sandbox.Session, what string) *sandbox.Session {
+	t.Helper()
+	select {
+	case s := <-settled:
+		return s
+	case <-time.After(testenv.Stretch(10 * time.Second)):
+		t.Fatalf("no settle after %s", what)
+	}
+	return nil
 }
