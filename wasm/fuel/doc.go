@@ -160,6 +160,47 @@
 // that Cranelift keeps in a register, or an interpreter loop with fewer
 // live values.
 //
+// Taking the dispatch loop's check out, with charges that CPython makes
+// itself instead, was prototyped and dropped (issue 15, 2026-11-24). It
+// can be sound: every dispatch moves next_instr forward by at least one
+// code unit, so a frame dispatches at most as many bytecodes as the units
+// from its start to its code's end plus those it jumps back over. The
+// prototype: ceval.c (wasm only) called two imports of a module
+// "wasmeval_fuel", charge(i64) at a frame's first start
+// (_PyInterpreterFrame_LASTI < 0: its code's size x 128 + 256; a resume,
+// 256) and at every JUMPBY/JUMPTO that lands below where it was, compared
+// as unsigned addresses so that a crafted offset that wraps around counts
+// as the distance back (the units x 128 + 128; a constant skip over
+// inline caches is not checked), and unmetered_loop() as the first
+// statement at dispatch_opcode (clang-14 and wasm-opt kept it the first
+// instruction of the dispatch loop, the loop with 555 branches back to
+// it); the pass removed both imports (renumbering the functions),
+// replaced each call to charge by a charge of its operand and a test,
+// left out the check of the loop the marker opened and failed when the
+// marker was anywhere else. Fuel per fib(25) went 722M -> 1,505M (a
+// frame pays for its whole code at its start, and fib returns at its
+// last instruction whichever way it goes), per 1M-iteration loop 2,436M
+// -> 1,642M, per trivial cell 134K -> 413K. BenchmarkFib27 against the
+// committed module, CPU per op, 6 alternating pairs of 30 ops at a time,
+// median of the pairs' differences: wasmtime -4.3% and -2.9% (two
+// series, load 4.2-6.4; metering costs +13.8% there: 36.8 ms against
+// 32.4 unmetered), wazero -2.3% and -0.5%; BenchmarkLoop3M (3 pairs of 4
+// ops) -2.5% on wasmtime, -5.3% on wazero. A charge 32 times smaller
+// (fewer hook calls) gave fib -4.1% and -2.9% on wasmtime, -6.6% and
+// -6.1% on wazero; a refund at RETURN_VALUE of the units a frame had
+// not reached (a trivial cell's fuel 254K), with a backward jump
+// charged 512, -2.8% and +0.5% on wasmtime; the check left out with no
+// charges at all (unsound) was no faster than the committed module
+// (38.0-38.4 ms against 37.7-39.1, 5 rounds, load 4.5-4.8): the eval
+// loop's layout moves fib by about 3%, as much as the check costs. So the
+// dispatch check is about a fourth of metering's cost on fib, at most
+// 4% of its CPU, short of the 12% issue 15 needs, and a sound version
+// needs more than the charges: a march of next_instr past a crafted
+// code's end is unmetered up to the memory's end (half its size in
+// dispatches, then a trap; a memory of 65536 pages would let it wrap
+// around to address 0), NoFuel runs need the imports stripped, and call-
+// heavy code pays twice the fuel per second.
+//
 // The hook calls cost more than their code on wasmtime (issue 15,
 // 2026-11-24; paired runs, CPU of all the process's threads per cell,
 // load 1.5-2.8). There the guest runs in a cgo call and the hook is a cgo
