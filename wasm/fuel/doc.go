@@ -201,6 +201,43 @@
 // around to address 0), NoFuel runs need the imports stripped, and call-
 // heavy code pays twice the fuel per second.
 //
+// Which of that function's loop checks fib pays for was then measured as
+// unsound upper bounds (issue 15, 2026-11-24): a throwaway copy of the
+// pass emitted nothing at chosen loop headers of _PyEval_EvalFrameDefault
+// (wasm function 2225; loops numbered in binary order, which leaving them
+// out confirmed by the fuel it takes: 31 units a call for loops 0, 1 and
+// 2, 23 for 4 and 27). BenchmarkFib27 on wasmtime, CPU per op, 30 ops a
+// process, the variants alternated, median of each round's change against
+// the committed module (dist 6535d3ad; 37.0 ms, unmetered 32.6), three
+// series of 6 rounds, load 1.4-4.2: the three loops the compiler makes of
+// the gotos around start_frame and resume_frame (0, 1, 2; 5 checks a
+// call) -3.7%, -2.6%, -3.1%; the argument copy's and the frame clear's
+// loops (27, 4; 2 a call) -1.2%, -0.6%, -1.9%; every loop but the
+// dispatch's -3.6%, -0.1%, -4.4%; the dispatch loop's alone -2.4% and
+// -0.3%; every loop of the function -9.4%, -8.3%, -8.9%. Against 4166bca0
+// (fib no longer passes loops 4 and 27; 36.0 ms; 6 rounds, load 2.7-4.0):
+// loops 0-2 -1.4%, every loop but the dispatch's -1.4%, the dispatch's
+// alone +1.5%, every loop -7.5%. The 3M loop (one round): every loop of
+// the function -3.3%, each group -0.2% to -1.6%. So no group of checks
+// pays on its own, and their costs do not add up: the dispatch loop's
+// check alone costs 7-8% when it is the function's only one on fib's path
+// (against 4166bca0, 6 rounds, load 3.6-4.3: 35.3 ms, 33.0 with none; in
+// the dispatch block the check is vmctx reloaded from its spill slot, a
+// load, a sub and a store of the global, a test and a predicted branch),
+// 0-2% when the others on fib's path (5 or 7 a call) are there too; and
+// those cost 1.4-3.7% with the dispatch loop's check there, 7-9% without
+// it. Nor is it the hook call in the outer loops that costs: the dispatch
+// loop's check made charge-only (no test, no call: in the dispatch block
+// the reload, load, sub and store alone), every other loop left out, was
+// as slow as the full check (35.8 ms; the function's machine code 3.5 KB
+// smaller than with the full check, 856 bytes larger than with none).
+// Only with every loop check of the function gone does fib gain 7-9%, and
+// that is not sound; covering loops 0-2 by checks CPython makes itself
+// (the gotos done by hand) would have been worth 1.4-3.7% at most, so it
+// was not made. Why the checks' costs overlap was not found (no hardware
+// counters on this machine; the eval loop's layout alone moves fib by
+// about 3%).
+//
 // The hook calls cost more than their code on wasmtime (issue 15,
 // 2026-11-24; paired runs, CPU of all the process's threads per cell,
 // load 1.5-2.8). There the guest runs in a cgo call and the hook is a cgo
