@@ -22,7 +22,7 @@ SHELL := /bin/bash
 include wasm/python/pins.mk
 
 GO          ?= go
-APT_PACKAGES := clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32 dpkg-dev \
+APT_PACKAGES := clang-14 lld-14 llvm-14 wasi-libc libclang-rt-14-dev-wasm32 dpkg-dev \
                 python3.11 zstd tcl make gcc binaryen
 CACHE_ROOT  ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/wasmeval-build
 PY_DIST     := wasm/python/dist
@@ -30,10 +30,12 @@ PY_DIST     := wasm/python/dist
 # inputs: python.wasm (python-<hash>/: compiles CPython, minutes) and the
 # stdlib zip with tzdata (stdlib-<hash>/: seconds). pins.mk's TZDATA_ lines
 # concern only the zip; the zip holds the interpreter build's sysconfigdata,
-# so its hash covers python.wasm's too.
+# so its hash covers python.wasm's too. The build is profile-guided with the
+# committed profile (pgo/python.proftext.zst; llvm-14's llvm-profdata makes
+# its indexed form); the build never takes a profile (wasm/python/pgo/README.md).
 PY_WASM_INPUTS := wasm/python/build.sh wasm/python/config.site-wasmeval \
                   $(wildcard wasm/python/shim/*) $(wildcard wasm/python/patches/*) \
-                  $(wildcard wasm/python/sqlite/*)
+                  $(wildcard wasm/python/sqlite/*) wasm/python/pgo/python.proftext.zst
 PY_WASM_HASH  := $(shell { grep -v '^TZDATA_' wasm/python/pins.mk; cat $(PY_WASM_INPUTS); } | sha256sum | cut -c1-16)
 PY_WASM_CACHE := $(CACHE_ROOT)/python-$(PY_WASM_HASH)
 PY_LIB_INPUTS := wasm/python/pins.mk wasm/python/stdlib.sh wasm/python/mkstdlib.py

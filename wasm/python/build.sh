@@ -22,7 +22,10 @@
 # The flags below are the measured winners (README.md, "Speed flags"). The
 # PYBUILD_* variables override them for measuring other variants only; the
 # Makefile never sets them, so a cached or committed artifact is always built
-# with the defaults.
+# with the defaults. The default build is profile-guided, with the committed
+# profile pgo/python.proftext.zst (ceval.c left out of it; README.md, "Speed
+# flags"); PYBUILD_PGO_GENERATE builds the instrumented module that takes a
+# profile (pgo/README.md says how; the build never takes one itself).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -39,7 +42,19 @@ mkdir -p "$work" "$out"
 sysroot=$work/sysroot
 mkdir -p "$sysroot/include" "$sysroot/lib"
 ln -s /usr/include/wasm32-wasi "$sysroot/include/wasm32-wasi"
-ln -s /usr/lib/wasm32-wasi "$sysroot/lib/wasm32-wasi"
+# PYBUILD_PGO_GENERATE: a folder of wasm32-wasi objects of LLVM's profile
+# runtime (pgo/README.md; Debian ships none for wasm32), for an instrumented
+# build (-fprofile-generate) whose _wasmeval.profile_write writes the raw
+# profile. They go into a copy of the sysroot's libc.a, so that every link,
+# configure's checks too, finds what the instrumented code calls.
+pgo_gen=${PYBUILD_PGO_GENERATE:-}
+if [ -n "$pgo_gen" ]; then
+  cp -r /usr/lib/wasm32-wasi "$sysroot/lib/wasm32-wasi"
+  llvm-ar-"${PYBUILD_CLANG:-14}" q "$sysroot/lib/wasm32-wasi/libc.a" "$pgo_gen"/*.o
+  llvm-ranlib-"${PYBUILD_CLANG:-14}" "$sysroot/lib/wasm32-wasi/libc.a"
+else
+  ln -s /usr/lib/wasm32-wasi "$sysroot/lib/wasm32-wasi"
+fi
 
 deps=$work/deps
 mkdir -p "$deps/include" "$deps/lib/pkgconfig"
@@ -72,6 +87,27 @@ WASM_OPT=${PYBUILD_WASM_OPT_BIN:-/usr/bin/wasm-opt}
 
 fixed=/wasmeval-build
 opt="${PYBUILD_OPT:--O3} -g0 -ffile-prefix-map=$work=$fixed"
+# PYBUILD_PGO: a profile to build with (LLVM's .proftext, zstd-compressed
+# or not, or .profdata), copied into the work folder, so that the path in
+# _sysconfigdata's CFLAGS is the fixed one; unset: the committed
+# pgo/python.proftext.zst (an input of the artifact: the Makefile's
+# PY_WASM_INPUTS), turned into the indexed form by llvm-profdata (Debian's
+# llvm-14; the same text gives the same bytes); empty: none.
+pgo=${PYBUILD_PGO-$here/pgo/python.proftext.zst}
+if [ -n "$pgo_gen" ]; then
+  opt="$opt -fprofile-generate"
+elif [ -n "$pgo" ]; then
+  case "$pgo" in
+    *.proftext.zst) zstd -q -d -c "$pgo" >"$work/python.proftext" ;;
+    *.proftext) cp "$pgo" "$work/python.proftext" ;;
+    *.profdata) cp "$pgo" "$work/python.profdata" ;;
+    *) echo "build.sh: PYBUILD_PGO=$pgo: want a .proftext.zst, .proftext or .profdata file"; exit 1 ;;
+  esac
+  [ -f "$work/python.profdata" ] || llvm-profdata-"$cc_ver" merge -o "$work/python.profdata" "$work/python.proftext"
+  # A function whose control flow changed since the profile was taken (a
+  # patch) is compiled as without one; clang would warn about each.
+  opt="$opt -fprofile-use=$work/python.profdata -Wno-profile-instr-out-of-date -Wno-profile-instr-unprofiled"
+fi
 lto=${PYBUILD_LTO:-}                        # e.g. -flto (compile and link)
 pymalloc=${PYBUILD_PYMALLOC:-yes}           # --with-pymalloc=
 wasm_opt_flags=${PYBUILD_WASM_OPT--O3}      # binaryen's passes; empty: none
@@ -184,7 +220,7 @@ EOF
   libs=$(make -s -f Makefile -f "$work/print.mk" print-libs)
   echo "link libs: $libs"
   $CC $opt -I. -I../../Include -I../../Include/internal \
-    -c "$here/shim/wasmeval.c" -o "$work/wasmeval.o"
+    ${pgo_gen:+-DWASMEVAL_PROFILE} -c "$here/shim/wasmeval.c" -o "$work/wasmeval.o"
   $CC $opt -mexec-model=reactor \
     -z stack-size=8388608 -Wl,--stack-first -Wl,--initial-memory=20971520 \
     -o "$work/python.wasm" "$work/wasmeval.o" libpython3.11.a $libs -lm

@@ -1,13 +1,13 @@
 /*
  * The part of LLVM's profile runtime that an instrumented python.wasm
- * (build.sh with wiring.diff, PYBUILD_PGO_GENERATE) needs besides
+ * (build.sh with PYBUILD_PGO_GENERATE) needs besides
  * compiler-rt's own files, which README.md's steps compile from Debian's
  * llvm-toolchain-14 source (Debian ships no libclang_rt.profile for
  * wasm32): the hook variable every instrumented file refers to, the two
  * helpers of InstrProfilingUtil.c that the others use (that file needs
  * mmap), and a writer of the raw profile, counters and value profile
  * (indirect call targets, memcpy sizes), to a file, which
- * _wasmeval.profile_write calls (wiring.diff's hunk of shim/wasmeval.c).
+ * _wasmeval.profile_write calls (shim/wasmeval.c, under WASMEVAL_PROFILE).
  * compiler-rt's InstrProfilingFile.c writes at exit and leans on POSIX file
  * locking; a reactor never exits.
  *

@@ -150,7 +150,26 @@ wasmeval_stack(PyObject *self, PyObject *args)
     return info;
 }
 
+#ifdef WASMEVAL_PROFILE
+/* An instrumented build's (build.sh, PYBUILD_PGO_GENERATE): pgo/profile.c. */
+int wasmeval_profile_write(const char *path);
+
+static PyObject *
+wasmeval_profile_write_py(PyObject *self, PyObject *args)
+{
+    const char *path;
+    if (!PyArg_ParseTuple(args, "s", &path)) {
+        return NULL;
+    }
+    return PyLong_FromLong(wasmeval_profile_write(path));
+}
+#endif
+
 static PyMethodDef wasmeval_methods[] = {
+#ifdef WASMEVAL_PROFILE
+    {"profile_write", wasmeval_profile_write_py, METH_VARARGS,
+     "profile_write(path) -> 0 on success: write the raw profile counted so far."},
+#endif
     {"emit", wasmeval_emit, METH_VARARGS,
      "emit(kind, text): send a chunk of output or an event to the host."},
     {"call_start", wasmeval_call_start, METH_VARARGS,
