@@ -34,84 +34,48 @@ var finite = map[string]bool{
 // loop in Go over an array-like's length or sort.
 func TestNativeIterationStopsAtInterrupt(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		run  func(r *Runtime) error
+		name, code string
 	}{
-		{"new Set", func(r *Runtime) error {
-			_, err := r.RunString("new Set(Array.prototype.values.call({ length: 2 ** 53 - 1 }))")
-			return err
-		}},
-		{"ForOf in a native function", func(r *Runtime) error {
-			r.Set("forOf", func(call FunctionCall) Value {
-				r.ForOf(call.Argument(0), func(Value) bool { return true })
-				return nil
-			})
-			_, err := r.RunString("forOf(Array.prototype.values.call({ length: 2 ** 53 - 1 }))")
-			return err
-		}},
+		{"new Set", "new Set(Array.prototype.values.call({ length: 2 ** 53 - 1 }))"},
+		{"ForOf in a native function", "forOf(Array.prototype.values.call({ length: 2 ** 53 - 1 }))"},
 		// A global search with regexp2 (a backreference), each match slow:
 		// one native call that searches for the next match until the text
 		// ends (10000 matches of about 10 ms each).
-		{"a global regexp2 search", func(r *Runtime) error {
-			_, err := r.RunString(`('a'.repeat(16) + 'y').repeat(1e4).replace(/(a+)+\1x|y/g, '')`)
-			return err
-		}},
+		{"a global regexp2 search", `('a'.repeat(16) + 'y').repeat(1e4).replace(/(a+)+\1x|y/g, '')`},
 		// The same through a subclass: the generic paths call exec in a
 		// loop, split at each position.
-		{"split by a RegExp subclass", func(r *Runtime) error {
-			_, err := r.RunString(`class R extends RegExp {}; ('a'.repeat(16) + 'y').repeat(1e4).split(new R('(a+)+\\1x|y'))`)
-			return err
-		}},
+		{"split by a RegExp subclass", `class R extends RegExp {}; ('a'.repeat(16) + 'y').repeat(1e4).split(new R('(a+)+\\1x|y'))`},
 		// A built-in that calls a native callback (a slow match) for each
 		// element: callChecked.
-		{"forEach with a native callback", func(r *Runtime) error {
-			_, err := r.RunString(`Array(1e4).fill('a'.repeat(16) + 'y').forEach(RegExp.prototype.test.bind(/(a+)+\1x|z/))`)
-			return err
-		}},
+		{"forEach with a native callback", `Array(1e4).fill('a'.repeat(16) + 'y').forEach(RegExp.prototype.test.bind(/(a+)+\1x|z/))`},
 		// Built-ins that loop in Go over an array-like's length, element
 		// or not: over 2^53-1 holes, for ever, and keeping nothing.
-		{"indexOf over a length", func(r *Runtime) error {
-			_, err := r.RunString("Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)")
-			return err
-		}},
-		{"join over a length", func(r *Runtime) error {
-			_, err := r.RunString("Array.prototype.join.call({ length: 2 ** 53 - 1 }, '')")
-			return err
-		}},
-		{"reverse over a length", func(r *Runtime) error {
-			_, err := r.RunString("Array.prototype.reverse.call({ length: 2 ** 53 - 1 })")
-			return err
-		}},
-		{"forEach over holes", func(r *Runtime) error {
-			_, err := r.RunString("Array.prototype.forEach.call({ length: 2 ** 53 - 1 }, (x) => x)")
-			return err
-		}},
+		{"indexOf over a length", "Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)"},
+		{"join over a length", "Array.prototype.join.call({ length: 2 ** 53 - 1 }, '')"},
+		{"reverse over a length", "Array.prototype.reverse.call({ length: 2 ** 53 - 1 })"},
+		{"forEach over holes", "Array.prototype.forEach.call({ length: 2 ** 53 - 1 }, (x) => x)"},
 		// toLocaleString writes a comma for each hole: 2^24 of them take
 		// about 1 s and 16 MiB, and without the check the call ends with
 		// its string where the interrupt should have stopped it.
-		{"toLocaleString over a length", func(r *Runtime) error {
-			_, err := r.RunString("Array.prototype.toLocaleString.call({ length: 2 ** 24 }).length")
-			return err
-		}},
+		{"toLocaleString over a length", "Array.prototype.toLocaleString.call({ length: 2 ** 24 }).length"},
 		// Sorts: a comparison in Go for each pair, about 1 s for these
 		// (made before the clock starts), which end sorted without the
 		// check.
-		{"a typed array's sort", func(r *Runtime) error {
-			_, err := r.RunString("ta.sort()")
-			return err
-		}},
-		{"an array's sort by strings", func(r *Runtime) error {
-			_, err := r.RunString("a.sort()")
-			return err
-		}},
+		{"a typed array's sort", "ta.sort()"},
+		{"an array's sort by strings", "a.sort()"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := New()
 			if _, err := r.RunString(sortSetup); err != nil {
 				t.Fatal(err)
 			}
+			// forOf steps an iterator through the Go API's ForOf.
+			r.Set("forOf", func(call FunctionCall) Value {
+				r.ForOf(call.Argument(0), func(Value) bool { return true })
+				return nil
+			})
 			done := make(chan error, 1)
-			go func() { done <- tc.run(r) }()
+			go func() { _, err := r.RunString(tc.code); done <- err }()
 			time.Sleep(50 * time.Millisecond)
 			r.Interrupt("stop")
 			select {
