@@ -176,6 +176,37 @@ try:
 except NameError as e:
     P('mapping builtins', lo['r'], e)
 
+# Builtins named by module-level code (its locals are its globals): found
+# past the namespace, shadowed by a global and unshadowed, added to and
+# removed from builtins, shadowed by a key equal but not identical.
+import builtins
+kinds = []
+for i in range(6):
+    if i == 2:
+        len = lambda x: 'shadowed'
+    if i == 4:
+        del len
+    kinds.append(len('ab'))
+P('builtin shadowed', kinds)
+builtins.wasmeval_extra = 'extra'
+seen = [wasmeval_extra for i in range(3)]
+del builtins.wasmeval_extra
+try:
+    for i in range(3):
+        wasmeval_extra
+except NameError as e:
+    P('builtin removed', seen, e)
+g[''.join(['a', 'b', 's'])] = lambda x: 'equal key'
+P('builtin shadowed by an equal key', abs(-1))
+del g['abs']
+P('builtin again', abs(-1))
+own = {'__builtins__': {'len': lambda x: 42}}
+exec('r = len([1, 2])', own)
+try:
+    exec('for i in range(2):\n    print', own)
+except NameError as e:
+    P('own builtins dict', own['r'], e)
+
 # NameError messages, with the suggestion the traceback adds.
 apple = 1
 try:
