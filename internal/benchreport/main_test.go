@@ -70,7 +70,7 @@ func TestHeadlineTable(t *testing.T) {
 		"| fib(27) / 3M-iteration loop vs native, fuel on | 3.80x / 4.10x | 1.80x / 1.60x | 2.10x / 3.10x | 1x (28 ms / 190 ms) | ≤ 2.0x / ≤ 2.0x | wazero no, wasmtime yes |",
 		"| whole-process `eval` of print(1), warm caches | 206 ms | 90 ms | 2.5 s (loadPyodide 2.3 s; a bare node process 40 ms) | 42 ms | ≤ 100 ms | wazero no, wasmtime yes |",
 		"| trivial cell, warm session, eval line round trip | 1.38x | 0.14x | 11.00x | 1.10x | 8.00x | wazero no, wasmtime yes |",
-		"| fib(27) / 3M-iteration loop vs native, fuel on | 1.81x / 1.32x | 0.86x / 0.52x | 3.80x / 4.10x | 1.80x / 1.60x | 2.10x / 3.10x | wazero no, wasmtime yes |",
+		"| fib(27) / 3M-iteration loop vs native, fuel on | 1.77x / 1.30x | 0.83x / 0.50x | 3.80x / 4.10x | 1.80x / 1.60x | 2.10x / 3.10x | wazero no, wasmtime yes |",
 		"- loadavg-before: 3.10 2.00 1.50 4/500 123",
 		"- loadavg-after: 9.10 8.00 7.50 4/500 123",
 		"**Taken with other work running:** the load average reached 9.1 on this",
