@@ -2,12 +2,8 @@ package python_test
 
 import (
 	"os"
-	"os/exec"
 	"strconv"
-	"strings"
 	"testing"
-
-	"github.com/wasmeval/wasmeval/internal/testenv"
 )
 
 // TestNamesMatchNative: module-level names through the paths that
@@ -28,50 +24,10 @@ import (
 // 4-byte index tables, and sys.settrace line events in a module-level for
 // loop (on from the start and switched on in the middle).
 func TestNamesMatchNative(t *testing.T) {
-	py, err := exec.LookPath("/usr/bin/python3.11")
-	if err != nil {
-		if testenv.PythonRequired() {
-			t.Fatalf("native python3.11 (make deps installs it): %v", err)
-		}
-		t.Skipf("no native python3.11: %v", err)
-	}
 	src, err := os.ReadFile("testdata/names.py")
 	if err != nil {
 		t.Fatal(err)
 	}
-	driver := "exec(compile(" + strconv.Quote(string(src)) + ", '<names>', 'exec'), {'__name__': '__names__'})\n"
-	cmd := exec.Command(py, "-S", "-c", driver)
-	cmd.Env = []string{"LANG=C.UTF-8", "PYTHONHASHSEED=0"}
-	want, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("native python3.11: %v\n%s", err, want)
-	}
-	inst, _ := newInstance(t)
-	r, o := run(t, inst, driver)
-	if o.Failed {
-		t.Fatalf("guest failed: %s", r.out.String())
-	}
-	got := r.out.String()
-	if got != string(want) {
-		gl, wl := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < len(gl) || i < len(wl); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Errorf("line %d:\n guest:  %s\n native: %s", i+1, g, w)
-			}
-		}
-		t.FailNow()
-	}
-	// The comparison proves nothing if the program stopped early.
-	for _, s := range []string{"loop 4498500 2999", "same object 1", "finaliser rebound by __del__", "many names 50000", "settrace midway [", "done"} {
-		if !strings.Contains(got, s) {
-			t.Fatalf("output lacks %q:\n%s", s, got)
-		}
-	}
+	matchesNative(t, "exec(compile("+strconv.Quote(string(src))+", '<names>', 'exec'), {'__name__': '__names__'})\n",
+		"loop 4498500 2999", "same object 1", "finaliser rebound by __del__", "many names 50000", "settrace midway [", "done")
 }
