@@ -351,7 +351,7 @@ func matchesNative(t *testing.T, driver string, markers ...string) {
 // stopCells run forever through Python calls and returns: recursion caught
 // in a loop, and two that have no loop in Python at all, only calls and
 // returns (a call tree of depth 60, and a tree of generators).
-var stopCells = []struct{ name, code string }{
+var stopCells = []stopCell{
 	{"recursion in a loop", "def f(n):\n    return f(n + 1)\ncaught = 0\nwhile True:\n    try:\n        f(0)\n    except RecursionError:\n        caught += 1"},
 	{"call tree", "def t(n, k=1):\n    if n:\n        t(n - k)\n        t(n - 1, k)\n    return n\nt(60)"},
 	{"mutual call tree", "def a(n):\n    return b(n) + b(n) if n else 0\ndef b(n):\n    return a(n - 1)\na(60)"},
@@ -401,11 +401,27 @@ func afterStop(t *testing.T, inst runtimes.Instance, name string) {
 	}
 }
 
+// stopCell is a cell that runs until it is stopped.
+type stopCell struct{ name, code string }
+
 // TestCallReturnLoopsStopOnFuel: each stop cell is stopped by a fuel
 // budget, and the session goes on.
 func TestCallReturnLoopsStopOnFuel(t *testing.T) {
+	stopsOnFuel(t, stopCells, func(t *testing.T, inst runtimes.Instance, _ *rec, name string) { afterStop(t, inst, name) })
+}
+
+// TestCallReturnLoopsStopOnTimeout: each stop cell is interrupted when its
+// context's deadline passes, and the session goes on.
+func TestCallReturnLoopsStopOnTimeout(t *testing.T) {
+	stopsOnTimeout(t, stopCells, func(t *testing.T, inst runtimes.Instance, _ *rec, name string) { afterStop(t, inst, name) })
+}
+
+// stopsOnFuel runs each cell in one session under a fuel budget: each must
+// be stopped by the budget, past it, with a KeyboardInterrupt; then after
+// checks the session.
+func stopsOnFuel(t *testing.T, cells []stopCell, after func(t *testing.T, inst runtimes.Instance, r *rec, name string)) {
 	inst, _ := newInstance(t)
-	for _, c := range stopCells {
+	for _, c := range cells {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := runtimes.WithFuelBudget(context.Background(), 50_000_000)
 			r, o := runStopped(t, inst, ctx, c.code)
@@ -415,16 +431,17 @@ func TestCallReturnLoopsStopOnFuel(t *testing.T) {
 			if o.FuelUsed < 50_000_000 {
 				t.Fatalf("stopped at %d fuel, under the budget", o.FuelUsed)
 			}
-			afterStop(t, inst, c.name)
+			after(t, inst, r, c.name)
 		})
 	}
 }
 
-// TestCallReturnLoopsStopOnTimeout: each stop cell is interrupted when its
-// context's deadline passes, and the session goes on.
-func TestCallReturnLoopsStopOnTimeout(t *testing.T) {
+// stopsOnTimeout runs each cell in one session under a 300 ms deadline:
+// each must be interrupted by the host when it passes; then after checks
+// the session.
+func stopsOnTimeout(t *testing.T, cells []stopCell, after func(t *testing.T, inst runtimes.Instance, r *rec, name string)) {
 	inst, _ := newInstance(t)
-	for _, c := range stopCells {
+	for _, c := range cells {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
@@ -432,7 +449,7 @@ func TestCallReturnLoopsStopOnTimeout(t *testing.T) {
 			if !o.Interrupted || o.FuelExhausted {
 				t.Fatalf("%+v %q", o, r.out.String())
 			}
-			afterStop(t, inst, c.name)
+			after(t, inst, r, c.name)
 		})
 	}
 }

@@ -1,11 +1,9 @@
 package python_test
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wasmeval/wasmeval/runtimes"
 )
@@ -147,7 +145,7 @@ func TestPredictTraceMatchesNative(t *testing.T) {
 // predicts FOR_ITER before the check fails both tests on the loops without
 // a call (the cell is not stopped by its KeyboardInterrupt but rolled back),
 // and the while loops of stop_test.go do not notice.
-var forStopCells = []struct{ name, code string }{
+var forStopCells = []stopCell{
 	{"for loop", "import itertools\nn = 0\nfor n in itertools.count():\n    pass"},
 	{"for loop of calls", "import itertools\ndef f(x):\n    return x\nn = 0\nfor n in itertools.count():\n    f(n)"},
 	{"for loop in a function", "import itertools\nn = 0\ndef g():\n    global n\n    for i in itertools.count():\n        n = i\ng()"},
@@ -169,36 +167,12 @@ func forStopCheck(t *testing.T, inst runtimes.Instance, r *rec, name string) {
 // TestPredictForLoopsStopOnFuel: each for cell is stopped by a fuel
 // budget, and the session goes on.
 func TestPredictForLoopsStopOnFuel(t *testing.T) {
-	inst, _ := newInstance(t)
-	for _, c := range forStopCells {
-		t.Run(c.name, func(t *testing.T) {
-			ctx := runtimes.WithFuelBudget(context.Background(), 50_000_000)
-			r, o := runStopped(t, inst, ctx, c.code)
-			if !o.FuelExhausted || o.Interrupted {
-				t.Fatalf("%+v %q", o, r.out.String())
-			}
-			if o.FuelUsed < 50_000_000 {
-				t.Fatalf("stopped at %d fuel, under the budget", o.FuelUsed)
-			}
-			forStopCheck(t, inst, r, c.name)
-		})
-	}
+	stopsOnFuel(t, forStopCells, forStopCheck)
 }
 
 // TestPredictForLoopsStopOnTimeout: each for cell is interrupted by the
 // host (the SIGINT flags) when its context's deadline passes, and the
 // session goes on.
 func TestPredictForLoopsStopOnTimeout(t *testing.T) {
-	inst, _ := newInstance(t)
-	for _, c := range forStopCells {
-		t.Run(c.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-			defer cancel()
-			r, o := runStopped(t, inst, ctx, c.code)
-			if !o.Interrupted || o.FuelExhausted {
-				t.Fatalf("%+v %q", o, r.out.String())
-			}
-			forStopCheck(t, inst, r, c.name)
-		})
-	}
+	stopsOnTimeout(t, forStopCells, forStopCheck)
 }
