@@ -160,29 +160,41 @@ func TestProfileToolsSettleAfterAnswer(t *testing.T) {
 		}
 		return text(res)
 	}
-	// Each settle after the answer that asked it; nextSettle drains the
-	// settles of earlier answers first.
-	nextSettle := func(what string) *sandbox.Session {
+	// A settle runs on a goroutine of its own, started once the answer is
+	// written: it may reach settled after the client has read that answer,
+	// and after the next call has been sent. So each check waits for the
+	// session it expects, passing over late settles of sessions that
+	// earlier calls settled, and fails on any other.
+	earlier := map[*sandbox.Session]bool{}
+	settleOf := func(what string, want func(*sandbox.Session) bool) *sandbox.Session {
 		t.Helper()
-		return awaitSettle(t, settled, what)
-	}
-	drain := func() {
 		for {
-			select {
-			case <-settled:
-			default:
-				return
+			s := awaitSettle(t, settled, what)
+			if want(s) {
+				earlier[s] = true
+				return s
+			}
+			if !earlier[s] {
+				t.Fatalf("%s settled a session (root %s) that is neither its own nor one an earlier call settled", what, s.Root())
 			}
 		}
 	}
 
 	callOK("eval", map[string]any{"cells": []any{map[string]any{"language": "js", "code": "1"}}}, "1")
-	evalSess := nextSettle("eval")
+	evalSess := settleOf("eval", func(*sandbox.Session) bool { return true })
+	isContext := func(s *sandbox.Session) bool {
+		return s != evalSess && s.Label(profiles.ContextLanguageLabel) == "js"
+	}
 	cid := strings.TrimSpace(callOK("create_code_context", map[string]any{"language": "js"}, ""))
-	drain()
+	// Its warm-up ran in the new context: that session settles.
+	ctxSess := settleOf("create_code_context", isContext)
 	callOK("run_in_code_context", map[string]any{"contextId": cid, "code": "6 * 7"}, "42")
-	if s := nextSettle("run_in_code_context"); s == evalSess || s.Label(profiles.ContextLanguageLabel) != "js" {
-		t.Fatalf("run_in_code_context settled a session (root %s) that is not its context's", s.Root())
+	// The late settle of create_code_context's answer is of the same
+	// session: this waits for a second one. A session settles once per
+	// answer written (settle.go), so one settle of ctxSess per call.
+	delete(earlier, ctxSess)
+	if s := settleOf("run_in_code_context", isContext); s != ctxSess {
+		t.Fatalf("run_in_code_context settled a context (root %s) other than its own (root %s)", s.Root(), ctxSess.Root())
 	}
 
 	if err := testenv.PythonAvailable(); err != nil {
@@ -192,11 +204,8 @@ func TestProfileToolsSettleAfterAnswer(t *testing.T) {
 		t.Logf("evaluate_python not tried: %v", err)
 		return
 	}
-	drain()
 	callOK("evaluate_python", map[string]any{"code": "6 * 7"}, "42")
-	if s := nextSettle("evaluate_python"); s != evalSess {
-		t.Fatal("evaluate_python settled another session than the connection's eval session")
-	}
+	settleOf("evaluate_python", func(s *sandbox.Session) bool { return s == evalSess })
 }
 
 // stdioClient is an MCP client connected to srv over stdio (a
