@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,10 +44,17 @@ func streamDuringMove(t *testing.T, forwarded bool) {
 	leases := st.(store.Leaser)
 	ctx := context.Background()
 
-	// A long eval holds the session's turn on A...
+	// A long eval holds the session's turn on A, until the test writes
+	// "go" into the session's folder on A (not for a fixed time: on a
+	// loaded machine B's eval below could take longer than that)...
+	sess, err := a.mgr.Session(server.Owner(tokenA), id)
+	if err != nil {
+		t.Fatal(err)
+	}
 	long := make(chan response, 1)
 	go func() {
-		long <- do(t, "POST", a.URL+"/v1/sessions/"+id+"/eval", tokenA, cells("py", "import time\ntime.sleep(3)\nx = 2"))
+		long <- do(t, "POST", a.URL+"/v1/sessions/"+id+"/eval", tokenA, cells("py",
+			"import os, time\nt0 = time.monotonic()\nwhile not os.path.exists('go') and time.monotonic() - t0 < 600: time.sleep(0.02)\nx = 2"))
 	}()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if info, err := a.mgr.Info(ctx, server.Owner(tokenA), id); err == nil && info.Busy {
@@ -73,6 +82,9 @@ func streamDuringMove(t *testing.T, forwarded bool) {
 	}
 	if out := output(b.eval(t, tokenA, id, cells("py", "print(x)"))); out != "1\n" {
 		t.Fatalf("B's eval after it took the session over: %q", out)
+	}
+	if err := os.WriteFile(filepath.Join(sess.Root(), "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if r := <-long; r.status == http.StatusOK {
 		t.Errorf("the long eval, whose save the move refused, answered 200: %s", r.body)
