@@ -191,6 +191,20 @@ func rss() int64 {
 	return 0
 }
 
+// awaitCommitted waits until m's memory budget counts at least n bytes:
+// the eval (what) that is to hold them has reserved them. Not a fixed
+// sleep: on a loaded machine an eval can take longer than that to start.
+func awaitCommitted(t *testing.T, m *sandbox.Manager, n int64, what string) {
+	t.Helper()
+	deadline := time.Now().Add(testenv.Stretch(10 * time.Second))
+	for sandbox.CommittedForTest(m) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never reserved its memory: the budget counts %d MiB, want %d", what, sandbox.CommittedForTest(m)>>20, n>>20)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // TestMemoryBudgetWaitEndsAtClose: an eval waiting for room in the budget
 // ends with ErrClosed when the manager closes, not after its wait.
 func TestMemoryBudgetWaitEndsAtClose(t *testing.T) {
@@ -199,7 +213,7 @@ func TestMemoryBudgetWaitEndsAtClose(t *testing.T) {
 	ctx := context.Background()
 	holder, waiter := mustCreate(t, m, "a"), mustCreate(t, m, "b")
 	go m.Eval(ctx, "a", holder, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "await new Promise(r => setTimeout(r, 20000))", TimeoutSeconds: 30}}})
-	time.Sleep(500 * time.Millisecond) // the holder runs
+	awaitCommitted(t, m, 64<<20, "the holder's eval")
 	done := make(chan error, 1)
 	go func() {
 		_, err := m.Eval(ctx, "b", waiter, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "1"}}})
@@ -256,7 +270,7 @@ func TestMemoryBudgetNestedEvalShares(t *testing.T) {
 		Session: sandbox.SessionOptions{MemoryLimitBytes: 64 << 20}})
 	id, other := mustCreate(t, m, "o"), mustCreate(t, m, "other")
 	go m.Eval(context.Background(), "other", other, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "await new Promise(r => setTimeout(r, 20000))", TimeoutSeconds: 30}}})
-	time.Sleep(500 * time.Millisecond) // it holds 64 MiB of the 128
+	awaitCommitted(t, m, 64<<20, "the other session's eval") // it holds 64 MiB of the 128
 	ctx := sandbox.WithHost(context.Background(), &managerAgentHost{m: m, owner: "o", id: id})
 	start := time.Now()
 	res, err := m.Eval(ctx, "o", id, sandbox.Request{Cells: []sandbox.Cell{{Language: "py", Code: `print(agent("print(6 * 7)"), end='')`}}})
@@ -296,7 +310,7 @@ func TestMemoryBudgetHoldsOneShots(t *testing.T) {
 		}
 		held <- err
 	}()
-	time.Sleep(500 * time.Millisecond) // the holder runs
+	awaitCommitted(t, m, 96<<20, "the holding one-shot")
 	if _, err := m.Eval(ctx, "a", id, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: "1"}}}); !errors.Is(err, sandbox.ErrMemoryBudget) {
 		t.Errorf("a managed eval while a one-shot holds the budget: %v, want ErrMemoryBudget", err)
 	}
@@ -311,7 +325,7 @@ func TestMemoryBudgetHoldsOneShots(t *testing.T) {
 		_, err := m.Eval(ctx, "a", id, sandbox.Request{Cells: []sandbox.Cell{{Language: "js", Code: hold, TimeoutSeconds: 30}}})
 		held <- err
 	}()
-	time.Sleep(500 * time.Millisecond)
+	awaitCommitted(t, m, 64<<20, "the holding managed eval")
 	if _, err := oneShot("1"); !errors.Is(err, sandbox.ErrMemoryBudget) {
 		t.Errorf("a one-shot while a managed eval holds the budget: %v, want ErrMemoryBudget", err)
 	}
