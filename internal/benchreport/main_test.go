@@ -210,3 +210,55 @@ BenchmarkPyodideEvalLine-2 	 3000	 320000 ns/op	 60000 cpu-ns/op
 		t.Errorf("the wall section changed:\n%s", out)
 	}
 }
+
+// TestMedianOfProcesses: a benchmark that several processes ran (make
+// bench runs the headline ones again) is reported with the figures of the
+// process whose time per op is the median, whole (its native figure and
+// ratio too), in the place of its first row; the table says so. A slow
+// process on one side of a comparison leaves the headline alone.
+func TestMedianOfProcesses(t *testing.T) {
+	in := sample + `pkg: github.com/wasmeval/wasmeval/runtimes/python
+BenchmarkFib27/engine=wasmtime-2                        	       3	  36000000 ns/op	  15000000 native-ns/op	         2.400 x-native
+pkg: github.com/wasmeval/wasmeval/internal/benchreport/pyodide
+BenchmarkPyodideFib27-2           	       3	  31000000 ns/op	  15500000 native-ns/op	         2.000 x-native
+pkg: github.com/wasmeval/wasmeval/runtimes/python
+BenchmarkFib27/engine=wasmtime-2                        	       3	  49000000 ns/op	  24500000 native-ns/op	         2.000 x-native
+pkg: github.com/wasmeval/wasmeval/internal/benchreport/pyodide
+BenchmarkPyodideFib27-2           	       3	  61000000 ns/op	  29000000 native-ns/op	         2.103 x-native
+`
+	run, err := parse(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// wasmtime fib: 50, 36, 49 ms: the median is 49 ms, with its own 2.000x.
+	if v, _ := run.metric(pkgPython, "BenchmarkFib27/engine=wasmtime", "ns/op"); v != 49e6 {
+		t.Errorf("fib on wasmtime: %v ns/op, want the median process's 49e6", v)
+	}
+	if v, _ := run.metric(pkgPython, "BenchmarkFib27/engine=wasmtime", "x-native"); v != 2.0 {
+		t.Errorf("fib on wasmtime: %vx native, want the median process's own 2.000", v)
+	}
+	// Pyodide: 60, 31, 61 ms: 60 ms, 2.100x.
+	if v, _ := run.metric(pkgPyodide, "BenchmarkPyodideFib27", "x-native"); v != 2.1 {
+		t.Errorf("Pyodide fib: %vx native, want the median process's 2.100", v)
+	}
+	// A benchmark one process ran is as it was.
+	if v, _ := run.metric(pkgPython, "BenchmarkFib27/engine=wazero", "ns/op"); v != 106e6 {
+		t.Errorf("fib on wazero: %v ns/op, want 106e6", v)
+	}
+	n := 0
+	for _, r := range run.rows {
+		if r.pkg == pkgPython && r.base() == "BenchmarkFib27/engine=wasmtime" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d rows for fib on wasmtime, want 1", n)
+	}
+	out := report(t, in)
+	if !strings.Contains(out, "| runtimes/python | BenchmarkFib27/engine=wasmtime-2 | 3 (median of 3 processes) | 49 ms | 24.5 ms | 2.00x |") {
+		t.Errorf("the all-figures table does not show the median of 3 processes:\n%s", out)
+	}
+	if !strings.Contains(out, "| runtimes/python | BenchmarkFib27/engine=wazero-2 | 3 | ") {
+		t.Errorf("a benchmark run once is not shown as it was:\n%s", out)
+	}
+}
