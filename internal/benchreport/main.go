@@ -123,7 +123,7 @@ func handSections(doc []byte) ([]string, error) {
 type row struct {
 	pkg, name string
 	runs      string // the iterations the figures are the mean of
-	procs     int    // the processes that ran it: the figures are those of the median one
+	procs     int    // the processes that ran it: each figure is the median of theirs
 	metrics   map[string]float64
 	order     []string
 }
@@ -211,15 +211,15 @@ func parse(r io.Reader) (*benchRun, error) {
 	return run, sc.Err()
 }
 
-// medians keeps, of the rows of a benchmark that several processes ran
+// medians merges the rows of a benchmark that several processes ran
 // (make bench runs the headline benchmarks again in processes of their
-// own), the row of the process whose time per op is the median (the
-// lower of the two middle ones for an even count), whole, so that its
-// figures stay those of one process: the native figure beside it and the
-// ratio came from the same process. A process can be slower as a whole
-// (by 15% on fib, seen); the median of several leaves it out, on both
-// sides of a comparison. The rows keep the order of each benchmark's
-// first row.
+// own) into one whose every figure is the median of that figure over the
+// processes (the lower of the two middle ones for an even count): a
+// process can be slower as a whole (by 15% on fib, seen), and a process's
+// native figure can be an outlier too, so its time and its ratio to
+// native are each taken by their own median, on both sides of a
+// comparison. The merged row has the place and the iterations of the
+// benchmark's first row.
 func medians(rows []row) []row {
 	type key struct{ pkg, name string }
 	runs := map[key][]row{}
@@ -234,9 +234,21 @@ func medians(rows []row) []row {
 	out := make([]row, 0, len(order))
 	for _, k := range order {
 		rs := runs[k]
-		sort.SliceStable(rs, func(i, j int) bool { return rs[i].metrics["ns/op"] < rs[j].metrics["ns/op"] })
-		m := rs[(len(rs)-1)/2]
+		m := rs[0]
 		m.procs = len(rs)
+		if len(rs) > 1 {
+			m.metrics = map[string]float64{}
+			for _, unit := range m.order {
+				var vs []float64
+				for _, r := range rs {
+					if v, ok := r.metrics[unit]; ok {
+						vs = append(vs, v)
+					}
+				}
+				sort.Float64s(vs)
+				m.metrics[unit] = vs[(len(vs)-1)/2]
+			}
+		}
 		out = append(out, m)
 	}
 	return out
@@ -412,7 +424,7 @@ func write(w io.Writer, run *benchRun, hand []string) {
 	fmt.Fprintln(w, "python3.11 and node, all measured in the same run on the same machine, one")
 	fmt.Fprintln(w, "package at a time. The headline's fib, loop and whole-process benchmarks,")
 	fmt.Fprintln(w, "ours and Pyodide's, then run again in processes of their own, in turn, and")
-	fmt.Fprintln(w, "each is shown by the process with the median time. Sections between")
+	fmt.Fprintln(w, "each figure of theirs is the median over the processes. Sections between")
 	fmt.Fprintln(w, "hand-written markers are kept from the file as it was; `make bench` writes")
 	fmt.Fprintln(w, "the rest.")
 	fmt.Fprintln(w)
@@ -447,9 +459,9 @@ func writeAll(w io.Writer, run *benchRun) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Ratio = the benchmark's time / native time (native-ns/op, measured by the")
 	fmt.Fprintln(w, "benchmark itself in the same run); runs = the iterations the figures are")
-	fmt.Fprintln(w, "the mean of (an op that takes longer than a second runs once), and for a")
-	fmt.Fprintln(w, "benchmark that several processes ran, the figures are those of the")
-	fmt.Fprintln(w, "process whose time per op is the median.")
+	fmt.Fprintln(w, "the mean of (an op that takes longer than a second runs once) in the")
+	fmt.Fprintln(w, "benchmark's first process; for a benchmark that several processes ran,")
+	fmt.Fprintln(w, "each figure is the median of that figure over them.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| package | benchmark | runs | time/op | native/op | ratio | other |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
