@@ -728,7 +728,7 @@ func (in *instance) releaseGlobals(before int, sink runtimes.Sink) error {
 	mark := markNow()
 	size := in.measureBetweenCells()
 	in.setSize(size, mark)
-	if size > in.memLimit {
+	if size > releaseAbove(in.memLimit) {
 		var err error
 		if size, err = in.releaseGrown(before, size, &b); err != nil {
 			return err

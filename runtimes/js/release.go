@@ -21,10 +21,19 @@ import (
 // it fails too. So every full walk of a session between cells also
 // measures what each of the guest's globals holds on its own (a global's
 // share: what is reachable from its value and not from the rest of the
-// VM), and when a session is still over its limit after a cell, the older
+// VM), and when a session still holds more than seven eighths of its
+// limit after a cell that failed for memory (releaseAbove), the older
 // globals that grew since the last such walk are released, most growth
-// first, until the session is back under its limit. Globals that did not
-// grow are kept, whatever their size.
+// first, until it holds no more than that. Globals that did not grow are
+// kept, whatever their size. Seven eighths, not the limit: the cell is
+// stopped at some point past the limit, and what it grew can then measure
+// just under it (127 of 128 MiB, seen), which left the session full: every
+// later cell that grew it failed.
+
+// releaseAbove is what a session may hold after a cell that failed for
+// memory before the older globals that grew are released: seven eighths of
+// its limit.
+func releaseAbove(limit int64) int64 { return limit - limit/8 }
 
 // globalShares measures the session as measure(0) does, and what each of
 // the guest's globals holds on its own. The caller owns the VM (walk.go).
@@ -151,12 +160,13 @@ func (in *instance) measureBetweenCells() int64 {
 	return size
 }
 
-// releaseGrown is called after a cell with the session over its limit,
-// once the globals the cell made are released and the session measured
+// releaseGrown is called after a cell that failed for memory with the
+// session holding more than releaseAbove of its limit, once the globals
+// the cell made are released and the session measured
 // (measureBetweenCells): it releases the older globals that grew since the
 // last measurement between cells before the cell started, most growth
-// first, until the session is under its limit again, and returns the
-// session's size then. before is the number of globals when the cell
+// first, until the session holds no more than releaseAbove, and returns
+// the session's size then. before is the number of globals when the cell
 // started; only globals made before it are looked at. It writes what it
 // released to b.
 func (in *instance) releaseGrown(before int, size int64, b *strings.Builder) (int64, error) {
@@ -192,7 +202,7 @@ func (in *instance) releaseGrown(before int, size int64, b *strings.Builder) (in
 	var shown []string
 	left := size
 	for _, g := range grown {
-		if left <= in.memLimit {
+		if left <= releaseAbove(in.memLimit) {
 			break
 		}
 		release = append(release, g.name)
