@@ -83,11 +83,11 @@ test: python-check go-deps mcp-everything mcp-inspector npm-testdata py-test-pac
 # benchmark failed (it lists the failures), and then make fails; its
 # hand-written sections (between <!-- hand-written --> markers) are kept.
 # The headline's fib, loop and whole-process benchmarks, ours and Pyodide's,
-# then run in BENCH_REPEATS more processes each, in turn; benchreport
-# reports each of them by the process with the median time (one process
-# can run 15% slow as a whole).
+# and the fuel overhead, then run in BENCH_REPEATS more processes each, in
+# turn; benchreport reports each of their figures as its median over the
+# processes (one process can run 15% slow as a whole).
 BENCH_REPEATS := 4
-BENCH_HEADLINE := '^Benchmark(Fib27|Loop3M|ProcessEvalPrint1|PyodideFib27|PyodideLoop3M)$$'
+BENCH_HEADLINE := '^Benchmark(Fib27|Loop3M|FuelOverhead|ProcessEvalPrint1|PyodideFib27|PyodideLoop3M)$$'
 bench: python go-deps pyodide
 	{ echo "loadavg-before: $$(cat /proc/loadavg)"; echo "node: $$(node --version)"; \
 	  rc=0; WASMEVAL_REQUIRE_PYTHON=1 WASMEVAL_REQUIRE_PYODIDE=1 $(GO) test -p 1 -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./... || rc=$$?; \
