@@ -242,7 +242,7 @@ func TestServeMCPQueuedEvalHoldsNoSlot(t *testing.T) {
 	evalText := func(cs *mcp.ClientSession, code string) (string, error) {
 		return evalIn(context.Background(), cs, code)
 	}
-	inFlight := func() string {
+	gauge := func(name string) string {
 		req, _ := http.NewRequest("GET", url+"/metrics", nil)
 		req.Header.Set("Authorization", "Bearer "+serveToken)
 		resp, err := http.DefaultClient.Do(req)
@@ -252,11 +252,21 @@ func TestServeMCPQueuedEvalHoldsNoSlot(t *testing.T) {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
 		for _, line := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(line, "wasmeval_evals_in_flight ") {
-				return strings.TrimPrefix(line, "wasmeval_evals_in_flight ")
+			if v, ok := strings.CutPrefix(line, name+" "); ok {
+				return v
 			}
 		}
 		return ""
+	}
+	gaugeWithin := func(name, want string, what string) {
+		t.Helper()
+		deadline := time.Now().Add(testenv.Stretch(10 * time.Second))
+		for gauge(name) != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %s is %s, never %s", what, name, gauge(name), want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
 	a, b := connect(serveToken), connect(serveToken+"-b")
 	if _, err := evalText(a, "x = 1"); err != nil { // a's session exists
@@ -276,16 +286,12 @@ func TestServeMCPQueuedEvalHoldsNoSlot(t *testing.T) {
 		text, err := evalIn(ctx, a, "import time\nwhile True: time.sleep(0.05)")
 		first <- result{text, err}
 	}()
-	deadline := time.Now().Add(testenv.Stretch(10 * time.Second))
-	for inFlight() != "1" {
-		if time.Now().After(deadline) {
-			t.Fatal("the first eval never ran")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	gaugeWithin("wasmeval_evals_in_flight", "1", "the first eval never ran")
 	go func() { text, err := evalText(a, "print('queued', x)"); queued <- result{text, err} }()
-	time.Sleep(500 * time.Millisecond)
-	if n := inFlight(); n != "1" {
+	// Once the queued eval waits for its session (not before: the check
+	// would then pass whatever the server does), one slot is held.
+	gaugeWithin("wasmeval_evals_waiting", "1", "the queued eval never waited for its session")
+	if n := gauge("wasmeval_evals_in_flight"); n != "1" {
 		t.Errorf("%s evals hold slots while one runs and one waits for its session", n)
 	}
 	cancelFirst()
@@ -307,6 +313,7 @@ func TestServeMCPQueuedEvalHoldsNoSlot(t *testing.T) {
 	case <-time.After(testenv.Stretch(30 * time.Second)):
 		t.Fatal("the queued eval did not end once the first was cancelled")
 	}
+	gaugeWithin("wasmeval_evals_waiting", "0", "after both evals ended")
 	if text, err := evalText(b, "print('other session')"); err != nil || !strings.Contains(text, "other session") {
 		t.Errorf("another session's eval after both: %v %q", err, text)
 	}

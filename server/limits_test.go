@@ -85,8 +85,20 @@ func waitFile(t *testing.T, name string, limit time.Duration) {
 // inFlightWithin waits until n evals hold in-flight slots.
 func inFlightWithin(t *testing.T, ts *testServer, n int, limit time.Duration) {
 	t.Helper()
+	gaugeWithin(t, ts, "wasmeval_evals_in_flight", n, limit)
+}
+
+// waitingWithin waits until /metrics shows n evals waiting for their
+// session's turn, failing the test after limit (stretched).
+func waitingWithin(t *testing.T, ts *testServer, n int, limit time.Duration) {
+	t.Helper()
+	gaugeWithin(t, ts, "wasmeval_evals_waiting", n, limit)
+}
+
+func gaugeWithin(t *testing.T, ts *testServer, name string, n int, limit time.Duration) {
+	t.Helper()
 	limit = testenv.Stretch(limit) // a loaded machine stops cells late
-	want := fmt.Sprintf("wasmeval_evals_in_flight %d\n", n)
+	want := fmt.Sprintf("\n%s %d\n", name, n)
 	start := time.Now()
 	for {
 		r := do(t, "GET", ts.URL+"/metrics", tokenB, nil)
@@ -94,7 +106,7 @@ func inFlightWithin(t *testing.T, ts *testServer, n int, limit time.Duration) {
 			return
 		}
 		if time.Since(start) > limit {
-			t.Fatalf("never %d evals in flight within %v", n, limit)
+			t.Fatalf("%s never %d within %v", name, n, limit)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -258,7 +270,7 @@ func TestWaitingEvalHoldsNoSlot(t *testing.T) {
 	for range 8 {
 		startEval(t, ts, tokenA, id, cells("js", "1"), false)
 	}
-	time.Sleep(300 * time.Millisecond)
+	waitingWithin(t, ts, 8, 10*time.Second)
 	r := do(t, "POST", ts.URL+"/v1/sessions/"+id+"/eval", tokenA, cells("js", "1"))
 	wantStatus(t, r, http.StatusTooManyRequests)
 	if msg := r.errorMessage(t); !strings.Contains(msg, "wait for this session") {

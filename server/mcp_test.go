@@ -156,7 +156,7 @@ func TestMCPWaitingEvalHoldsNoSlot(t *testing.T) {
 				wg.Add(1)
 				go func() { defer wg.Done(); call(cctx) }()
 			}
-			time.Sleep(500 * time.Millisecond)
+			waitingWithin(t, ts, 3, 10*time.Second)
 			r := do(t, "GET", ts.URL+"/metrics", tokenB, nil)
 			if !strings.Contains(string(r.body), "wasmeval_evals_in_flight 1\n") {
 				t.Error("MCP evals waiting for their session hold in-flight slots")

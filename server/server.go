@@ -167,6 +167,10 @@ func New(cfg Config) (*Server, error) {
 			Help: "Evals and runs holding an in-flight slot (Config.MaxInFlight).",
 		}, func() float64 { return float64(len(s.inflight)) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "wasmeval_evals_waiting",
+			Help: "Evals waiting for their session's turn behind its running eval; they hold no in-flight slot.",
+		}, func() float64 { return float64(s.turns.waiting.Load()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "wasmeval_sessions",
 			Help: "Sessions held by the session manager.",
 		}, func() float64 { return float64(cfg.Manager.Len()) }),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 )
 
 // maxWaiting is how many evals may wait for their turn in one session;
@@ -16,8 +17,9 @@ const maxWaiting = 8
 // slot, so a tenant that queues evals on a busy session does not starve
 // the others.
 type turns struct {
-	mu sync.Mutex
-	m  map[string]*turn // by session id
+	mu      sync.Mutex
+	m       map[string]*turn // by session id
+	waiting atomic.Int64     // evals in takeOrNest, not yet through
 }
 
 type turn struct {
@@ -57,6 +59,8 @@ func (t *turns) takeOrNest(ctx context.Context, id string, ready nestedReady) (e
 	}
 	tu.users++
 	t.mu.Unlock()
+	t.waiting.Add(1)
+	defer t.waiting.Add(-1)
 	leave := func() {
 		t.mu.Lock()
 		if tu.users--; tu.users == 0 {
