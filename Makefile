@@ -82,13 +82,15 @@ test: python-check go-deps mcp-everything mcp-inspector npm-testdata py-test-pac
 # wasmeval on both engines. docs/benchmarks.md is written even when a
 # benchmark failed (it lists the failures), and then make fails; its
 # hand-written sections (between <!-- hand-written --> markers) are kept.
+# It needs what the benchmarks of runtimes/jupyter (ipykernel) and
+# runtimes/python (the test packages) need, as make test does.
 # The headline's fib, loop and whole-process benchmarks, ours and Pyodide's,
 # and the fuel overhead, then run in BENCH_REPEATS more processes each, in
 # turn; benchreport reports each of their figures as its median over the
 # processes (one process can run 15% slow as a whole).
 BENCH_REPEATS := 4
 BENCH_HEADLINE := '^Benchmark(Fib27|Loop3M|FuelOverhead|ProcessEvalPrint1|PyodideFib27|PyodideLoop3M)$$'
-bench: python go-deps pyodide
+bench: python go-deps pyodide py-test-packages jupyter-deps
 	{ echo "loadavg-before: $$(cat /proc/loadavg)"; echo "node: $$(node --version)"; \
 	  rc=0; WASMEVAL_REQUIRE_PYTHON=1 WASMEVAL_REQUIRE_PYODIDE=1 $(GO) test -p 1 -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./... || rc=$$?; \
 	  for i in $$(seq $(BENCH_REPEATS)); do \
