@@ -6,8 +6,10 @@ import (
 )
 
 // fastLoopSrc exercises the instructions that resume-fast-loop-wasmeval.patch
-// runs in its own dispatch loop, on their common paths and on every way
-// out of them: ints past the small-int cache and past one digit, int
+// runs in its own dispatch loop, on their common paths and on the ways out
+// of them that Python code can take (not an int allocation that fails; the
+// host's interrupt of code in the loop is stopCells', callreturn_test.go):
+// ints past the small-int cache and past one digit, int
 // subclasses and bools, compare-and-jump both ways and backwards, globals
 // and builtins rebound or shadowed while code that loads them runs, unbound
 // locals in each superinstruction (the error's position, too), the frame
@@ -199,7 +201,7 @@ P('kept frame', kept.f_code.co_name, kept.f_lineno, kept.f_lasti, sorted(kept.f_
 `
 
 // TestFastLoopMatchesNative: code that resume-fast-loop-wasmeval.patch runs
-// in its own loop, and every way out of that loop, behaves as in Debian's
+// in its own loop, and the ways out of that loop, behaves as in Debian's
 // python3.11: results, errors and their positions, recursion limits, trace
 // events and the instruction offsets a finaliser sees.
 func TestFastLoopMatchesNative(t *testing.T) {
