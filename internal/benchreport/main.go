@@ -447,6 +447,7 @@ func write(w io.Writer, run *benchRun, hand []string) {
 		fmt.Fprintln(w)
 	}
 	writeHeadline(w, run)
+	writeKernels(w, run) // kernels.go
 	writeTargets(w, run)
 	writeAll(w, run)
 	for _, h := range hand {

@@ -269,3 +269,35 @@ BenchmarkPyodideFib27-2           	       3	  61000000 ns/op	  29000000 native-n
 		t.Errorf("a benchmark run once is not shown as it was:\n%s", out)
 	}
 }
+
+// TestKernelTable: the typical-code table has a row per kernel with each
+// engine's, Pyodide's and native's times and wasmtime's ratios, and a
+// geometric mean over the kernels measured on both sides; a kernel that
+// did not run says so and is left out of the means.
+func TestKernelTable(t *testing.T) {
+	in := `pkg: github.com/wasmeval/wasmeval/runtimes/python
+BenchmarkKernel/name=calls/engine=wazero-2     	      10	 150000000 ns/op	 140000000 cpu-ns/op	  40000000 native-ns/op	         3.750 x-native
+BenchmarkKernel/name=calls/engine=wasmtime-2   	      10	  80000000 ns/op	  78000000 cpu-ns/op	  40000000 native-ns/op	         2.000 x-native
+BenchmarkKernel/name=add/engine=wasmtime-2     	      10	  36000000 ns/op	  35000000 cpu-ns/op	  18000000 native-ns/op	         2.000 x-native
+BenchmarkKernel/name=loop/engine=wasmtime-2    	      10	  36000000 ns/op	  35000000 cpu-ns/op	  18000000 native-ns/op	         8.000 x-native
+ok  	github.com/wasmeval/wasmeval/runtimes/python	10s
+pkg: github.com/wasmeval/wasmeval/internal/benchreport/pyodide
+BenchmarkPyodideKernel/name=calls-2   	      10	 100000000 ns/op	  97500000 cpu-ns/op
+BenchmarkPyodideKernel/name=add-2     	      10	  90000000 ns/op	  70000000 cpu-ns/op
+ok  	github.com/wasmeval/wasmeval/internal/benchreport/pyodide	10s
+`
+	out := report(t, in)
+	for _, want := range []string{
+		"| kernel | wazero | wasmtime | Pyodide | native | wasmtime ÷ Pyodide (CPU) | wasmtime ÷ native |",
+		"| a method and a builtin called from a function, 300,000 times | 150 ms | 80 ms | 100 ms | 40 ms | 0.80x (0.80x) | 2.00x |",
+		"| a two-line function called 300,000 times | not measured | 36 ms | 90 ms | 18 ms | 0.40x (0.50x) | 2.00x |",
+		"| a 500,000-iteration `for` loop in a function | not measured | 36 ms | not measured | 18 ms | not measured (not measured) | 8.00x |",
+		"| a generator of 300,000 values summed | not measured | not measured | not measured | not measured | not measured (not measured) | not measured |",
+		// sqrt(0.8*0.4) and sqrt(0.8*0.5); the cube root of 2*2*8
+		"| geometric mean | | | | | 0.57x (0.63x) | 3.17x |",
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("the report lacks the line\n%s\nreport:\n%s", want, out)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/internal/benchreport/cputime"
+	"github.com/wasmeval/wasmeval/internal/benchreport/kernels"
 	"github.com/wasmeval/wasmeval/internal/testenv"
 	"github.com/wasmeval/wasmeval/runtimes"
 	"github.com/wasmeval/wasmeval/runtimes/python"
@@ -228,6 +229,22 @@ func BenchmarkLoop3M(b *testing.B) {
 	onEngines(b, func(b *testing.B, r *python.Runtime) {
 		benchCellIn(b, newInstanceOn(b, r, runtimes.InstanceOptions{}), "", loop3M, 3)
 	})
+}
+
+// BenchmarkKernel: typical code (internal/benchreport/kernels: calls,
+// small functions, a loop in a function, objects, strings, a generator,
+// comprehensions) against native python3.11, fuel metering on, on each
+// engine, one sub-benchmark per kernel; internal/benchreport/pyodide runs
+// the same kernels in Pyodide. A change to the interpreter that helps fib
+// can cost typical code more (wasm/python/README.md, "Speed flags").
+func BenchmarkKernel(b *testing.B) {
+	for _, k := range kernels.All {
+		b.Run("name="+k.Name, func(b *testing.B) {
+			onEngines(b, func(b *testing.B, r *python.Runtime) {
+				benchCellIn(b, newInstanceOn(b, r, runtimes.InstanceOptions{}), kernels.Setup, k.Code, 3)
+			})
+		})
+	}
 }
 
 // The cells of BenchmarkFib27 and BenchmarkLoop3M; keep them in step with

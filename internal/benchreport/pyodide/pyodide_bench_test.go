@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wasmeval/wasmeval/internal/benchreport/cputime"
+	"github.com/wasmeval/wasmeval/internal/benchreport/kernels"
 	"github.com/wasmeval/wasmeval/internal/benchreport/linepipe"
 	"github.com/wasmeval/wasmeval/internal/benchreport/pyodide"
 	"github.com/wasmeval/wasmeval/internal/testenv"
@@ -234,6 +235,15 @@ func BenchmarkPyodideFib27(b *testing.B) { benchInProcess(b, fibDef, "fib(27)", 
 // BenchmarkPyodideLoop3M: the 3M-iteration loop in Pyodide against native
 // python3.11 (runtimes/python's BenchmarkLoop3M).
 func BenchmarkPyodideLoop3M(b *testing.B) { benchInProcess(b, "", loop3M, 3) }
+
+// BenchmarkPyodideKernel: the typical-code kernels
+// (internal/benchreport/kernels) in Pyodide against native python3.11
+// (runtimes/python's BenchmarkKernel).
+func BenchmarkPyodideKernel(b *testing.B) {
+	for _, k := range kernels.All {
+		b.Run("name="+k.Name, func(b *testing.B) { benchInProcess(b, kernels.Setup, k.Code, 3) })
+	}
+}
 
 // BenchmarkPyodideProcessPrint1 is a whole node process that loads Pyodide
 // and runs print(1) (cmd/wasmeval's BenchmarkProcessEvalPrint1 in
