@@ -189,6 +189,11 @@ type instance struct {
 	size     int64
 	sizeMark heapMark
 	sizeAt   time.Time
+	// unsure is how much the session grew in measurements across a
+	// collection since collection number unsureCycle ended (the live heap
+	// may lack any part of it: settleUnsure).
+	unsure      int64
+	unsureCycle uint64
 	// shares are the guest's globals' own sizes at the last measurement
 	// between cells, sharesBefore as the running cell started (release.go).
 	shares, sharesBefore map[string]int64
@@ -636,6 +641,7 @@ func (in *instance) Run(ctx context.Context, code string, sink runtimes.Sink) (r
 			return out, err
 		}
 	}
+	in.settleUnsure()
 	return out, nil
 }
 
@@ -661,9 +667,51 @@ func (in *instance) checkSize(limit int64) *memoryLimitError {
 
 // setSize records a measurement of the session between cells.
 func (in *instance) setSize(size int64, mark heapMark) {
-	monitor.measured(size-in.size, in.sizeMark, mark)
+	in.measured(size-in.size, in.sizeMark, mark)
 	in.size, in.sizeMark, in.sizeAt = size, mark, time.Now()
 	in.bound.walked(size)
+}
+
+// measured tells the monitor that the session changed by delta between
+// its measurements at prev and now, and keeps what it left out.
+func (in *instance) measured(delta int64, prev, now heapMark) {
+	crossed, cycles := monitor.measured(delta, prev, now)
+	if !crossed || delta <= 0 {
+		return
+	}
+	if cycles != in.unsureCycle {
+		in.unsure, in.unsureCycle = 0, cycles
+	}
+	in.unsure += delta
+}
+
+// settleUnsure runs after a cell. Growth measured across a collection is
+// in the session's size, but the live heap, as of the last collection,
+// lacks whatever part of it came after that collection ended, and how
+// much that is cannot be known (heapMonitor.measured leaves it out). The
+// next cell's live-heap baseline misses it too, and once another
+// collection ends during that cell the memory monitor counts it as the
+// cell's growth on top of the size that already holds it: a cell of a
+// session near its limit was stopped for a size it never had
+// (TestGrowthAcrossACollectionNotCountedTwice). So when counting all of
+// it twice would bring the session within a quarter of its limit, and no
+// collection has ended since, collect now, between cells, after the cell
+// that grew: the live heap then holds the session as measured. Farther
+// from the limit a cell would have to grow by a quarter of the limit
+// itself to be misjudged, and a collection forced after every big cell
+// would cost a server of many sessions a walk of all their heaps each
+// time. (Other sessions' unsure growth can still count against a cell;
+// the monitor does not track it per cell.)
+func (in *instance) settleUnsure() {
+	if in.unsure <= 0 {
+		return
+	}
+	_, _, cycles := heapState()
+	if cycles == in.unsureCycle && in.memLimit > 0 && in.size+in.unsure > in.memLimit-in.memLimit/4 {
+		runtime.GC()
+		in.sizeMark = markNow()
+	}
+	in.unsure = 0
 }
 
 // globalNames returns the global object's property names in the order

@@ -322,7 +322,7 @@ func (g *guard) measureSize() (over bool) {
 	if !over { // a walk cut short found less than the session holds
 		g.in.bound.walked(size)
 	}
-	monitor.measured(size-g.size.Swap(size), *g.mark.Load(), mark)
+	g.in.measured(size-g.size.Swap(size), *g.mark.Load(), mark)
 	g.mark.Store(&mark)
 	g.measuredAt.Store(time.Now().UnixNano())
 	g.want.Store(false)
@@ -475,24 +475,30 @@ type heapMonitor struct {
 // too). A change across a collection is left out: how much of it the live
 // heap has is not known, and leaving it out errs as the monitor did
 // before (a cell may be charged for it), not towards letting a cell grow
-// past its limit unseen.
-func (m *heapMonitor) measured(delta int64, prev, now heapMark) {
+// past its limit unseen; instance.settleUnsure collects after a cell when
+// that charge could stop a later cell of a session near its limit.
+//
+// It reports whether it left the change out for a collection (crossed),
+// and the number of the last collection to have ended.
+func (m *heapMonitor) measured(delta int64, prev, now heapMark) (crossed bool, cycles uint64) {
 	m.known.Add(delta)
-	if delta == 0 || prev.cycles != now.cycles {
-		return
+	_, _, cycles = heapState()
+	if delta == 0 {
+		return false, cycles
 	}
-	if _, _, cycles := heapState(); cycles != now.cycles {
-		return // a collection ended during the walk
+	if prev.cycles != now.cycles || cycles != now.cycles { // or one ended during the walk
+		return true, cycles
 	}
 	m.grownMu.Lock()
 	defer m.grownMu.Unlock()
 	switch {
 	case now.cycles < m.grownCycle:
-		return
+		return false, cycles
 	case now.cycles > m.grownCycle:
 		m.grownCycle, m.grown = now.cycles, 0
 	}
 	m.grown += delta
+	return false, cycles
 }
 
 // grownAfter returns what the sessions were measured to grow by since

@@ -1,7 +1,6 @@
 package js
 
 import (
-	"runtime"
 	"strings"
 	"testing"
 
@@ -33,16 +32,6 @@ func TestReleaseGrownJustUnderLimit(t *testing.T) {
 	// end, so the shares the next cell starts from have a at ~58 MiB.
 	run("for (let i = 0; i < 58; i++) a.push(String(i).padEnd(1 << 20, 'x'))")
 	before := globalCount(in.vm)
-	// A collection first, so that the memory monitor's live-heap baseline
-	// for the next cell is taken after the growth above: without it, when
-	// the last collection ended in the middle of the cell above, the
-	// monitor's estimate for a silent cell (memory.go, check: startSize
-	// plus the live heap's growth since the cell started) counts that
-	// growth twice once a collection ends during the next cell, and
-	// stopped it about 1 run in 10 for "about 88 MiB" of 64 while the
-	// session held 61. That is a flaw of the monitor, not of what this
-	// test checks (issue 15's note).
-	runtime.GC()
 	run("for (let i = 0; i < 3; i++) a.push(String(i).padEnd(1 << 20, 'z'))")
 	var sink stderrSink
 	in.vmMu.Lock()
