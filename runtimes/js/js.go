@@ -706,12 +706,17 @@ func (in *instance) settleUnsure() {
 	if in.unsure <= 0 {
 		return
 	}
-	_, _, cycles := heapState()
-	if cycles == in.unsureCycle && in.memLimit > 0 && in.size+in.unsure > in.memLimit-in.memLimit/4 {
+	if _, _, cycles := heapState(); cycles != in.unsureCycle {
+		in.unsure = 0 // a collection ended since: the live heap holds it all
+		return
+	}
+	// Kept from cell to cell until then: a later cell's growth can bring
+	// the session near its limit.
+	if in.memLimit > 0 && in.size+in.unsure > in.memLimit-in.memLimit/4 {
 		runtime.GC()
 		in.sizeMark = markNow()
+		in.unsure = 0
 	}
-	in.unsure = 0
 }
 
 // globalNames returns the global object's property names in the order

@@ -3,6 +3,7 @@ package js
 import (
 	"context"
 	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -37,4 +38,34 @@ while (Date.now() < until) spins++`, &sink)
 		t.Fatalf("a cell that grew the session from 58 to 61 MiB of 64 failed: %+v %v\n%s", out, err, sink.String())
 	}
 	run("if (a.length !== 61) throw new Error('a has ' + a.length)")
+}
+
+// TestGrowthAcrossACollectionKeptUntilNearTheLimit: the growth measured
+// across a collection counts twice against any later cell until another
+// collection ends, not only against the next one: a first cell that grows
+// the session to 20 MiB of 64 across a collection leaves room, but once a
+// second cell (with no collection in it) brings it to 32 MiB, a third that
+// grows 20 more and computes while a collection ends was judged at about
+// 65-67 MiB in most runs. The runtime's own collections are off, so that
+// collect() and the memory monitor end them.
+func TestGrowthAcrossACollectionKeptUntilNearTheLimit(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	const limit = 64 << 20
+	in, run := testInstance(t, limit)
+	if err := in.vm.Set("collect", func() { runtime.GC() }); err != nil {
+		t.Fatal(err)
+	}
+	run("var a = []")
+	run("for (let i = 0; i < 20; i++) { a.push(String(i).padEnd(1 << 20, 'x')); if (i === 1) collect() }")
+	run("for (let i = 0; i < 12; i++) a.push(String(i).padEnd(1 << 20, 'y'))")
+	var sink stderrSink
+	out, err := in.Run(context.Background(), `for (let i = 0; i < 20; i++) a.push(String(i).padEnd(1 << 20, 'z'))
+collect()
+const until = Date.now() + 150
+let spins = 0
+while (Date.now() < until) spins++`, &sink)
+	if err != nil || out.Failed {
+		t.Fatalf("a cell that grew the session from 32 to 52 MiB of 64 failed: %+v %v\n%s", out, err, sink.String())
+	}
+	run("if (a.length !== 52) throw new Error('a has ' + a.length)")
 }
