@@ -2,6 +2,7 @@ package js
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -19,24 +20,10 @@ import (
 // session's 61 MiB array; TestReleaseGrownJustUnderLimit met it about 1
 // run in 10, whenever the runtime's own collection fell so.
 func TestGrowthAcrossACollectionNotCountedTwice(t *testing.T) {
-	const limit = 64 << 20
-	in, run := testInstance(t, limit)
-	// collect is a plain Go function: no safe point, where a cell would
-	// measure itself when asked.
-	if err := in.vm.Set("collect", func() { runtime.GC() }); err != nil {
-		t.Fatal(err)
-	}
+	in, run := collectingInstance(t, 64<<20)
 	run("var a = []")
 	run("for (let i = 0; i < 58; i++) { a.push(String(i).padEnd(1 << 20, 'x')); if (i === 20) collect() }")
-	var sink stderrSink
-	out, err := in.Run(context.Background(), `for (let i = 0; i < 3; i++) a.push(String(i).padEnd(1 << 20, 'z'))
-collect()
-const until = Date.now() + 150
-let spins = 0
-while (Date.now() < until) spins++`, &sink)
-	if err != nil || out.Failed {
-		t.Fatalf("a cell that grew the session from 58 to 61 MiB of 64 failed: %+v %v\n%s", out, err, sink.String())
-	}
+	growThenCompute(t, in, 3, "a cell that grew the session from 58 to 61 MiB of 64")
 	run("if (a.length !== 61) throw new Error('a has ' + a.length)")
 }
 
@@ -50,22 +37,39 @@ while (Date.now() < until) spins++`, &sink)
 // collect() and the memory monitor end them.
 func TestGrowthAcrossACollectionKeptUntilNearTheLimit(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	const limit = 64 << 20
+	in, run := collectingInstance(t, 64<<20)
+	run("var a = []")
+	run("for (let i = 0; i < 20; i++) { a.push(String(i).padEnd(1 << 20, 'x')); if (i === 1) collect() }")
+	run("for (let i = 0; i < 12; i++) a.push(String(i).padEnd(1 << 20, 'y'))")
+	growThenCompute(t, in, 20, "a cell that grew the session from 32 to 52 MiB of 64")
+	run("if (a.length !== 52) throw new Error('a has ' + a.length)")
+}
+
+// collectingInstance is testInstance with collect(), a plain Go function
+// that runs a collection: it is no safe point, where a cell would measure
+// itself when the memory monitor asks.
+func collectingInstance(t *testing.T, limit int64) (*instance, func(code string)) {
+	t.Helper()
 	in, run := testInstance(t, limit)
 	if err := in.vm.Set("collect", func() { runtime.GC() }); err != nil {
 		t.Fatal(err)
 	}
-	run("var a = []")
-	run("for (let i = 0; i < 20; i++) { a.push(String(i).padEnd(1 << 20, 'x')); if (i === 1) collect() }")
-	run("for (let i = 0; i < 12; i++) a.push(String(i).padEnd(1 << 20, 'y'))")
+	return in, run
+}
+
+// growThenCompute runs a cell that grows the global array a by mib MiB,
+// ends a collection, and then computes for 150 ms without a safe point,
+// so that the memory monitor judges it as a silent cell by the live heap;
+// the test fails, with what the cell printed, if the cell fails.
+func growThenCompute(t *testing.T, in *instance, mib int, what string) {
+	t.Helper()
 	var sink stderrSink
-	out, err := in.Run(context.Background(), `for (let i = 0; i < 20; i++) a.push(String(i).padEnd(1 << 20, 'z'))
+	code := fmt.Sprintf(`for (let i = 0; i < %d; i++) a.push(String(i).padEnd(1 << 20, 'z'))
 collect()
 const until = Date.now() + 150
 let spins = 0
-while (Date.now() < until) spins++`, &sink)
-	if err != nil || out.Failed {
-		t.Fatalf("a cell that grew the session from 32 to 52 MiB of 64 failed: %+v %v\n%s", out, err, sink.String())
+while (Date.now() < until) spins++`, mib)
+	if out, err := in.Run(context.Background(), code, &sink); err != nil || out.Failed {
+		t.Fatalf("%s failed: %+v %v\n%s", what, out, err, sink.String())
 	}
-	run("if (a.length !== 52) throw new Error('a has ' + a.length)")
 }
