@@ -87,9 +87,10 @@ test: python-check go-deps mcp-everything mcp-inspector npm-testdata py-test-pac
 # The headline's fib, loop and whole-process benchmarks and the
 # typical-code kernels, ours and Pyodide's, and the fuel overhead, then run
 # in BENCH_REPEATS more processes each, in turn; benchreport reports each
-# of their figures as its median over the processes. On this 2-core VM the host's other work slows a stretch of
-# seconds by 20-40% (one process's fib(27) runs read 42-60 ms in turn),
-# and a median of 5 moved with it: 8 repeats make it a median of 9.
+# of their figures as its median over the processes. On this 2-core VM the
+# host's other work slows a stretch of seconds by 20-40% (one process's
+# fib(27) runs read 42-60 ms in turn), and a median of 5 moved with it:
+# 8 repeats make it a median of 9.
 BENCH_REPEATS := 8
 BENCH_HEADLINE := '^Benchmark(Fib27|Loop3M|FuelOverhead|ProcessEvalPrint1|PyodideFib27|PyodideLoop3M|Kernel|PyodideKernel)$$'
 bench: python go-deps pyodide py-test-packages jupyter-deps

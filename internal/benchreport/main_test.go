@@ -45,6 +45,16 @@ FAIL	github.com/wasmeval/wasmeval/runtimes/python	158.657s
 loadavg-after: 9.10 8.00 7.50 4/500 123
 `
 
+// wantLines fails t for each of lines that out lacks as a whole line.
+func wantLines(t *testing.T, out string, lines ...string) {
+	t.Helper()
+	for _, want := range lines {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("the report lacks the line\n%s\nreport:\n%s", want, out)
+		}
+	}
+}
+
 func report(t *testing.T, in string) string {
 	t.Helper()
 	run, err := parse(strings.NewReader(in))
@@ -63,7 +73,7 @@ func TestHeadlineTable(t *testing.T) {
 	defer func(n int) { cpus = n }(cpus)
 	cpus = 2
 	out := report(t, sample)
-	for _, want := range []string{
+	wantLines(t, out,
 		"| figure | wasmeval wazero | wasmeval wasmtime | Pyodide 0.29.5 | native CPython | target | met |",
 		"| trivial cell, warm session, eval line round trip | 440 µs | 45 µs | 320 µs | 40 µs (a python3.11 line loop) | ≤ 50 µs | wazero no, wasmtime yes |",
 		"| trivial cell inside the library, checkpoints off / on | 91 µs / 304 µs | 18 µs / 25 µs | 300 µs (runPython in node) | 3.8 µs | ≤ 20 / ≤ 30 µs | wazero no, wasmtime yes |",
@@ -78,11 +88,7 @@ func TestHeadlineTable(t *testing.T) {
 		"| fuel metering overhead, fib(25) | ≤ 15.0 % | 11.8 % | not measured | wazero yes, wasmtime not measured |",
 		"| runtimes/python | BenchmarkTrivialCell/engine=wasmtime-2 | 10000 | 18 µs | 3.8 µs | 4.74x | 824 B/op, 26 allocs/op |",
 		"| internal/benchreport/pyodide | BenchmarkPyodideProcessPrint1-2 | 1 | 2.5 s | 42 ms | 59.52x | 2.3 s load, 40 ms node |",
-	} {
-		if !strings.Contains(out, want+"\n") {
-			t.Errorf("the report lacks the line\n%s\nreport:\n%s", want, out)
-		}
-	}
+	)
 }
 
 // TestTargetsOnEachEngine: session start, fork and memory per session
@@ -90,18 +96,14 @@ func TestHeadlineTable(t *testing.T) {
 // target; a figure of one engine that did not run says so.
 func TestTargetsOnEachEngine(t *testing.T) {
 	out := report(t, sample)
-	for _, want := range []string{
+	wantLines(t, out,
 		"| what | target | wazero | wasmtime | met |",
 		"| new Python session from the snapshot | ≤ 10 ms | 3.1 ms | 12.5 ms | wazero yes, wasmtime no |",
 		"| fork a light Python session | ≤ 5 ms | not measured | 2.1 ms | wazero not measured, wasmtime yes |",
 		"| resident memory per idle session (goal 5) | ≤ 25.0 MiB | 4.9 MiB | 3.2 MiB | wazero yes, wasmtime yes |",
 		"| reset a Python session | ≤ 5 ms | not measured | not measured | wazero not measured, wasmtime not measured |",
 		"| HTTP load: 100 sessions × 100 trivial cells | ≥ 2000 cells/s | not measured |  |",
-	} {
-		if !strings.Contains(out, want+"\n") {
-			t.Errorf("the report lacks the line\n%s\nreport:\n%s", want, out)
-		}
-	}
+	)
 }
 
 // TestHeadlineNotMeasured: a figure whose benchmark did not run says so
@@ -287,7 +289,7 @@ BenchmarkPyodideKernel/name=add-2     	      10	  90000000 ns/op	  70000000 cpu-
 ok  	github.com/wasmeval/wasmeval/internal/benchreport/pyodide	10s
 `
 	out := report(t, in)
-	for _, want := range []string{
+	wantLines(t, out,
 		"| kernel | wazero | wasmtime | Pyodide | native | wasmtime ÷ Pyodide (CPU) | wasmtime ÷ native |",
 		"| a method and a builtin called from a function, 300,000 times | 150 ms | 80 ms | 100 ms | 40 ms | 0.80x (0.80x) | 2.00x |",
 		"| a two-line function called 300,000 times | not measured | 36 ms | 90 ms | 18 ms | 0.40x (0.50x) | 2.00x |",
@@ -295,9 +297,5 @@ ok  	github.com/wasmeval/wasmeval/internal/benchreport/pyodide	10s
 		"| a generator of 300,000 values summed | not measured | not measured | not measured | not measured | not measured (not measured) | not measured |",
 		// sqrt(0.8*0.4) and sqrt(0.8*0.5); the cube root of 2*2*8
 		"| geometric mean | | | | | 0.57x (0.63x) | 3.17x |",
-	} {
-		if !strings.Contains(out, want+"\n") {
-			t.Errorf("the report lacks the line\n%s\nreport:\n%s", want, out)
-		}
-	}
+	)
 }

@@ -479,13 +479,13 @@ type heapMonitor struct {
 // that charge could stop a later cell of a session near its limit.
 //
 // It reports whether it left the change out for a collection (crossed),
-// and the number of the last collection to have ended.
+// and, for a change, the number of the last collection to have ended.
 func (m *heapMonitor) measured(delta int64, prev, now heapMark) (crossed bool, cycles uint64) {
 	m.known.Add(delta)
-	_, _, cycles = heapState()
 	if delta == 0 {
-		return false, cycles
+		return false, 0 // nothing to keep: the cycle number is not read
 	}
+	_, _, cycles = heapState()
 	if prev.cycles != now.cycles || cycles != now.cycles { // or one ended during the walk
 		return true, cycles
 	}
