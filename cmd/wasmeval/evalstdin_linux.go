@@ -4,29 +4,40 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// pollStdin returns a non-blocking duplicate of r for the Go poller when r
-// is a file that is a pipe or a socket, and a func that puts the file back
-// in blocking mode; nil for anything else. A terminal is left alone: its
-// file description is the shell's too.
+// rawStdin reads a pipe or a socket on stdin through a non-blocking
+// duplicate of its descriptor, outside the Go poller: Read tries read(2),
+// and when nothing is there waits in poll(2), a blocking system call of
+// the caller's goroutine, for the data or for interrupt's eventfd.
 //
-// The duplicate shares r's file description, so O_NONBLOCK is set on r as
-// well until restore: eval is then the only reader of its stdin (what is
-// read is buffered here, never left for another reader), so nobody else
-// sees the flag while eval runs.
-func pollStdin(r io.Reader) (*os.File, func()) {
+// The duplicate shares stdin's file description, so O_NONBLOCK is set on
+// stdin as well until close: eval is then the only reader of its stdin
+// (what is read is buffered here, never left for another reader), so
+// nobody else sees the flag while eval runs.
+type rawStdin struct {
+	fd      int // the non-blocking duplicate
+	wake    int // an eventfd, readable once interrupted
+	restore func()
+}
+
+// openStdin returns r's rawStdin when r is a file that is a pipe or a
+// socket; nil for anything else. A terminal is left alone: its file
+// description is the shell's too.
+func openStdin(r io.Reader) *rawStdin {
 	f, ok := r.(*os.File)
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	fi, err := f.Stat()
 	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
-		return nil, nil
+		return nil
 	}
-	rc, err := f.SyscallConn() // not f.Fd(), which would make f blocking
-	if err != nil {
-		return nil, nil
+	rc, err := f.SyscallConn()
+	if err != nil { // not f.Fd(), which would make f blocking
+		return nil
 	}
 	dup := -1
 	var wasNonblock bool
@@ -41,20 +52,74 @@ func pollStdin(r io.Reader) (*os.File, func()) {
 		}
 	})
 	if dup < 0 {
-		return nil, nil
+		return nil
 	}
-	if err := syscall.SetNonblock(dup, true); err != nil {
-		syscall.Close(dup)
-		return nil, nil
+	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	if err != nil {
+		unix.Close(dup)
+		return nil
 	}
-	restore := func() {}
+	if err := unix.SetNonblock(dup, true); err != nil {
+		unix.Close(dup)
+		unix.Close(wake)
+		return nil
+	}
+	s := &rawStdin{fd: dup, wake: wake, restore: func() {}}
 	if !wasNonblock {
-		restore = func() {
-			rc.Control(func(fd uintptr) { syscall.SetNonblock(int(fd), false) })
-		}
+		s.restore = func() { unix.SetNonblock(dup, false) }
 	}
-	// NewFile sees O_NONBLOCK and registers the file with the poller.
-	return os.NewFile(uintptr(dup), f.Name()), restore
+	return s
+}
+
+// Read reads what stdin holds, waiting for it when it holds nothing; after
+// interrupt it fails with errStdinInterrupted.
+func (s *rawStdin) Read(b []byte) (int, error) {
+	for {
+		n, err := unix.Read(s.fd, b)
+		switch {
+		case err == nil && n > 0:
+			return n, nil
+		case err == nil:
+			return 0, io.EOF
+		case err == unix.EINTR:
+			continue
+		case err != unix.EAGAIN:
+			return 0, &os.PathError{Op: "read", Path: "stdin", Err: err}
+		}
+		fds := [2]unix.PollFd{{Fd: int32(s.fd), Events: unix.POLLIN}, {Fd: int32(s.wake), Events: unix.POLLIN}}
+		if _, err := unix.Poll(fds[:], -1); err != nil && err != unix.EINTR {
+			return 0, &os.PathError{Op: "poll", Path: "stdin", Err: err}
+		}
+		if fds[1].Revents != 0 {
+			return 0, errStdinInterrupted
+		}
+		// stdin readable, at its end, or failed: the next read says which.
+	}
+}
+
+// readNow reads what stdin holds now, without waiting: n bytes (0 at its
+// end), or ok false when nothing is there yet or the read failed.
+func (s *rawStdin) readNow(b []byte) (n int, ok bool) {
+	for {
+		n, err := unix.Read(s.fd, b)
+		if err == unix.EINTR {
+			continue
+		}
+		return n, err == nil
+	}
+}
+
+// interrupt makes a Read that waits, and every later one, fail.
+func (s *rawStdin) interrupt() {
+	one := [8]byte{1}
+	unix.Write(s.wake, one[:])
+}
+
+// close puts stdin back in the mode it had and closes the duplicate.
+func (s *rawStdin) close() {
+	s.restore()
+	unix.Close(s.fd)
+	unix.Close(s.wake)
 }
 
 func fcntl(fd, cmd, arg int) (int, error) {
@@ -63,18 +128,4 @@ func fcntl(fd, cmd, arg int) (int, error) {
 		return -1, errno
 	}
 	return int(r), nil
-}
-
-// readNow reads what rc's non-blocking file holds now, without waiting:
-// n bytes (0 at its end), or ok false when nothing is there yet, the read
-// deadline has passed or the read failed.
-func readNow(rc syscall.RawConn, b []byte) (n int, ok bool) {
-	var rerr error
-	if err := rc.Read(func(fd uintptr) bool {
-		n, rerr = syscall.Read(int(fd), b)
-		return true // do not wait
-	}); err != nil || rerr != nil {
-		return 0, false
-	}
-	return n, true
 }

@@ -2,14 +2,14 @@
 
 package main
 
-import (
-	"io"
-	"os"
-	"syscall"
-)
+import "io"
 
-// pollStdin is Linux-only: elsewhere eval reads stdin in a goroutine.
-func pollStdin(io.Reader) (*os.File, func()) { return nil, nil }
+// rawStdin is Linux-only: elsewhere eval reads stdin in a goroutine
+// (openStdin returns nil), and its methods are never called.
+type rawStdin struct{}
 
-// readNow is never called: no file is polled here.
-func readNow(syscall.RawConn, []byte) (int, bool) { return 0, false }
+func openStdin(io.Reader) *rawStdin               { return nil }
+func (*rawStdin) Read([]byte) (int, error)        { return 0, io.EOF }
+func (*rawStdin) readNow([]byte) (n int, ok bool) { return 0, false }
+func (*rawStdin) interrupt()                      {}
+func (*rawStdin) close()                          {}

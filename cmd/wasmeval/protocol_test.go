@@ -179,9 +179,9 @@ func nonblocking(t *testing.T, f *os.File) bool {
 	return flags&syscall.O_NONBLOCK != 0
 }
 
-// TestEvalPipeStdin: a pipe on stdin is read through the Go poller on
-// eval's own goroutine (evalstdin.go, issue 15: no hand-off from a reading
-// goroutine per line): its lines are answered in order, the end of input
+// TestEvalPipeStdin: a pipe on stdin is read on eval's own goroutine,
+// waiting in poll(2) (evalstdin.go, issue 15: no hand-off from a reading
+// goroutine per line, no Go poller): its lines are answered in order, the end of input
 // ends eval with 0, an interrupt while eval waits for a line ends it with
 // 130, and the pipe is left in blocking mode, as it was given.
 func TestEvalPipeStdin(t *testing.T) {
@@ -192,7 +192,7 @@ func TestEvalPipeStdin(t *testing.T) {
 		t.Fatalf("a pipe on stdin is read by %T, want *polledLines", src)
 	}
 	if !nonblocking(t, r) {
-		t.Error("stdin is not in non-blocking mode while eval reads it through the poller")
+		t.Error("stdin is not in non-blocking mode while eval reads it")
 	}
 	src.stop()
 	if nonblocking(t, r) {
