@@ -16,8 +16,8 @@ import (
 //
 // A client that sends its next line as soon as it has read an answer
 // gets it read without a sleep: while the last wait was shorter than
-// spinWait, Read first tries read(2) again for up to spinWait, yielding
-// the CPU between tries, and only then sleeps in poll(2). Waking a
+// spinWait, Read first polls stdin without waiting for up to spinWait,
+// yielding the CPU between tries, and only then sleeps in poll(2). Waking a
 // sleeping thread costs 20-30 µs on a virtual machine whose idle CPUs halt
 // at once (docs/benchmarks.md, "The eval line around the cell"), which is
 // half of a back-to-back round trip; a client that pauses longer (an

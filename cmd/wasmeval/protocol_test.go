@@ -181,9 +181,10 @@ func nonblocking(t *testing.T, f *os.File) bool {
 
 // TestEvalPipeStdin: a pipe on stdin is read on eval's own goroutine,
 // waiting in poll(2) (evalstdin.go, issue 15: no hand-off from a reading
-// goroutine per line, no Go poller): its lines are answered in order, the end of input
-// ends eval with 0, an interrupt while eval waits for a line ends it with
-// 130, and the pipe is left in blocking mode, as it was given.
+// goroutine per line, no Go poller): its lines are answered in order, the
+// end of input ends eval with 0, an interrupt while eval waits for a line
+// ends it with 130, and the pipe is left in blocking mode, as it was
+// given.
 func TestEvalPipeStdin(t *testing.T) {
 	withFakeSession(t)
 	r, _ := blockingPipe(t)
