@@ -165,6 +165,20 @@ func blockingPipe(t *testing.T) (r, w *os.File) {
 	return r, w
 }
 
+// blockingSocket is a connected pair of Unix stream sockets in blocking
+// mode, as node's child_process hands one to eval for stdin (libuv makes
+// its stdio pipes with socketpair).
+func blockingSocket(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	p, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w = os.NewFile(uintptr(p[0]), "stdin"), os.NewFile(uintptr(p[1]), "stdin-w")
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
 func nonblocking(t *testing.T, f *os.File) bool {
 	t.Helper()
 	rc, err := f.SyscallConn()
@@ -179,12 +193,12 @@ func nonblocking(t *testing.T, f *os.File) bool {
 	return flags&syscall.O_NONBLOCK != 0
 }
 
-// TestEvalPipeStdin: a pipe on stdin is read on eval's own goroutine,
-// waiting in poll(2) (evalstdin.go, issue 15: no hand-off from a reading
-// goroutine per line, no Go poller): its lines are answered in order, the
-// end of input ends eval with 0, an interrupt while eval waits for a line
-// ends it with 130, and the pipe is left in blocking mode, as it was
-// given.
+// TestEvalPipeStdin: a pipe or a socket on stdin is read on eval's own
+// goroutine, waiting in poll(2) (evalstdin.go, issue 15: no hand-off from
+// a reading goroutine per line, no Go poller): its lines are answered in
+// order, the end of input ends eval with 0, an interrupt while eval waits
+// for a line ends it with 130, and stdin is left in blocking mode, as it
+// was given.
 func TestEvalPipeStdin(t *testing.T) {
 	withFakeSession(t)
 	r, _ := blockingPipe(t)
@@ -205,8 +219,20 @@ func TestEvalPipeStdin(t *testing.T) {
 		src.stop()
 	}
 
-	for _, interrupt := range []bool{false, true} {
-		r, w := blockingPipe(t)
+	for _, tc := range []struct {
+		kind      string
+		stdin     func(*testing.T) (r, w *os.File)
+		interrupt bool
+	}{{"pipe", blockingPipe, false}, {"pipe", blockingPipe, true}, {"socket", blockingSocket, false}, {"socket", blockingSocket, true}} {
+		interrupt := tc.interrupt
+		r, w := tc.stdin(t)
+		// openStdin, not newLineSource: a reading goroutine would take
+		// the lines meant for eval.
+		if in := openStdin(r); in == nil {
+			t.Errorf("a %s on stdin is not read on eval's goroutine (openStdin: nil)", tc.kind)
+		} else {
+			in.close()
+		}
 		outR, outW, err := os.Pipe()
 		if err != nil {
 			t.Fatal(err)
@@ -223,7 +249,7 @@ func TestEvalPipeStdin(t *testing.T) {
 			io.WriteString(w, req("ok "+text)+"\n\n") // and a blank line, skipped
 			ans, err := answers.ReadString('\n')
 			if err != nil || !strings.Contains(ans, `"output":"`+text+`\n"`) {
-				t.Fatalf("answer %q, %v; want the output %s", ans, err, text)
+				t.Fatalf("%s: answer %q, %v; want the output %s", tc.kind, ans, err, text)
 			}
 		}
 		want := exitOK
@@ -237,16 +263,16 @@ func TestEvalPipeStdin(t *testing.T) {
 		select {
 		case code := <-done:
 			if code != want {
-				t.Errorf("interrupt %v: exit %d, want %d; stderr: %s", interrupt, code, want, errb.String())
+				t.Errorf("%s, interrupt %v: exit %d, want %d; stderr: %s", tc.kind, interrupt, code, want, errb.String())
 			}
 		case <-time.After(testenv.Stretch(10 * time.Second)):
-			t.Fatalf("interrupt %v: eval did not stop", interrupt)
+			t.Fatalf("%s, interrupt %v: eval did not stop", tc.kind, interrupt)
 		}
 		if interrupt && !strings.Contains(errb.String(), "interrupted") {
-			t.Errorf("stderr %q does not say eval was interrupted", errb.String())
+			t.Errorf("%s: stderr %q does not say eval was interrupted", tc.kind, errb.String())
 		}
 		if nonblocking(t, r) {
-			t.Errorf("interrupt %v: stdin is left in non-blocking mode", interrupt)
+			t.Errorf("%s, interrupt %v: stdin is left in non-blocking mode", tc.kind, interrupt)
 		}
 	}
 }
