@@ -90,7 +90,7 @@ test: python-check go-deps mcp-everything mcp-inspector npm-testdata py-test-pac
 # of their figures as its median over the processes. On this 2-core VM the
 # host's other work slows a stretch of seconds by 20-40% (one process's
 # fib(27) runs read 42-60 ms in turn), and a median of 5 moved with it:
-# 8 repeats make it a median of 9. One eval line process reads 38-52 µs
+# 8 repeats make it a median of 9. One eval line process reads 38-60 µs
 # from one run to the next: whether it and its driver share a vCPU.
 BENCH_REPEATS := 8
 BENCH_HEADLINE := '^Benchmark(EvalLine|Fib27|Loop3M|FuelOverhead|ProcessEvalPrint1|PyodideEvalLine|PyodideFib27|PyodideLoop3M|Kernel|PyodideKernel)$$'
