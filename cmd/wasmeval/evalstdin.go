@@ -31,7 +31,7 @@ type lineSource interface {
 // context switches and 0.5 futex calls in eval. poll(2) as a blocking
 // system call keeps the goroutine's P in its system call, not idle, so
 // neither happens: 1.2 context switches and 0.05-0.1 futex calls a line,
-// ~15 µs less CPU and ~9 µs less wall a line, measured by hand
+// ~18 µs less CPU and ~10 µs less wall a line, measured by hand
 // (docs/benchmarks.md, "eval's stdin").
 func newLineSource(ctx context.Context, r io.Reader, max int) lineSource {
 	if in := openStdin(r); in != nil {
